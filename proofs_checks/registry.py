@@ -1,0 +1,321 @@
+"""The claim registry: claims of the papers, their checks and the verdicts they return.
+
+A *claim* is a registered record (DESIGN.md, "Claims"): an id ``<paper-key>:<slug>``, the paper,
+a one-sentence statement, its LaTeX, the assumptions, the **expected verdict** and a check
+function.  A check receives a :class:`CheckContext` (working precision, thoroughness, seed) and
+returns an :class:`Evidence` record whose verdict comes out of the computation.
+
+Users register their own claims with the same decorator::
+
+    from posbias.proofs_checks import claim, Evidence
+
+    @claim("mylab:row-sums", paper="mylab", statement="...", latex=r"\\sum_j p_j = 1",
+           expected="verified")
+    def _check(ctx):
+        ...
+        return Evidence("verified", method="exact identity", discrepancy="0")
+
+and get them run by ``posbias check`` (after importing their module with ``--import``) and by
+the pytest plugin (``pytest --posbias``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from posbias.errors import InvalidArgument
+
+__all__ = [
+    "VERDICTS",
+    "PAPERS",
+    "Evidence",
+    "Claim",
+    "CheckContext",
+    "Result",
+    "claim",
+    "register",
+    "unregister",
+    "all_claims",
+    "get_claim",
+    "run_claim",
+    "load_builtin_claims",
+]
+
+VERDICTS = ("verified", "qualified", "refuted", "inconclusive", "needs-data")
+
+#: The papers posbias knows by key (THEORY.md); user claims may use other keys.
+PAPERS = {
+    "chowdhury2026": "B. D. Chowdhury, Lost in the Middle at Birth: An Exact Theory of "
+    "Transformer Position Bias, arXiv 2603.10123",
+    "herasimchyk2026": "H. Herasimchyk, R. Labryga, T. Prusina, S. Laue, A Residual-Aware "
+    "(v2: Structural) Theory of Position Bias in Transformers, arXiv 2602.16837",
+    "wu2025": "X. Wu, Y. Wang, S. Jegelka, A. Jadbabaie, On the Emergence of Position Bias in "
+    "Transformers, ICML 2025, arXiv 2502.01951",
+    "posbias": "results derived and checked by posbias itself, beyond the papers",
+}
+
+
+def _jsonable(value: Any) -> Any:
+    """Turn evidence values into JSON-safe values (numbers stay numbers, others become str)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else str(value)
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+@dataclass
+class Evidence:
+    """What a check found.
+
+    Parameters
+    ----------
+    verdict:
+        one of :data:`VERDICTS`.
+    method:
+        the routes compared, e.g. ``"sympy integral vs exact Fraction rollout"``.
+    discrepancy:
+        the observed discrepancy between the routes, as text with no more digits than it holds
+        (``"0 (exact)"``, ``"3e-41"``), or ``None``.
+    precision:
+        the arithmetic reached: ``"exact"``, ``"dps=60"``, ``"float64"``.
+    tolerance:
+        the tolerance in digits tied to the precision, e.g. ``"40 of 50 digits"``.
+    correction:
+        for a qualified claim, the exact correction (what really holds).
+    counterexample:
+        for a refuted claim, the case that refutes it.
+    cases, worst_margin:
+        for property claims: how many generated cases were tried and the worst margin seen.
+    parameters, details:
+        the parameters of the computation and any further JSON-safe facts.
+    """
+
+    verdict: str
+    method: str = ""
+    discrepancy: str | None = None
+    precision: str | None = None
+    tolerance: str | None = None
+    correction: str | None = None
+    counterexample: str | None = None
+    cases: int | None = None
+    worst_margin: str | None = None
+    parameters: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise InvalidArgument("verdict", self.verdict, "one of " + ", ".join(VERDICTS))
+
+    def as_dict(self) -> dict:
+        return {k: _jsonable(v) for k, v in dataclasses.asdict(self).items()}
+
+    def summary(self) -> str:
+        """One line for tables: the correction, counterexample or discrepancy that matters."""
+        if self.correction:
+            return self.correction
+        if self.counterexample:
+            return "counterexample: " + self.counterexample
+        parts = []
+        if self.discrepancy is not None:
+            parts.append(f"discrepancy {self.discrepancy}")
+        if self.cases is not None:
+            parts.append(f"{self.cases} cases")
+        if self.worst_margin is not None:
+            parts.append(f"worst margin {self.worst_margin}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """How a check should run.
+
+    ``dps`` is the working decimal precision for mpmath routes; checks that find two routes
+    disagreeing at ``dps`` rerun at higher precision up to ``max_dps`` (see
+    :func:`posbias.proofs_checks.precision.agree`) before deciding.  ``thorough`` asks for
+    larger grids and more generated cases.
+    """
+
+    dps: int = 30
+    max_dps: int = 240
+    thorough: bool = False
+    seed: int = 20260
+    data_dir: str | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.dps, int) or self.dps < 15 or self.dps > 10000:
+            raise InvalidArgument("dps", self.dps, "an integer between 15 and 10000")
+        if self.max_dps < self.dps:
+            object.__setattr__(self, "max_dps", self.dps)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A registered claim; ``latex`` may be a string or a callable returning one (so that a
+    formula can come from a sympy derivation without importing sympy at registration)."""
+
+    id: str
+    paper: str
+    statement: str
+    latex: str | Callable[[], str]
+    expected: str
+    check: Callable[[CheckContext], Evidence]
+    assumptions: tuple = ()
+    section: str = ""
+    needs: tuple = ()  # optional extras or data sets the check needs (informational)
+
+    @property
+    def latex_text(self) -> str:
+        return self.latex() if callable(self.latex) else self.latex
+
+    @property
+    def slug(self) -> str:
+        return self.id.split(":", 1)[1]
+
+
+@dataclass
+class Result:
+    """A claim together with the evidence its check returned and the time it took."""
+
+    claim: Claim
+    evidence: Evidence
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        """True when the verdict equals the expected verdict, or the data was missing."""
+        return self.evidence.verdict == self.claim.expected or self.evidence.verdict == "needs-data"
+
+    def as_dict(self) -> dict:
+        try:
+            latex = self.claim.latex_text
+        except Exception as exc:  # a broken LaTeX builder must not hide the verdict
+            latex = f"(LaTeX unavailable: {exc})"
+        return {
+            "id": self.claim.id,
+            "paper": self.claim.paper,
+            "statement": self.claim.statement,
+            "latex": latex,
+            "assumptions": list(self.claim.assumptions),
+            "status": self.evidence.verdict,
+            "expected": self.claim.expected,
+            "ok": self.ok,
+            "method": self.evidence.method,
+            "evidence": self.evidence.as_dict(),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def register(c: Claim) -> Claim:
+    """Add a claim to the registry; ids are unique."""
+    if ":" not in c.id or not c.id.split(":", 1)[1]:
+        raise InvalidArgument("id", c.id, "'<paper-key>:<slug>'")
+    if c.expected not in VERDICTS:
+        raise InvalidArgument("expected", c.expected, "one of " + ", ".join(VERDICTS))
+    if c.id in _REGISTRY and _REGISTRY[c.id].check is not c.check:
+        raise InvalidArgument("id", c.id, "an id not registered yet")
+    _REGISTRY[c.id] = c
+    return c
+
+
+def unregister(claim_id: str) -> None:
+    _REGISTRY.pop(claim_id, None)
+
+
+def claim(
+    id: str,
+    *,
+    statement: str,
+    latex: str | Callable[[], str],
+    expected: str,
+    paper: str | None = None,
+    assumptions: Iterable[str] = (),
+    section: str = "",
+    needs: Iterable[str] = (),
+) -> Callable[[Callable[[CheckContext], Evidence]], Callable[[CheckContext], Evidence]]:
+    """Decorator registering ``check(ctx) -> Evidence`` as the check of claim ``id``."""
+
+    def decorate(fn):
+        register(
+            Claim(
+                id=id,
+                paper=paper or id.split(":", 1)[0],
+                statement=statement,
+                latex=latex,
+                expected=expected,
+                check=fn,
+                assumptions=tuple(assumptions),
+                section=section,
+                needs=tuple(needs),
+            )
+        )
+        return fn
+
+    return decorate
+
+
+_LOADED = False
+
+
+def load_builtin_claims() -> None:
+    """Import the built-in claim modules (they register themselves)."""
+    global _LOADED
+    if not _LOADED:
+        from posbias.proofs_checks import claims  # noqa: F401  (registers on import)
+
+        _LOADED = True
+
+
+def all_claims(paper: str | None = None) -> list[Claim]:
+    """Registered claims in registration order, optionally of one paper."""
+    load_builtin_claims()
+    out = list(_REGISTRY.values())
+    if paper is not None:
+        papers = sorted({c.paper for c in out})
+        if paper not in papers:
+            raise InvalidArgument("paper", paper, "one of " + ", ".join(papers))
+        out = [c for c in out if c.paper == paper]
+    return out
+
+
+def get_claim(claim_id: str) -> Claim:
+    """The claim with this id; a bare slug is accepted when it is unique."""
+    load_builtin_claims()
+    if claim_id in _REGISTRY:
+        return _REGISTRY[claim_id]
+    matches = [c for c in _REGISTRY.values() if c.slug == claim_id]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise InvalidArgument(
+            "claim id", claim_id, "a full id; this slug is ambiguous: " + ", ".join(c.id for c in matches)
+        )
+    raise InvalidArgument("claim id", claim_id, "a registered id (see `posbias list`)")
+
+
+def run_claim(c: Claim, ctx: CheckContext | None = None) -> Result:
+    """Run one check; an exception inside it becomes an inconclusive verdict with the error."""
+    ctx = ctx or CheckContext()
+    start = time.perf_counter()
+    try:
+        ev = c.check(ctx)
+        if not isinstance(ev, Evidence):
+            raise TypeError(f"check of {c.id} returned {type(ev).__name__}, not Evidence")
+    except Exception as exc:  # report, never hide: the verdict differs from expected -> exit 1
+        ev = Evidence(
+            "inconclusive",
+            method="check raised an exception",
+            details={"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()},
+        )
+    return Result(c, ev, time.perf_counter() - start)
