@@ -3,6 +3,8 @@ more examples), chosen with the HYPOTHESIS_PROFILE environment variable (STYLE.m
 
 import os
 
+pytest_plugins = ["pytester"]
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", max_examples=40, deadline=None)

@@ -1,0 +1,232 @@
+"""Reports of claim checks: text, Markdown, JSON, LaTeX (compiles with pdflatex) and JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import platform
+import xml.etree.ElementTree as ET
+from collections import Counter
+from typing import Sequence
+
+from posbias import __version__
+from posbias.proofs_checks.registry import Result
+
+__all__ = ["render", "summary", "latex_escape", "FORMATS"]
+
+FORMATS = ("text", "md", "json", "latex", "junit")
+
+
+def summary(results: Sequence[Result]) -> dict:
+    """Counts by verdict, and the ids whose verdict differs from the expected one."""
+    counts = Counter(r.evidence.verdict for r in results)
+    failed = [r.claim.id for r in results if not r.ok]
+    return {
+        "total": len(results),
+        "by_verdict": dict(sorted(counts.items())),
+        "matching_expected": sum(1 for r in results if r.evidence.verdict == r.claim.expected),
+        "needs_data": counts.get("needs-data", 0),
+        "failed": failed,
+        "ok": not failed,
+        "seconds": round(sum(r.seconds for r in results), 3),
+        "posbias": __version__,
+        "python": platform.python_version(),
+    }
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _mark(r: Result) -> str:
+    if r.evidence.verdict == r.claim.expected:
+        return "ok"
+    if r.evidence.verdict == "needs-data":
+        return "skip"
+    return "FAIL"
+
+
+def _text(results: Sequence[Result]) -> str:
+    rows = [("id", "verdict", "expected", "", "method", "evidence", "s")]
+    for r in results:
+        rows.append(
+            (
+                r.claim.id,
+                r.evidence.verdict,
+                r.claim.expected,
+                _mark(r),
+                _cut(r.evidence.method, 44),
+                _cut(r.evidence.summary(), 60),
+                f"{r.seconds:.2f}",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    s = summary(results)
+    lines.append("")
+    lines.append(
+        f"{s['total']} claims: "
+        + ", ".join(f"{n} {v}" for v, n in s["by_verdict"].items())
+        + f"; {s['matching_expected']} match their expected verdict"
+        + (f", {s['needs_data']} need data" if s["needs_data"] else "")
+        + f" ({s['seconds']:.1f} s)"
+    )
+    for r in results:
+        if not r.ok:
+            why = r.evidence.details.get("error") or r.evidence.summary() or r.evidence.method
+            lines.append(
+                f"FAILED {r.claim.id}: expected {r.claim.expected}, got {r.evidence.verdict}: {why}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _md(results: Sequence[Result]) -> str:
+    out = [
+        "| id | verdict | expected | method | evidence | seconds |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        verdict = r.evidence.verdict if r.ok else f"**{r.evidence.verdict}**"
+        out.append(
+            f"| `{r.claim.id}` | {verdict} | {r.claim.expected} | {_md_cell(r.evidence.method)} "
+            f"| {_md_cell(r.evidence.summary())} | {r.seconds:.2f} |"
+        )
+    s = summary(results)
+    out.append("")
+    out.append(
+        f"{s['total']} claims, {s['matching_expected']} match their expected verdict"
+        + (f"; failed: {', '.join(s['failed'])}" if s["failed"] else "")
+        + "."
+    )
+    return "\n".join(out) + "\n"
+
+
+def _json(results: Sequence[Result]) -> str:
+    return json.dumps(
+        {"claims": [r.as_dict() for r in results], "summary": summary(results)},
+        indent=2,
+        ensure_ascii=False,
+    ) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
+
+_LATEX_UNICODE = {
+    "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "δ": r"$\delta$", "ε": r"$\varepsilon$",
+    "κ": r"$\kappa$", "λ": r"$\lambda$", "μ": r"$\mu$", "π": r"$\pi$", "ρ": r"$\rho$",
+    "σ": r"$\sigma$", "τ": r"$\tau$", "χ": r"$\chi$", "Γ": r"$\Gamma$", "Π": r"$\Pi$",
+    "Σ": r"$\Sigma$", "Θ": r"$\Theta$", "≥": r"$\geq$", "≤": r"$\leq$", "≈": r"$\approx$",
+    "≠": r"$\neq$", "→": r"$\to$", "⇔": r"$\Leftrightarrow$", "∞": r"$\infty$", "√": r"$\surd$",
+    "·": r"$\cdot$", "×": r"$\times$", "∈": r"$\in$", "∫": r"$\int$", "∑": r"$\sum$",
+    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "’": "'", "‘": "`", "“": "``", "”": "''",
+    "⋯": r"$\cdots$", "ℓ": r"$\ell$", "²": r"$^2$", "³": r"$^3$", "à": r"\`a", "é": r"\'e",
+    "è": r"\`e", "ü": r'\"u', "ö": r'\"o', "ä": r'\"a', "Å": r"\AA{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    r"""Escape plain text for LaTeX (pdflatex-safe: non-ASCII symbols become macros).
+
+    >>> latex_escape("λ ∈ [0,1] & 50% of x_1")
+    '$\\lambda$ $\\in$ [0,1] \\& 50\\% of x\\_1'
+    """
+    out = []
+    for ch in str(text):
+        if ch in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[ch])
+        elif ch in _LATEX_UNICODE:
+            out.append(_LATEX_UNICODE[ch])
+        elif ord(ch) < 128:
+            out.append(ch)
+        else:
+            out.append("?")
+    return "".join(out)
+
+
+def _latex(results: Sequence[Result]) -> str:
+    s = summary(results)
+    rows = []
+    for r in results:
+        verdict = latex_escape(r.evidence.verdict)
+        if not r.ok:
+            verdict = r"\textbf{" + verdict + "}"
+        rows.append(
+            r"\texttt{" + latex_escape(r.claim.id) + "} & "
+            + latex_escape(r.claim.statement) + " & "
+            + verdict + " & " + latex_escape(r.claim.expected) + " & "
+            + latex_escape(_cut(r.evidence.summary() or r.evidence.method, 160)) + r" \\ \hline"
+        )
+    body = "\n".join(rows)
+    return (
+        "\\documentclass[10pt]{article}\n"
+        "\\usepackage[T1]{fontenc}\n"
+        "\\usepackage[margin=1.5cm,landscape]{geometry}\n"
+        "\\usepackage{longtable,array}\n"
+        "\\begin{document}\n"
+        "\\section*{posbias check: claims and verdicts}\n"
+        f"{s['total']} claims; {s['matching_expected']} match their expected verdict"
+        + (f"; failed: \\texttt{{{latex_escape(', '.join(s['failed']))}}}" if s["failed"] else "")
+        + ".\n\n"
+        "\\begin{longtable}{|>{\\raggedright}p{4.2cm}|>{\\raggedright}p{8cm}|p{1.7cm}|p{1.7cm}|"
+        ">{\\raggedright\\arraybackslash}p{7cm}|}\n\\hline\n"
+        "claim & statement & verdict & expected & evidence \\\\ \\hline\\endhead\n"
+        f"{body}\n"
+        "\\end{longtable}\n"
+        "\\end{document}\n"
+    )
+
+
+def _junit(results: Sequence[Result]) -> str:
+    s = summary(results)
+    failures = sum(1 for r in results if not r.ok)
+    skipped = sum(1 for r in results if r.evidence.verdict == "needs-data")
+    suite = ET.Element(
+        "testsuite",
+        name="posbias",
+        tests=str(len(results)),
+        failures=str(failures),
+        errors="0",
+        skipped=str(skipped),
+        time=f"{s['seconds']:.3f}",
+    )
+    for r in results:
+        case = ET.SubElement(
+            suite, "testcase", classname=f"posbias.{r.claim.paper}", name=r.claim.id,
+            time=f"{r.seconds:.3f}",
+        )
+        if r.evidence.verdict == "needs-data":
+            ET.SubElement(case, "skipped", message=r.evidence.summary() or r.evidence.method)
+        elif not r.ok:
+            f = ET.SubElement(
+                case, "failure",
+                message=f"expected {r.claim.expected}, got {r.evidence.verdict}",
+            )
+            f.text = json.dumps(r.evidence.as_dict(), indent=2, ensure_ascii=False)
+        out = ET.SubElement(case, "system-out")
+        out.text = f"{r.evidence.verdict}: {r.evidence.method}; {r.evidence.summary()}"
+    suites = ET.Element("testsuites")
+    suites.append(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def render(results: Sequence[Result], fmt: str) -> str:
+    """The report of ``results`` in format ``fmt`` (one of :data:`FORMATS`)."""
+    return {"text": _text, "md": _md, "json": _json, "latex": _latex, "junit": _junit}[fmt](results)
