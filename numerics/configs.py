@@ -1,0 +1,543 @@
+"""Rollout configurations of real models (the YAML format of herasimchyk2026's code), with the
+ALiBi and content-score conventions made explicit.
+
+A configuration file (github ml-uhh/position-bias, ``config/rollout``) holds::
+
+    sequence_length: 256            # L >= 1
+    num_layers: 30                  # T >= 1
+    mask_config: {mask_type: causal, window_size: null}   # or sliding_window, window_size w >= 1
+    attention_config:
+      num_heads: 32                 # H >= 1
+      alibi_slopes: [[...]]         # 1 or T rows, each of 1 or H numbers >= 0
+      head_weights: null            # or 1 or T rows of 1 or H numbers >= 0 (positive sum)
+      softmax_temperature: 1.0      # > 0
+    content_config:
+      diagonal_scores: [[...]]      # 1 or T rows of 1 or H numbers: mean diagonal q.k minus
+      base_scores: [[...]]          #   mean strictly-lower q.k; base = mean strictly-lower q.k
+    lambda_schedule_config:
+      schedule_type: custom         # constant (lambda_const), power_decay (lambda_0, beta:
+      lambdas_custom: [...]         #   lambda_t = lambda_0/(t+1)^beta, t = 0..T-1), custom (T values)
+    save_dir: ...                   # ignored
+
+Layer ``t`` (1-indexed) uses row ``t`` of a T-row list, or the single row of a 1-row list; a
+1-number row reaches every head (the reference code fills only head 0 with a single content
+score; that is a bug, reproduced only on request with ``content_head0_only=True``).  The base
+scores are validated but cancel in the softmax (THEORY H2d), so they never change a profile.
+Every ``lambda`` must lie in [0, 1] (the reference clips silently; here it is an error).
+
+**Conventions** (:class:`Conventions`), each defaulting to what the reference code does:
+
+* ``slope_rule``: ``given`` (use the file's slopes; reference), ``power-of-two``
+  (``2^{-8h/H}``) or ``bloom`` (BLOOM's rule for any ``H``, see :mod:`posbias.numerics.alibi`);
+* ``alibi_scale``: ``none`` (reference; BLOOM, MPT) or ``sqrt-d-head`` (the ALiBi bias is
+  multiplied by ``1/sqrt(d_head)`` as well, as Falcon-RW does);
+* ``content_scale``: ``none`` (the scores are used as logits as they stand; reference) or
+  ``sqrt-d-head`` (the stored scores are raw ``q.k`` means and are divided by ``sqrt(d_head)``,
+  as the model does before its softmax).
+
+The reference convention was determined by reproducing the reference code's own profiles
+(tests/data/ml-uhh/reference) to 1e-12 absolute: given slopes, unscaled ALiBi, raw scores used
+as logits, the softmax temperature dividing both.  The ``corrected`` preset is model-faithful:
+
+============  ===========  ===========  ============  ======  ======================================
+model         slope rule   ALiBi scale  content       d_head  source of d_head
+============  ===========  ===========  ============  ======  ======================================
+bloom-7b1     bloom        none         /sqrt(d_head)    128  hidden 4096 / 32 heads (HF config)
+bloom (176B)  bloom        none         /sqrt(d_head)    128  hidden 14336 / 112 heads (HF config)
+mpt-7b        power-of-two none         /sqrt(d_head)    128  d_model 4096 / 32 heads (HF config)
+mpt-30b       power-of-two none         /sqrt(d_head)    112  d_model 7168 / 64 heads (HF config)
+falcon-rw-7b  bloom        sqrt-d-head  /sqrt(d_head)     64  hidden 4544 / 71 heads (HF config)
+============  ===========  ===========  ============  ======  ======================================
+
+(BLOOM and MPT add the ALiBi bias after scaling ``q.k`` by ``1/sqrt(d_head)``; Falcon-RW adds it
+before.  The measured ``q.k`` means in the configs are stored without the ``1/sqrt(d_head)``
+factor: data README of herasimchyk2026's code.)  The model is recognised from the file name
+(``bloom-7b1``, ``mpt-7b-noresidual``, ...) or given explicitly.
+
+Loading uses ruamel.yaml in safe mode (YAML 1.2: tabs between flow-sequence items are valid;
+no tag can construct a Python object, nothing is executed).  ruamel.yaml is the ``yaml`` extra,
+imported lazily.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.numerics.alibi import (
+    AlibiLayer,
+    alibi_diagonal_defect,
+    alibi_layer,
+    alibi_rollout,
+    alibi_slopes,
+)
+
+__all__ = [
+    "CONVENTIONS",
+    "KNOWN_MODELS",
+    "ModelInfo",
+    "Conventions",
+    "RolloutConfig",
+    "conventions_for",
+    "load_config",
+    "parse_config",
+    "builtin_config_path",
+    "builtin_configs",
+    "rollout_summary",
+]
+
+CONVENTIONS = ("reference", "corrected")
+_SLOPE_RULES = ("given", "power-of-two", "bloom")
+_SCALES = ("none", "sqrt-d-head")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the ``corrected`` preset needs to know about a model."""
+
+    name: str
+    d_head: int
+    slope_rule: str
+    alibi_scale: str
+    source: str
+
+
+#: Model-faithful conventions; d_head = hidden size / heads from the published model configs.
+KNOWN_MODELS = {
+    "bloom-7b1": ModelInfo("bloom-7b1", 128, "bloom", "none", "hidden_size 4096, n_head 32"),
+    "bloom": ModelInfo("bloom", 128, "bloom", "none", "BLOOM-176B: hidden_size 14336, n_head 112"),
+    "mpt-7b": ModelInfo("mpt-7b", 128, "power-of-two", "none", "d_model 4096, n_heads 32"),
+    "mpt-30b": ModelInfo("mpt-30b", 112, "power-of-two", "none", "d_model 7168, n_heads 64"),
+    "falcon-rw-7b": ModelInfo("falcon-rw-7b", 64, "bloom", "sqrt-d-head", "hidden_size 4544, n_head 71"),
+}
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """How the numbers of a config become logits (see the module docstring)."""
+
+    slope_rule: str = "given"
+    alibi_scale: str = "none"
+    content_scale: str = "none"
+    d_head: int | None = None
+    content_head0_only: bool = False
+    name: str = "reference"
+
+    def __post_init__(self):
+        if self.slope_rule not in _SLOPE_RULES:
+            raise InvalidArgument("slope_rule", self.slope_rule, "one of " + ", ".join(_SLOPE_RULES))
+        for key in ("alibi_scale", "content_scale"):
+            if getattr(self, key) not in _SCALES:
+                raise InvalidArgument(key, getattr(self, key), "one of " + ", ".join(_SCALES))
+        if self.d_head is not None and (
+            isinstance(self.d_head, bool) or not isinstance(self.d_head, int) or self.d_head < 1
+        ):
+            raise InvalidArgument("d_head", self.d_head, "an integer >= 1")
+        if "sqrt-d-head" in (self.alibi_scale, self.content_scale) and self.d_head is None:
+            raise InvalidArgument("d_head", None, "an integer >= 1 when a scale is sqrt-d-head")
+
+
+def _model_from_name(name: str | None) -> str | None:
+    if not name:
+        return None
+    stem = os.path.basename(str(name).rstrip("/"))
+    stem = re.sub(r"(\.profile)?\.(ya?ml|csv)$", "", stem.lower())
+    stem = re.sub(r"-(noresidual|\d+)$", "", stem)
+    return stem if stem in KNOWN_MODELS else None
+
+
+def conventions_for(convention: str, model: str | None = None, **overrides) -> Conventions:
+    """The preset ``convention`` (``reference`` or ``corrected``) for ``model``, with overrides.
+
+    >>> conventions_for("reference").slope_rule
+    'given'
+    >>> c = conventions_for("corrected", "falcon-rw-7b")
+    >>> c.slope_rule, c.alibi_scale, c.content_scale, c.d_head
+    ('bloom', 'sqrt-d-head', 'sqrt-d-head', 64)
+    """
+    if convention not in CONVENTIONS:
+        raise InvalidArgument("--convention", convention, "one of " + ", ".join(CONVENTIONS))
+    if convention == "reference":
+        base = dict(slope_rule="given", alibi_scale="none", content_scale="none", d_head=None)
+    else:
+        key = _model_from_name(model) if model not in KNOWN_MODELS else model
+        if key is None:
+            if overrides.get("d_head") is None:
+                raise InvalidArgument(
+                    "model", model, "a known model (" + ", ".join(KNOWN_MODELS) + ") or an explicit d_head"
+                )
+            base = dict(slope_rule="bloom", alibi_scale="none", content_scale="sqrt-d-head", d_head=None)
+        else:
+            info = KNOWN_MODELS[key]
+            base = dict(slope_rule=info.slope_rule, alibi_scale=info.alibi_scale,
+                        content_scale="sqrt-d-head", d_head=info.d_head)
+    base["name"] = convention
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    return Conventions(**base)
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    """A validated rollout configuration turned into ALiBi layers and a lambda schedule."""
+
+    length: int
+    num_layers: int
+    num_heads: int
+    layers: tuple
+    lambdas: np.ndarray
+    schedule: str
+    window: int | None
+    conventions: Conventions
+    model: str | None = None
+    source: str = ""
+    raw: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def profile(self, *, chunk: int | None = None) -> np.ndarray:
+        """The influence profile (fast path, ``O(T H L)``)."""
+        return alibi_rollout(self.length, self.layers, self.lambdas, chunk=chunk)
+
+    def deltas(self) -> np.ndarray:
+        """``delta_t = max_i (1 - A(t)[i,i])`` of every layer (THEORY H4), from the closed form."""
+        return np.array([alibi_diagonal_defect(self.length, lay) for lay in self.layers])
+
+    def with_length(self, length: int) -> "RolloutConfig":
+        if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+            raise InvalidArgument("--length", length, "an integer >= 1")
+        return dataclasses.replace(self, length=int(length))
+
+    def attention_only(self) -> "RolloutConfig":
+        """The same layers with ``lambda_t = 1`` (no residual stream)."""
+        return dataclasses.replace(self, lambdas=np.ones(self.num_layers), schedule="constant 1 (attention only)")
+
+    def without_alibi(self) -> "RolloutConfig":
+        """Every slope set to 0 (no positional bias)."""
+        layers = tuple(dataclasses.replace(l, slopes=np.zeros_like(l.slopes)) for l in self.layers)
+        return dataclasses.replace(self, layers=layers)
+
+    def without_content(self) -> "RolloutConfig":
+        """Every diagonal content logit set to 0."""
+        layers = tuple(dataclasses.replace(l, diagonal=np.zeros_like(l.diagonal)) for l in self.layers)
+        return dataclasses.replace(self, layers=layers)
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+
+
+def _number(key, x, *, lo=None, hi=None, lo_open=False, what="a finite number"):
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise InvalidArgument(key, x, what)
+    xf = float(x)
+    if not math.isfinite(xf):
+        raise InvalidArgument(key, x, what)
+    if lo is not None and (xf < lo or (lo_open and xf == lo)):
+        raise InvalidArgument(key, x, what)
+    if hi is not None and xf > hi:
+        raise InvalidArgument(key, x, what)
+    return xf
+
+
+def _integer(key, x, lo=1):
+    if isinstance(x, bool) or not isinstance(x, int) or x < lo:
+        raise InvalidArgument(key, x, f"an integer >= {lo}")
+    return int(x)
+
+
+def _mapping(key, x, allowed, required=()):
+    if not isinstance(x, dict):
+        raise InvalidArgument(key, x, "a mapping")
+    for k in x:
+        if k not in allowed:
+            raise InvalidArgument(f"{key}.{k}" if key else str(k), x[k], "a known key (" + ", ".join(allowed) + ")")
+    for k in required:
+        if k not in x:
+            raise InvalidArgument(f"{key}.{k}" if key else k, "<missing>", "a value (the key is required)")
+    return x
+
+
+def _table(key, x, T, H, *, lo=None, what="finite numbers") -> np.ndarray:
+    """A ``1 or T`` by ``1 or H`` list of lists broadcast to a ``T x H`` float array."""
+    if isinstance(x, list) and x and all(not isinstance(r, list) for r in x):
+        x = [x]  # a flat list is one row
+    if not isinstance(x, list) or not x or not all(isinstance(r, list) for r in x):
+        raise InvalidArgument(key, x, f"a list of 1 or {T} rows, each a list of 1 or {H} numbers")
+    if len(x) not in (1, T):
+        raise InvalidArgument(key, f"{len(x)} rows", f"1 or {T} rows (num_layers)")
+    out = np.empty((T, H))
+    rows = []
+    for r, row in enumerate(x):
+        if len(row) not in (1, H):
+            raise InvalidArgument(f"{key}[{r}]", f"{len(row)} numbers", f"1 or {H} numbers (num_heads)")
+        vals = [
+            _number(f"{key}[{r}][{c}]", v, lo=lo, what=what) for c, v in enumerate(row)
+        ]
+        rows.append(np.broadcast_to(np.array(vals), (H,)))
+    for t in range(T):
+        out[t] = rows[0] if len(rows) == 1 else rows[t]
+    return out
+
+
+def _load_yaml(text: str, source: str):
+    try:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise NeedsExtra("yaml", "ruamel.yaml") from None
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise InvalidArgument("config", source, f"a YAML 1.2 rollout config; {problem}{line}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# the loader
+
+
+def parse_config(
+    text: str,
+    *,
+    source: str = "<string>",
+    convention: str = "reference",
+    model: str | None = None,
+    length: int | None = None,
+    **overrides,
+) -> RolloutConfig:
+    """Validate a config given as YAML text and build its layers (see :func:`load_config`).
+
+    >>> text = '''
+    ... sequence_length: 8
+    ... num_layers: 2
+    ... attention_config: {num_heads: 2, alibi_slopes: [[0.5,\t0.25]], softmax_temperature: 1.0}
+    ... content_config: {diagonal_scores: [[1.0]], base_scores: [[3.0]]}
+    ... lambda_schedule_config: {schedule_type: power_decay, lambda_0: 0.5, beta: 1}
+    ... '''
+    >>> cfg = parse_config(text)
+    >>> cfg.lambdas.tolist(), cfg.layers[0].diagonal.tolist()
+    ([0.5, 0.25], [1.0, 1.0])
+    >>> parse_config(text.replace("0.5, beta", "1.5, beta"))
+    Traceback (most recent call last):
+    ...
+    posbias.errors.InvalidArgument: lambda_schedule_config.lambda_0 = 1.5 is invalid: expected a number in (0, 1]
+    """
+    if not isinstance(text, str):
+        raise InvalidArgument("config", source, "YAML text")
+    data = _load_yaml(text, source)
+    if not isinstance(data, dict):
+        raise InvalidArgument("config", source, "a YAML mapping with the rollout config keys")
+    top = ("sequence_length", "num_layers", "mask_config", "attention_config", "content_config",
+           "lambda_schedule_config", "save_dir")
+    _mapping("", data, top, required=("sequence_length", "num_layers", "attention_config",
+                                       "lambda_schedule_config"))
+    L = _integer("sequence_length", data["sequence_length"])
+    T = _integer("num_layers", data["num_layers"])
+    if length is not None:
+        L = _integer("--length", length)
+
+    window = None
+    mask = data.get("mask_config") or {}
+    _mapping("mask_config", mask, ("mask_type", "window_size"))
+    mtype = mask.get("mask_type", "causal")
+    if mtype == "sliding_window":
+        window = _integer("mask_config.window_size", mask.get("window_size"))
+    elif mtype == "causal":
+        if mask.get("window_size") is not None:
+            raise InvalidArgument("mask_config.window_size", mask["window_size"], "null for a causal mask")
+    else:
+        raise InvalidArgument("mask_config.mask_type", mtype, "causal or sliding_window (causal masks only)")
+
+    att = _mapping("attention_config", data["attention_config"],
+                   ("num_heads", "alibi_slopes", "head_weights", "softmax_temperature"),
+                   required=("num_heads", "alibi_slopes"))
+    H = _integer("attention_config.num_heads", att["num_heads"])
+    slopes = _table("attention_config.alibi_slopes", att["alibi_slopes"], T, H, lo=0.0,
+                    what="finite numbers >= 0")
+    hw = att.get("head_weights")
+    if hw is None:
+        weights = np.ones((T, H))
+    else:
+        weights = _table("attention_config.head_weights", hw, T, H, lo=0.0, what="finite numbers >= 0")
+        for t in range(T):
+            if not weights[t].sum() > 0:
+                raise InvalidArgument("attention_config.head_weights", hw, "rows with a positive sum")
+    tau = _number("attention_config.softmax_temperature", att.get("softmax_temperature", 1.0),
+                  lo=0.0, lo_open=True, what="a finite number > 0")
+
+    cc = data.get("content_config")
+    if cc is None:
+        cc = {"diagonal_scores": [[0.0]], "base_scores": [[0.0]]}
+    _mapping("content_config", cc, ("diagonal_scores", "base_scores"), required=("diagonal_scores",))
+    diag_raw = cc["diagonal_scores"]
+    diag = _table("content_config.diagonal_scores", diag_raw, T, H)
+    if cc.get("base_scores") is not None:
+        _table("content_config.base_scores", cc["base_scores"], T, H)  # validated; cancels
+
+    lam, schedule = _schedule(data["lambda_schedule_config"], T)
+
+    if model is not None:
+        model_key = model if model in KNOWN_MODELS else _model_from_name(model)
+        if model_key is None:
+            raise InvalidArgument("model", model, "one of " + ", ".join(KNOWN_MODELS))
+    else:
+        model_key = _model_from_name(source)
+        if model_key is None and data.get("save_dir"):
+            model_key = _model_from_name(str(data["save_dir"]))
+    conv = conventions_for(convention, model_key or model, **overrides)
+
+    if conv.slope_rule != "given":
+        slopes = np.broadcast_to(alibi_slopes(H, conv.slope_rule), (T, H)).copy()
+    if conv.alibi_scale == "sqrt-d-head":
+        slopes = slopes / math.sqrt(conv.d_head)
+    if conv.content_scale == "sqrt-d-head":
+        diag = diag / math.sqrt(conv.d_head)
+    if conv.content_head0_only:
+        # reproduce the reference code: a single score per layer reaches head 0 only
+        single = isinstance(diag_raw, list) and all(isinstance(r, list) and len(r) == 1 for r in diag_raw)
+        if single and H > 1:
+            diag = diag.copy()
+            diag[:, 1:] = 0.0
+    layers = tuple(
+        alibi_layer(slopes[t].tolist(), diagonal=diag[t].tolist(), weights=weights[t].tolist(), temperature=tau,
+                    window=window)
+        for t in range(T)
+    )
+    return RolloutConfig(L, T, H, layers, lam, schedule, window, conv, model_key, source, data)
+
+
+def _schedule(cfg, T):
+    key = "lambda_schedule_config"
+    if not isinstance(cfg, dict):
+        raise InvalidArgument(key, cfg, "a mapping with schedule_type")
+    kind = cfg.get("schedule_type")
+    if kind == "constant":
+        _mapping(key, cfg, ("schedule_type", "lambda_const"), required=("lambda_const",))
+        c = _number(f"{key}.lambda_const", cfg["lambda_const"], lo=0.0, hi=1.0, what="a number in [0, 1]")
+        return np.full(T, c), f"constant {c!r}"
+    if kind == "power_decay":
+        _mapping(key, cfg, ("schedule_type", "lambda_0", "beta"), required=("lambda_0", "beta"))
+        l0 = _number(f"{key}.lambda_0", cfg["lambda_0"], lo=0.0, hi=1.0, lo_open=True, what="a number in (0, 1]")
+        beta = _number(f"{key}.beta", cfg["beta"], lo=0.0, lo_open=True, what="a finite number > 0")
+        t = np.arange(T, dtype=float)
+        return l0 / (t + 1.0) ** beta, f"power_decay lambda_0={l0!r}, beta={beta!r}"
+    if kind == "custom":
+        _mapping(key, cfg, ("schedule_type", "lambdas_custom"), required=("lambdas_custom",))
+        vals = cfg["lambdas_custom"]
+        if not isinstance(vals, list) or len(vals) != T:
+            shown = f"{len(vals)} values" if isinstance(vals, list) else vals
+            raise InvalidArgument(f"{key}.lambdas_custom", shown, f"a list of {T} numbers (num_layers)")
+        lam = [_number(f"{key}.lambdas_custom[{t}]", v, lo=0.0, hi=1.0, what="a number in [0, 1]")
+               for t, v in enumerate(vals)]
+        return np.array(lam), "custom (measured)"
+    raise InvalidArgument(f"{key}.schedule_type", kind, "one of constant, power_decay, custom")
+
+
+def load_config(
+    path,
+    *,
+    convention: str = "reference",
+    model: str | None = None,
+    length: int | None = None,
+    **overrides,
+) -> RolloutConfig:
+    """Load, validate and convert a rollout config file.
+
+    Parameters
+    ----------
+    path: a readable YAML file (parameter name in errors: ``config``).
+    convention: ``reference`` (default; reproduces the reference code) or ``corrected``.
+    model: a key of :data:`KNOWN_MODELS`; default: recognised from the file name or save_dir.
+    length: replaces ``sequence_length`` (long contexts).
+    overrides: ``slope_rule``, ``alibi_scale``, ``content_scale``, ``d_head``,
+        ``content_head0_only`` (see :class:`Conventions`).
+
+    >>> cfg = load_config(builtin_config_path("no_content/bloom-7b1"))
+    >>> cfg.length, cfg.num_layers, cfg.num_heads, cfg.model, cfg.schedule
+    (256, 30, 32, 'bloom-7b1', 'custom (measured)')
+
+    Errors (missing keys, wrong shapes, lambda outside [0, 1], non-finite numbers, text that is
+    not YAML) raise :class:`~posbias.errors.InvalidArgument` naming the key.  Paper:
+    herasimchyk2026 (its rollout configs).
+    """
+    p = os.fspath(path)
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise InvalidArgument("config", p, f"a readable file ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgument("config", p, "a UTF-8 YAML text file") from None
+    return parse_config(text, source=p, convention=convention, model=model, length=length, **overrides)
+
+
+#: the shipped configs (github ml-uhh/position-bias, commit a514e09, MIT; LICENSE beside them)
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "proofs_checks", "data", "ml-uhh")
+
+
+def _data_dir() -> str:
+    # the same relative place in the source tree (numerics/, proofs_checks/) and when installed
+    # (posbias/numerics/, posbias/proofs_checks/): no import of the proofs_checks layer needed
+    return _DATA
+
+
+def builtin_configs() -> list[str]:
+    """Names of the shipped configs (``group/stem``), from herasimchyk2026's code (MIT).
+
+    >>> "all_content/mpt-7b" in builtin_configs()
+    True
+    """
+    base = _data_dir()
+    out = []
+    for group in sorted(os.listdir(base)):
+        gdir = os.path.join(base, group)
+        if os.path.isdir(gdir):
+            out += [f"{group}/{f[:-5]}" for f in sorted(os.listdir(gdir)) if f.endswith(".yaml")]
+    return out
+
+
+def builtin_config_path(name: str) -> str:
+    """Path of a shipped config by name, e.g. ``"no_content/mpt-7b"`` (see :func:`builtin_configs`)."""
+    names = builtin_configs()
+    if name not in names:
+        raise InvalidArgument("config name", name, "one of " + ", ".join(names))
+    return os.path.join(_data_dir(), name + ".yaml")
+
+
+def rollout_summary(profile, lambdas, deltas) -> dict:
+    """Summary of an influence profile: ``first``, ``last``, ``argmin`` (1-indexed, first
+    occurrence), ``min``, ``sum_lambda`` (``sum_t lambda_t``), ``sum_lambda_delta``
+    (``sum_t lambda_t delta_t``, THEORY H4), ``first_over_min`` and ``last_over_min``
+    (float64; ``inf`` when the minimum underflowed to 0, ``nan`` for 0/0).
+
+    >>> s = rollout_summary([0.5, 0.2, 0.3], [0.5, 0.5], [0.4, 0.6])
+    >>> s["argmin"], s["min"], s["sum_lambda"], s["sum_lambda_delta"], s["first_over_min"]
+    (2, 0.2, 1.0, 0.5, 2.5)
+    """
+    p = np.asarray(profile, dtype=float)
+    lam = np.asarray(lambdas, dtype=float)
+    dl = np.asarray(deltas, dtype=float)
+    k = int(np.argmin(p))
+    mn = float(p[k])
+    def ratio(x):
+        return float(x / mn) if mn > 0 else (float("inf") if x > 0 else float("nan"))
+
+    return {
+        "first": float(p[0]),
+        "last": float(p[-1]),
+        "argmin": k + 1,
+        "min": mn,
+        "sum_lambda": float(np.sum(lam)),
+        "sum_lambda_delta": float(np.sum(lam * dl)),
+        "first_over_min": ratio(p[0]),
+        "last_over_min": ratio(p[-1]),
+    }

@@ -1,0 +1,330 @@
+"""ALiBi/content kernels: slopes, the O(L) propagation (THEORY X5) against dense products and the
+precise path, the content identities (X4, H2d constant cancels), tails, bad input.
+
+Identities verified here: X5 (u = vA by the O(L) recurrence == dense product, float64 and mpmath),
+X4 (diagonal logit d == residual step with gamma_i), the cancellation of a constant content score,
+the closed form of delta = max_i (1 - A[i,i]), and the Cesaro special case m = 0 (X3 for T = 2).
+"""
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+
+from posbias.errors import InvalidArgument
+from posbias.numerics.alibi import (
+    alibi_diagonal_defect,
+    alibi_kernel_dense,
+    alibi_kernel_dense_precise,
+    alibi_layer,
+    alibi_propagate,
+    alibi_propagate_precise,
+    alibi_rollout,
+    alibi_rollout_dense,
+    alibi_rollout_dense_precise,
+    alibi_rollout_precise,
+    alibi_slopes,
+)
+
+EPS = 2.0 ** -52
+
+
+# ---------------------------------------------------------------------------------- slopes
+
+
+def test_power_of_two_slopes_match_the_config_values():
+    # the shipped configs list 2^(-8h/32) (herasimchyk2026 code, formula-derived)
+    given = [0.8408964152537145, 0.7071067811865476, 0.5946035575013605, 0.5, 0.00390625]
+    s = alibi_slopes(32, "power-of-two")
+    assert s[:4].tolist() == given[:4] and s[-1] == given[-1]
+
+
+def test_bloom_rule_for_112_heads():
+    s = alibi_slopes(112, "bloom")
+    assert s.size == 112
+    # the first 64 are the power-of-two rule for 64 heads, exactly
+    assert (s[:64] == alibi_slopes(64, "power-of-two")).all()
+    # the extra 48 are the odd-indexed slopes of the 128-head rule, h = 1, 3, ..., 95
+    s128 = alibi_slopes(128, "power-of-two")
+    assert (s[64:] == s128[0:96:2]).all()
+    # they interleave in value with the first 64, and differ from the naive 2^(-8h/112)
+    assert len(set(s.tolist())) == 112
+    assert not np.allclose(s, alibi_slopes(112, "power-of-two"))
+
+
+@pytest.mark.parametrize("H", [1, 2, 3, 5, 6, 12, 71, 112])
+def test_bloom_rule_counts_and_range(H):
+    s = alibi_slopes(H, "bloom")
+    assert s.size == H and (s > 0).all() and (s < 1).all()
+    n = 1 << (H.bit_length() - 1)
+    assert np.array_equal(s[:n], alibi_slopes(n, "power-of-two"))
+
+
+@pytest.mark.parametrize(
+    "args, parameter",
+    [((0,), "num_heads"), ((-3,), "num_heads"), ((2.0,), "num_heads"), ((True,), "num_heads"),
+     ((8, "geometric"), "rule")],
+)
+def test_slopes_bad_input(args, parameter):
+    with pytest.raises(InvalidArgument) as e:
+        alibi_slopes(*args)
+    assert e.value.parameter == parameter
+
+
+# ---------------------------------------------------------------------------------- layers
+
+
+@pytest.mark.parametrize(
+    "kwargs, parameter",
+    [
+        (dict(slopes=[-0.1]), "slopes"),
+        (dict(slopes=[float("nan")]), "slopes"),
+        (dict(slopes=[]), "slopes"),
+        (dict(slopes=[0.1, 0.2], diagonal=[1.0, 2.0, 3.0]), "diagonal"),
+        (dict(slopes=[0.1], diagonal=[float("inf")]), "diagonal"),
+        (dict(slopes=[0.1, 0.2], weights=[0.0, 0.0]), "weights"),
+        (dict(slopes=[0.1, 0.2], weights=[1.0, -1.0]), "weights"),
+        (dict(slopes=[0.1], temperature=0.0), "temperature"),
+        (dict(slopes=[0.1], temperature=float("inf")), "temperature"),
+        (dict(slopes=["a"]), "slopes"),
+    ],
+)
+def test_layer_bad_input(kwargs, parameter):
+    with pytest.raises(InvalidArgument) as e:
+        alibi_layer(**kwargs)
+    assert e.value.parameter == parameter
+
+
+def test_rollout_bad_input():
+    lay = alibi_layer([0.5])
+    with pytest.raises(InvalidArgument) as e:
+        alibi_rollout(0, [lay], 1.0)
+    assert e.value.parameter == "length"
+    with pytest.raises(InvalidArgument) as e:
+        alibi_rollout(4, [lay], [1.5])
+    assert e.value.parameter == "lambdas"
+    with pytest.raises(InvalidArgument) as e:
+        alibi_rollout(4, [lay, lay], [0.5])
+    assert e.value.parameter == "lambdas"
+    with pytest.raises(InvalidArgument) as e:
+        alibi_rollout(4, [object()], [0.5])
+    assert e.value.parameter == "layers[0]"
+    with pytest.raises(InvalidArgument):
+        alibi_propagate([1.0, -1.0], lay)
+
+
+# ---------------------------------------------------------------------------------- dense kernel
+
+
+def test_dense_kernel_is_causal_row_stochastic_softmax():
+    lay = alibi_layer([0.7, 0.05], diagonal=[1.5, -2.0], weights=[3.0, 1.0], temperature=0.6)
+    A = alibi_kernel_dense(12, lay)
+    assert np.allclose(A.sum(axis=1), 1, rtol=0, atol=4 * EPS)
+    assert (np.triu(A, 1) == 0).all() and (A[np.tril_indices(12)] > 0).all()
+    # entry by entry from the definition, row 6 (1-indexed), head average
+    i = 6
+    out = np.zeros(i)
+    for m, d, w in ((0.7, 1.5, 0.75), (0.05, -2.0, 0.25)):
+        logit = np.array([-m * (i - j) for j in range(1, i)] + [d]) / 0.6
+        out += w * np.exp(logit) / np.exp(logit).sum()
+    assert np.allclose(A[i - 1, :i], out, rtol=1e-14, atol=0)
+
+
+def test_constant_content_score_cancels():
+    lay = alibi_layer([0.4, 1.3], diagonal=[2.0, -1.0])
+    assert np.allclose(alibi_kernel_dense(9, lay, base=123.25), alibi_kernel_dense(9, lay), rtol=1e-13, atol=0)
+    with mpmath.workdps(40):
+        a = alibi_kernel_dense_precise(6, lay, dps=40, base=mpmath.mpf(7) / 3)
+        b = alibi_kernel_dense_precise(6, lay, dps=40)
+        assert max(abs(x - y) for r1, r2 in zip(a, b) for x, y in zip(r1, r2)) < mpmath.mpf(10) ** -35
+
+
+@pytest.mark.parametrize("m, d", [(0.3, 1.2), (1.7, -2.5), (0.0, 3.0), (0.9, 0.0)])
+def test_x4_diagonal_content_is_a_residual_step(m, d):
+    L = 8
+    with mpmath.workdps(40):
+        Ad = alibi_kernel_dense_precise(L, alibi_layer([m], diagonal=d), dps=40)
+        A0 = alibi_kernel_dense_precise(L, alibi_layer([m]), dps=40)
+        e = mpmath.exp(mpmath.mpf(d)) - 1
+        for i in range(L):
+            g = e * A0[i][i] / (1 + e * A0[i][i])
+            for c in range(L):
+                rhs = (1 - g) * A0[i][c] + (g if c == i else 0)
+                assert abs(Ad[i][c] - rhs) < mpmath.mpf(10) ** -35
+
+
+def test_diagonal_defect_closed_form_matches_dense():
+    lay = alibi_layer([0.9, 0.02, 0.0], diagonal=[-1.0, 4.0, 0.5], weights=[1.0, 2.0, 0.5])
+    for L in (1, 2, 7, 50):
+        A = alibi_kernel_dense(L, lay)
+        assert abs(alibi_diagonal_defect(L, lay) - np.max(1 - np.diag(A))) < 1e-14
+
+
+# ---------------------------------------------------------------------------------- X5: propagation
+
+
+def test_cesaro_special_case_is_exact():
+    # m = 0, d = 0 is the Cesaro matrix: e_L M^2 = (1/L) sum_{i>=j} 1/i (THEORY X3, H = 2)
+    L = 10
+    p = alibi_rollout(L, [alibi_layer([0.0])] * 2, 1.0)
+    exact = [sum(Fraction(1, i) for i in range(j, L + 1)) / L for j in range(1, L + 1)]
+    assert np.allclose(p, [float(x) for x in exact], rtol=4 * EPS, atol=0)
+
+
+@st.composite
+def alibi_cases(draw):
+    L = draw(st.integers(1, 40))
+    T = draw(st.integers(1, 4))
+    H = draw(st.integers(1, 3))
+    layers = []
+    for _ in range(T):
+        m = draw(st.lists(st.sampled_from([0.0, 0.01, 0.2, 0.9, 3.0, 40.0]), min_size=H, max_size=H))
+        d = draw(st.lists(st.sampled_from([0.0, -3.0, 0.5, 6.0, 120.0, -200.0]), min_size=H, max_size=H))
+        w = draw(st.lists(st.sampled_from([0.5, 1.0, 3.0]), min_size=H, max_size=H))
+        tau = draw(st.sampled_from([1.0, 0.5, 2.0]))
+        layers.append(alibi_layer(m, diagonal=d, weights=w, temperature=tau))
+    lam = draw(st.lists(st.sampled_from([0.0, 0.25, 0.6, 1.0]), min_size=T, max_size=T))
+    return L, layers, lam
+
+
+def _logit_size(L, layers):
+    return max(float(np.max(np.abs(l.diagonal)) + np.max(l.slopes) * L) / l.temperature for l in layers)
+
+
+@given(alibi_cases())
+@example((1, [alibi_layer([0.5])], [1.0]))
+@example((13, [alibi_layer([0.9], diagonal=[120.0], weights=[0.5], temperature=0.5), alibi_layer([0.0])],
+          [0.25, 0.0]))
+@example((5, [alibi_layer([0.5], diagonal=2.0)], [0.0]))
+def test_fast_path_equals_dense_propagation(case):
+    L, layers, lam = case
+    fast = alibi_rollout(L, layers, lam)
+    dense = alibi_rollout_dense(L, layers, lam)
+    assert abs(fast.sum() - 1) < 8 * L * EPS
+    assert (fast >= 0).all()
+    big = dense > 1e-290
+    # the dense softmax evaluates exp(logit - max) with |logit - max| up to ``size``: its own
+    # relative error grows like size * eps (the fast path's does not: see the precise test)
+    assert np.allclose(fast[big], dense[big], rtol=8 * EPS * (8 + _logit_size(L, layers)), atol=0)
+    assert np.allclose(fast[~big], dense[~big], rtol=0, atol=1e-290)
+
+
+@given(alibi_cases())
+def test_fast_path_equals_precise_path(case):
+    L, layers, lam = case
+    if L > 25:
+        L = 25
+    fast = alibi_rollout(L, layers, lam)
+    with mpmath.workdps(40):
+        prec = alibi_rollout_precise(L, layers, lam, dps=40)
+        for a, b in zip(fast, prec):
+            if b > mpmath.mpf(10) ** -290:
+                assert abs(mpmath.mpf(a) - b) <= 64 * EPS * b
+
+
+def test_precise_paths_agree_to_working_precision():
+    lay = [alibi_layer([0.35, 1.6], diagonal=[2.5, -0.5], weights=[1.0, 2.0], temperature=0.75),
+           alibi_layer([0.05, 0.0], diagonal=[0.0, 1.0])]
+    for dps in (30, 60):
+        with mpmath.workdps(dps):
+            a = alibi_rollout_precise(9, lay, ["0.3", "0.9"], dps=dps)
+            b = alibi_rollout_dense_precise(9, lay, ["0.3", "0.9"], dps=dps)
+            assert max(abs(x - y) / y for x, y in zip(a, b)) < mpmath.mpf(10) ** -(dps - 5)
+
+
+def test_propagation_is_linear_in_operations():
+    lay = alibi_layer([0.5, 0.1, 0.0])
+    ops = {L: alibi_propagate_precise([1] * L, lay, dps=15, count_ops=True)[1] for L in (10, 20, 40, 80)}
+    per = (ops[80] - ops[40]) / 40
+    assert all(ops[L] == per * L + (ops[10] - per * 10) for L in ops)
+
+
+def test_tails_far_below_1e60_keep_relative_accuracy():
+    # attention-only, steep slopes: the first positions have influence ~1e-125
+    L, T = 400, 12
+    layers = [alibi_layer([1.5, 0.8], diagonal=[-1.0, 0.5])] * T
+    fast = alibi_rollout(L, layers, 1.0)
+    with mpmath.workdps(30):
+        prec = alibi_rollout_precise(L, layers, 1, dps=30)
+        assert min(prec) < mpmath.mpf(10) ** -120
+        worst = max(abs(mpmath.mpf(a) - b) / b for a, b in zip(fast, prec))
+    assert worst < 1e-13  # measured 1.5e-15 (every entry, including the 1e-125 ones)
+    assert fast.min() > 1e-126
+
+
+def test_large_content_logits_neither_overflow_nor_flush():
+    layers = [alibi_layer([0.5, 0.01], diagonal=[650.0, -680.0])] * 3
+    fast = alibi_rollout(30, layers, 0.5)
+    dense = alibi_rollout_dense(30, layers, 0.5)
+    assert np.isfinite(fast).all() and abs(fast.sum() - 1) < 1e-13
+    assert np.allclose(fast, dense, rtol=1e-13, atol=1e-300)
+
+
+def test_long_context_fast_path_is_normalised_and_positive():
+    L = 1 << 15
+    lay = alibi_layer(alibi_slopes(8, "bloom").tolist(), diagonal=[3.0, -2.0, 0, 0, 1, 1, 5, -8])
+    p = alibi_rollout(L, [lay] * 3, [0.3, 0.2, 0.1])
+    assert abs(p.sum() - 1) < 1e-12 and (p > 0).all()
+
+
+def test_blocked_reverse_scan_relative_accuracy():
+    # several recursion levels (n >> block), ratios from 0.4 to 1, values spanning 1e-130..1
+    from posbias.numerics.alibi import _reverse_scan
+
+    rng = np.random.default_rng(7)
+    n = 5000
+    logq = np.array([-0.9, -0.01, -1e-4, 0.0])
+    y = rng.random((4, n)) * np.exp(-rng.random((4, n)) * 300)
+    C = _reverse_scan(y, logq)
+    worst = 0.0
+    with mpmath.workdps(30):
+        for h in range(4):
+            q = mpmath.exp(mpmath.mpf(logq[h]))
+            acc = mpmath.mpf(0)
+            for j in range(n - 1, -1, -1):
+                acc = mpmath.mpf(y[h, j]) + q * acc
+                worst = max(worst, float(abs((mpmath.mpf(C[h, j]) - acc) / acc)))
+    assert worst < 1e-14  # measured ~2e-15
+
+
+@given(alibi_cases(), st.integers(1, 45))
+@example((6, [alibi_layer([0.5])], [1.0]), 1)
+@example((6, [alibi_layer([0.5])], [1.0]), 6)
+def test_sliding_window_fast_equals_dense_and_precise(case, window):
+    import dataclasses
+
+    L, layers, lam = case
+    layers = [dataclasses.replace(l, window=window) for l in layers]
+    fast = alibi_rollout(L, layers, lam)
+    dense = alibi_rollout_dense(L, layers, lam)
+    big = dense > 1e-290
+    assert np.allclose(fast[big], dense[big], rtol=8 * EPS * (8 + _logit_size(L, layers)), atol=0)
+    Ls = min(L, 20)
+    with mpmath.workdps(30):
+        prec = alibi_rollout_precise(Ls, layers, lam, dps=30)
+        fs = alibi_rollout(Ls, layers, lam)
+        for a, b in zip(fs, prec):
+            if b > mpmath.mpf(10) ** -290:
+                assert abs(mpmath.mpf(a) - b) <= 64 * EPS * b
+
+
+def test_window_sum_relative_accuracy():
+    from posbias.numerics.alibi import _window_sum
+
+    rng = np.random.default_rng(11)
+    L = 700
+    y = rng.random((3, L)) * np.exp(-rng.random((3, L)) * 200)
+    logq = np.array([-1.2, -0.02, 0.0])
+    for b in (1, 2, 7, 16, 33, 699, 900):
+        S = _window_sum(y, logq, b)
+        with mpmath.workdps(30):
+            for h in range(3):
+                q = mpmath.exp(mpmath.mpf(logq[h]))
+                for j in range(0, L, 37):
+                    ref = mpmath.fsum(q ** k * mpmath.mpf(y[h, j + k]) for k in range(1, min(b, L - 1 - j) + 1))
+                    if ref == 0:
+                        assert S[h, j] == 0
+                    else:
+                        assert abs(mpmath.mpf(S[h, j]) - ref) <= 1e-14 * ref

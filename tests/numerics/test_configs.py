@@ -1,0 +1,322 @@
+"""Real-model rollout configs: reproduction of the reference code's own profiles, the conventions,
+the broadcast of single scores, and the loader's bad-input table.
+
+Reference profiles: tests/data/ml-uhh/reference (the float64 output of github ml-uhh/position-bias,
+commit a514e09, MIT; see the README there).  The configs are read from the package copy
+(posbias/proofs_checks/data/ml-uhh), so there is one copy of each.
+"""
+
+import dataclasses
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.numerics.alibi import alibi_kernel_dense, alibi_rollout_dense, alibi_slopes
+from posbias.numerics.configs import (
+    builtin_config_path,
+    builtin_configs,
+    conventions_for,
+    load_config,
+    parse_config,
+    rollout_summary,
+)
+
+REF = os.path.join(os.path.dirname(__file__), "..", "data", "ml-uhh", "reference")
+REFERENCE_NAMES = [
+    "no_content/bloom-7b1", "no_content/bloom-7b1-noresidual", "no_content/mpt-7b",
+    "no_content/mpt-7b-noresidual", "all_content/bloom-7b1", "all_content/mpt-7b",
+]
+
+_ROW = re.compile(r"(\d+),(?:np\.float64\()?([-+0-9.eE]+)\)?")
+
+
+def read_reference_profile(path):
+    """Parse ``position,p`` rows whose values may be printed as ``np.float64(0.0256...)`` (never eval)."""
+    with open(path, encoding="utf-8") as fh:
+        lines = [ln.strip() for ln in fh if ln.strip()]
+    assert lines[0] == "position,p"
+    out = []
+    for k, ln in enumerate(lines[1:]):
+        m = _ROW.fullmatch(ln)
+        assert m and int(m.group(1)) == k, ln
+        out.append(float(m.group(2)))
+    return np.array(out)
+
+
+def test_reference_parser_rejects_code():
+    assert _ROW.fullmatch("0,np.float64(__import__('os'))") is None
+
+
+@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def test_reproduces_reference_profiles(name):
+    ref = read_reference_profile(os.path.join(REF, name + ".profile.csv"))
+    cfg = load_config(builtin_config_path(name))
+    assert cfg.conventions.name == "reference"
+    p = cfg.profile()
+    assert p.size == ref.size == 256
+    assert np.max(np.abs(p - ref)) <= 1e-12  # measured: <= 7e-16
+    # and relatively, even for the attention-only tails of ~1e-28
+    assert np.max(np.abs(p - ref) / ref) < 1e-13
+
+
+def test_fast_path_equals_dense_rollout_on_a_real_config():
+    cfg = load_config(builtin_config_path("all_content/mpt-7b"), length=64)
+    dense = alibi_rollout_dense(cfg.length, cfg.layers, cfg.lambdas)
+    assert np.allclose(cfg.profile(), dense, rtol=1e-13, atol=0)
+
+
+def test_tabs_between_flow_items_load():
+    text = (
+        "sequence_length: 16\nnum_layers: 2\nattention_config:\n  num_heads: 2\n"
+        "  alibi_slopes: [[0.5,\t0.25],\t[0.125,\t0.0625]]\n"
+        "content_config:\n  diagonal_scores: [[1.0,\t-1.0]]\n  base_scores: [[0.0]]\n"
+        "lambda_schedule_config:\n  schedule_type: custom\n  lambdas_custom: [0.5,\t0.25]\n"
+    )
+    cfg = parse_config(text)
+    assert cfg.layers[1].slopes.tolist() == [0.125, 0.0625]
+    assert cfg.layers[0].diagonal.tolist() == [1.0, -1.0]
+    assert cfg.lambdas.tolist() == [0.5, 0.25]
+
+
+def test_single_content_score_reaches_every_head():
+    cfg = load_config(builtin_config_path("mean_content/mpt-7b"))
+    for lay in cfg.layers:
+        assert lay.diagonal.tolist() == [3.5367] * 32
+    bug = load_config(builtin_config_path("mean_content/mpt-7b"), content_head0_only=True)
+    assert bug.layers[0].diagonal.tolist() == [3.5367] + [0.0] * 31
+    # the two differ: the reference code's broadcast bug changes the profile
+    assert np.max(np.abs(cfg.profile() - bug.profile())) > 1e-3
+
+
+def test_head0_bug_emulation_matches_a_dense_emulation_of_the_reference():
+    # the reference fills content only into head 0 when one score is given for all heads:
+    # emulate that densely, entry by entry, and compare with content_head0_only=True
+    cfg = load_config(builtin_config_path("mean_content/mpt-7b"), content_head0_only=True, length=40)
+    slopes = cfg.layers[0].slopes
+    L = 40
+    i = np.arange(L)[:, None]
+    j = np.arange(L)[None, :]
+    v = np.zeros(L)
+    v[-1] = 1.0
+    for t in range(cfg.num_layers - 1, -1, -1):
+        A = np.zeros((L, L))
+        for h in range(32):
+            content = np.full((L, L), 7.0117) + (3.5367 * np.eye(L) if h == 0 else 0.0)
+            s = np.where(j <= i, content - slopes[h] * (i - j), -1e30)
+            e = np.exp(s - s.max(axis=1, keepdims=True))
+            A += e / e.sum(axis=1, keepdims=True) / 32
+        v = (1 - cfg.lambdas[t]) * v + cfg.lambdas[t] * (v @ A)
+    assert np.allclose(cfg.profile(), v, rtol=1e-12, atol=0)
+
+
+def test_corrected_convention_per_model():
+    c = conventions_for("corrected", "bloom-7b1")
+    assert (c.slope_rule, c.alibi_scale, c.content_scale, c.d_head) == ("bloom", "none", "sqrt-d-head", 128)
+    c = conventions_for("corrected", "mpt-30b")
+    assert (c.slope_rule, c.d_head) == ("power-of-two", 112)
+    ref = load_config(builtin_config_path("all_content/bloom-7b1"))
+    cor = load_config(builtin_config_path("all_content/bloom-7b1"), convention="corrected")
+    assert np.allclose(cor.layers[3].diagonal, ref.layers[3].diagonal / np.sqrt(128), rtol=1e-15)
+    assert np.array_equal(cor.layers[0].slopes, alibi_slopes(32, "bloom"))
+    # Falcon-style: the ALiBi bias is scaled by 1/sqrt(d_head) as well
+    fal = load_config(builtin_config_path("no_content/bloom-7b1"), convention="corrected",
+                      model="falcon-rw-7b")
+    assert np.allclose(fal.layers[0].slopes, alibi_slopes(32, "bloom") / 8.0, rtol=1e-15)
+
+
+def test_explicit_overrides():
+    cfg = load_config(builtin_config_path("all_content/mpt-7b"), content_scale="sqrt-d-head", d_head=64)
+    ref = load_config(builtin_config_path("all_content/mpt-7b"))
+    assert np.allclose(cfg.layers[0].diagonal, ref.layers[0].diagonal / 8.0, rtol=1e-15)
+    with pytest.raises(InvalidArgument) as e:
+        load_config(builtin_config_path("all_content/mpt-7b"), content_scale="sqrt-d-head")
+    assert e.value.parameter == "d_head"
+    with pytest.raises(InvalidArgument) as e:
+        load_config(builtin_config_path("all_content/mpt-7b"), convention="corrected", model="gpt-9")
+    assert e.value.parameter == "model"
+
+
+def test_length_override_and_deltas():
+    cfg = load_config(builtin_config_path("no_content/bloom-7b1"), length=1000)
+    assert cfg.length == 1000 and cfg.profile().size == 1000
+    small = load_config(builtin_config_path("no_content/bloom-7b1"), length=12)
+    A = alibi_kernel_dense(12, small.layers[0])
+    assert abs(small.deltas()[0] - np.max(1 - np.diag(A))) < 1e-14
+
+
+def test_power_decay_and_constant_schedules():
+    base = ("sequence_length: 8\nnum_layers: 4\nattention_config: {num_heads: 1, alibi_slopes: [[0.5]]}\n"
+            "lambda_schedule_config: ")
+    cfg = parse_config(base + "{schedule_type: power_decay, lambda_0: 0.8, beta: 0.5}")
+    assert np.allclose(cfg.lambdas, [0.8 / (t + 1) ** 0.5 for t in range(4)], rtol=1e-15)
+    cfg = parse_config(base + "{schedule_type: constant, lambda_const: 0}")
+    assert cfg.lambdas.tolist() == [0.0] * 4
+    assert np.array_equal(cfg.profile(), np.eye(8)[-1])
+
+
+def test_summary_of_a_real_config():
+    cfg = load_config(builtin_config_path("no_content/bloom-7b1"))
+    s = rollout_summary(cfg.profile(), cfg.lambdas, cfg.deltas())
+    assert s["argmin"] == 62 and 1 < s["argmin"] < 256
+    assert s["first_over_min"] > 1 and s["last_over_min"] > 1
+    assert abs(s["sum_lambda"] - float(np.sum(cfg.lambdas))) == 0
+
+
+def test_builtin_names():
+    names = builtin_configs()
+    assert set(REFERENCE_NAMES) <= set(names) and "mean_content/mpt-7b" in names
+    with pytest.raises(InvalidArgument):
+        builtin_config_path("no_content/gpt-2")
+
+
+GOOD = {
+    "sequence_length": "16",
+    "num_layers": "2",
+    "attention": "attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5, 0.25]]\n  head_weights: null\n  softmax_temperature: 1.0\n",
+    "content": "content_config:\n  diagonal_scores: [[1.0]]\n  base_scores: [[0.0]]\n",
+    "lambda": "lambda_schedule_config:\n  schedule_type: custom\n  lambdas_custom: [0.5, 0.25]\n",
+}
+
+
+def _text(**changes):
+    parts = dict(GOOD)
+    parts.update(changes)
+    out = ""
+    for key in ("sequence_length", "num_layers"):
+        if parts[key] is not None:
+            out += f"{key}: {parts[key]}\n"
+    for key in ("attention", "content", "lambda"):
+        if parts[key] is not None:
+            out += parts[key]
+    return out + parts.get("extra", "")
+
+
+def test_good_text_loads():
+    cfg = parse_config(_text())
+    assert cfg.num_heads == 2 and cfg.layers[0].diagonal.tolist() == [1.0, 1.0]
+
+
+BAD = [
+    (dict(sequence_length=None), "sequence_length"),
+    (dict(sequence_length="-4"), "sequence_length"),
+    (dict(sequence_length="0"), "sequence_length"),
+    (dict(sequence_length="16.5"), "sequence_length"),
+    (dict(num_layers="true"), "num_layers"),
+    (dict(attention=None), "attention_config"),
+    (dict(attention="attention_config:\n  alibi_slopes: [[0.5]]\n"), "attention_config.num_heads"),
+    (dict(attention="attention_config:\n  num_heads: 2\n"), "attention_config.alibi_slopes"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5, 0.25, 0.1]]\n"),
+     "attention_config.alibi_slopes[0]"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5], [0.4], [0.3]]\n"),
+     "attention_config.alibi_slopes"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5, -0.25]]\n"),
+     "attention_config.alibi_slopes[0][1]"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5, .nan]]\n"),
+     "attention_config.alibi_slopes[0][1]"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5, .inf]]\n"),
+     "attention_config.alibi_slopes[0][1]"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: \"0.5\"\n"),
+     "attention_config.alibi_slopes"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5]]\n  head_weights: [[0, 0]]\n"),
+     "attention_config.head_weights"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5]]\n  softmax_temperature: 0\n"),
+     "attention_config.softmax_temperature"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5]]\n  heads: 3\n"),
+     "attention_config.heads"),
+    (dict(content="content_config:\n  diagonal_scores: [[1.0, 2.0, 3.0]]\n"), "content_config.diagonal_scores[0]"),
+    (dict(content="content_config:\n  diagonal_scores: [[1.0], [2.0], [3.0]]\n"), "content_config.diagonal_scores"),
+    (dict(content="content_config:\n  diagonal_scores: [[1.0]]\n  base_scores: [[.nan]]\n"),
+     "content_config.base_scores[0][0]"),
+    (dict(content="content_config:\n  base_scores: [[1.0]]\n"), "content_config.diagonal_scores"),
+    (dict(**{"lambda": None}), "lambda_schedule_config"),
+    (dict(**{"lambda": "lambda_schedule_config:\n  schedule_type: custom\n  lambdas_custom: [0.5, 1.5]\n"}),
+     "lambda_schedule_config.lambdas_custom[1]"),
+    (dict(**{"lambda": "lambda_schedule_config:\n  schedule_type: custom\n  lambdas_custom: [0.5, -0.1]\n"}),
+     "lambda_schedule_config.lambdas_custom[1]"),
+    (dict(**{"lambda": "lambda_schedule_config:\n  schedule_type: custom\n  lambdas_custom: [0.5]\n"}),
+     "lambda_schedule_config.lambdas_custom"),
+    (dict(**{"lambda": "lambda_schedule_config:\n  schedule_type: constant\n  lambda_const: 2\n"}),
+     "lambda_schedule_config.lambda_const"),
+    (dict(**{"lambda": "lambda_schedule_config:\n  schedule_type: constant\n"}),
+     "lambda_schedule_config.lambda_const"),
+    (dict(**{"lambda": "lambda_schedule_config:\n  schedule_type: power_decay\n  lambda_0: 0.5\n  beta: -1\n"}),
+     "lambda_schedule_config.beta"),
+    (dict(**{"lambda": "lambda_schedule_config:\n  schedule_type: cosine\n"}),
+     "lambda_schedule_config.schedule_type"),
+    (dict(extra="mask_config:\n  mask_type: full\n"), "mask_config.mask_type"),
+    (dict(extra="colour: blue\n"), "colour"),
+]
+
+
+@pytest.mark.parametrize("changes, key", BAD)
+def test_bad_input_names_the_key(changes, key):
+    with pytest.raises(InvalidArgument) as e:
+        parse_config(_text(**changes))
+    assert e.value.parameter == key
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: [1, 2\nb: 3", "just a string", "- 1\n- 2", "!!python/object/apply:os.system ['echo hacked']",
+     "a: !!python/name:os.system\n", "\t\tsequence_length: 3\n", ""],
+)
+def test_not_a_config_is_rejected_and_nothing_runs(text, capfd):
+    with pytest.raises(InvalidArgument) as e:
+        parse_config(text)
+    assert e.value.parameter in ("config", "sequence_length")
+    assert "hacked" not in capfd.readouterr().out
+
+
+def test_unreadable_and_binary_files(tmp_path):
+    with pytest.raises(InvalidArgument) as e:
+        load_config(tmp_path / "missing.yaml")
+    assert e.value.parameter == "config"
+    f = tmp_path / "bin.yaml"
+    f.write_bytes(b"\xff\xfe\x00\x01")
+    with pytest.raises(InvalidArgument) as e:
+        load_config(f)
+    assert e.value.parameter == "config"
+
+
+def test_missing_ruamel_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ruamel.yaml", None)
+    monkeypatch.setitem(sys.modules, "ruamel", None)
+    with pytest.raises(NeedsExtra) as e:
+        parse_config(_text())
+    assert e.value.extra == "yaml"
+
+
+def test_convention_name_is_validated():
+    with pytest.raises(InvalidArgument) as e:
+        load_config(builtin_config_path("no_content/mpt-7b"), convention="faithful")
+    assert e.value.parameter == "--convention"
+
+
+def test_switching_forces_off():
+    cfg = load_config(builtin_config_path("all_content/mpt-7b"), length=32)
+    assert all((l.slopes == 0).all() for l in cfg.without_alibi().layers)
+    assert all((l.diagonal == 0).all() for l in cfg.without_content().layers)
+    assert (cfg.attention_only().lambdas == 1).all()
+    assert dataclasses.replace(cfg).length == 32
+
+
+def test_sliding_window_mask():
+    text = _text(extra="mask_config:\n  mask_type: sliding_window\n  window_size: 5\n")
+    cfg = parse_config(text)
+    assert cfg.window == 5 and all(l.window == 5 for l in cfg.layers)
+    dense = alibi_rollout_dense(cfg.length, cfg.layers, cfg.lambdas)
+    assert np.allclose(cfg.profile(), dense, rtol=1e-13, atol=0)
+    A = alibi_kernel_dense(16, cfg.layers[0])
+    assert (np.tril(A, -5) == 0).all() and (A[np.tril_indices(16)][np.tril_indices(16)[0] - np.tril_indices(16)[1] < 5] > 0).all()
+    for bad in ("mask_config:\n  mask_type: sliding_window\n", "mask_config:\n  mask_type: sliding_window\n  window_size: 0\n"):
+        with pytest.raises(InvalidArgument) as e:
+            parse_config(_text(extra=bad))
+        assert e.value.parameter == "mask_config.window_size"
+    with pytest.raises(InvalidArgument) as e:
+        parse_config(_text(extra="mask_config:\n  mask_type: causal\n  window_size: 4\n"))
+    assert e.value.parameter == "mask_config.window_size"

@@ -1,0 +1,115 @@
+"""``posbias rollout``: formats, --compare, --plot, the summary, and bad usage (exit 2, one line)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from posbias.numerics.configs import builtin_config_path, load_config
+from posbias.proofs_checks.cli import main
+
+
+def run(capsys, *argv):
+    rc = main(["rollout", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_table(capsys):
+    rc, out, err = run(capsys, "no_content/bloom-7b1")
+    assert rc == 0
+    assert "argmin j" in out and "62" in out
+    assert "W1(profile, attention only)" in out
+    assert "0.0181985" in out  # p(1), 6 significant digits
+
+
+def test_json_matches_the_api(capsys):
+    rc, out, _ = run(capsys, builtin_config_path("all_content/mpt-7b"), "--format", "json", "--length", "100")
+    assert rc == 0
+    data = json.loads(out)
+    cfg = load_config(builtin_config_path("all_content/mpt-7b"), length=100)
+    r = data["results"][0]
+    assert r["profile"] == cfg.profile().tolist()  # repr round trip: exact float64 values
+    s = r["summary"]
+    assert s["argmin"] == int(np.argmin(cfg.profile())) + 1
+    assert abs(s["sum_lambda_delta"] - float(np.sum(cfg.lambdas * cfg.deltas()))) < 1e-15
+    assert r["attention_only_summary"]["sum_lambda"] == 32.0
+    assert 0 < r["w1_attention_only"] < 1
+    assert data["length"] == 100 and data["path"] == "fast"
+
+
+def test_csv_and_compare(capsys):
+    rc, out, _ = run(capsys, "all_content/bloom-7b1", "--compare", "--format", "csv")
+    assert rc == 0
+    lines = out.strip().split("\n")
+    assert lines[0] == "position,reference,reference_attention_only,corrected,corrected_attention_only"
+    assert len(lines) == 257 and lines[1].startswith("1,")
+    rows = np.array([[float(x) for x in ln.split(",")[1:]] for ln in lines[1:]])
+    assert np.allclose(rows.sum(axis=0), 1, atol=1e-13)
+    assert np.max(np.abs(rows[:, 0] - rows[:, 2])) > 1e-3  # the conventions differ with content
+
+
+def test_compare_table_reports_w1(capsys):
+    rc, out, _ = run(capsys, "all_content/mpt-7b", "--compare")
+    assert rc == 0 and "W1(reference, corrected) = 0.18" in out
+
+
+def test_plot(tmp_path, capsys):
+    f = tmp_path / "r.png"
+    rc, out, _ = run(capsys, "no_content/mpt-7b", "--plot", str(f), "--convention", "corrected")
+    assert rc == 0 and f.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_list(capsys):
+    rc, out, _ = run(capsys, "--list")
+    assert rc == 0 and "no_content/bloom-7b1" in out.split()
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["no-such-config"], "CONFIG"),
+        ([], "CONFIG"),
+        (["no_content/mpt-7b", "--length", "0"], "--length"),
+        (["no_content/mpt-7b", "--length", "x"], "--length"),
+        (["no_content/mpt-7b", "--convention", "faithful"], "--convention"),
+        (["no_content/mpt-7b", "--plot", "out.svg"], "--plot"),
+        (["no_content/mpt-7b", "--format", "xml"], "--format"),
+        (["no_content/mpt-7b", "--convention", "corrected", "--model", "gpt-9"], "model"),
+    ],
+)
+def test_bad_usage_exits_2_with_one_line(capsys, argv, fragment):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2
+    assert err.count("\n") == 1 and fragment in err and "Traceback" not in err
+
+
+def test_bad_config_file_exits_2(tmp_path, capsys):
+    f = tmp_path / "bad.yaml"
+    f.write_text("sequence_length: 16\nnum_layers: 2\nattention_config: {num_heads: 2, alibi_slopes: [[1, 2, 3]]}\n"
+                 "lambda_schedule_config: {schedule_type: constant, lambda_const: 0.5}\n")
+    rc, out, err = run(capsys, str(f))
+    assert rc == 2 and "attention_config.alibi_slopes[0]" in err and err.count("\n") == 1
+    f.write_text("{{{ not yaml")
+    rc, out, err = run(capsys, str(f))
+    assert rc == 2 and "config" in err and err.count("\n") == 1
+
+
+def test_json_with_an_underflowed_minimum(tmp_path, capsys):
+    # steep slope, attention only: the first positions' influence is below 1e-308 (float64 0)
+    f = tmp_path / "steep.yaml"
+    f.write_text("sequence_length: 40\nnum_layers: 2\nattention_config: {num_heads: 1, alibi_slopes: [[50.0]]}\n"
+                 "lambda_schedule_config: {schedule_type: constant, lambda_const: 1.0}\n")
+    rc, out, _ = run(capsys, str(f), "--format", "json")
+    assert rc == 0
+    s = json.loads(out)["results"][0]["summary"]
+    assert s["min"] == 0.0 and s["last_over_min"] == "inf" and s["first_over_min"] == "nan"
+
+
+def test_compare_json(capsys):
+    rc, out, _ = run(capsys, "all_content/mpt-7b", "--compare", "--format", "json", "--length", "64")
+    assert rc == 0
+    data = json.loads(out)
+    assert [r["convention"] for r in data["results"]] == ["reference", "corrected"]
+    assert data["results"][1]["conventions"]["d_head"] == 128
+    assert 0 < data["w1_reference_corrected"] < 1
