@@ -1,0 +1,104 @@
+"""Benchmark of the Cesàro influence profile on its three paths (run on demand, not by pytest).
+
+    python tests/benchmarks/bench_cesaro.py [--repeat N] [--skip-4096]
+
+Prints the median wall time of:
+
+- exact profile (reduced Fractions), L = 1024, T = 24, λ = 1/2      (target <= 0.5 s)
+- exact profile, L = 4096, T = 24, λ = 1/2                         (target <= 10 s)
+- the same L = 64, T = 24 profile via sympy.Matrix power vs ours   (target ratio >= 100)
+- fast float64 path, L = 1,000,000, T = 100, λ = 1 and λ = 1/2     (target <= 2 s, memory O(L))
+  with the peak of traced allocations (tracemalloc, a separate run) against the 8 MB of one
+  float64 array of length L.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import tracemalloc
+from fractions import Fraction
+
+
+_CPU = {}
+
+
+def _median_time(fn, repeat):
+    """Median wall time of ``repeat`` calls (and, in _CPU, the median CPU time of the process:
+    on a machine shared with other jobs the wall time can exceed the CPU time)."""
+    times, cpu = [], []
+    out = None
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    _CPU["last"] = statistics.median(cpu)
+    return statistics.median(times), out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-4096", action="store_true", help="leave out the L = 4096 case")
+    args = ap.parse_args(argv)
+
+    import sympy
+
+    from posbias.numerics._arith import HAVE_GMPY2
+    from posbias.numerics.cesaro import cesaro_log_profile, cesaro_profile_exact
+
+    half = Fraction(1, 2)
+    rows = []
+
+    def row(name, seconds, target, note=""):
+        rows.append((name, seconds, _CPU["last"], target, note))
+        print(f"  {name}: {seconds:.3f} s {note}", file=sys.stderr)
+
+    t, p = _median_time(lambda: cesaro_profile_exact(1024, [half] * 24), args.repeat)
+    assert sum(p) == 1
+    row("exact L=1024 T=24", t, "<= 0.5 s")
+    if not args.skip_4096:
+        t, p = _median_time(lambda: cesaro_profile_exact(4096, [half] * 24), max(1, args.repeat))
+        assert sum(p) == 1
+        digits = len(str(__import__("gmpy2").mpz(p[2047].denominator))) if HAVE_GMPY2 else None
+        row("exact L=4096 T=24", t, "<= 10 s", f"(denominator of p(2048): {digits} digits)")
+
+    # sympy.Matrix power route, L = 64, T = 24
+    L, T = 64, 24
+
+    def sympy_route():
+        M = sympy.Matrix(L, L, lambda i, j: sympy.Rational(1, i + 1) if j <= i else 0)
+        N = sympy.Rational(1, 2) * sympy.eye(L) + sympy.Rational(1, 2) * M
+        P = N**T
+        return [P[L - 1, j] for j in range(L)]
+
+    t_sym, ref = _median_time(sympy_route, 1)
+    cpu_sym = _CPU["last"]
+    t_ours, ours = _median_time(lambda: cesaro_profile_exact(L, [half] * T), max(5, args.repeat))
+    assert [Fraction(int(x.p), int(x.q)) for x in ref] == ours, "sympy and posbias disagree"
+    rows.append(("sympy.Matrix power L=64 T=24", t_sym, cpu_sym, "reference", ""))
+    row("ours L=64 T=24", t_ours, f"ratio >= 100", f"(ratio {t_sym / t_ours:.0f}x)")
+
+    for lam in (1.0, 0.5):
+        t, lp = _median_time(lambda: cesaro_log_profile(10**6, [lam] * 100), args.repeat)
+        row(f"fast L=1e6 T=100 lambda={lam:g}", t, "<= 2 s",
+            f"(ln p(L) = {lp[-1]:.10g})")
+    tracemalloc.start()
+    cesaro_log_profile(10**6, [0.5] * 100)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    mem_note = f"peak traced {peak / 2**20:.1f} MiB = {peak / (8 * 10**6):.1f} float64 arrays of L"
+
+    print(f"posbias Cesàro benchmark (gmpy2: {HAVE_GMPY2}; median of {args.repeat})")
+    print(f"{'case':<36} {'wall s':>9} {'cpu s':>9}  {'target':<14} note")
+    for name, seconds, cpu, target, note in rows:
+        print(f"{name:<36} {seconds:>9.3f} {cpu:>9.3f}  {target:<14} {note}")
+    print(f"{'fast L=1e6 T=100 memory':<36} {'':>9} {'':>9}  {'O(L)':<14} {mem_note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
