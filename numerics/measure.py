@@ -1,0 +1,875 @@
+r"""Measured position influence and mixing coefficients of real architectures at initialization.
+
+Randomly initialized causal language models are built from ``transformers`` configuration
+classes (never from downloaded weights), in evaluation mode with eager attention, and measured
+on random token ids.  Two quantities are measured:
+
+**Influence of input position j** on the final position (1-indexed ``j = 1..L``), normalized to
+sum 1 over ``j``:
+
+* ``metric="jacobian"``: the Frobenius norm :math:`\|J_j\|_F` of the Jacobian
+  :math:`J_j = \partial h_L / \partial e_j` of the last hidden state of the final position
+  (the base model's ``last_hidden_state``, after its final normalization) with respect to the
+  input embedding :math:`e_j`.  Exact route (:func:`measure_influence` with ``exact=True``):
+  one backward pass per output coordinate, :math:`\|J_j\|_F^2 = \sum_{c=1}^{d} \|e_c^\top J_j\|^2`.
+  Probe route: :math:`K` random vectors :math:`v_k` with :math:`E[v v^\top] = I` (Rademacher or
+  Gaussian), :math:`\widehat{\|J_j\|_F^2} = K^{-1} \sum_k \|v_k^\top J_j\|^2` is unbiased for
+  :math:`\|J_j\|_F^2`; the influence is its square root.  One backward pass per probe gives the
+  row :math:`v^\top J_j` for every ``j`` at once.
+* ``metric="top1-grad"``: the L2 norm of the gradient of the top-1 next-token probability at the
+  final position with respect to :math:`e_j` (herasimchyk2026, measured influence protocol).
+
+**Mixing coefficient of layer t** (THEORY.md section 1, herasimchyk2026):
+:math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i}\| + \|a_{t,i}\|)` with
+:math:`x_t` the residual stream entering block ``t`` and :math:`a_t = \mathrm{Attn}(\mathrm{Norm}(x_t))`
+the attention output after its output projection, read by forward hooks.  Per family:
+
+* gpt2: ``transformer.h[i].attn``; ``a`` is the attention output, ``x`` the block input.
+* llama, qwen2, mistral: ``model.layers[i].self_attn``; as for gpt2.
+* bloom: ``transformer.h[i].self_attention`` adds the residual itself (its ``forward`` takes
+  ``residual``): ``a`` is the output of its ``dense`` projection, ``x`` the ``residual``
+  argument it receives.
+* gpt_neox: ``gpt_neox.layers[i].attention``; as for gpt2 (parallel residual
+  ``x + Attn(LN1 x) + MLP(LN2 x)``: the definition applies unchanged).
+
+Other model types are handled generically (the decoder ``ModuleList`` and an attention child
+named ``self_attn``, ``attn``, ``attention`` or ``self_attention``; a module whose ``forward``
+takes a ``residual`` argument has the residual subtracted from its output).
+
+RoPE off (chowdhury2026 C8): the rotary embedding modules are patched to return ``cos = 1``,
+``sin = 0``, so that ``q' = q cos + rot(q) sin = q`` and the attention scores are plain
+:math:`q \cdot k`.
+
+torch and transformers are the optional ``models`` extra, imported only inside the functions
+here; without them a :class:`~posbias.errors.NeedsExtra` names the extra.
+
+Paper keys: chowdhury2026 (C1, C8, C9: Step-0 measurements), herasimchyk2026 (measured
+lambda schedules and influence protocol).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import math
+import time
+import types
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.numerics.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
+
+__all__ = [
+    "Measurement",
+    "TheoryComparison",
+    "RopeComparison",
+    "require_models_extra",
+    "build_model",
+    "rope_identity_patch",
+    "lambda_hooks",
+    "influence_profile",
+    "measure_influence",
+    "measure_influence_cached",
+    "compare_with_theory",
+    "best_constant_alpha",
+    "peak_valley",
+    "rope_comparison",
+    "METRICS",
+    "PROBE_DISTRIBUTIONS",
+]
+
+METRICS = ("jacobian", "top1-grad")
+PROBE_DISTRIBUTIONS = ("rademacher", "gaussian")
+_DTYPES = ("float32", "float64")
+
+# per family: path of the decoder block list, attention child, and how a_t is read
+_FAMILIES = {
+    "gpt2": ("transformer.h", "attn", "output"),
+    "llama": ("model.layers", "self_attn", "output"),
+    "qwen2": ("model.layers", "self_attn", "output"),
+    "qwen3": ("model.layers", "self_attn", "output"),
+    "mistral": ("model.layers", "self_attn", "output"),
+    "bloom": ("transformer.h", "self_attention", "dense"),
+    "gpt_neox": ("gpt_neox.layers", "attention", "output"),
+}
+
+
+def require_models_extra():
+    """Import and return ``(torch, transformers)``, or raise NeedsExtra naming the ``models``
+    extra.
+
+    >>> import sys, unittest.mock
+    >>> with unittest.mock.patch.dict(sys.modules, {"torch": None}):
+    ...     try:
+    ...         require_models_extra()
+    ...     except NeedsExtra as exc:
+    ...         print(exc)
+    torch is not installed: install the 'models' extra (pip install 'posbias[models]')
+    """
+    try:
+        import torch
+    except ImportError:
+        raise NeedsExtra("models", "torch") from None
+    try:
+        import transformers
+    except ImportError:
+        raise NeedsExtra("models", "transformers") from None
+    return torch, transformers
+
+
+# ----------------------------------------------------------------------------------------------
+# validation
+
+def _int(value, parameter: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidArgument(parameter, value, f"an integer >= {minimum}")
+    return value
+
+
+def _choice(value, parameter: str, allowed) -> str:
+    if value not in allowed:
+        raise InvalidArgument(parameter, value, "one of " + ", ".join(allowed))
+    return value
+
+
+def _known_model_types(transformers) -> list[str]:
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    return sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+
+
+def _preset_for(arch: str) -> Preset:
+    """The preset named ``arch``, or a preset built from the defaults of the transformers
+    configuration class of model type ``arch``."""
+    if not isinstance(arch, str) or not arch:
+        raise InvalidArgument("arch", arch, "a preset name or a transformers model type")
+    if arch in PRESETS:
+        return PRESETS[arch]
+    torch, transformers = require_models_extra()
+    known = _known_model_types(transformers)
+    if arch not in known:
+        raise InvalidArgument(
+            "arch", arch,
+            "a preset (" + ", ".join(sorted(PRESETS)) + ") or a causal-LM model type of "
+            "transformers (e.g. gpt2, llama, qwen2, bloom, gpt_neox)")
+    base = transformers.AutoConfig.for_model(arch)
+    hidden = int(base.hidden_size)
+    heads = int(base.num_attention_heads)
+    kv = getattr(base, "num_key_value_heads", None)
+    inter_key, inter = "intermediate_size", getattr(base, "intermediate_size", None)
+    if inter is None and getattr(base, "n_inner", "absent") != "absent":
+        inter_key, inter = "n_inner", getattr(base, "n_inner", None) or 4 * hidden
+    max_pos = getattr(base, "max_position_embeddings", None)
+    return Preset(
+        name=arch, model_type=arch, layers=int(base.num_hidden_layers), hidden=hidden,
+        heads=heads, vocab=int(base.vocab_size), kv_heads=int(kv) if kv else None,
+        intermediate=int(inter) if isinstance(inter, int) else None, intermediate_key=inter_key,
+        max_positions=int(max_pos) if isinstance(max_pos, int) else None,
+        source=f"transformers {arch} configuration defaults")
+
+
+def _approx_parameters(settings: dict) -> int:
+    d = settings["hidden_size"]
+    inter = settings.get("intermediate_size") or settings.get("n_inner") or 4 * d
+    per_layer = 4 * d * d + 3 * d * inter
+    return settings["num_hidden_layers"] * per_layer + 2 * settings["vocab_size"] * d
+
+
+_MAX_PARAMETERS = 3 * 10**9
+
+
+# ----------------------------------------------------------------------------------------------
+# building models
+
+@contextlib.contextmanager
+def _quiet_transformers(transformers):
+    logging = transformers.utils.logging
+    old = logging.get_verbosity()
+    logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(old)
+
+
+def _rotary_modules(model) -> list:
+    return [m for _, m in model.named_modules() if type(m).__name__.endswith("RotaryEmbedding")]
+
+
+def rope_identity_patch(model) -> int:
+    """Patch every rotary embedding module of ``model`` to the identity rotation
+    (``cos = 1, sin = 0``, shapes and dtypes unchanged), so that attention scores become plain
+    ``q . k``.  Returns the number of patched modules (0 for models without RoPE).
+
+    Method: the module's ``forward`` is wrapped; the original ``cos, sin`` are computed and
+    replaced by ``ones_like(cos), zeros_like(sin)``.  Paper: chowdhury2026 (C8, RoPE at
+    initialization).
+    """
+    torch, _ = require_models_extra()
+    mods = _rotary_modules(model)
+    for mod in mods:
+        original = mod.forward
+
+        def forward(self, *args, _original=original, **kwargs):
+            cos, sin = _original(*args, **kwargs)
+            return torch.ones_like(cos), torch.zeros_like(sin)
+
+        mod.forward = types.MethodType(forward, mod)
+    return len(mods)
+
+
+def build_model(
+    arch: str,
+    *,
+    layers: int | None = None,
+    hidden: int | None = None,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    vocab: int | None = None,
+    length: int | None = None,
+    seed: int = 0,
+    dtype: str = "float32",
+    rope: bool = True,
+):
+    """A randomly initialized causal LM of architecture ``arch`` (a preset name or a
+    transformers model type), in eval mode with eager attention.
+
+    Returns ``(model, settings)`` with ``settings`` the resolved configuration settings (see
+    :func:`posbias.numerics.presets.resolve_settings`) plus ``rotary`` (whether the model
+    applies RoPE) and ``rope`` (whether it is left on).  ``torch.manual_seed(seed)`` is set
+    before construction, so a seed fixes the weights.  ``rope=False`` patches the rotary
+    embedding to the identity (:func:`rope_identity_patch`) and is only valid for rotary
+    architectures.  Never downloads anything: the model comes from
+    ``AutoModelForCausalLM.from_config``.
+    """
+    torch, transformers = require_models_extra()
+    seed = _int(seed, "seed", 0)
+    _choice(dtype, "dtype", _DTYPES)
+    preset = _preset_for(arch)
+    settings = resolve_settings(preset, layers=layers, hidden=hidden, heads=heads,
+                                kv_heads=kv_heads, vocab=vocab, length=length)
+    if _approx_parameters(settings) > _MAX_PARAMETERS:
+        raise InvalidArgument(
+            "arch", arch,
+            f"a shape below {_MAX_PARAMETERS // 10**9}e9 parameters (this one has about "
+            f"{_approx_parameters(settings):.2g}); lower layers, hidden or vocab")
+    kwargs = {k: v for k, v in settings.items() if k not in ("model_type", "head_dim")}
+    vocab_size = settings["vocab_size"]
+    kwargs.update(bos_token_id=0, eos_token_id=min(1, vocab_size - 1), pad_token_id=None)
+    rotary = preset.model_type in ROTARY_MODEL_TYPES
+    if settings["head_dim"] % 2 and rotary:
+        raise InvalidArgument("hidden", settings["hidden_size"],
+                              "hidden / heads even for a rotary architecture")
+    with _quiet_transformers(transformers):
+        try:
+            config = transformers.AutoConfig.for_model(preset.model_type, **kwargs)
+        except (ValueError, TypeError) as exc:
+            raise InvalidArgument("arch", arch, f"settings transformers accepts ({exc})") from None
+        config._attn_implementation = "eager"
+        torch.manual_seed(seed)
+        model = transformers.AutoModelForCausalLM.from_config(
+            config, attn_implementation="eager", dtype=getattr(torch, dtype))
+    model.eval()
+    rotary = rotary or bool(_rotary_modules(model))
+    if not rope:
+        if not rotary:
+            raise InvalidArgument("rope", "off",
+                                  f"'on': {preset.model_type} has no rotary embedding")
+        rope_identity_patch(model)
+    settings = dict(settings, rotary=rotary, rope=bool(rope), arch=arch,
+                    source=preset.source, dtype=dtype)
+    return model, settings
+
+
+# ----------------------------------------------------------------------------------------------
+# lambda hooks
+
+def _get_path(obj, path: str):
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _locate_blocks(model):
+    """(blocks, attention modules, how a_t is read) for ``model``."""
+    import torch.nn as nn
+
+    model_type = model.config.model_type
+    n_layers = model.config.num_hidden_layers
+    if model_type in _FAMILIES:
+        path, attn_name, mode = _FAMILIES[model_type]
+        blocks = list(_get_path(model, path))
+        attns = [getattr(b, attn_name) for b in blocks]
+        return blocks, attns, mode
+    base = model.base_model
+    candidates = [m for m in base.children() if isinstance(m, nn.ModuleList) and len(m) == n_layers]
+    if not candidates:
+        raise InvalidArgument("arch", model_type, "an architecture whose decoder blocks posbias "
+                              "can locate (a ModuleList of num_hidden_layers blocks)")
+    blocks = list(candidates[0])
+    attns = []
+    for b in blocks:
+        for name in ("self_attn", "attn", "attention", "self_attention"):
+            if hasattr(b, name):
+                attns.append(getattr(b, name))
+                break
+        else:
+            raise InvalidArgument("arch", model_type, "an architecture whose attention modules "
+                                  "posbias can locate")
+    takes_residual = "residual" in inspect.signature(attns[0].forward).parameters
+    return blocks, attns, ("subtract" if takes_residual else "output")
+
+
+def _first(args, kwargs, name, index=0):
+    if name in kwargs:
+        return kwargs[name]
+    return args[index]
+
+
+def _attention_tv(weights):
+    """Mean total-variation distance of causal attention rows from uniform (C1)."""
+    w = weights.detach()[0].double()  # heads x L x L
+    n = w.shape[-1]
+    import torch
+
+    counts = torch.arange(1, n + 1, dtype=w.dtype)
+    uniform = torch.tril(torch.ones(n, n, dtype=w.dtype)) / counts[:, None]
+    return float(0.5 * (w - uniform).abs().sum(-1).mean())
+
+
+class lambda_hooks:
+    """Context manager recording the measured mixing coefficients of every block.
+
+    Inside the ``with`` block, each forward pass of the model adds, for every layer ``t``, the
+    token mean of ``||a_t|| / (||x_t|| + ||a_t||)`` over batch element 0 (norms over features,
+    in float64) and the mean total-variation distance of the attention rows from uniform when
+    the attention weights are available.  After the block, :attr:`lambdas` holds the mean over
+    recorded passes and :attr:`attention_tv` the attention uniformity (THEORY.md section 1,
+    herasimchyk2026; C1 of chowdhury2026).
+    """
+
+    def __init__(self, model):
+        self.model = model
+        self._handles = []
+        self._sums = None
+        self._tv = None
+        self._passes = None
+        self.lambdas: np.ndarray | None = None
+        self.attention_tv: np.ndarray | None = None
+
+    def __enter__(self):
+        blocks, attns, mode = _locate_blocks(self.model)
+        n = len(blocks)
+        self._sums = [0.0] * n
+        self._tv = [[] for _ in range(n)]
+        self._passes = [0] * n
+        state = [{} for _ in range(n)]
+
+        def record(t, a, x):
+            a = a.detach()[0].double()
+            x = x.detach()[0].double()
+            na = a.norm(dim=-1)
+            nx = x.norm(dim=-1)
+            self._sums[t] += float((na / (nx + na)).mean())
+            self._passes[t] += 1
+
+        for t, (block, attn) in enumerate(zip(blocks, attns)):
+            if mode == "output":
+                def pre(mod, args, kwargs, t=t):
+                    state[t]["x"] = _first(args, kwargs, "hidden_states")
+
+                self._handles.append(block.register_forward_pre_hook(pre, with_kwargs=True))
+
+                def post(mod, args, kwargs, out, t=t):
+                    a = out[0] if isinstance(out, tuple) else out
+                    record(t, a, state[t].pop("x"))
+                    if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
+                        self._tv[t].append(_attention_tv(out[1]))
+
+                self._handles.append(attn.register_forward_hook(post, with_kwargs=True))
+            else:  # the attention module adds its `residual` argument itself
+                def pre(mod, args, kwargs, t=t):
+                    state[t]["x"] = _first(args, kwargs, "residual", 1)
+
+                self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))
+                if mode == "dense":
+                    def dense_post(mod, args, out, t=t):
+                        state[t]["a"] = out
+
+                    self._handles.append(attn.dense.register_forward_hook(dense_post))
+
+                def post(mod, args, kwargs, out, t=t):
+                    total = out[0] if isinstance(out, tuple) else out
+                    x = state[t].pop("x")
+                    a = state[t].pop("a") if mode == "dense" else total - x
+                    record(t, a, x)
+                    if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
+                        self._tv[t].append(_attention_tv(out[1]))
+
+                self._handles.append(attn.register_forward_hook(post, with_kwargs=True))
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        if self._passes and min(self._passes) > 0:
+            self.lambdas = np.array([s / p for s, p in zip(self._sums, self._passes)])
+            if all(self._tv):
+                self.attention_tv = np.array([float(np.mean(v)) for v in self._tv])
+        return False
+
+
+# ----------------------------------------------------------------------------------------------
+# influence
+
+def _probe_chunk(settings: dict, length: int, n: int, itemsize: int) -> int:
+    """How many probes to run as batch copies of the sequence in one pass (memory ~1 GiB)."""
+    per_copy = settings["num_hidden_layers"] * itemsize * (
+        4 * settings["num_attention_heads"] * length * length
+        + 40 * length * settings["hidden_size"])
+    return max(1, min(n, (1 << 30) // max(1, per_copy)))
+
+
+def _probes(torch, kind: str, n: int, d: int, generator, dtype):
+    if kind == "rademacher":
+        v = torch.randint(0, 2, (n, d), generator=generator).to(dtype) * 2 - 1
+    else:
+        v = torch.randn(n, d, generator=generator, dtype=torch.float64).to(dtype)
+    return v
+
+
+def influence_profile(
+    model,
+    ids,
+    *,
+    metric: str = "jacobian",
+    exact: bool = False,
+    probes: int = 8,
+    probe_dist: str = "rademacher",
+    generator=None,
+    chunk: int | None = None,
+    per_probe: bool = False,
+):
+    """Unnormalized influence of each input position on the final position, for one sequence.
+
+    ``ids`` is a 1-D LongTensor of token ids of length ``L``.  Returns a float64 numpy array
+    of length ``L`` (position ``j = 1..L`` at index ``j - 1``): for ``metric="jacobian"`` the
+    Frobenius norms ``||J_j||_F`` (exact: sum over the ``d`` coordinate probes; otherwise the
+    square root of the unbiased probe estimate of ``||J_j||_F^2``), for ``"top1-grad"`` the
+    gradient norms of the top-1 probability.  With ``per_probe=True`` (jacobian only) returns
+    the ``K x L`` array of single-probe squared norms ``||v_k^T J_j||^2`` instead (rows of the
+    standard basis when ``exact``), whose mean (probes) or sum (exact) over ``k`` is
+    ``||J_j||_F^2``.
+    """
+    torch, _ = require_models_extra()
+    _choice(metric, "metric", METRICS)
+    _choice(probe_dist, "probe_dist", PROBE_DISTRIBUTIONS)
+    emb_layer = model.get_input_embeddings()
+    base = model.base_model
+    param = next(model.parameters())
+    with torch.no_grad():
+        e0 = emb_layer(ids.view(1, -1)).to(param.dtype)
+    L, d = e0.shape[1], e0.shape[2]
+
+    if metric == "top1-grad":
+        e = e0.clone().requires_grad_(True)
+        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]
+        logits = model.get_output_embeddings()(h)
+        prob = torch.softmax(logits.double(), dim=-1).max()
+        (g,) = torch.autograd.grad(prob, e)
+        return g[0].double().norm(dim=-1).numpy()
+
+    if exact:
+        vs = torch.eye(d, dtype=param.dtype)
+    else:
+        _int(probes, "probes", 1)
+        vs = _probes(torch, probe_dist, probes, d, generator, param.dtype)
+    n = vs.shape[0]
+    step = chunk or n
+    rows = []
+    if step == 1 and n > 1:
+        # one copy at a time: a single forward pass, one backward pass per probe
+        e = e0.clone().requires_grad_(True)
+        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[0, -1, :]
+        for k in range(n):
+            (g,) = torch.autograd.grad(h @ vs[k], e, retain_graph=k < n - 1)
+            rows.append(g.double().pow(2).sum(-1))  # 1 x L
+        n = 0
+    for start in range(0, n, step):
+        v = vs[start:start + step]
+        b = v.shape[0]
+        e = e0.expand(b, L, d).clone().requires_grad_(True)
+        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]
+        (g,) = torch.autograd.grad((h * v).sum(), e)
+        rows.append(g.double().pow(2).sum(-1))  # b x L: ||v_k^T J_j||^2
+    sq = torch.cat(rows, 0)
+    if per_probe:
+        return sq.numpy()
+    total = sq.sum(0) if exact else sq.mean(0)
+    return total.sqrt().numpy()
+
+
+@dataclass
+class Measurement:
+    """A measured Step-0 influence profile and lambda schedule (see :func:`measure_influence`).
+
+    ``profile[j-1]`` is the normalized influence of position ``j`` (sums to 1);
+    ``sample_profiles`` the per-sample normalized profiles; ``lambdas[t-1]`` the measured
+    mixing coefficient of layer ``t``; ``attention_tv[t-1]`` the mean total-variation distance
+    of layer ``t``'s attention rows from uniform causal attention (None when the model does not
+    return weights).  Values are printed with ``digits = 7`` significant digits at most: even
+    float64 models of most families compute their attention softmax (and LLaMA-style RMSNorm)
+    in float32 inside transformers, so no measurement carries more than float32 precision.
+    """
+
+    arch: str
+    settings: dict
+    length: int
+    metric: str
+    estimator: str
+    samples: int
+    seed: int
+    rope: bool
+    dtype: str
+    profile: np.ndarray
+    sample_profiles: np.ndarray
+    lambdas: np.ndarray
+    attention_tv: np.ndarray | None
+    seconds: float
+    details: dict = field(default_factory=dict)
+
+    digits = 7
+
+    def as_dict(self) -> dict:
+        r = functools.partial(_round, digits=self.digits)
+        return {
+            "arch": self.arch,
+            "settings": {k: v for k, v in self.settings.items()},
+            "length": self.length,
+            "metric": self.metric,
+            "estimator": self.estimator,
+            "samples": self.samples,
+            "seed": self.seed,
+            "rope": "on" if self.rope else "off",
+            "dtype": self.dtype,
+            "seconds": round(self.seconds, 3),
+            "lambdas": [r(x) for x in self.lambdas],
+            "attention_tv": None if self.attention_tv is None else [r(x) for x in self.attention_tv],
+            "profile": [r(x) for x in self.profile],
+        }
+
+
+def _round(x: float, digits: int) -> float:
+    return float(f"{float(x):.{digits}g}")
+
+
+def measure_influence(
+    arch: str,
+    *,
+    length: int = 64,
+    layers: int | None = None,
+    hidden: int | None = None,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    vocab: int | None = None,
+    seed: int = 0,
+    probes: int = 8,
+    exact: bool = False,
+    metric: str = "jacobian",
+    rope: bool = True,
+    samples: int = 1,
+    dtype: str = "float32",
+    probe_dist: str = "rademacher",
+    probe_seed: int | None = None,
+    threads: int = 1,
+    progress=None,
+) -> Measurement:
+    r"""Measure the Step-0 influence profile and the lambda schedule of ``arch``.
+
+    Builds the model with :func:`build_model` (weights fixed by ``seed``), draws ``samples``
+    random sequences of ``length`` token ids uniformly from the vocabulary (a
+    ``torch.Generator`` seeded with ``seed``; the probes come from a second generator seeded
+    with ``probe_seed``, default ``seed + 1``), and returns the mean over samples of the normalized profiles
+    :math:`p(j) = I_j / \sum_k I_k` together with the measured :math:`\lambda_t` (mean over
+    samples).
+
+    Parameters
+    ----------
+    arch: a preset name (``posbias.numerics.presets.PRESETS``) or a transformers model type.
+    length: sequence length ``L``, integer >= 2.
+    layers, hidden, heads, kv_heads, vocab: overrides (see ``resolve_settings``).
+    seed: integer >= 0.
+    probes: number ``K >= 1`` of random probes (ignored when ``exact`` or for ``top1-grad``).
+    exact: compute the Jacobian exactly (``d`` backward passes).
+    metric: ``"jacobian"`` or ``"top1-grad"``.
+    rope: ``False`` patches RoPE to the identity (rotary architectures only).
+    samples: number of random sequences, integer >= 1.
+    dtype: ``"float32"`` or ``"float64"``.
+    probe_dist: ``"rademacher"`` or ``"gaussian"``.
+    probe_seed: integer >= 0 or None; a different probe seed gives independent probe noise for
+        the same weights and inputs.
+    threads: torch intra-op threads during the measurement (integer >= 1, default 1; the
+        previous setting is restored).  One thread is the default because the matrices of
+        these measurements are small and, on a shared machine, OpenMP threads waiting for a
+        busy core slow the run down by an order of magnitude (measured: 7 s with one thread vs
+        73 s with two for the default step0-fit run on a loaded 2-core machine).
+    progress: optional callable receiving one-line progress messages.
+
+    >>> m = measure_influence("tiny-llama", length=16, exact=True, seed=1)  # doctest: +SKIP
+    >>> round(float(m.profile.sum()), 6)                                     # doctest: +SKIP
+    1.0
+
+    Paper keys: chowdhury2026 (C9, Step-0 Jacobian), herasimchyk2026 (top-1 gradient
+    protocol, measured lambda).
+    """
+    torch, _ = require_models_extra()
+    length = _int(length, "length", 2)
+    samples = _int(samples, "samples", 1)
+    probes = _int(probes, "probes", 1)
+    _choice(metric, "metric", METRICS)
+    _choice(probe_dist, "probe_dist", PROBE_DISTRIBUTIONS)
+    if not isinstance(exact, bool):
+        raise InvalidArgument("exact", exact, "True or False")
+    threads = _int(threads, "threads", 1)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes,
+                        exact, metric, rope, samples, dtype, probe_dist, probe_seed, progress)
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes, exact,
+             metric, rope, samples, dtype, probe_dist, probe_seed, progress) -> Measurement:
+    start = time.perf_counter()
+    model, settings = build_model(arch, layers=layers, hidden=hidden, heads=heads,
+                                  kv_heads=kv_heads, vocab=vocab, length=length, seed=seed,
+                                  dtype=dtype, rope=rope)
+    probe_seed = seed + 1 if probe_seed is None else _int(probe_seed, "probe_seed", 0)
+    gen = torch.Generator().manual_seed(seed)
+    probe_gen = torch.Generator().manual_seed(probe_seed)
+    itemsize = 4 if dtype == "float32" else 8
+    n_probe = settings["hidden_size"] if exact else probes
+    chunk = _probe_chunk(settings, length, n_probe, itemsize)
+    profiles = []
+    with lambda_hooks(model) as rec:
+        for s in range(samples):
+            ids = torch.randint(0, settings["vocab_size"], (length,), generator=gen)
+            infl = influence_profile(model, ids, metric=metric, exact=exact, probes=probes,
+                                     probe_dist=probe_dist, generator=probe_gen, chunk=chunk)
+            total = infl.sum()
+            if not np.isfinite(total) or total <= 0:
+                raise InvalidArgument("arch", arch, "a model whose influence is finite and "
+                                      "nonzero (got a degenerate gradient)")
+            profiles.append(infl / total)
+            if progress:
+                progress(f"{arch}, RoPE {'on' if rope else 'off'}: sample {s + 1}/{samples} "
+                         f"done ({time.perf_counter() - start:.1f} s)")
+    if metric == "top1-grad":
+        estimator = "exact gradient"
+    else:
+        estimator = "exact" if exact else f"{probes} {probe_dist} probes"
+    # hooks record one pass per forward; the lambda mean covers every forward of every sample
+    sample_profiles = np.array(profiles)
+    profile = sample_profiles.mean(axis=0)
+    profile = profile / profile.sum()
+    return Measurement(
+        arch=arch, settings=settings, length=length, metric=metric, estimator=estimator,
+        samples=samples, seed=seed, rope=bool(rope), dtype=dtype, profile=profile,
+        sample_profiles=sample_profiles, lambdas=rec.lambdas, attention_tv=rec.attention_tv,
+        seconds=time.perf_counter() - start,
+        details={"probe_chunk": chunk, "probe_seed": probe_seed})
+
+
+@functools.lru_cache(maxsize=32)
+def _cached(key):
+    kwargs = dict(key)
+    m = measure_influence(**kwargs)
+    for arr in (m.profile, m.sample_profiles, m.lambdas, m.attention_tv):
+        if arr is not None:
+            arr.setflags(write=False)
+    return m
+
+
+def measure_influence_cached(arch: str, **kwargs) -> Measurement:
+    """:func:`measure_influence` memoized on its arguments (read-only arrays), so that claims
+    sharing a measurement compute it once per process."""
+    kwargs.pop("progress", None)
+    return _cached(tuple(sorted(dict(kwargs, arch=arch).items())))
+
+
+# ----------------------------------------------------------------------------------------------
+# comparison with theory
+
+def _theory_profile(length: int, schedule) -> np.ndarray:
+    from posbias.numerics.cesaro import cesaro_profile
+
+    return np.asarray(cesaro_profile(length, [float(x) for x in schedule]), dtype=float)
+
+
+def _w1(p, q) -> float:
+    from posbias.numerics.compare import wasserstein1
+
+    return float(wasserstein1(p, q))
+
+
+def _spearman(p, q) -> float:
+    from posbias.numerics.compare import spearman
+
+    return float(spearman(p, q))
+
+
+def best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
+    """The constant ``alpha`` in [0, 1] minimizing the normalized Wasserstein-1 distance between
+    ``measured`` and the Cesàro rollout ``N^T`` with ``N = (1 - alpha) I + alpha M``.
+
+    Returns ``(alpha, w1)``.  Method: a grid of 101 values, then golden-section search in the
+    bracket around the best grid point down to width ``tol`` (chowdhury2026, constant-alpha
+    model, C5/C9).  Parameters: ``measured`` a probability vector of length ``L >= 2``,
+    ``layers`` the depth ``T >= 1``.
+
+    >>> from posbias.numerics.cesaro import cesaro_profile
+    >>> alpha, w1 = best_constant_alpha(cesaro_profile(32, [0.25] * 4), 4)
+    >>> round(alpha, 3), w1 < 1e-6
+    (0.25, True)
+    """
+    measured = np.asarray(measured, dtype=float)
+    _int(layers, "layers", 1)
+    if measured.ndim != 1 or measured.shape[0] < 2:
+        raise InvalidArgument("measured", f"an array of shape {measured.shape}",
+                              "a profile of length >= 2")
+    L = measured.shape[0]
+
+    def cost(a):
+        return _w1(measured, _theory_profile(L, [a] * layers))
+
+    grid = np.linspace(0.0, 1.0, 101)
+    costs = [cost(a) for a in grid]
+    i = int(np.argmin(costs))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, 100)]
+    g = (math.sqrt(5) - 1) / 2
+    c, d = hi - g * (hi - lo), lo + g * (hi - lo)
+    fc, fd = cost(c), cost(d)
+    while hi - lo > tol:
+        if fc <= fd:
+            hi, d, fd = d, c, fc
+            c = hi - g * (hi - lo)
+            fc = cost(c)
+        else:
+            lo, c, fc = c, d, fd
+            d = lo + g * (hi - lo)
+            fd = cost(d)
+    best = min([(costs[i], float(grid[i])), (fc, c), (fd, d)])
+    return float(best[1]), float(best[0])
+
+
+def peak_valley(profile) -> dict:
+    """First/min and last/min ratios of a profile and the (1-indexed) position of its minimum.
+
+    >>> r = peak_valley([0.5, 0.1, 0.05, 0.35])
+    >>> (r["argmin"], round(r["first_over_min"], 12), round(r["last_over_min"], 12))
+    (3, 10.0, 7.0)
+    """
+    p = np.asarray(profile, dtype=float)
+    k = int(np.argmin(p))
+    m = float(p[k])
+    return {
+        "argmin": k + 1,
+        "min": m,
+        "first_over_min": float(p[0] / m) if m > 0 else math.inf,
+        "last_over_min": float(p[-1] / m) if m > 0 else math.inf,
+    }
+
+
+@dataclass
+class TheoryComparison:
+    """Measured profile against two Cesàro rollouts: with the measured schedule ``lambdas``
+    (herasimchyk2026) and with the best constant ``alpha`` (chowdhury2026)."""
+
+    spearman_measured_lambda: float
+    w1_measured_lambda: float
+    best_alpha: float
+    spearman_best_alpha: float
+    w1_best_alpha: float
+    measured: dict
+    theory_measured_lambda: dict
+    theory_best_alpha: dict
+    profile_measured_lambda: np.ndarray
+    profile_best_alpha: np.ndarray
+
+    def as_dict(self, digits: int = 7) -> dict:
+        r = functools.partial(_round, digits=digits)
+        out = {}
+        for k, v in self.__dict__.items():
+            if isinstance(v, np.ndarray):
+                out[k] = [r(x) for x in v]
+            elif isinstance(v, dict):
+                out[k] = {kk: (r(vv) if isinstance(vv, float) and math.isfinite(vv) else vv)
+                          for kk, vv in v.items()}
+            else:
+                out[k] = r(v)
+        return out
+
+
+def compare_with_theory(m: Measurement) -> TheoryComparison:
+    """Spearman and normalized W1 between the measured profile and the Cesàro rollouts with the
+    measured lambdas and with the best constant alpha; peak/valley ratios of all three."""
+    th_lam = _theory_profile(m.length, m.lambdas)
+    alpha, w1_alpha = best_constant_alpha(m.profile, len(m.lambdas))
+    th_alpha = _theory_profile(m.length, [alpha] * len(m.lambdas))
+    return TheoryComparison(
+        spearman_measured_lambda=_spearman(m.profile, th_lam),
+        w1_measured_lambda=_w1(m.profile, th_lam),
+        best_alpha=alpha,
+        spearman_best_alpha=_spearman(m.profile, th_alpha),
+        w1_best_alpha=w1_alpha,
+        measured=peak_valley(m.profile),
+        theory_measured_lambda=peak_valley(th_lam),
+        theory_best_alpha=peak_valley(th_alpha),
+        profile_measured_lambda=th_lam,
+        profile_best_alpha=th_alpha,
+    )
+
+
+@dataclass
+class RopeComparison:
+    """Measured profiles of the same weights and inputs with RoPE on and patched off (C8).
+
+    ``spearman``/``w1`` compare on with off; the off run uses independent probes, so probe
+    noise is not shared.  ``noise_spearman``/``noise_w1`` (when computed) compare the RoPE-on
+    profile with a second RoPE-on estimate from independent probes: the agreement that probe
+    noise alone allows, against which the on/off figures are to be read.
+    """
+
+    on: Measurement
+    off: Measurement
+    spearman: float
+    w1: float
+    noise_spearman: float | None = None
+    noise_w1: float | None = None
+
+
+def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
+                    **kwargs) -> RopeComparison:
+    """Measure ``arch`` with RoPE on and off (same seed, hence the same weights and inputs;
+    independent probe streams) and compare the two normalized profiles by Spearman and
+    normalized W1 (chowdhury2026 C8).  ``noise_floor=True`` adds a second RoPE-on run with
+    independent probes (exact Jacobians have no probe noise: then it is skipped)."""
+    kwargs.pop("rope", None)
+    kwargs.pop("probe_seed", None)
+    fn = measure_influence_cached if cached else measure_influence
+    seed = kwargs.get("seed", 0)
+    on = fn(arch, rope=True, **kwargs)
+    off = fn(arch, rope=False, probe_seed=seed + 2, **kwargs)
+    out = RopeComparison(on=on, off=off, spearman=_spearman(on.profile, off.profile),
+                         w1=_w1(on.profile, off.profile))
+    if noise_floor and on.estimator.endswith("probes"):
+        again = fn(arch, rope=True, probe_seed=seed + 3, **kwargs)
+        out.noise_spearman = _spearman(on.profile, again.profile)
+        out.noise_w1 = _w1(on.profile, again.profile)
+    return out
