@@ -1,0 +1,286 @@
+"""The :class:`Derivation` record, symbolic identity checks and the derivation registry.
+
+A derivation is a piece of the continuum theory worked out in SymPy: a displayed result (a SymPy
+object, usually an ``Eq``), the steps a reader can follow (each an explanation and a SymPy
+expression), the assumptions, and the list of :class:`Identity` checks that were attempted.  Each
+identity records ``lhs``, ``rhs``, the simplified residual ``lhs - rhs`` and whether it simplified
+to zero (``proven``).  A derivation is ``proven`` only when every identity it relies on closed
+symbolically; numeric spot checks are evidence, never proof (STYLE.md 7).
+
+LaTeX always comes from :func:`sympy.latex` on the stored objects (STYLE.md 2).
+
+Derivations are built by functions registered with :func:`derivation`; building is memoized, so
+:func:`all_derivations` pays the SymPy cost once per process.
+
+>>> import sympy
+>>> x = sympy.Symbol("x", positive=True)
+>>> prove_equal("log of a product", sympy.log(2 * x), sympy.log(2) + sympy.log(x)).proven
+True
+>>> prove_equal("a false identity", x**2, x).proven
+False
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import sympy
+
+from posbias.errors import InvalidArgument
+
+__all__ = [
+    "Identity",
+    "Step",
+    "Derivation",
+    "prove_equal",
+    "derivation",
+    "derivation_names",
+    "get_derivation",
+    "all_derivations",
+    "to_latex",
+]
+
+
+def to_latex(expr) -> str:
+    """LaTeX of a SymPy object with the package's printer settings (``ln`` for logarithms).
+
+    >>> import sympy
+    >>> x = sympy.Symbol("x")
+    >>> to_latex(sympy.log(x))
+    '\\\\ln{\\\\left(x \\\\right)}'
+    """
+    return sympy.latex(expr, ln_notation=True)
+
+
+def _default_simplify(expr):
+    """Try progressively heavier simplifications; stop as soon as zero is reached."""
+    attempts = (
+        lambda e: e,
+        sympy.expand,
+        lambda e: sympy.expand(sympy.expand_log(e, force=True)),
+        sympy.simplify,
+        lambda e: sympy.simplify(sympy.gammasimp(sympy.combsimp(e))),
+        lambda e: sympy.simplify(sympy.expand_log(sympy.powsimp(e, force=True), force=True)),
+        lambda e: sympy.simplify(sympy.gammasimp(sympy.simplify(e).replace(
+            sympy.lowergamma, lambda a, b: sympy.gamma(a) - sympy.uppergamma(a, b)))),
+    )
+    best = expr
+    for attempt in attempts:
+        try:
+            candidate = attempt(expr)
+        except Exception:  # a simplifier giving up is not a result
+            continue
+        if candidate == 0:
+            return sympy.Integer(0)
+        if sympy.count_ops(candidate) < sympy.count_ops(best):
+            best = candidate
+    return best
+
+
+@dataclass(frozen=True)
+class Identity:
+    """One symbolic identity ``lhs = rhs`` and the outcome of simplifying ``lhs - rhs``.
+
+    ``proven`` is True exactly when the residual simplified to the number 0.
+    """
+
+    label: str
+    lhs: object
+    rhs: object
+    residual: object
+    proven: bool
+
+    def as_dict(self) -> dict:
+        return {
+            "label": self.label,
+            "lhs": to_latex(self.lhs),
+            "rhs": to_latex(self.rhs),
+            "residual": to_latex(self.residual),
+            "proven": self.proven,
+        }
+
+
+def prove_equal(label: str, lhs, rhs, simplify: Callable | None = None) -> Identity:
+    """Simplify ``lhs - rhs`` and record whether it is identically zero.
+
+    Parameters
+    ----------
+    label: what the identity says, in words.
+    lhs, rhs: SymPy expressions (or matrices: the residual must be the zero matrix).
+    simplify: optional simplifier ``expr -> expr``; the default tries ``expand``, ``expand_log``,
+        ``simplify`` and ``gammasimp`` in turn.
+
+    Method: symbolic simplification only; a non-zero or unsimplified residual gives
+    ``proven=False`` (the identity may still hold, but it is not proven).
+    """
+    lhs = sympy.sympify(lhs)
+    rhs = sympy.sympify(rhs)
+    if lhs == rhs:  # structurally identical (also covers oo = oo, where lhs - rhs is nan)
+        zero = sympy.zeros(*lhs.shape) if isinstance(lhs, sympy.MatrixBase) else sympy.Integer(0)
+        return Identity(label, lhs, rhs, zero, True)
+    diff = lhs - rhs
+    simp = simplify or _default_simplify
+    if isinstance(diff, sympy.MatrixBase):
+        residual = diff.applyfunc(simp)
+        proven = all(e == 0 for e in residual)
+    else:
+        residual = simp(diff)
+        proven = residual == 0
+    return Identity(label, lhs, rhs, residual, bool(proven))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a derivation: an explanation and the SymPy object it produces."""
+
+    explanation: str
+    expression: object
+
+    @property
+    def latex(self) -> str:
+        return to_latex(self.expression)
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A symbolic derivation of one result of the continuum theory.
+
+    Attributes
+    ----------
+    name: slug used in LaTeX labels (``posbias:<name>``) and on the command line.
+    title, description: a title and a one-line description.
+    expression: the main result, a SymPy object (usually ``Eq``); :attr:`latex` prints it.
+    equations: further displayed results (SymPy objects) shown after the main one.
+    assumptions: the assumptions, as text (the SymPy symbols also carry them).
+    steps: the derivation, as :class:`Step` records.
+    identities: the symbolic identities checked; :attr:`proven` is their conjunction.
+    paper, section: where the result comes from (paper key and THEORY.md item).
+    notes: what sympy could not close, corrections, numeric facts (text).
+    data: further facts as plain Python values (e.g. numeric medians as strings).
+    """
+
+    name: str
+    title: str
+    description: str
+    expression: object
+    equations: tuple = ()
+    assumptions: tuple = ()
+    steps: tuple = ()
+    identities: tuple = ()
+    paper: str = "posbias"
+    section: str = ""
+    notes: tuple = ()
+    data: dict = field(default_factory=dict)
+
+    @property
+    def latex(self) -> str:
+        """LaTeX of :attr:`expression`, printed by :func:`sympy.latex`."""
+        return to_latex(self.expression)
+
+    @property
+    def equations_latex(self) -> list[str]:
+        return [to_latex(e) for e in (self.expression, *self.equations)]
+
+    @property
+    def proven(self) -> bool:
+        """True when every identity simplified to zero (and there is at least one)."""
+        return bool(self.identities) and all(i.proven for i in self.identities)
+
+    @property
+    def residual(self):
+        """The residuals of the identities that did not close (``0`` when all closed)."""
+        open_ = [i.residual for i in self.identities if not i.proven]
+        if not open_:
+            return sympy.Integer(0)
+        return open_[0] if len(open_) == 1 else sympy.Tuple(*open_)
+
+    def unproven(self) -> list[str]:
+        return [i.label for i in self.identities if not i.proven]
+
+    def as_dict(self) -> dict:
+        """JSON-safe summary (the fields of ``posbias latex --format json`` and more)."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "latex": self.latex,
+            "equations": self.equations_latex,
+            "assumptions": list(self.assumptions),
+            "paper": self.paper,
+            "section": self.section,
+            "proven": self.proven,
+            "unproven": self.unproven(),
+            "notes": list(self.notes),
+            "data": {str(k): (v if isinstance(v, (str, int, bool)) else
+                              {str(a): str(b) for a, b in v.items()} if isinstance(v, dict)
+                              else str(v)) for k, v in self.data.items()},
+        }
+
+
+_BUILDERS: dict[str, Callable[[], Derivation]] = {}
+_MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope")
+
+
+def derivation(name: str):
+    """Register a zero-argument builder returning the :class:`Derivation` called ``name``.
+
+    The builder is memoized: it runs at most once per process.
+    """
+
+    def decorate(fn):
+        cached = functools.lru_cache(maxsize=None)(fn)
+
+        @functools.wraps(fn)
+        def build():
+            d = cached()
+            if d.name != name:  # internal invariant of the registry
+                raise RuntimeError(f"builder {fn.__name__} returned {d.name!r}, not {name!r}")
+            return d
+
+        build.cache_clear = cached.cache_clear
+        _BUILDERS[name] = build
+        return build
+
+    return decorate
+
+
+def _load() -> None:
+    import importlib
+
+    for module in _MODULES:
+        importlib.import_module(f"posbias.derivations.{module}")
+
+
+def derivation_names() -> list[str]:
+    """Names of all derivations, in the order of THEORY.md.
+
+    >>> derivation_names()[:2]
+    ['hardy-kernel', 'hardy-kernels-explicit']
+    """
+    _load()
+    return _ordered()
+
+
+def _ordered() -> list[str]:
+    """Names sorted by the order of the modules in THEORY.md, then by definition order."""
+    rank = {m: i for i, m in enumerate(_MODULES)}
+    names = list(_BUILDERS)
+    return sorted(names, key=lambda n: (rank.get(_BUILDERS[n].__module__.rsplit(".", 1)[-1],
+                                                 len(rank)), names.index(n)))
+
+
+def get_derivation(name: str) -> Derivation:
+    """The derivation called ``name`` (built once, then cached)."""
+    _load()
+    if not isinstance(name, str) or name not in _BUILDERS:
+        raise InvalidArgument("name", name, "one of " + ", ".join(_ordered()))
+    return _BUILDERS[name]()
+
+
+def all_derivations(names=None) -> dict[str, Derivation]:
+    """All derivations (or those in ``names``) by name, in registry order."""
+    _load()
+    wanted = _ordered() if names is None else list(names)
+    return {n: get_derivation(n) for n in wanted}

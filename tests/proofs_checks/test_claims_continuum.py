@@ -1,0 +1,110 @@
+"""Claims of the continuum family: verdicts as expected; the checks can fail."""
+
+import pytest
+import sympy
+
+from posbias.proofs_checks import CheckContext, get_claim, run_claim
+from posbias.proofs_checks.claims import continuum as cc
+
+IDS = [
+    "chowdhury2026:continuum-kernel",
+    "chowdhury2026:density",
+    "chowdhury2026:primacy-tail",
+    "posbias:laguerre",
+    "posbias:alibi-warp",
+    "chowdhury2026:rope-init",
+]
+
+
+@pytest.mark.parametrize("claim_id", IDS)
+def test_expected_verdict(claim_id):
+    c = get_claim(claim_id)
+    result = run_claim(c, CheckContext())
+    ev = result.evidence
+    assert ev.verdict == c.expected, ev.details
+    assert ev.method
+    latex = c.latex_text
+    assert isinstance(latex, str) and latex
+    if ev.verdict == "qualified":
+        assert ev.correction
+
+
+def test_primacy_tail_correction_names_the_power():
+    ev = cc.primacy_tail_check(CheckContext())
+    assert ev.verdict == "qualified"
+    assert "H-1" in ev.correction
+    assert ev.details["depths_not_logarithmic"] == [1, 3, 4, 5, 6, 7, 8]
+
+
+def test_kernel_check_fails_for_wrong_closed_form():
+    wrong = lambda d, a, b: sympy.log(a / b) ** (d - 1) / sympy.factorial(d) / a
+    ev = cc.continuum_kernel_check(CheckContext(dps=20, max_dps=40), kernel=wrong)
+    assert ev.verdict == "refuted"
+
+
+def test_density_check_fails_for_wrong_density():
+    wrong = lambda h, xx: sympy.log(1 / xx) ** (h - 1) / sympy.factorial(h)
+    ev = cc.density_check(CheckContext(dps=20, max_dps=40), density=wrong)
+    assert ev.verdict == "refuted"
+
+
+def test_laguerre_check_fails_for_wrong_form():
+    wrong = lambda h, a, t: a * (1 - a) ** (h - 1) * sympy.assoc_laguerre(h - 1, 1, a * t / (1 - a))
+    ev = cc.laguerre_check(CheckContext(dps=20, max_dps=40), closed=wrong)
+    assert ev.verdict == "refuted"
+
+
+def test_alibi_check_reports_correct_warp_for_wrong_substitution():
+    import sympy as sp
+
+    from posbias.derivations import alibi
+
+    wrong = lambda xx, ll=alibi.lam: (1 - sp.exp(-ll * xx)) / (1 - sp.exp(-ll))
+    ev = cc.alibi_warp_check(CheckContext(), phi=wrong)
+    assert ev.verdict == "qualified"
+    assert ev.details["working_warps"] == ["(exp(lambda x) - 1)/(exp(lambda) - 1)"]
+    assert "(exp(lambda x) - 1)/(exp(lambda) - 1)" in ev.correction
+
+
+def test_rope_monte_carlo_detects_a_non_orthogonal_map():
+    ev = cc.rope_init_check(CheckContext(), transform=lambda k, rng: 1.2 * k)
+    assert ev.verdict == "refuted"
+    assert ev.counterexample
+
+
+def test_rope_monte_carlo_is_seeded():
+    a = cc.rope_monte_carlo(5, samples=2000, dim=8)
+    b = cc.rope_monte_carlo(5, samples=2000, dim=8)
+    assert a == b
+    assert a["ks_ok"] and a["moments_ok"]
+
+
+def test_measured_part_none_without_models_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # simulate a machine without torch
+    assert cc.measured_rope_part(CheckContext()) is None
+
+
+def test_measured_part_verdict_rule(monkeypatch):
+    from posbias.proofs_checks.claims import measured
+
+    base = {"arch": "x", "settings": {}, "length": 8, "estimator": "e", "samples": 1, "seed": 0,
+            "w1": 0.01, "noise_w1": 0.01}
+    for rho, floor, verdict in [(0.995, 0.999, "verified"), (0.97, 0.972, "verified"),
+                                (0.97, 0.998, "qualified"), (0.5, 0.998, "refuted")]:
+        monkeypatch.setattr(measured, "measured_rope_comparison",
+                            lambda ctx, r=rho, f=floor: dict(base, spearman=r, noise_spearman=f))
+        assert cc.measured_rope_part(CheckContext()).verdict == verdict
+
+
+def test_ks_statistic():
+    assert cc.ks_two_sample([0, 1, 2, 3], [10, 11, 12, 13]) == 1.0
+    assert cc.ks_two_sample([0, 1], [0, 1]) == 0.0
+
+
+@pytest.mark.slow
+def test_thorough_laguerre_up_to_30():
+    ev = cc.laguerre_check(CheckContext(thorough=True))
+    assert ev.verdict == "verified"
+    assert ev.details["symbolic"]["laguerre"]["identities"] == 31
