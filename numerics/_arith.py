@@ -117,6 +117,8 @@ def binomial(n: int, k: int) -> int:
     >>> binomial(5, 2), binomial(3, 4)
     (10, 0)
     """
+    n = _integer(n, "n")
+    k = _integer(k, "k")
     if k < 0 or k > n:
         return 0
     if HAVE_GMPY2:
@@ -124,6 +126,15 @@ def binomial(n: int, k: int) -> int:
     import math  # pragma: no cover
 
     return math.comb(n, k)  # pragma: no cover
+
+
+def _integer(value, parameter: str) -> int:
+    """``value`` as a Python int; only integers (int, numpy or gmpy2 integers) pass, never a
+    bool, float, mpf or Decimal (a float reaching the exact path is an error, not a rounding)."""
+    if isinstance(value, bool) or not (isinstance(value, numbers.Integral)
+                                       or (HAVE_GMPY2 and isinstance(value, type(mpz(0))))):
+        raise InvalidArgument(parameter, value, "an integer")
+    return int(value)
 
 
 def _floor_log10(num, den) -> int:
@@ -163,9 +174,9 @@ def round_significant(numerator, denominator, digits: int) -> str:
     >>> round_significant(0, 1, 4)
     '0'
     """
-    if digits < 1:
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
         raise InvalidArgument("digits", digits, "an integer >= 1")
-    num, den = mpz(numerator), mpz(denominator)
+    num, den = mpz(_integer(numerator, "numerator")), mpz(_integer(denominator, "denominator"))
     if den <= 0:
         raise InvalidArgument("denominator", denominator, "a positive integer")
     if num == 0:

@@ -46,7 +46,9 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_length(length, parameter="length", maximum=None) -> int:
+def _check_length(length, parameter="length", maximum=10**9) -> int:
+    """A length in ``1..maximum`` (a profile of more than ``10**9`` positions does not fit in
+    memory on any path; rejecting it avoids an OverflowError or a hang deep inside)."""
     if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
         raise InvalidArgument(parameter, length, "an integer >= 1")
     length = int(length)

@@ -43,8 +43,8 @@ __all__ = [
 
 
 def _check_index(value, parameter) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidArgument(parameter, value, "an integer >= 0")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**9:
+        raise InvalidArgument(parameter, value, "an integer between 0 and 10^9 - 1")
     return value
 
 

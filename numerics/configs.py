@@ -208,8 +208,9 @@ class RolloutConfig:
         return np.array([alibi_diagonal_defect(self.length, lay) for lay in self.layers])
 
     def with_length(self, length: int) -> "RolloutConfig":
-        if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-            raise InvalidArgument("--length", length, "an integer >= 1")
+        if (isinstance(length, bool) or not isinstance(length, (int, np.integer))
+                or not 1 <= length <= MAX_LENGTH):
+            raise InvalidArgument("--length", length, f"an integer between 1 and {MAX_LENGTH}")
         return dataclasses.replace(self, length=int(length))
 
     def attention_only(self) -> "RolloutConfig":
@@ -231,31 +232,79 @@ class RolloutConfig:
 # validation helpers
 
 
+#: size limits of a config: positions, layers, heads, layer x head table entries, and YAML
+#: values after alias expansion (a "billion laughs" document is rejected before any use)
+MAX_LENGTH = 100_000_000
+MAX_LAYERS = 1_000_000
+MAX_HEADS = 100_000
+MAX_TABLE = 10_000_000
+MAX_YAML_VALUES = 10_000_000
+
+
+def _shown(x):
+    """A short stand-in for a YAML value in an error message (never the repr of a huge or
+    alias-expanded structure)."""
+    if isinstance(x, (list, dict)):
+        return f"a {type(x).__name__} of {len(x)} items"
+    if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 200:
+        return f"an integer of {len(str(abs(x))) if x.bit_length() < 10**5 else 'very many'} digits"
+    return x
+
+
+def _expanded_size(data, limit: int) -> int:
+    """Number of YAML values in ``data`` counting every alias use, stopping above ``limit``
+    (memoised by object identity: linear in the document, not in its expansion)."""
+    memo = {}
+
+    def size(x):
+        if not isinstance(x, (list, dict)):
+            return 1
+        key = id(x)
+        if key in memo:
+            return memo[key]
+        memo[key] = limit + 1  # a self-referencing (recursive) document counts as too large
+        total = 1
+        items = x.values() if isinstance(x, dict) else x
+        for v in items:
+            total += size(v)
+            if total > limit:
+                break
+        memo[key] = total
+        return total
+
+    return size(data)
+
+
 def _number(key, x, *, lo=None, hi=None, lo_open=False, what="a finite number"):
     if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise InvalidArgument(key, x, what)
-    xf = float(x)
+        raise InvalidArgument(key, _shown(x), what)
+    try:
+        xf = float(x)
+    except OverflowError:
+        raise InvalidArgument(key, _shown(x), what) from None
     if not math.isfinite(xf):
-        raise InvalidArgument(key, x, what)
+        raise InvalidArgument(key, _shown(x), what)
     if lo is not None and (xf < lo or (lo_open and xf == lo)):
-        raise InvalidArgument(key, x, what)
+        raise InvalidArgument(key, _shown(x), what)
     if hi is not None and xf > hi:
-        raise InvalidArgument(key, x, what)
+        raise InvalidArgument(key, _shown(x), what)
     return xf
 
 
-def _integer(key, x, lo=1):
-    if isinstance(x, bool) or not isinstance(x, int) or x < lo:
-        raise InvalidArgument(key, x, f"an integer >= {lo}")
+def _integer(key, x, lo=1, hi=None):
+    if isinstance(x, bool) or not isinstance(x, int) or x < lo or (hi is not None and x > hi):
+        allowed = f"an integer >= {lo}" if hi is None else f"an integer between {lo} and {hi}"
+        raise InvalidArgument(key, _shown(x), allowed)
     return int(x)
 
 
 def _mapping(key, x, allowed, required=()):
     if not isinstance(x, dict):
-        raise InvalidArgument(key, x, "a mapping")
+        raise InvalidArgument(key, _shown(x), "a mapping")
     for k in x:
         if k not in allowed:
-            raise InvalidArgument(f"{key}.{k}" if key else str(k), x[k], "a known key (" + ", ".join(allowed) + ")")
+            raise InvalidArgument(f"{key}.{k}" if key else str(_shown(k))[:80], _shown(x[k]),
+                                  "a known key (" + ", ".join(allowed) + ")")
     for k in required:
         if k not in x:
             raise InvalidArgument(f"{key}.{k}" if key else k, "<missing>", "a value (the key is required)")
@@ -267,7 +316,7 @@ def _table(key, x, T, H, *, lo=None, what="finite numbers") -> np.ndarray:
     if isinstance(x, list) and x and all(not isinstance(r, list) for r in x):
         x = [x]  # a flat list is one row
     if not isinstance(x, list) or not x or not all(isinstance(r, list) for r in x):
-        raise InvalidArgument(key, x, f"a list of 1 or {T} rows, each a list of 1 or {H} numbers")
+        raise InvalidArgument(key, _shown(x), f"a list of 1 or {T} rows, each a list of 1 or {H} numbers")
     if len(x) not in (1, T):
         raise InvalidArgument(key, f"{len(x)} rows", f"1 or {T} rows (num_layers)")
     out = np.empty((T, H))
@@ -334,14 +383,17 @@ def parse_config(
     data = _load_yaml(text, source)
     if not isinstance(data, dict):
         raise InvalidArgument("config", source, "a YAML mapping with the rollout config keys")
+    if _expanded_size(data, MAX_YAML_VALUES) > MAX_YAML_VALUES:
+        raise InvalidArgument("config", source, f"a YAML document of at most {MAX_YAML_VALUES} values "
+                              "once its aliases are expanded")
     top = ("sequence_length", "num_layers", "mask_config", "attention_config", "content_config",
            "lambda_schedule_config", "save_dir")
     _mapping("", data, top, required=("sequence_length", "num_layers", "attention_config",
                                        "lambda_schedule_config"))
-    L = _integer("sequence_length", data["sequence_length"])
-    T = _integer("num_layers", data["num_layers"])
+    L = _integer("sequence_length", data["sequence_length"], hi=MAX_LENGTH)
+    T = _integer("num_layers", data["num_layers"], hi=MAX_LAYERS)
     if length is not None:
-        L = _integer("--length", length)
+        L = _integer("--length", length, hi=MAX_LENGTH)
 
     window = None
     mask = data.get("mask_config") or {}
@@ -351,14 +403,17 @@ def parse_config(
         window = _integer("mask_config.window_size", mask.get("window_size"))
     elif mtype == "causal":
         if mask.get("window_size") is not None:
-            raise InvalidArgument("mask_config.window_size", mask["window_size"], "null for a causal mask")
+            raise InvalidArgument("mask_config.window_size", _shown(mask["window_size"]), "null for a causal mask")
     else:
-        raise InvalidArgument("mask_config.mask_type", mtype, "causal or sliding_window (causal masks only)")
+        raise InvalidArgument("mask_config.mask_type", _shown(mtype), "causal or sliding_window (causal masks only)")
 
     att = _mapping("attention_config", data["attention_config"],
                    ("num_heads", "alibi_slopes", "head_weights", "softmax_temperature"),
                    required=("num_heads", "alibi_slopes"))
-    H = _integer("attention_config.num_heads", att["num_heads"])
+    H = _integer("attention_config.num_heads", att["num_heads"], hi=MAX_HEADS)
+    if T * H > MAX_TABLE:
+        raise InvalidArgument("attention_config.num_heads", H,
+                              f"at most {MAX_TABLE} layer x head pairs (num_layers = {T})")
     slopes = _table("attention_config.alibi_slopes", att["alibi_slopes"], T, H, lo=0.0,
                     what="finite numbers >= 0")
     hw = att.get("head_weights")
@@ -368,7 +423,7 @@ def parse_config(
         weights = _table("attention_config.head_weights", hw, T, H, lo=0.0, what="finite numbers >= 0")
         for t in range(T):
             if not weights[t].sum() > 0:
-                raise InvalidArgument("attention_config.head_weights", hw, "rows with a positive sum")
+                raise InvalidArgument("attention_config.head_weights", _shown(hw), "rows with a positive sum")
     tau = _number("attention_config.softmax_temperature", att.get("softmax_temperature", 1.0),
                   lo=0.0, lo_open=True, what="a finite number > 0")
 
@@ -390,7 +445,8 @@ def parse_config(
     else:
         model_key = _model_from_name(source)
         if model_key is None and data.get("save_dir"):
-            model_key = _model_from_name(str(data["save_dir"]))
+            save_dir = data["save_dir"]
+            model_key = _model_from_name(save_dir) if isinstance(save_dir, str) else None
     conv = conventions_for(convention, model_key or model, **overrides)
 
     if conv.slope_rule != "given":
@@ -416,7 +472,7 @@ def parse_config(
 def _schedule(cfg, T):
     key = "lambda_schedule_config"
     if not isinstance(cfg, dict):
-        raise InvalidArgument(key, cfg, "a mapping with schedule_type")
+        raise InvalidArgument(key, _shown(cfg), "a mapping with schedule_type")
     kind = cfg.get("schedule_type")
     if kind == "constant":
         _mapping(key, cfg, ("schedule_type", "lambda_const"), required=("lambda_const",))
@@ -437,7 +493,7 @@ def _schedule(cfg, T):
         lam = [_number(f"{key}.lambdas_custom[{t}]", v, lo=0.0, hi=1.0, what="a number in [0, 1]")
                for t, v in enumerate(vals)]
         return np.array(lam), "custom (measured)"
-    raise InvalidArgument(f"{key}.schedule_type", kind, "one of constant, power_decay, custom")
+    raise InvalidArgument(f"{key}.schedule_type", _shown(kind), "one of constant, power_decay, custom")
 
 
 def load_config(

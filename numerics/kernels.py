@@ -117,9 +117,16 @@ def _precise_scalar(x: Any, parameter: str) -> mpmath.mpf:
     raise InvalidArgument(parameter, x, "a number (mpf, int, Fraction or decimal string)")
 
 
+#: largest L of a dense L x L kernel (10^10 entries already exceed any machine's memory)
+MAX_DENSE_LENGTH = 100_000
+
+
 def _check_length(L: Any, parameter: str = "L") -> int:
     if isinstance(L, bool) or not isinstance(L, numbers.Integral) or L < 1:
         raise InvalidArgument(parameter, L, "an integer >= 1")
+    if L > MAX_DENSE_LENGTH:
+        raise InvalidArgument(parameter, L, f"an integer between 1 and {MAX_DENSE_LENGTH} "
+                              "(dense L x L kernels)")
     return int(L)
 
 

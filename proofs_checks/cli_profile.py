@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from fractions import Fraction
 
@@ -63,10 +64,11 @@ def add_parser(subparsers) -> None:
 def _int_arg(text, parameter, low, high, allowed):
     if text is None:
         return None
-    try:
-        value = int(str(text).strip(), 10)
-    except ValueError:
+    digits = str(text).strip()
+    # plain ASCII digits only: int() would also take "1_000", "+5" and non-ASCII digits
+    if not re.fullmatch(r"[0-9]{1,30}", digits):
         raise InvalidArgument(parameter, text, allowed)
+    value = int(digits, 10)
     if not low <= value <= high:
         raise InvalidArgument(parameter, text, allowed)
     return value

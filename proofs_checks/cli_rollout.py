@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 
@@ -39,7 +40,7 @@ def add_parser(subparsers):
     )
     p.add_argument("config", nargs="?", metavar="CONFIG", help="YAML file or shipped config name")
     p.add_argument("--list", action="store_true", help="list the shipped configs and exit")
-    p.add_argument("--length", type=int, metavar="L", help="sequence length (overrides the config)")
+    p.add_argument("--length", metavar="L", help="sequence length (overrides the config), 1..10^8")
     p.add_argument("--convention", default="reference", metavar="NAME",
                    help="reference (default: what the reference code does) or corrected "
                         "(model-faithful slopes, ALiBi and content scaling)")
@@ -191,6 +192,16 @@ def _csv(results: list) -> str:
     return "\n".join(lines)
 
 
+def _length(text) -> int:
+    """``--length`` as plain decimal digits, between 1 and the loader's maximum."""
+    from posbias.numerics.configs import MAX_LENGTH
+
+    digits = str(text).strip()
+    if not re.fullmatch(r"[0-9]{1,30}", digits) or not 1 <= int(digits) <= MAX_LENGTH:
+        raise InvalidArgument("--length", text, f"an integer between 1 and {MAX_LENGTH}")
+    return int(digits)
+
+
 def run(args) -> int:
     from posbias.numerics.configs import CONVENTIONS, builtin_configs, load_config
 
@@ -201,8 +212,8 @@ def run(args) -> int:
         raise InvalidArgument("CONFIG", "<missing>", "a YAML file or a shipped config name")
     if args.convention not in CONVENTIONS:
         raise InvalidArgument("--convention", args.convention, "one of " + ", ".join(CONVENTIONS))
-    if args.length is not None and args.length < 1:
-        raise InvalidArgument("--length", args.length, "an integer >= 1")
+    if args.length is not None:
+        args.length = _length(args.length)
     if args.d_head is not None and args.d_head < 1:
         raise InvalidArgument("--d-head", args.d_head, "an integer >= 1")
     if args.plot:

@@ -65,6 +65,14 @@ def _schedules(ctx: CheckContext):
     return out
 
 
+def _rounded(discrepancy: str, dps: int) -> str:
+    """A numerical (quadrature, Gamma) discrepancy: "0" only says the two routes agree once
+    both are rounded to ``dps`` digits."""
+    if mpmath.mpf(discrepancy) == 0:
+        return f"0 (both routes equal after rounding to {dps} digits: below 1e-{dps - 1} relative)"
+    return discrepancy
+
+
 def _show(lams) -> str:
     return "[" + ", ".join(str(x) for x in lams) + "]"
 
@@ -204,7 +212,9 @@ def _check_bernstein(ctx: CheckContext) -> Evidence:
         method=("exact (or mpmath) last-row propagation vs mpmath tanh-sinh quadrature of the "
                 "Bernstein integral against χ (atom Π(1-λ_t) at x=1 plus a Poisson-binomial "
                 "mixture of Gamma densities in t = ln 1/x); the quadrature never uses μ_n"),
-        discrepancy=max((h["discrepancy"] for h in history), key=lambda s: mpmath.mpf(s)),
+        # "0" from agree() means equal after rounding both routes to dps digits, not an identity
+        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=lambda s: mpmath.mpf(s)),
+                             worst.dps),
         precision=f"dps={worst.dps}", tolerance=worst.tolerance(), cases=len(cases),
         details={"history": history},
     )
@@ -370,7 +380,8 @@ def _check_products(ctx: CheckContext) -> Evidence:
                 "remainder (mpmath loggamma, T = 1e3..1e6); infinite product: exact partial "
                 f"product to T={T0} times exp(-Σ_k c^k ζ(2k, T+2)/k) agrees with "
                 "sin(π√c)/(π√c(1-c))"),
-        discrepancy=max((h["discrepancy"] for h in history), key=lambda s: mpmath.mpf(s)),
+        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=lambda s: mpmath.mpf(s)),
+                             ctx.dps),
         precision=f"dps={ctx.dps}", tolerance=f"{ctx.dps - 10} of {ctx.dps} digits", cases=n,
         parameters={"a": [str(a) for a in a_values], "T": T_values, "partial_T": T0},
         details={"rate_remainders": rates, "infinite_product": history},

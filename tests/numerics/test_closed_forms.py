@@ -137,3 +137,43 @@ def test_bernstein_irrational_schedule_matches_precise_propagation():
 def test_index_validation(bad):
     with pytest.raises(InvalidArgument):
         hausdorff_entry_exact(bad[0], bad[1], [1])
+
+
+@pytest.mark.parametrize("args", [
+    (0.5, 3, 5), (1, 0.5, 5), (mpmath.mpf(1), 3, 5), (True, 3, 5), (Fraction(1, 2), 3, 5),
+    (1, 3, 1.5), (1, 3, True), (1, 3, 0),
+])
+def test_round_significant_rejects_non_integers(args):
+    """A float must not be silently truncated to an integer on the exact printing path."""
+    from posbias.numerics._arith import round_significant
+
+    with pytest.raises(InvalidArgument):
+        round_significant(*args)
+
+
+def test_binomial_rejects_non_integers():
+    from posbias.numerics._arith import binomial, mpz
+
+    assert binomial(5, 2) == binomial(mpz(5), 2) == 10
+    for n, k in ((0.5, 1), (True, 1), (5, 2.0), (5, mpmath.mpf(2))):
+        with pytest.raises(InvalidArgument):
+            binomial(n, k)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: cesaro_profile_exact(10**400, [1]),
+    lambda: complete_homogeneous_exact(10**400, [1]),
+    lambda: symmetric_polynomial_profile_exact(3, 10**400),
+    lambda: hausdorff_entry_exact(10**11, 0, [1]),
+])
+def test_huge_sizes_are_invalid_arguments(call):
+    with pytest.raises(InvalidArgument):
+        call()
+
+
+def test_huge_dense_kernel_is_rejected():
+    from posbias.numerics.kernels import uniform_causal_kernel_exact
+
+    with pytest.raises(InvalidArgument) as e:
+        uniform_causal_kernel_exact(10**11)
+    assert e.value.parameter == "L"

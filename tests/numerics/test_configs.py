@@ -320,3 +320,59 @@ def test_sliding_window_mask():
     with pytest.raises(InvalidArgument) as e:
         parse_config(_text(extra="mask_config:\n  mask_type: causal\n  window_size: 4\n"))
     assert e.value.parameter == "mask_config.window_size"
+
+
+def _bomb(levels: int = 9) -> str:
+    """A "billion laughs" YAML: 9**levels strings once the aliases are expanded."""
+    out = "  - &l0 [x, x, x, x, x, x, x, x, x]\n"
+    for i in range(1, levels):
+        out += f"  - &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]\n"
+    return out
+
+
+@pytest.mark.parametrize("where", ["save_dir", "sequence_length", "colour"])
+def test_yaml_bomb_is_rejected_quickly(where):
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(InvalidArgument) as e:
+        parse_config(_text(extra=f"{where}:\n" + _bomb()) if where != "sequence_length"
+                     else _text(sequence_length="\n" + _bomb()))
+    assert e.value.parameter == "config" and "aliases" in str(e.value)
+    assert time.perf_counter() - t0 < 5
+
+
+def test_recursive_alias_is_rejected():
+    with pytest.raises(InvalidArgument) as e:
+        parse_config(_text(extra="save_dir: &a [*a]\n"))
+    assert e.value.parameter == "config"
+
+
+@pytest.mark.parametrize("changes, key", [
+    (dict(sequence_length="99999999999999"), "sequence_length"),
+    (dict(num_layers="99999999999999"), "num_layers"),
+    (dict(attention="attention_config:\n  num_heads: 99999999999999\n  alibi_slopes: [[0.5]]\n"),
+     "attention_config.num_heads"),
+    (dict(attention="attention_config:\n  num_heads: 2\n  alibi_slopes: [[0.5, " + "9" * 400 + "]]\n"),
+     "attention_config.alibi_slopes[0][1]"),
+    (dict(**{"lambda": "lambda_schedule_config:\n  schedule_type: constant\n  lambda_const: " + "9" * 400 + "\n"}),
+     "lambda_schedule_config.lambda_const"),
+])
+def test_huge_values_are_rejected_with_a_short_message(changes, key):
+    with pytest.raises(InvalidArgument) as e:
+        parse_config(_text(**changes))
+    assert e.value.parameter == key
+    assert len(str(e.value)) < 300
+
+
+def test_length_override_is_bounded():
+    with pytest.raises(InvalidArgument) as e:
+        parse_config(_text(), length=10**14)
+    assert e.value.parameter == "--length"
+    with pytest.raises(InvalidArgument):
+        parse_config(_text()).with_length(10**14)
+
+
+def test_non_string_save_dir_is_ignored():
+    cfg = parse_config(_text(extra="save_dir: [1, 2]\n"))
+    assert cfg.model is None

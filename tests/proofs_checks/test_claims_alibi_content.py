@@ -121,3 +121,49 @@ def test_config_claims_need_the_yaml_extra(monkeypatch):
     for check in (ac.check_u_shape, ac.check_four_forces):
         ev = check(CheckContext())
         assert ev.verdict == "needs-data" and "yaml" in ev.details["missing"]
+
+
+def test_decay_mask_correction_names_the_t_dependent_factor():
+    """The ratio to the stated form is (1-e^{-m})^t t/(t+k): checked in the evidence, and here
+    against a dense mpmath rollout of one decay head (m = 1, t = 12, L = 40)."""
+    import mpmath
+
+    ev = run_claim(get_claim("wu2025:decay-mask"), CheckContext()).evidence
+    assert "(1-e^{-m})^t" in ev.correction and "floor((t-e^m)/(e^m-1)) + 1" in ev.correction
+    assert ev.details["k* = floor((t-e^m)/(e^m-1)) + 1 in every case"] is True
+    assert mpmath.mpf(ev.details["max |(ratio to stated form) / ((1-e^-m)^t t/(t+k)) - 1|"]) < 1e-12
+    with mpmath.workdps(30):
+        m, t, L = mpmath.mpf(1), 12, 40
+        q = mpmath.exp(-m)
+        Z = [sum(q ** k for k in range(i + 1)) for i in range(L)]
+        u = [mpmath.mpf(0)] * L
+        u[-1] = mpmath.mpf(1)
+        for _ in range(t):
+            new = [mpmath.mpf(0)] * L
+            for i in range(L):
+                for j in range(i + 1):
+                    new[j] += u[i] * q ** (i - j) / Z[i]
+            u = new
+        for k in (0, 5, 15):
+            ratio = u[L - 1 - k] / (mpmath.binomial(t + k, k) * q ** k)
+            assert abs(ratio / ((1 - q) ** t * t / (t + k)) - 1) < mpmath.mpf(10) ** -8  # e^{-m(L-k)}
+        assert max(range(20), key=lambda k: u[L - 1 - k]) == 6  # floor(5.40) + 1
+
+
+def test_decay_mask_is_not_qualified_with_a_wrong_critical_point(monkeypatch):
+    orig = ac.alibi_rollout_precise
+
+    def shifted(L, layers, lam, *, dps):
+        p = orig(L, layers, lam, dps=dps)
+        return p[1:] + [p[-1]]  # moves every bulk entry by one position
+
+    monkeypatch.setattr(ac, "alibi_rollout_precise", shifted)
+    assert ac.check_decay_mask(CheckContext()).verdict != "qualified"
+
+
+def test_u_shape_correction_states_only_computed_conventions():
+    ev = run_claim(get_claim("herasimchyk2026:u-shape-measured-schedules"), CheckContext()).evidence
+    lowest = min(float(r["attention-only p(1)"]) for r in ev.details["configs"] if r["convention"] == "corrected")
+    assert lowest > 0.9 and f"lowest {lowest:.3g}" in ev.correction
+    # no rounded "1" for a p(1) that is not 1
+    assert " 1 at 4T" not in ev.correction and "1 - p(1) =" in ev.correction

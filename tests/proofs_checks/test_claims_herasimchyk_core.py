@@ -137,3 +137,14 @@ def test_primacy_drift_holds_for_monotone_kernels(case):
 def test_recency_drift_holds_for_monotone_kernels(case):
     ks, lam = case
     assert hc.recency_drift_dominance(ks if lam else ks[:1], lam).dominates
+
+
+def test_drift_checks_contain_strict_cases():
+    """A worst margin of 0 alone could come from trivial cases only (T = 0, L = 1, λ ≡ 1): the
+    evidence must show that many generated cases drift strictly."""
+    from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
+
+    for cid in ("herasimchyk2026:primacy-drift", "herasimchyk2026:recency-drift"):
+        ev = run_claim(get_claim(cid), CheckContext()).evidence
+        strict = ev.details["cases with a strict drift (margin > 0 at every k < L)"]
+        assert ev.verdict == "verified" and ev.cases // 4 <= strict <= ev.cases

@@ -69,3 +69,11 @@ def test_products_check_refutes_a_wrong_tail(monkeypatch):
     monkeypatch.setattr(posbias_exact, "_tail_factor", lambda c, T, d: 1)
     ev = run_claim(get_claim("posbias:schedule-products"), CheckContext(max_dps=60)).evidence
     assert ev.verdict == "refuted" and "c = 1 - 1/" in ev.counterexample
+
+
+def test_numerical_agreement_is_not_reported_as_an_exact_zero():
+    from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
+
+    for cid in ("posbias:bernstein", "posbias:schedule-products"):
+        ev = run_claim(get_claim(cid), CheckContext()).evidence
+        assert ev.discrepancy != "0" and ev.discrepancy != "0 (exact)"

@@ -75,3 +75,12 @@ def test_prefix_margins():
     M = uniform_causal_kernel_exact(L)
     causal = wu2025.prefix_margins([M] * 5, F(1, 5), K)
     assert causal["keep"] < 0
+
+
+def test_sliding_window_bound_is_tested_where_it_is_not_vacuous():
+    """With C = 1/q the bound exceeds 1 for t <= 2h; the check must reach depths t > 2h."""
+    from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
+
+    ev = run_claim(get_claim("wu2025:sliding-window"), CheckContext()).evidence
+    assert ev.verdict == "verified"
+    assert ev.details["informative depths (t > 2h, where C q^(t/2h) < 1)"] >= ev.cases

@@ -132,6 +132,11 @@ BAD = [
     (["--length", "4", "--depth", "2"], "--alpha"),
     (["--length", "4", "--depth", "2", "--alpha", "1/2", "--format", "xml"], "--format"),
     (["--length", "200000", "--depth", "2", "--alpha", "1/2", "--exact"], "--length"),
+    # int() would take these: digit separators and non-ASCII digits are not lengths
+    (["--length", "1_0", "--depth", "2", "--alpha", "1/2"], "--length"),
+    (["--length", "\u0664", "--depth", "2", "--alpha", "1/2"], "--length"),
+    (["--length", "4", "--depth", "1_0", "--alpha", "1/2"], "--depth"),
+    (["--length", "4", "--depth", "2", "--alpha", "1/2", "--dps", "3_0"], "--dps"),
 ]
 
 

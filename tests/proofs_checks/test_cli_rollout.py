@@ -72,6 +72,9 @@ def test_list(capsys):
         ([], "CONFIG"),
         (["no_content/mpt-7b", "--length", "0"], "--length"),
         (["no_content/mpt-7b", "--length", "x"], "--length"),
+        (["no_content/mpt-7b", "--length", "nan"], "--length"),
+        (["no_content/mpt-7b", "--length", "1_0"], "--length"),
+        (["no_content/mpt-7b", "--length", "99999999999999"], "--length"),
         (["no_content/mpt-7b", "--convention", "faithful"], "--convention"),
         (["no_content/mpt-7b", "--plot", "out.svg"], "--plot"),
         (["no_content/mpt-7b", "--format", "xml"], "--format"),
@@ -113,3 +116,20 @@ def test_compare_json(capsys):
     assert [r["convention"] for r in data["results"]] == ["reference", "corrected"]
     assert data["results"][1]["conventions"]["d_head"] == 128
     assert 0 < data["w1_reference_corrected"] < 1
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("sequence_length: 99999999999999\nnum_layers: 2\nattention_config: {num_heads: 1, alibi_slopes: [[0.5]]}\n"
+     "lambda_schedule_config: {schedule_type: constant, lambda_const: 0.5}\n", "sequence_length"),
+    ("sequence_length: 8\nnum_layers: 2\nattention_config: {num_heads: 1, alibi_slopes: [[" + "9" * 400 + "]]}\n"
+     "lambda_schedule_config: {schedule_type: constant, lambda_const: 0.5}\n", "alibi_slopes"),
+    ("save_dir:\n  - &l0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"  - &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]\n" for i in range(1, 9)), "config"),
+])
+def test_hostile_config_files_exit_2(tmp_path, capsys, text, fragment):
+    """Huge sizes, integers beyond float range and YAML bombs: one line, exit 2, nothing else."""
+    f = tmp_path / "hostile.yaml"
+    f.write_text(text)
+    rc, out, err = run(capsys, str(f))
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and fragment in err and "Traceback" not in err
