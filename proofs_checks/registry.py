@@ -280,7 +280,9 @@ def load_builtin_claims() -> None:
 def all_claims(paper: str | None = None) -> list[Claim]:
     """Registered claims in registration order, optionally of one paper."""
     load_builtin_claims()
-    out = list(_REGISTRY.values())
+    rank = {key: n for n, key in enumerate(PAPERS)}
+    # the papers in the order of PAPERS, then users' papers; registration order within a paper
+    out = sorted(_REGISTRY.values(), key=lambda c: rank.get(c.paper, len(rank)))
     if paper is not None:
         papers = sorted({c.paper for c in out})
         if paper not in papers:
