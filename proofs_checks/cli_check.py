@@ -56,6 +56,7 @@ def run_list(args) -> int:
                 "paper": c.paper,
                 "statement": c.statement,
                 "expected": c.expected,
+                "expected_thorough": c.expected_for(True),
                 "section": c.section,
                 "assumptions": list(c.assumptions),
                 "needs": list(c.needs),
@@ -92,7 +93,7 @@ def run_check(args) -> int:
         r = registry.run_claim(c, ctx)
         results.append(r)
         if not args.quiet:
-            mark = "" if r.ok else "  <-- differs from expected " + c.expected
+            mark = "" if r.ok else "  <-- differs from expected " + r.expected
             end = "\n"
             print(f"[{n}/{len(claims)}] {c.id}: {r.evidence.verdict} ({r.seconds:.2f} s){mark}"
                   + (" " * 10 if tty else ""), end=end, file=sys.stderr, flush=True)

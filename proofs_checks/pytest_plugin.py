@@ -47,11 +47,12 @@ class ClaimItem(pytest.Item):
 
         self.result = run_claim(self.claim, self.ctx)
         ev = self.result.evidence
-        if ev.verdict == "needs-data" and self.claim.expected != "needs-data":
+        expected = self.result.expected
+        if ev.verdict == "needs-data" and expected != "needs-data":
             pytest.skip(f"{self.claim.id} needs data: {ev.summary() or ev.method}")
-        if ev.verdict != self.claim.expected:
+        if ev.verdict != expected:
             raise ClaimMismatch(
-                f"{self.claim.id}: expected {self.claim.expected}, got {ev.verdict}\n"
+                f"{self.claim.id}: expected {expected}, got {ev.verdict}\n"
                 + json.dumps(ev.as_dict(), indent=2, ensure_ascii=False)
             )
 

@@ -171,6 +171,12 @@ class Claim:
     assumptions: tuple = ()
     section: str = ""
     needs: tuple = ()  # optional extras or data sets the check needs (informational)
+    #: expected verdict under ``--thorough`` when the larger experiment is known to show more
+    #: (e.g. an effect visible only at a model's full width); None: same as ``expected``
+    expected_thorough: str | None = None
+
+    def expected_for(self, thorough: bool) -> str:
+        return self.expected_thorough if thorough and self.expected_thorough else self.expected
 
     @property
     def latex_text(self) -> str:
@@ -188,11 +194,15 @@ class Result:
     claim: Claim
     evidence: Evidence
     seconds: float
+    expected: str = ""  # the expected verdict for the context the check ran in
+
+    def __post_init__(self):
+        self.expected = self.expected or self.claim.expected
 
     @property
     def ok(self) -> bool:
         """True when the verdict equals the expected verdict, or the data was missing."""
-        return self.evidence.verdict == self.claim.expected or self.evidence.verdict == "needs-data"
+        return self.evidence.verdict == self.expected or self.evidence.verdict == "needs-data"
 
     def as_dict(self) -> dict:
         try:
@@ -206,7 +216,7 @@ class Result:
             "latex": latex,
             "assumptions": list(self.claim.assumptions),
             "status": self.evidence.verdict,
-            "expected": self.claim.expected,
+            "expected": self.expected,
             "ok": self.ok,
             "method": self.evidence.method,
             "evidence": self.evidence.as_dict(),
@@ -221,8 +231,9 @@ def register(c: Claim) -> Claim:
     """Add a claim to the registry; ids are unique."""
     if ":" not in c.id or not c.id.split(":", 1)[1]:
         raise InvalidArgument("id", c.id, "'<paper-key>:<slug>'")
-    if c.expected not in VERDICTS:
-        raise InvalidArgument("expected", c.expected, "one of " + ", ".join(VERDICTS))
+    for name, value in (("expected", c.expected), ("expected_thorough", c.expected_thorough)):
+        if value is not None and value not in VERDICTS:
+            raise InvalidArgument(name, value, "one of " + ", ".join(VERDICTS))
     if c.id in _REGISTRY and _REGISTRY[c.id].check is not c.check:
         raise InvalidArgument("id", c.id, "an id not registered yet")
     _REGISTRY[c.id] = c
@@ -243,6 +254,7 @@ def claim(
     assumptions: Iterable[str] = (),
     section: str = "",
     needs: Iterable[str] = (),
+    expected_thorough: str | None = None,
 ) -> Callable[[Callable[[CheckContext], Evidence]], Callable[[CheckContext], Evidence]]:
     """Decorator registering ``check(ctx) -> Evidence`` as the check of claim ``id``."""
 
@@ -258,6 +270,7 @@ def claim(
                 assumptions=tuple(assumptions),
                 section=section,
                 needs=tuple(needs),
+                expected_thorough=expected_thorough,
             )
         )
         return fn
@@ -320,4 +333,4 @@ def run_claim(c: Claim, ctx: CheckContext | None = None) -> Result:
             method="check raised an exception",
             details={"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()},
         )
-    return Result(c, ev, time.perf_counter() - start)
+    return Result(c, ev, time.perf_counter() - start, c.expected_for(ctx.thorough))

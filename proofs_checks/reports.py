@@ -23,7 +23,7 @@ def summary(results: Sequence[Result]) -> dict:
     return {
         "total": len(results),
         "by_verdict": dict(sorted(counts.items())),
-        "matching_expected": sum(1 for r in results if r.evidence.verdict == r.claim.expected),
+        "matching_expected": sum(1 for r in results if r.evidence.verdict == r.expected),
         "needs_data": counts.get("needs-data", 0),
         "failed": failed,
         "ok": not failed,
@@ -39,7 +39,7 @@ def _cut(text: str, width: int) -> str:
 
 
 def _mark(r: Result) -> str:
-    if r.evidence.verdict == r.claim.expected:
+    if r.evidence.verdict == r.expected:
         return "ok"
     if r.evidence.verdict == "needs-data":
         return "skip"
@@ -53,7 +53,7 @@ def _text(results: Sequence[Result]) -> str:
             (
                 r.claim.id,
                 r.evidence.verdict,
-                r.claim.expected,
+                r.expected,
                 _mark(r),
                 _cut(r.evidence.method, 44),
                 _cut(r.evidence.summary(), 60),
@@ -76,7 +76,7 @@ def _text(results: Sequence[Result]) -> str:
         if not r.ok:
             why = r.evidence.details.get("error") or r.evidence.summary() or r.evidence.method
             lines.append(
-                f"FAILED {r.claim.id}: expected {r.claim.expected}, got {r.evidence.verdict}: {why}"
+                f"FAILED {r.claim.id}: expected {r.expected}, got {r.evidence.verdict}: {why}"
             )
     return "\n".join(lines) + "\n"
 
@@ -93,7 +93,7 @@ def _md(results: Sequence[Result]) -> str:
     for r in results:
         verdict = r.evidence.verdict if r.ok else f"**{r.evidence.verdict}**"
         out.append(
-            f"| `{r.claim.id}` | {verdict} | {r.claim.expected} | {_md_cell(r.evidence.method)} "
+            f"| `{r.claim.id}` | {verdict} | {r.expected} | {_md_cell(r.evidence.method)} "
             f"| {_md_cell(r.evidence.summary())} | {r.seconds:.2f} |"
         )
     s = summary(results)
@@ -171,7 +171,7 @@ def _latex(results: Sequence[Result]) -> str:
         rows.append(
             r"\texttt{" + latex_escape(r.claim.id) + "} & "
             + latex_escape(r.claim.statement) + " & "
-            + verdict + " & " + latex_escape(r.claim.expected) + " & "
+            + verdict + " & " + latex_escape(r.expected) + " & "
             + latex_escape(_cut(r.evidence.summary() or r.evidence.method, 160)) + r" \\ \hline"
         )
     body = "\n".join(rows)
@@ -217,7 +217,7 @@ def _junit(results: Sequence[Result]) -> str:
         elif not r.ok:
             f = ET.SubElement(
                 case, "failure",
-                message=f"expected {r.claim.expected}, got {r.evidence.verdict}",
+                message=f"expected {r.expected}, got {r.evidence.verdict}",
             )
             f.text = json.dumps(r.evidence.as_dict(), indent=2, ensure_ascii=False)
         out = ET.SubElement(case, "system-out")

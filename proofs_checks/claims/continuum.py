@@ -548,9 +548,12 @@ def rope_init_check(ctx: CheckContext, transform=None) -> Evidence:
 claim(
     "chowdhury2026:rope-init",
     statement="At initialization (isotropic Gaussian queries and keys) a RoPE rotation does not "
-    "change the law of the score q^T R k (symbolic and Monte Carlo parts).",
+    "change the law of the score q^T R k, and Step-0 influence profiles with and without RoPE "
+    "agree (measured on a reduced-width Qwen2 shape; --thorough: the full Qwen2-0.5B width, "
+    "where RoPE changes the ranking beyond probe noise).",
     latex=_latex_of("rope-init"),
     expected="verified",
+    expected_thorough="qualified",
     assumptions=("k ~ N(0, sigma^2 I) independent of q", "RoPE block rotations"),
     section="C8",
 )(rope_init_check)

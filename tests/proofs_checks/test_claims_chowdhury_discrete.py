@@ -132,3 +132,14 @@ def test_discrete_limit_can_be_refuted(monkeypatch):
     monkeypatch.setattr(ces, "cesaro_profile_exact",
                         lambda L, s: [x + Fraction(1, 20 * L) for x in orig(L, s)])
     assert run_claim(get_claim("chowdhury2026:discrete-limit"), CheckContext()).evidence.verdict == "refuted"
+
+
+def test_rate_criterion_accepts_faster_and_rejects_slower_decay():
+    """O(1/L) means L·err(L) stays bounded: faster (pre-asymptotic) decay is consistent with it,
+    a slower one (err ~ L^-1/2) is not."""
+    from posbias.proofs_checks.claims.chowdhury_discrete import _growth
+
+    lengths = [64, 128, 256, 512]
+    assert _growth(lengths, [mpmath.mpf(L) ** -1.3 for L in lengths]) < 1
+    assert abs(_growth(lengths, [mpmath.mpf(3) / L for L in lengths]) - 1) < 1e-12
+    assert _growth(lengths, [mpmath.mpf(L) ** -0.5 for L in lengths]) > 1.4

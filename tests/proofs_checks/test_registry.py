@@ -104,3 +104,21 @@ def test_builtin_claim_matches_expected(claim_id):
         pytest.skip(f"{claim_id}: {r.evidence.summary() or r.evidence.method}")
     assert r.evidence.verdict == c.expected, r.evidence.as_dict()
     assert r.evidence.method, claim_id
+
+
+def test_expected_thorough_applies_only_to_thorough_runs():
+    @claim("testlab:scale", statement="an effect visible only in the larger experiment",
+           latex="x", expected="verified", expected_thorough="qualified")
+    def _scale(ctx):
+        return Evidence("qualified" if ctx.thorough else "verified", method="test")
+
+    try:
+        c = registry.get_claim("testlab:scale")
+        quick, thorough = run_claim(c, CheckContext()), run_claim(c, CheckContext(thorough=True))
+        assert (quick.expected, quick.ok) == ("verified", True)
+        assert (thorough.expected, thorough.ok) == ("qualified", True)
+        with pytest.raises(InvalidArgument, match="expected_thorough"):
+            claim("testlab:bad-thorough", statement="x", latex="x", expected="verified",
+                  expected_thorough="maybe")(lambda ctx: None)
+    finally:
+        registry.unregister("testlab:scale")
