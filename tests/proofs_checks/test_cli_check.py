@@ -143,3 +143,12 @@ def test_output_written_atomically(two_claims, tmp_path, capsys):
 def test_output_directory_rejected(two_claims, tmp_path, capsys):
     code, _, err = run(["check", *two_claims, "--output", str(tmp_path)], capsys)
     assert code == 2 and "directory" in err
+
+
+@pytest.mark.slow
+def test_thorough_run_matches_expected_verdicts(capsys):
+    """The whole registry with larger grids, more cases and full-width models (a few minutes)."""
+    code, out, _ = run(["check", "--thorough", "--quiet", "--format", "json"], capsys)
+    data = json.loads(out)
+    assert code == 0, data["summary"]["failed"]
+    assert data["summary"]["total"] == len(registry.all_claims())
