@@ -66,13 +66,11 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.numerics.alibi import (
-    AlibiLayer,
     alibi_diagonal_defect,
     alibi_layer,
     alibi_rollout,

@@ -30,25 +30,13 @@ LONG_EQUATION = 150
 #: target length of one line of a broken equation
 LINE_LENGTH = 110
 
-_TEXT_ESCAPES = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
 
 
 def escape_text(text: str) -> str:
     """Escape plain text (titles, descriptions, assumptions) for LaTeX text mode."""
-    return "".join(_TEXT_ESCAPES.get(ch, ch) for ch in text)
+    from posbias.proofs_checks.reports import latex_escape
+
+    return latex_escape(text)
 
 
 def _visible_length(tex: str) -> int:

@@ -10,7 +10,7 @@ precision ran out).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 import mpmath
 

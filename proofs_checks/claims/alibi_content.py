@@ -25,7 +25,6 @@ from posbias.numerics.alibi import (
     alibi_propagate,
     alibi_propagate_precise,
     alibi_rollout,
-    alibi_rollout_dense,
     alibi_rollout_precise,
 )
 from posbias.proofs_checks.precision import agree
@@ -177,7 +176,6 @@ def check_alibi_recency(ctx):
 
 def _latex_h2d(sp):
     d, b, m, i, j = sp.symbols("d b m i j", real=True)
-    A = sp.Function("A")
     return (r"\mathrm{softmax}_j(b + s_{ij}) = \mathrm{softmax}_j(s_{ij}),\qquad "
             + sp.latex(sp.Implies(sp.StrictGreaterThan(d, 0), sp.Symbol(r"p_d \succeq p_0")))
             + r",\quad d < 0 \Rightarrow p_d \preceq p_0")

@@ -191,7 +191,7 @@ def _residual_density(ctx: CheckContext) -> Evidence:
                 slopes[key] = _rate(lengths, errs)
                 growth[key] = _growth(lengths, errs)
                 atom = (1 - alpha) ** H
-                atoms[key] = f"p(L) - (1-α)^H <= Hα/L holds: " + str(
+                atoms[key] = "p(L) - (1-α)^H <= Hα/L holds: " + str(
                     all((1 - alpha + alpha / L) ** H - atom <= H * alpha / L for L in lengths))
                 masses[key] = _nstr(abs(mpmath.quad(c, [0, 1]) - (1 - _mpf(atom))), 3)
     worst = max(growth.values())
@@ -425,8 +425,6 @@ def _band_intervals(alphas, ratios):
     section="2 (C7)",
 )
 def _peak_valley(ctx: CheckContext) -> Evidence:
-    import numpy as np
-
     from posbias.numerics.cesaro import cesaro_profile, cesaro_profile_precise
 
     alphas = [Fraction(k, 50) for k in range(1, 51)]

@@ -390,7 +390,6 @@ def alibi_warp_check(ctx: CheckContext, phi=None) -> Evidence:
         details=details,
         correction=correction,
     )
-    return ev
 
 
 claim(

@@ -30,6 +30,7 @@ from posbias.numerics.kernels import (
     stochastically_monotone,
     uniform_causal_kernel_exact,
 )
+from posbias.proofs_checks.claims._common import case_rng, show_value
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__: list[str] = []
@@ -42,18 +43,10 @@ PAPER = "herasimchyk2026"
 
 
 def _rng(ctx: CheckContext, slug: str) -> random.Random:
-    return random.Random(f"{ctx.seed}:{PAPER}:{slug}")
+    return case_rng(ctx, PAPER, slug)
 
 
-def _show(x) -> str:
-    """An exact value as ``p/q`` when short, else 6 correct significant digits."""
-    if isinstance(x, Fraction):
-        s = str(x)
-        if len(s) <= 24:
-            return s
-        with mpmath.workdps(30):
-            return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, 6)
-    return str(x)
+_show = show_value
 
 
 def _fmt_matrix(A) -> str:

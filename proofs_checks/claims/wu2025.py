@@ -33,6 +33,7 @@ from posbias.numerics.kernels import (
     sliding_window_kernel_exact,
     uniform_causal_kernel_exact,
 )
+from posbias.proofs_checks.claims._common import case_rng, show_value
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__: list[str] = []
@@ -41,20 +42,10 @@ PAPER = "wu2025"
 
 
 def _rng(ctx: CheckContext, slug: str) -> random.Random:
-    return random.Random(f"{ctx.seed}:{PAPER}:{slug}")
+    return case_rng(ctx, PAPER, slug)
 
 
-def _show(x) -> str:
-    """An exact value as ``p/q`` when short, else 6 correct significant digits."""
-    if isinstance(x, Fraction):
-        s = str(x)
-        if len(s) <= 24:
-            return s
-        with mpmath.workdps(30):
-            return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, 6)
-    if isinstance(x, mpmath.mpf):
-        return mpmath.nstr(x, 6)
-    return str(x)
+_show = show_value
 
 
 def _fmt_matrix(A) -> str:
