@@ -622,6 +622,13 @@ def alibi_rollout_precise(length: int, layers: Sequence[AlibiLayer], lambdas, *,
     >>> mpmath.nstr(p[0], 20)   # Cesaro: (1/4)(1 + 1/2 + 1/3 + 1/4) = 25/48
     '0.52083333333333333333'
     """
+    return _rollout_precise(length, layers, lambdas, dps,
+                            lambda v, layer: alibi_propagate_precise(v, layer, dps=dps))
+
+
+def _rollout_precise(length, layers, lambdas, dps, propagate) -> list:
+    """Last-row rollout in mpmath: ``v <- (1 - λ_t) v + λ_t propagate(v, layer_t)``, from the
+    last layer to the first (the row vector meets ``R(T)`` first)."""
     L = _check_length(length)
     layers = _check_layers(layers)
     T = len(layers)
@@ -632,7 +639,7 @@ def alibi_rollout_precise(length: int, layers: Sequence[AlibiLayer], lambdas, *,
         v[-1] = mpmath.mpf(1)
         for t in range(T - 1, -1, -1):
             lt = mpmath.mpf(lam_raw[t])
-            u = alibi_propagate_precise(v, layers[t], dps=dps)
+            u = propagate(v, layers[t])
             v = [(1 - lt) * a + lt * b for a, b in zip(v, u)]
         return v
 
@@ -646,17 +653,9 @@ def alibi_rollout_dense_precise(length: int, layers: Sequence[AlibiLayer], lambd
     >>> max(abs(x - y) for x, y in zip(a, b)) < mpmath.mpf(10) ** -25
     True
     """
-    L = _check_length(length)
-    layers = _check_layers(layers)
-    T = len(layers)
-    lam_raw = list(lambdas) if np.ndim(lambdas) else [lambdas] * T
-    _check_lambdas([float(x) for x in lam_raw], T)
-    with mpmath.workdps(dps):
-        v = [mpmath.mpf(0)] * L
-        v[-1] = mpmath.mpf(1)
-        for t in range(T - 1, -1, -1):
-            lt = mpmath.mpf(lam_raw[t])
-            A = alibi_kernel_dense_precise(L, layers[t], dps=dps)
-            u = [mpmath.fsum(v[r] * A[r][c] for r in range(c, L)) for c in range(L)]
-            v = [(1 - lt) * a + lt * b for a, b in zip(v, u)]
-        return v
+    def dense_step(v, layer):
+        L = len(v)
+        A = alibi_kernel_dense_precise(L, layer, dps=dps)
+        return [mpmath.fsum(v[r] * A[r][c] for r in range(c, L)) for c in range(L)]
+
+    return _rollout_precise(length, layers, lambdas, dps, dense_step)
