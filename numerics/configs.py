@@ -86,8 +86,6 @@ __all__ = [
     "conventions_for",
     "load_config",
     "parse_config",
-    "builtin_config_path",
-    "builtin_configs",
     "rollout_summary",
 ]
 
@@ -513,6 +511,7 @@ def load_config(
     overrides: ``slope_rule``, ``alibi_scale``, ``content_scale``, ``d_head``,
         ``content_head0_only`` (see :class:`Conventions`).
 
+    >>> from posbias.proofs_checks.data import builtin_config_path
     >>> cfg = load_config(builtin_config_path("no_content/bloom-7b1"))
     >>> cfg.length, cfg.num_layers, cfg.num_heads, cfg.model, cfg.schedule
     (256, 30, 32, 'bloom-7b1', 'custom (measured)')
@@ -532,39 +531,6 @@ def load_config(
     except UnicodeDecodeError:
         raise InvalidArgument("config", p, "a UTF-8 YAML text file") from None
     return parse_config(text, source=p, convention=convention, model=model, length=length, **overrides)
-
-
-#: the shipped configs (github ml-uhh/position-bias, commit a514e09, MIT; LICENSE beside them)
-_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "proofs_checks", "data", "ml-uhh")
-
-
-def _data_dir() -> str:
-    # the same relative place in the source tree (numerics/, proofs_checks/) and when installed
-    # (posbias/numerics/, posbias/proofs_checks/): no import of the proofs_checks layer needed
-    return _DATA
-
-
-def builtin_configs() -> list[str]:
-    """Names of the shipped configs (``group/stem``), from herasimchyk2026's code (MIT).
-
-    >>> "all_content/mpt-7b" in builtin_configs()
-    True
-    """
-    base = _data_dir()
-    out = []
-    for group in sorted(os.listdir(base)):
-        gdir = os.path.join(base, group)
-        if os.path.isdir(gdir):
-            out += [f"{group}/{f[:-5]}" for f in sorted(os.listdir(gdir)) if f.endswith(".yaml")]
-    return out
-
-
-def builtin_config_path(name: str) -> str:
-    """Path of a shipped config by name, e.g. ``"no_content/mpt-7b"`` (see :func:`builtin_configs`)."""
-    names = builtin_configs()
-    if name not in names:
-        raise InvalidArgument("config name", name, "one of " + ", ".join(names))
-    return os.path.join(_data_dir(), name + ".yaml")
 
 
 def rollout_summary(profile, lambdas, deltas) -> dict:

@@ -506,7 +506,8 @@ def check_decay_mask(ctx):
 
 
 def _load(name, convention):
-    from posbias.numerics.configs import builtin_config_path, load_config
+    from posbias.numerics.configs import load_config
+    from posbias.proofs_checks.data import builtin_config_path
 
     return load_config(builtin_config_path(name), convention=convention)
 
@@ -715,7 +716,8 @@ def check_empirical_match(ctx):
     if miss:
         return miss
     from posbias.numerics.compare import spearman, wasserstein1
-    from posbias.numerics.configs import builtin_configs, builtin_config_path, load_config
+    from posbias.numerics.configs import load_config
+    from posbias.proofs_checks.data import builtin_config_path, builtin_configs
 
     rows = []
     ok = True

@@ -458,7 +458,7 @@ def _peak_valley(ctx: CheckContext) -> Evidence:
         rel = max(abs(mpmath.mpf(float(f)) - q) / q for f, q in zip(fp, pp))
     measured = None
     try:
-        from posbias.proofs_checks.claims.measured import measured_peak_valley
+        from posbias.proofs_checks.measured import measured_peak_valley
 
         measured = measured_peak_valley(ctx)
     except ImportError:

@@ -417,7 +417,7 @@ def measured_rope_part(ctx: CheckContext):
     floor; qualified when Spearman >= 0.9 but RoPE visibly changes the ranking; refuted below.
     Returns None without the ``models`` extra (the claim then rests on its other parts).
     """
-    from posbias.proofs_checks.claims.measured import measured_rope_comparison
+    from posbias.proofs_checks.measured import measured_rope_comparison
 
     m = measured_rope_comparison(ctx)
     if m is None:

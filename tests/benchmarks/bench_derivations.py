@@ -18,7 +18,7 @@ BUILD_ONE = (
 BUILD_ALL = (
     "import time; t = time.perf_counter(); from posbias.derivations import all_derivations; "
     "all_derivations(); a = time.perf_counter(); "
-    "from posbias.proofs_checks.cli_latex import render_tex; "
+    "from posbias.cli.latex import render_tex; "
     "render_tex(list(all_derivations().values())); print(a - t, time.perf_counter() - a)"
 )
 

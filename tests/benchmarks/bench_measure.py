@@ -31,7 +31,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from posbias.numerics.measure import compare_with_theory, measure_influence, require_models_extra
+    from posbias.measurements.measure import measure_influence, require_models_extra
+    from posbias.proofs_checks.measured import compare_with_theory
 
     torch, transformers = require_models_extra()
     load = os.getloadavg()

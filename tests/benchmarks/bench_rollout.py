@@ -72,7 +72,8 @@ def bloom176b_layers(num_layers: int = 70, num_heads: int = 112):
     import numpy as np
 
     from posbias.numerics.alibi import alibi_layer, alibi_slopes
-    from posbias.numerics.configs import builtin_config_path, load_config
+    from posbias.numerics.configs import load_config
+    from posbias.proofs_checks.data import builtin_config_path
 
     measured = load_config(builtin_config_path("no_content/bloom-7b1")).lambdas
     x_old = np.linspace(0.0, 1.0, measured.size)

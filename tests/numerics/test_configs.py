@@ -16,9 +16,8 @@ import pytest
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.numerics.alibi import alibi_kernel_dense, alibi_rollout_dense, alibi_slopes
+from posbias.proofs_checks.data import builtin_config_path, builtin_configs
 from posbias.numerics.configs import (
-    builtin_config_path,
-    builtin_configs,
     conventions_for,
     load_config,
     parse_config,

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from posbias.numerics.configs import builtin_config_path, load_config
+from posbias.numerics.configs import load_config
+from posbias.proofs_checks.data import builtin_config_path
 from posbias.proofs_checks.claims import alibi_content as ac
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 

@@ -26,7 +26,7 @@ IDS = [
 @pytest.fixture
 def no_measurement(monkeypatch):
     """peak-valley without its measured Step-0 appendix (tested in test_claims_measured)."""
-    from posbias.proofs_checks.claims import measured
+    from posbias.proofs_checks import measured
 
     monkeypatch.setattr(measured, "measured_peak_valley", lambda ctx: None)
 

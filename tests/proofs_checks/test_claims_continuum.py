@@ -87,7 +87,7 @@ def test_measured_part_none_without_models_extra(monkeypatch):
 
 
 def test_measured_part_verdict_rule(monkeypatch):
-    from posbias.proofs_checks.claims import measured
+    from posbias.proofs_checks import measured
 
     base = {"arch": "x", "settings": {}, "length": 8, "estimator": "e", "samples": 1, "seed": 0,
             "w1": 0.01, "noise_w1": 0.01}

@@ -60,12 +60,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
-from posbias.numerics.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
+from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
 
 __all__ = [
     "Measurement",
-    "TheoryComparison",
-    "RopeComparison",
     "require_models_extra",
     "build_model",
     "rope_identity_patch",
@@ -73,10 +71,6 @@ __all__ = [
     "influence_profile",
     "measure_influence",
     "measure_influence_cached",
-    "compare_with_theory",
-    "best_constant_alpha",
-    "peak_valley",
-    "rope_comparison",
     "METRICS",
     "PROBE_DISTRIBUTIONS",
 ]
@@ -238,7 +232,7 @@ def build_model(
     transformers model type), in eval mode with eager attention.
 
     Returns ``(model, settings)`` with ``settings`` the resolved configuration settings (see
-    :func:`posbias.numerics.presets.resolve_settings`) plus ``rotary`` (whether the model
+    :func:`posbias.measurements.presets.resolve_settings`) plus ``rotary`` (whether the model
     applies RoPE) and ``rope`` (whether it is left on).  ``torch.manual_seed(seed)`` is set
     before construction, so a seed fixes the weights.  ``rope=False`` patches the rotary
     embedding to the identity (:func:`rope_identity_patch`) and is only valid for rotary
@@ -599,7 +593,7 @@ def measure_influence(
 
     Parameters
     ----------
-    arch: a preset name (``posbias.numerics.presets.PRESETS``) or a transformers model type.
+    arch: a preset name (``posbias.measurements.presets.PRESETS``) or a transformers model type.
     length: sequence length ``L``, integer >= 2.
     layers, hidden, heads, kv_heads, vocab: overrides (see ``resolve_settings``).
     seed: integer >= 0.
@@ -701,175 +695,3 @@ def measure_influence_cached(arch: str, **kwargs) -> Measurement:
     sharing a measurement compute it once per process."""
     kwargs.pop("progress", None)
     return _cached(tuple(sorted(dict(kwargs, arch=arch).items())))
-
-
-# ----------------------------------------------------------------------------------------------
-# comparison with theory
-
-def _theory_profile(length: int, schedule) -> np.ndarray:
-    from posbias.numerics.cesaro import cesaro_profile
-
-    return np.asarray(cesaro_profile(length, [float(x) for x in schedule]), dtype=float)
-
-
-def _w1(p, q) -> float:
-    from posbias.numerics.compare import wasserstein1
-
-    return float(wasserstein1(p, q))
-
-
-def _spearman(p, q) -> float:
-    from posbias.numerics.compare import spearman
-
-    return float(spearman(p, q))
-
-
-def best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
-    """The constant ``alpha`` in [0, 1] minimizing the normalized Wasserstein-1 distance between
-    ``measured`` and the Cesàro rollout ``N^T`` with ``N = (1 - alpha) I + alpha M``.
-
-    Returns ``(alpha, w1)``.  Method: a grid of 101 values, then golden-section search in the
-    bracket around the best grid point down to width ``tol`` (chowdhury2026, constant-alpha
-    model, C5/C9).  Parameters: ``measured`` a probability vector of length ``L >= 2``,
-    ``layers`` the depth ``T >= 1``.
-
-    >>> from posbias.numerics.cesaro import cesaro_profile
-    >>> alpha, w1 = best_constant_alpha(cesaro_profile(32, [0.25] * 4), 4)
-    >>> round(alpha, 3), w1 < 1e-6
-    (0.25, True)
-    """
-    measured = np.asarray(measured, dtype=float)
-    _int(layers, "layers", 1)
-    if measured.ndim != 1 or measured.shape[0] < 2:
-        raise InvalidArgument("measured", f"an array of shape {measured.shape}",
-                              "a profile of length >= 2")
-    L = measured.shape[0]
-
-    def cost(a):
-        return _w1(measured, _theory_profile(L, [a] * layers))
-
-    grid = np.linspace(0.0, 1.0, 101)
-    costs = [cost(a) for a in grid]
-    i = int(np.argmin(costs))
-    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, 100)]
-    g = (math.sqrt(5) - 1) / 2
-    c, d = hi - g * (hi - lo), lo + g * (hi - lo)
-    fc, fd = cost(c), cost(d)
-    while hi - lo > tol:
-        if fc <= fd:
-            hi, d, fd = d, c, fc
-            c = hi - g * (hi - lo)
-            fc = cost(c)
-        else:
-            lo, c, fc = c, d, fd
-            d = lo + g * (hi - lo)
-            fd = cost(d)
-    best = min([(costs[i], float(grid[i])), (fc, c), (fd, d)])
-    return float(best[1]), float(best[0])
-
-
-def peak_valley(profile) -> dict:
-    """First/min and last/min ratios of a profile and the (1-indexed) position of its minimum.
-
-    >>> r = peak_valley([0.5, 0.1, 0.05, 0.35])
-    >>> (r["argmin"], round(r["first_over_min"], 12), round(r["last_over_min"], 12))
-    (3, 10.0, 7.0)
-    """
-    p = np.asarray(profile, dtype=float)
-    k = int(np.argmin(p))
-    m = float(p[k])
-    return {
-        "argmin": k + 1,
-        "min": m,
-        "first_over_min": float(p[0] / m) if m > 0 else math.inf,
-        "last_over_min": float(p[-1] / m) if m > 0 else math.inf,
-    }
-
-
-@dataclass
-class TheoryComparison:
-    """Measured profile against two Cesàro rollouts: with the measured schedule ``lambdas``
-    (herasimchyk2026) and with the best constant ``alpha`` (chowdhury2026)."""
-
-    spearman_measured_lambda: float
-    w1_measured_lambda: float
-    best_alpha: float
-    spearman_best_alpha: float
-    w1_best_alpha: float
-    measured: dict
-    theory_measured_lambda: dict
-    theory_best_alpha: dict
-    profile_measured_lambda: np.ndarray
-    profile_best_alpha: np.ndarray
-
-    def as_dict(self, digits: int = 7) -> dict:
-        r = functools.partial(_round, digits=digits)
-        out = {}
-        for k, v in self.__dict__.items():
-            if isinstance(v, np.ndarray):
-                out[k] = [r(x) for x in v]
-            elif isinstance(v, dict):
-                out[k] = {kk: (r(vv) if isinstance(vv, float) and math.isfinite(vv) else vv)
-                          for kk, vv in v.items()}
-            else:
-                out[k] = r(v)
-        return out
-
-
-def compare_with_theory(m: Measurement) -> TheoryComparison:
-    """Spearman and normalized W1 between the measured profile and the Cesàro rollouts with the
-    measured lambdas and with the best constant alpha; peak/valley ratios of all three."""
-    th_lam = _theory_profile(m.length, m.lambdas)
-    alpha, w1_alpha = best_constant_alpha(m.profile, len(m.lambdas))
-    th_alpha = _theory_profile(m.length, [alpha] * len(m.lambdas))
-    return TheoryComparison(
-        spearman_measured_lambda=_spearman(m.profile, th_lam),
-        w1_measured_lambda=_w1(m.profile, th_lam),
-        best_alpha=alpha,
-        spearman_best_alpha=_spearman(m.profile, th_alpha),
-        w1_best_alpha=w1_alpha,
-        measured=peak_valley(m.profile),
-        theory_measured_lambda=peak_valley(th_lam),
-        theory_best_alpha=peak_valley(th_alpha),
-        profile_measured_lambda=th_lam,
-        profile_best_alpha=th_alpha,
-    )
-
-
-@dataclass
-class RopeComparison:
-    """Measured profiles of the same weights and inputs with RoPE on and patched off (C8).
-
-    ``spearman``/``w1`` compare on with off; the off run uses independent probes, so probe
-    noise is not shared.  ``noise_spearman``/``noise_w1`` (when computed) compare the RoPE-on
-    profile with a second RoPE-on estimate from independent probes: the agreement that probe
-    noise alone allows, against which the on/off figures are to be read.
-    """
-
-    on: Measurement
-    off: Measurement
-    spearman: float
-    w1: float
-    noise_spearman: float | None = None
-    noise_w1: float | None = None
-
-
-def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
-                    **kwargs) -> RopeComparison:
-    """Measure ``arch`` with RoPE on and off (same seed, hence the same weights and inputs;
-    independent probe streams) and compare the two normalized profiles by Spearman and
-    normalized W1 (chowdhury2026 C8).  ``noise_floor=True`` adds a second RoPE-on run with
-    independent probes (exact Jacobians have no probe noise: then it is skipped)."""
-    kwargs.pop("rope", None)
-    kwargs.pop("probe_seed", None)
-    fn = measure_influence_cached if cached else measure_influence
-    seed = kwargs.get("seed", 0)
-    on = fn(arch, rope=True, **kwargs)
-    off = fn(arch, rope=False, probe_seed=seed + 2, **kwargs)
-    out = RopeComparison(on=on, off=off, spearman=_spearman(on.profile, off.profile),
-                         w1=_w1(on.profile, off.profile))
-    if noise_floor and on.estimator.endswith("probes"):
-        again = fn(arch, rope=True, probe_seed=seed + 3, **kwargs)
-        out.noise_spearman = _spearman(on.profile, again.profile)
-        out.noise_w1 = _w1(on.profile, again.profile)
-    return out

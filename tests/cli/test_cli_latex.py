@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from posbias.proofs_checks.cli import main
-from posbias.proofs_checks.cli_latex import equation_block, escape_text
+from posbias.cli import main
+from posbias.cli.latex import equation_block, escape_text
 
 FAST = ["hardy-kernel", "density", "rope-init"]
 

@@ -12,7 +12,7 @@ import math
 import sys
 
 from posbias.errors import InvalidArgument, NeedsExtra
-from posbias.numerics.presets import PRESETS
+from posbias.measurements.presets import PRESETS
 
 __all__ = ["add_parser", "run"]
 
@@ -157,7 +157,7 @@ def _plot(path, m, c, rope) -> None:
     fig.tight_layout()
     import io
 
-    from posbias.proofs_checks.io import write_output
+    from posbias.files import write_output
 
     buf = io.BytesIO()
     fmt = path.rsplit(".", 1)[-1].lower() if "." in path else "png"
@@ -167,8 +167,9 @@ def _plot(path, m, c, rope) -> None:
 
 
 def run(args) -> int:
-    from posbias.numerics import measure as ms
-    from posbias.proofs_checks.io import check_writable
+    from posbias.measurements import measure as ms
+    from posbias.proofs_checks import measured as mc
+    from posbias.files import check_writable
 
     if args.plot:
         check_writable(args.plot, "--plot")
@@ -181,11 +182,11 @@ def run(args) -> int:
         _progress(f"measuring {args.arch} at initialization (L = {args.length})")
         rope = None
         if args.rope == "both":
-            rope = ms.rope_comparison(args.arch, noise_floor=True, **kwargs)
+            rope = mc.rope_comparison(args.arch, noise_floor=True, **kwargs)
             m = rope.on
         else:
             m = ms.measure_influence(args.arch, rope=args.rope == "on", **kwargs)
-        c = ms.compare_with_theory(m)
+        c = mc.compare_with_theory(m)
     except InvalidArgument as exc:
         if exc.parameter in _OPTION:
             value = exc.value

@@ -15,8 +15,8 @@ import sys
 
 from posbias.errors import InvalidArgument
 from posbias.proofs_checks import registry
-from posbias.proofs_checks.io import check_writable, write_output
-from posbias.proofs_checks.reports import FORMATS, render
+from posbias.files import check_writable, write_output
+from posbias.render.reports import FORMATS, render
 
 __all__ = ["add_parser", "run_list", "run_check", "select_claims"]
 

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from posbias.errors import InvalidArgument
-from posbias.proofs_checks.io import write_output
+from posbias.files import write_output
 
 __all__ = ["add_parser", "run", "compute_rollout"]
 
@@ -85,7 +85,7 @@ def compute_rollout(cfg) -> dict:
 
 
 def _resolve(config: str) -> str:
-    from posbias.numerics.configs import builtin_config_path, builtin_configs
+    from posbias.proofs_checks.data import builtin_config_path, builtin_configs
 
     if os.path.exists(config):
         return config
@@ -203,7 +203,8 @@ def _length(text) -> int:
 
 
 def run(args) -> int:
-    from posbias.numerics.configs import CONVENTIONS, builtin_configs, load_config
+    from posbias.numerics.configs import CONVENTIONS, load_config
+    from posbias.proofs_checks.data import builtin_configs
 
     if args.list:
         write_output("\n".join(builtin_configs()), None)
@@ -217,7 +218,7 @@ def run(args) -> int:
     if args.d_head is not None and args.d_head < 1:
         raise InvalidArgument("--d-head", args.d_head, "an integer >= 1")
     if args.plot:
-        from posbias.numerics.plots import check_plot_path
+        from posbias.render.plots import check_plot_path
 
         check_plot_path(args.plot, "--plot")
     path = _resolve(args.config)
@@ -242,7 +243,7 @@ def run(args) -> int:
     else:
         text = _table(cfgs[0], results, w1_pair)
     if args.plot:
-        from posbias.numerics.plots import plot_profile
+        from posbias.render.plots import plot_profile
 
         r = results[-1]
         title = f"{cfgs[0].model or os.path.basename(path)}: {r['convention']} convention, L = {cfgs[0].length}"

@@ -11,7 +11,7 @@ first equation carries ``\\label{posbias:<name>}``.  Formulas come from ``sympy.
 derivation's SymPy objects; long relations are broken at the relation sign and between top-level
 terms (``multline``), never retyped.
 
->>> from posbias.proofs_checks.cli_latex import escape_text
+>>> from posbias.cli.latex import escape_text
 >>> escape_text("rho_H(x) = ln(1/x)^(H-1)/(H-1)! & 50%")
 'rho\\\\_H(x) = ln(1/x)\\\\textasciicircum{}(H-1)/(H-1)! \\\\& 50\\\\%'
 """
@@ -34,7 +34,7 @@ LINE_LENGTH = 110
 
 def escape_text(text: str) -> str:
     """Escape plain text (titles, descriptions, assumptions) for LaTeX text mode."""
-    from posbias.proofs_checks.reports import latex_escape
+    from posbias.render.reports import latex_escape
 
     return latex_escape(text)
 
@@ -181,7 +181,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from posbias.proofs_checks.io import check_writable, write_output
+    from posbias.files import check_writable, write_output
 
     if args.output not in (None, "-"):
         check_writable(args.output, "--output")

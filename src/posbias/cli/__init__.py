@@ -3,7 +3,7 @@
 
 Conventions (STYLE.md 15): ``main(argv) -> int``; results on stdout, progress on stderr; exit 0
 on success, 1 when a check fails, 2 on bad usage, with one clear line naming the parameter.
-Each subcommand lives in its own module ``cli_<name>.py`` exposing ``add_parser(subparsers)``
+Each subcommand lives in its own module ``posbias/cli/<name>.py`` exposing ``add_parser(subparsers)``
 (which sets ``func``) and is imported only when the command line is built.
 """
 
@@ -18,7 +18,7 @@ from posbias.errors import InvalidArgument, NeedsExtra
 
 __all__ = ["main", "UsageError", "build_parser"]
 
-_SUBCOMMANDS = ("cli_check", "cli_profile", "cli_latex", "cli_rollout", "cli_measure")
+_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure")
 
 
 class UsageError(Exception):
@@ -38,13 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"posbias {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in _SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"posbias.proofs_checks.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"posbias.proofs_checks.{name}":
-                continue  # subcommand not built in this version
-            raise
-        module.add_parser(sub)
+        importlib.import_module(f"posbias.cli.{name}").add_parser(sub)
     return parser
 
 

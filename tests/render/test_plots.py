@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from posbias.errors import InvalidArgument, NeedsExtra
-from posbias.numerics.plots import check_plot_path, plot_profile
+from posbias.render.plots import check_plot_path, plot_profile
 
 PROFILE = np.array([0.4, 0.1, 0.02, 0.01, 0.015, 0.03, 0.425])
 

@@ -267,10 +267,10 @@ def _render(args, path, length, schedule, dps, values, summary, data) -> str:
 
 def _plots_module(target):
     try:
-        from posbias.numerics import plots
+        from posbias.render import plots
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("posbias"):
-            raise InvalidArgument("--plot", target, "a build of posbias with posbias.numerics.plots")
+            raise InvalidArgument("--plot", target, "a build of posbias with posbias.render.plots")
         raise
     return plots
 
@@ -279,7 +279,7 @@ def _check_plot_target(target):
     """Fail before any work when the plot cannot be written (suffix, directory, permissions)."""
     import os
 
-    from posbias.proofs_checks.io import check_writable
+    from posbias.files import check_writable
 
     plots = _plots_module(target)
     suffixes = getattr(plots, "PLOT_SUFFIXES", (".png", ".pdf"))

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from posbias.proofs_checks.claims import measured as mm
+from posbias.proofs_checks import measured as mm
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from posbias.proofs_checks.cli import main
+from posbias.cli import main
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Tests of posbias.numerics.measure: the Jacobian routes, the lambda hooks against a hand
+"""Tests of posbias.measurements.measure: the Jacobian routes, the lambda hooks against a hand
 computation of the first block of every supported family, and the RoPE identity patch.
 
 All models are tiny (3 blocks or fewer, hidden 32, L = 32) and built in float64 where values are
@@ -19,8 +19,9 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from posbias.errors import InvalidArgument, NeedsExtra  # noqa: E402
-from posbias.numerics import measure as ms  # noqa: E402
-from posbias.numerics.presets import PRESETS, resolve_settings  # noqa: E402
+from posbias.measurements import measure as ms  # noqa: E402
+from posbias.proofs_checks import measured as mc  # noqa: E402
+from posbias.measurements.presets import PRESETS, resolve_settings  # noqa: E402
 
 L = 32
 FLOAT64_TOL = 1e-10
@@ -362,13 +363,13 @@ def test_compare_with_theory_recovers_a_planted_alpha():
     from posbias.numerics.cesaro import cesaro_profile
 
     planted = cesaro_profile(64, [0.3] * 6)
-    alpha, w1 = ms.best_constant_alpha(planted, 6)
+    alpha, w1 = mc.best_constant_alpha(planted, 6)
     assert abs(alpha - 0.3) < 1e-3 and w1 < 1e-5
     m = ms.Measurement(arch="x", settings={}, length=64, metric="jacobian", estimator="exact",
                        samples=1, seed=0, rope=True, dtype="float64", profile=planted / planted.sum(),
                        sample_profiles=planted[None, :], lambdas=np.array([0.3] * 6),
                        attention_tv=None, seconds=0.0)
-    c = ms.compare_with_theory(m)
+    c = mc.compare_with_theory(m)
     assert c.w1_measured_lambda < 1e-12 and c.spearman_measured_lambda == 1.0
     assert c.measured["argmin"] == 63  # the minimum sits next to the final token (monotone part)
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 from posbias.numerics.cesaro import cesaro_profile_exact
-from posbias.proofs_checks.cli import main
+from posbias.cli import main
 
 F = Fraction
 
@@ -158,8 +158,8 @@ def test_plot_bad_target_writes_nothing(tmp_path, capsys):
 
 @pytest.mark.skipif(
     importlib.util.find_spec("matplotlib") is None
-    or importlib.util.find_spec("posbias.numerics.plots") is None,
-    reason="plotting needs matplotlib and posbias.numerics.plots",
+    or importlib.util.find_spec("posbias.render.plots") is None,
+    reason="plotting needs matplotlib and posbias.render.plots",
 )
 def test_plot_written(tmp_path, capsys):
     target = tmp_path / "p.png"

@@ -5,8 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from posbias.numerics.configs import builtin_config_path, load_config
-from posbias.proofs_checks.cli import main
+from posbias.numerics.configs import load_config
+from posbias.proofs_checks.data import builtin_config_path
+from posbias.cli import main
 
 
 def run(capsys, *argv):

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from posbias.proofs_checks import registry
-from posbias.proofs_checks.cli import main
+from posbias.cli import main
 from posbias.proofs_checks.registry import Evidence, claim
 
 

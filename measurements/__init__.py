@@ -1,0 +1,20 @@
+"""The empirical route: ``transformers`` causal LMs measured with torch (the ``models`` extra).
+
+Models at initialization are built from configuration classes (never downloaded weights); the
+influence of each input position on the final one, the mixing coefficients lambda_t and the
+attention's distance from the Cesàro matrix are read from forward/backward passes.  Never imports
+``numerics`` or ``derivations``: what compares a measurement with theory lives in
+``posbias.proofs_checks``.  torch and transformers are imported inside the functions that need them.
+"""
+
+from posbias.measurements import measure, presets
+
+#: the public modules, in the order their names are re-exported
+MODULES = (measure, presets)
+
+for _module in MODULES:
+    for _name in _module.__all__:
+        globals()[_name] = getattr(_module, _name)
+del _module, _name
+
+__all__ = sorted({name for module in MODULES for name in module.__all__})

@@ -1,0 +1,181 @@
+"""One validation layer for every public function of posbias (in the manner of Hypothesis'
+``internal/validation.py``).
+
+Each ``check_*`` function takes the *Python parameter name* first, then the value, and returns the
+value converted to its canonical type, or raises :class:`~posbias.errors.InvalidArgument` naming
+the parameter, showing the value and saying what is allowed.  The command line maps parameter
+names to its flags in one table (``posbias.cli``), so library messages never name a flag.
+
+The ranges below are the package's only ranges; every route uses them.
+
+>>> check_integer("length", 12, 1, MAX_LENGTH)
+12
+>>> check_dps("dps", 10)
+Traceback (most recent call last):
+...
+posbias.errors.InvalidArgument: dps = 10 is invalid: expected an integer between 15 and 100000
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from typing import Any, Iterable
+
+from posbias.errors import InvalidArgument
+
+__all__ = [
+    "MIN_DPS",
+    "MAX_DPS",
+    "MAX_LENGTH",
+    "MAX_DEPTH",
+    "MAX_DENSE_LENGTH",
+    "check_integer",
+    "check_dps",
+    "check_real",
+    "check_probability",
+    "check_choice",
+    "check_bool",
+    "check_path",
+]
+
+#: working decimal precision of the mpmath routes: below 15 digits a precise route holds less
+#: than float64 does; above 100000 one multiplication already takes seconds
+MIN_DPS = 15
+MAX_DPS = 100_000
+#: largest context length any path accepts (a float64 profile of 10^9 positions is 8 GB)
+MAX_LENGTH = 1_000_000_000
+#: largest depth (number of layers) of a rollout
+MAX_DEPTH = 1_000_000
+#: largest L of a dense L x L kernel (10^10 entries exceed any machine's memory)
+MAX_DENSE_LENGTH = 100_000
+
+
+def _is_integer(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, numbers.Integral):
+        return True
+    try:  # gmpy2.mpz is not registered as numbers.Integral
+        import gmpy2
+
+        return isinstance(value, type(gmpy2.mpz(0)))
+    except ImportError:  # pragma: no cover - gmpy2 is a core dependency
+        return False
+
+
+def check_integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """``value`` as an ``int`` in ``lo..hi`` (either bound may be None); bools, floats and
+    strings are rejected (a float is not an index, even when it is integral).
+
+    >>> check_integer("depth", 3, 0)
+    3
+    >>> check_integer("depth", 3.0, 0)
+    Traceback (most recent call last):
+    ...
+    posbias.errors.InvalidArgument: depth = 3.0 is invalid: expected an integer >= 0
+    """
+    if lo is not None and hi is not None:
+        allowed = f"an integer between {lo} and {hi}"
+    elif lo is not None:
+        allowed = f"an integer >= {lo}"
+    elif hi is not None:
+        allowed = f"an integer <= {hi}"
+    else:
+        allowed = "an integer"
+    if not _is_integer(value):
+        raise InvalidArgument(name, value, allowed)
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise InvalidArgument(name, value, allowed)
+    return v
+
+
+def check_dps(name: str, value: Any) -> int:
+    """A working decimal precision in ``MIN_DPS..MAX_DPS`` (the one range of the package)."""
+    return check_integer(name, value, MIN_DPS, MAX_DPS)
+
+
+def check_real(name: str, value: Any, lo: float | None = None, hi: float | None = None, *,
+               lo_open: bool = False, hi_open: bool = False) -> float:
+    """``value`` as a finite float in the interval given by ``lo``/``hi`` (closed unless
+    ``lo_open``/``hi_open``); bools, strings, NaN and infinities are rejected.
+
+    >>> check_real("temperature", 2, 0, lo_open=True)
+    2.0
+    >>> check_real("temperature", float("nan"))
+    Traceback (most recent call last):
+    ...
+    posbias.errors.InvalidArgument: temperature = nan is invalid: expected a finite real number
+    """
+    left = "(" if lo_open else "["
+    right = ")" if hi_open else "]"
+    if lo is not None and hi is not None:
+        allowed = f"a finite real number in {left}{lo}, {hi}{right}"
+    elif lo is not None:
+        allowed = f"a finite real number {'>' if lo_open else '>='} {lo}"
+    elif hi is not None:
+        allowed = f"a finite real number {'<' if hi_open else '<='} {hi}"
+    else:
+        allowed = "a finite real number"
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
+        try:
+            import mpmath
+
+            if not isinstance(value, mpmath.mpf):
+                raise InvalidArgument(name, value, allowed)
+        except ImportError:  # pragma: no cover
+            raise InvalidArgument(name, value, allowed) from None
+    try:
+        x = float(value)
+    except (OverflowError, ValueError):
+        raise InvalidArgument(name, value, allowed) from None
+    if not math.isfinite(x):
+        raise InvalidArgument(name, value, allowed)
+    if lo is not None and (x < lo or (lo_open and x == lo)):
+        raise InvalidArgument(name, value, allowed)
+    if hi is not None and (x > hi or (hi_open and x == hi)):
+        raise InvalidArgument(name, value, allowed)
+    return x
+
+
+def check_probability(name: str, value: Any) -> float:
+    """A finite real number in ``[0, 1]`` (a mixing coefficient, a probability)."""
+    return check_real(name, value, 0, 1)
+
+
+def check_choice(name: str, value: Any, allowed: Iterable[str]) -> str:
+    """``value`` when it is one of ``allowed`` (strings).
+
+    >>> check_choice("convention", "reference", ("reference", "corrected"))
+    'reference'
+    """
+    options = tuple(allowed)
+    if not isinstance(value, str) or value not in options:
+        raise InvalidArgument(name, value, "one of " + ", ".join(options))
+    return value
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` when it is a ``bool`` (not 0/1, not a string)."""
+    if not isinstance(value, bool):
+        raise InvalidArgument(name, value, "True or False")
+    return value
+
+
+def check_path(name: str, value: Any, *, must_exist: bool = True, kind: str = "file") -> str:
+    """``value`` as a path string; with ``must_exist`` the path must be an existing regular
+    file (``kind="file"``) or directory (``kind="dir"``).  Special files (devices, FIFOs) are
+    refused: reading ``/dev/zero`` would never end."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value or "\x00" in value:
+        raise InvalidArgument(name, value, "a non-empty path")
+    if must_exist:
+        if kind == "dir":
+            if not os.path.isdir(value):
+                raise InvalidArgument(name, value, "an existing directory")
+        elif not os.path.isfile(value):
+            raise InvalidArgument(name, value, "an existing regular file")
+    return value
