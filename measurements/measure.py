@@ -52,15 +52,19 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import math
 import time
 import types
 from dataclasses import dataclass, field
 
 import numpy as np
+from posbias.measurements.presets import (
+    PRESETS,
+    ROTARY_MODEL_TYPES,
+    Preset,
+    resolve_settings,
+)
 
 from posbias.errors import InvalidArgument, NeedsExtra
-from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
 
 __all__ = [
     "Measurement",

@@ -29,14 +29,17 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from posbias.errors import InvalidArgument, NeedsExtra
-from posbias.measurements.measure import Measurement, measure_influence, measure_influence_cached
+from posbias.measurements.measure import (
+    Measurement,
+    measure_influence,
+    measure_influence_cached,
+)
 from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.compare import spearman, wasserstein1
-from posbias.proofs_checks.registry import Evidence, claim
 from posbias.validation import MAX_DEPTH, check_integer
 
 __all__ = ["measured_rope_comparison", "measured_peak_valley", "step0_measurements",
-           "CLAIMED_SPEARMAN", "CLAIMED_W1", "TheoryComparison", "RopeComparison",
+           "CLAIMED_SPEARMAN", "CLAIMED_W1", "measurement_plan", "fmt3", "TheoryComparison", "RopeComparison",
            "compare_with_theory", "best_constant_alpha", "peak_valley", "rope_comparison"]
 
 def _round(x: float, digits: int) -> float:
@@ -195,18 +198,10 @@ def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
     return out
 
 
-_C = "chowdhury2026"
-
 #: figures claimed by chowdhury2026 for theory vs the measured Step-0 Jacobian (C9) and for RoPE
 #: on vs off (C8): THEORY.md section 2
 CLAIMED_SPEARMAN = 0.99
 CLAIMED_W1 = 0.02
-#: tolerance around the claimed figures: one unit in their second decimal
-_S_TOL = 0.01
-_W_TOL = 0.01
-#: far from the claim: Spearman below 0.9 and W1 above 0.1
-_S_FAR = 0.9
-_W_FAR = 0.1
 
 # (label, preset, overrides) for the default and the thorough runs
 _DEFAULT = (
@@ -219,7 +214,7 @@ _THOROUGH = (
 )
 
 
-def _plan(ctx) -> tuple:
+def measurement_plan(ctx) -> tuple:
     if ctx.thorough:
         return _THOROUGH, {"length": 256, "probes": 8, "samples": 2}
     return _DEFAULT, {"length": 128, "probes": 12, "samples": 3}
@@ -228,7 +223,7 @@ def _plan(ctx) -> tuple:
 def _measure(ctx, preset, overrides, rope=True, probe_seed=None):
     from posbias.measurements.measure import measure_influence_cached
 
-    archs, common = _plan(ctx)
+    archs, common = measurement_plan(ctx)
     kw = dict(common, seed=ctx.seed, rope=rope, **overrides)
     if probe_seed is not None:
         kw["probe_seed"] = probe_seed
@@ -244,7 +239,7 @@ def step0_measurements(ctx) -> list | None:
         require_models_extra()
     except NeedsExtra:
         return None
-    archs, _ = _plan(ctx)
+    archs, _ = measurement_plan(ctx)
     out = []
     for label, preset, overrides in archs:
         m = _measure(ctx, preset, overrides)
@@ -252,111 +247,8 @@ def step0_measurements(ctx) -> list | None:
     return out
 
 
-def _g(x: float) -> str:
+def fmt3(x: float) -> str:
     return f"{x:.3g}"
-
-
-def _latex_step0():
-    import sympy as sp
-
-    j, k, L, H = sp.symbols("j k L H", integer=True, positive=True)
-    alpha = sp.Symbol(r"\alpha", positive=True)
-    M, I = sp.MatrixSymbol("M", L, L), sp.Identity(L)
-    norm = sp.Function(r"\|J\|_{F}")
-    p_meas, p_th = sp.symbols(r"p_{\mathrm{Step0}} p_{\mathrm{theory}}")
-    rho_s, w1 = sp.Function(r"\rho_{S}"), sp.Function(r"W_{1}")
-    parts = [
-        sp.Eq(sp.Function(r"p_{\mathrm{Step0}}")(j),
-              norm(j) / sp.Sum(norm(k), (k, 1, L))),
-        sp.Eq(sp.Function(r"p_{\mathrm{theory}}")(j), sp.Indexed(sp.IndexedBase("P"), L, j)),
-        sp.Eq(sp.MatrixSymbol("P", L, L), sp.MatPow((1 - alpha) * I + alpha * M, H)),
-        sp.Eq(rho_s(p_meas, p_th), sp.Rational(99, 100)),
-        sp.Eq(w1(p_meas, p_th), sp.Rational(1, 50)),
-    ]
-    return r",\quad ".join(sp.latex(e) for e in parts)
-
-
-@claim(
-    f"{_C}:step0-fit",
-    statement="At initialization (Step 0) the measured input-output Jacobian influence profile of "
-    "untrained causal transformers (Qwen2 with 24 layers, GPT-2) agrees with the Cesàro rollout "
-    "N^H, N = (1 - alpha) I + alpha M: Spearman 0.99 and Wasserstein-1 0.02.",
-    latex=_latex_step0,
-    expected="qualified",
-    section="C9",
-    assumptions=(
-        "randomly initialized transformers models (their own initializers), eval mode, eager "
-        "attention, float32; random token ids; Jacobian of the final position's last hidden "
-        "state with respect to the input embeddings; Frobenius norms estimated from 12 "
-        "Rademacher probes per input, averaged over 3 inputs (8 probes, 2 inputs with --thorough)",
-        "theory: Cesàro rollout with the best constant alpha (W1-optimal, the most favourable "
-        "reading) and, for comparison, with the measured lambda_t of every block",
-        "default: the papers' depths and head layouts at reduced width, L = 128; --thorough: "
-        "full widths, L = 256",
-    ),
-    needs=("models",),
-)
-def check_step0_fit(ctx):
-    runs = step0_measurements(ctx)
-    if runs is None:
-        return Evidence("needs-data", method="needs the 'models' extra (torch, transformers): "
-                        "pip install 'posbias[models]'")
-    s_min, w_max = CLAIMED_SPEARMAN - _S_TOL, CLAIMED_W1 + _W_TOL
-    per_arch = {}
-    matches, far = [], []
-    for label, m, c in runs:
-        ok = c.spearman_best_alpha >= s_min and c.w1_best_alpha <= w_max
-        is_far = c.spearman_best_alpha < _S_FAR and c.w1_best_alpha > _W_FAR
-        matches.append(ok)
-        far.append(is_far)
-        per_arch[label] = {
-            "settings": {k: m.settings[k] for k in ("model_type", "num_hidden_layers",
-                                                     "hidden_size", "num_attention_heads")},
-            "length": m.length, "estimator": m.estimator, "samples": m.samples,
-            "best_alpha": round(c.best_alpha, 4),
-            "spearman_best_alpha": round(c.spearman_best_alpha, 4),
-            "w1_best_alpha": float(f"{c.w1_best_alpha:.4g}"),
-            "spearman_measured_lambda": round(c.spearman_measured_lambda, 4),
-            "w1_measured_lambda": float(f"{c.w1_measured_lambda:.4g}"),
-            "measured_lambda_mean": round(float(m.lambdas.mean()), 4),
-            "measured_lambda_range": [round(float(m.lambdas.min()), 4),
-                                      round(float(m.lambdas.max()), 4)],
-            "attention_tv_from_uniform_max": (None if m.attention_tv is None
-                                              else float(f"{m.attention_tv.max():.3g}")),
-            "first_over_min": float(f"{c.measured['first_over_min']:.4g}"),
-            "last_over_min": float(f"{c.measured['last_over_min']:.4g}"),
-            "seconds": round(m.seconds, 2),
-        }
-    figures = "; ".join(
-        f"{label}: Spearman {_g(c.spearman_best_alpha)}, W1 {_g(c.w1_best_alpha)} at alpha = "
-        f"{_g(c.best_alpha)} (with the measured lambda_t, mean {_g(float(m.lambdas.mean()))}: "
-        f"Spearman {_g(c.spearman_measured_lambda)}, W1 {_g(c.w1_measured_lambda)})"
-        for label, m, c in runs)
-    method = ("Step-0 Jacobian profiles of randomly initialized transformers models (probe "
-              "estimates) vs float64 Cesàro rollouts; Spearman and normalized W1")
-    tolerance = (f"Spearman >= {s_min:.2f} and W1 <= {w_max:.2f} (claimed {CLAIMED_SPEARMAN} "
-                 f"and {CLAIMED_W1}, each widened by one unit of the second decimal)")
-    common = dict(method=method, precision="float32 (transformers), probe estimates",
-                  tolerance=tolerance, cases=len(runs),
-                  parameters={"seed": ctx.seed, "thorough": ctx.thorough,
-                              **{k: v for k, v in _plan(ctx)[1].items()}},
-                  details={"per_architecture": per_arch})
-    if all(matches):
-        return Evidence("verified", discrepancy=figures, **common)
-    if all(far):
-        return Evidence("refuted", counterexample=figures, **common)
-    held = [label for (label, _, _), ok in zip(runs, matches) if ok]
-    missed = [label for (label, _, _), ok in zip(runs, matches) if not ok]
-    if held:
-        scope = f"holds within tolerance for {', '.join(held)}; not for {', '.join(missed)}"
-    else:
-        scope = (f"no architecture meets the tolerance ({', '.join(missed)}), though none is "
-                 f"far off (Spearman >= {_S_FAR} or W1 <= {_W_FAR})")
-    worse = [label for label, _, c in runs if c.w1_measured_lambda > 2 * c.w1_best_alpha]
-    note = (" The agreement needs a fitted alpha: with the measured mixing coefficients "
-            f"lambda_t the W1 is more than twice as large ({', '.join(worse)})."
-            if worse else "")
-    return Evidence("qualified", correction=f"{scope}. Measured: {figures}.{note}", **common)
 
 
 def measured_rope_comparison(ctx) -> dict | None:
@@ -377,7 +269,7 @@ def measured_rope_comparison(ctx) -> dict | None:
         return None
     from posbias.numerics.compare import spearman, wasserstein1
 
-    archs, _ = _plan(ctx)
+    archs, _ = measurement_plan(ctx)
     label, preset, overrides = archs[0]
     on = _measure(ctx, preset, overrides)
     off = _measure(ctx, preset, overrides, rope=False, probe_seed=ctx.seed + 2)
@@ -423,7 +315,7 @@ def measured_peak_valley(ctx) -> dict | None:
         for label, m, c in runs
     }
     summary = "; ".join(
-        f"{label} (L = {v['length']}): first/min {_g(v['first_over_min'])}, last/min "
-        f"{_g(v['last_over_min'])}, minimum at position {v['argmin']}"
+        f"{label} (L = {v['length']}): first/min {fmt3(v['first_over_min'])}, last/min "
+        f"{fmt3(v['last_over_min'])}, minimum at position {v['argmin']}"
         for label, v in archs.items())
     return {"summary": summary, "architectures": archs}

@@ -7,5 +7,5 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
     if not _info.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_info.name}")
 
-# the Step-0 claim lives beside its measurement helpers until the claims are filed per paper
-importlib.import_module("posbias.proofs_checks.measured")
+
+

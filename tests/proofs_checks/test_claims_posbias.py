@@ -6,7 +6,7 @@ import mpmath
 import pytest
 
 from posbias.proofs_checks import CheckContext, get_claim, run_claim
-from posbias.proofs_checks.claims import posbias_exact
+from posbias.proofs_checks.claims import posbias as posbias_exact
 
 IDS = ["posbias:hausdorff", "posbias:bernstein", "posbias:symmetric-polynomial",
        "posbias:schedule-products"]

@@ -4,7 +4,8 @@ import pytest
 import sympy
 
 from posbias.proofs_checks import CheckContext, get_claim, run_claim
-from posbias.proofs_checks.claims import continuum as cc
+from posbias.proofs_checks.claims import chowdhury2026 as ch
+from posbias.proofs_checks.claims import posbias as pb
 
 IDS = [
     "chowdhury2026:continuum-kernel",
@@ -30,7 +31,7 @@ def test_expected_verdict(claim_id):
 
 
 def test_primacy_tail_correction_names_the_power():
-    ev = cc.primacy_tail_check(CheckContext())
+    ev = ch.primacy_tail_check(CheckContext())
     assert ev.verdict == "qualified"
     assert "H-1" in ev.correction
     assert ev.details["depths_not_logarithmic"] == [1, 3, 4, 5, 6, 7, 8]
@@ -38,19 +39,19 @@ def test_primacy_tail_correction_names_the_power():
 
 def test_kernel_check_fails_for_wrong_closed_form():
     wrong = lambda d, a, b: sympy.log(a / b) ** (d - 1) / sympy.factorial(d) / a
-    ev = cc.continuum_kernel_check(CheckContext(dps=20, max_dps=40), kernel=wrong)
+    ev = ch.continuum_kernel_check(CheckContext(dps=20, max_dps=40), kernel=wrong)
     assert ev.verdict == "refuted"
 
 
 def test_density_check_fails_for_wrong_density():
     wrong = lambda h, xx: sympy.log(1 / xx) ** (h - 1) / sympy.factorial(h)
-    ev = cc.density_check(CheckContext(dps=20, max_dps=40), density=wrong)
+    ev = ch.density_check(CheckContext(dps=20, max_dps=40), density=wrong)
     assert ev.verdict == "refuted"
 
 
 def test_laguerre_check_fails_for_wrong_form():
     wrong = lambda h, a, t: a * (1 - a) ** (h - 1) * sympy.assoc_laguerre(h - 1, 1, a * t / (1 - a))
-    ev = cc.laguerre_check(CheckContext(dps=20, max_dps=40), closed=wrong)
+    ev = pb.laguerre_check(CheckContext(dps=20, max_dps=40), closed=wrong)
     assert ev.verdict == "refuted"
 
 
@@ -60,21 +61,21 @@ def test_alibi_check_reports_correct_warp_for_wrong_substitution():
     from posbias.derivations import alibi
 
     wrong = lambda xx, ll=alibi.lam: (1 - sp.exp(-ll * xx)) / (1 - sp.exp(-ll))
-    ev = cc.alibi_warp_check(CheckContext(), phi=wrong)
+    ev = pb.alibi_warp_check(CheckContext(), phi=wrong)
     assert ev.verdict == "qualified"
     assert ev.details["working_warps"] == ["(exp(lambda x) - 1)/(exp(lambda) - 1)"]
     assert "(exp(lambda x) - 1)/(exp(lambda) - 1)" in ev.correction
 
 
 def test_rope_monte_carlo_detects_a_non_orthogonal_map():
-    ev = cc.rope_init_check(CheckContext(), transform=lambda k, rng: 1.2 * k)
+    ev = ch.rope_init_check(CheckContext(), transform=lambda k, rng: 1.2 * k)
     assert ev.verdict == "refuted"
     assert ev.counterexample
 
 
 def test_rope_monte_carlo_is_seeded():
-    a = cc.rope_monte_carlo(5, samples=2000, dim=8)
-    b = cc.rope_monte_carlo(5, samples=2000, dim=8)
+    a = ch.rope_monte_carlo(5, samples=2000, dim=8)
+    b = ch.rope_monte_carlo(5, samples=2000, dim=8)
     assert a == b
     assert a["ks_ok"] and a["moments_ok"]
 
@@ -83,7 +84,7 @@ def test_measured_part_none_without_models_extra(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "torch", None)  # simulate a machine without torch
-    assert cc.measured_rope_part(CheckContext()) is None
+    assert ch.measured_rope_part(CheckContext()) is None
 
 
 def test_measured_part_verdict_rule(monkeypatch):
@@ -95,16 +96,16 @@ def test_measured_part_verdict_rule(monkeypatch):
                                 (0.97, 0.998, "qualified"), (0.5, 0.998, "refuted")]:
         monkeypatch.setattr(measured, "measured_rope_comparison",
                             lambda ctx, r=rho, f=floor: dict(base, spearman=r, noise_spearman=f))
-        assert cc.measured_rope_part(CheckContext()).verdict == verdict
+        assert ch.measured_rope_part(CheckContext()).verdict == verdict
 
 
 def test_ks_statistic():
-    assert cc.ks_two_sample([0, 1, 2, 3], [10, 11, 12, 13]) == 1.0
-    assert cc.ks_two_sample([0, 1], [0, 1]) == 0.0
+    assert ch.ks_two_sample([0, 1, 2, 3], [10, 11, 12, 13]) == 1.0
+    assert ch.ks_two_sample([0, 1], [0, 1]) == 0.0
 
 
 @pytest.mark.slow
 def test_thorough_laguerre_up_to_30():
-    ev = cc.laguerre_check(CheckContext(thorough=True))
+    ev = pb.laguerre_check(CheckContext(thorough=True))
     assert ev.verdict == "verified"
     assert ev.details["symbolic"]["laguerre"]["identities"] == 31

@@ -5,7 +5,9 @@ import pytest
 
 from posbias.numerics.configs import load_config
 from posbias.proofs_checks.data import builtin_config_path
-from posbias.proofs_checks.claims import alibi_content as ac
+from posbias.proofs_checks.claims import herasimchyk2026 as hk
+from posbias.proofs_checks.claims import posbias as pb
+from posbias.proofs_checks.claims import wu2025 as wu
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 IDS = [
@@ -47,21 +49,21 @@ def test_u_shape_correction_names_the_reference_convention():
 
 
 def test_alibi_recency_detects_a_reversed_order(monkeypatch):
-    orig = ac._build
-    monkeypatch.setattr(ac, "_build", lambda layers, slope_factor=1.0, **kw: orig(layers, slope_factor=1 / slope_factor, **kw))
-    ev = ac.check_alibi_recency(CheckContext())
+    orig = hk._build
+    monkeypatch.setattr(hk, "_build", lambda layers, slope_factor=1.0, **kw: orig(layers, slope_factor=1 / slope_factor, **kw))
+    ev = hk.check_alibi_recency(CheckContext())
     assert ev.verdict == "refuted" and ev.counterexample
 
 
 def test_content_diagonal_detects_a_sign_flip(monkeypatch):
-    orig = ac._build
-    monkeypatch.setattr(ac, "_build", lambda layers, diag=None, **kw: orig(
+    orig = hk._build
+    monkeypatch.setattr(hk, "_build", lambda layers, diag=None, **kw: orig(
         layers, diag=None if diag is None else (lambda d: -diag(d)), **kw))
-    assert ac.check_content_diagonal(CheckContext()).verdict == "refuted"
+    assert hk.check_content_diagonal(CheckContext()).verdict == "refuted"
 
 
 def test_linear_time_detects_a_wrong_recurrence(monkeypatch):
-    orig = ac.alibi_propagate_precise
+    orig = pb.alibi_propagate_precise
 
     def wrong(v, layer, *, dps, count_ops=False):
         out = orig(v, layer, dps=dps, count_ops=count_ops)
@@ -69,12 +71,12 @@ def test_linear_time_detects_a_wrong_recurrence(monkeypatch):
             return out
         return [x * (1 + (k == 1) * 1e-12) for k, x in enumerate(out)]
 
-    monkeypatch.setattr(ac, "alibi_propagate_precise", wrong)
-    assert ac.check_alibi_linear_time(CheckContext()).verdict == "refuted"
+    monkeypatch.setattr(pb, "alibi_propagate_precise", wrong)
+    assert pb.check_alibi_linear_time(CheckContext()).verdict == "refuted"
 
 
 def test_content_as_residual_detects_a_wrong_gamma(monkeypatch):
-    orig = ac.alibi_kernel_dense_precise
+    orig = pb.alibi_kernel_dense_precise
 
     def shifted(L, layer, *, dps, base=0):
         A = orig(L, layer, dps=dps, base=base)
@@ -82,13 +84,13 @@ def test_content_as_residual_detects_a_wrong_gamma(monkeypatch):
             A[-1][-1] *= 1 + 1e-9
         return A
 
-    monkeypatch.setattr(ac, "alibi_kernel_dense_precise", shifted)
-    assert ac.check_content_as_residual(CheckContext()).verdict == "refuted"
+    monkeypatch.setattr(pb, "alibi_kernel_dense_precise", shifted)
+    assert pb.check_content_as_residual(CheckContext()).verdict == "refuted"
 
 
 def test_four_forces_detects_a_reversed_force(monkeypatch):
-    monkeypatch.setattr(ac, "alibi_propagate", lambda v, layer: v[::-1].copy())
-    ev = ac.check_four_forces(CheckContext())
+    monkeypatch.setattr(hk, "alibi_propagate", lambda v, layer: v[::-1].copy())
+    ev = hk.check_four_forces(CheckContext())
     assert ev.verdict == "refuted" and "causal depth" in ev.counterexample
 
 
@@ -99,14 +101,14 @@ def test_empirical_match_with_measurements(tmp_path):
     rng = np.random.default_rng(0)
     noisy = p * (1 + 0.01 * rng.random(p.size))
     (folder / "bloom-7b1.csv").write_text("position,influence\n" + "\n".join(f"{j},{float(x)!r}" for j, x in enumerate(noisy)))
-    ev = ac.check_empirical_match(CheckContext(data_dir=str(tmp_path)))
+    ev = hk.check_empirical_match(CheckContext(data_dir=str(tmp_path)))
     assert ev.verdict == "verified" and ev.details["models"][0]["match"]
     (folder / "bloom-7b1.csv").write_text("position,influence\n" + "\n".join(f"{j},np.float64({float(x)!r})" for j, x in enumerate(p[::-1])))
-    assert ac.check_empirical_match(CheckContext(data_dir=str(tmp_path))).verdict == "refuted"
+    assert hk.check_empirical_match(CheckContext(data_dir=str(tmp_path))).verdict == "refuted"
 
 
 def test_empirical_match_needs_data_and_rejects_bad_files(tmp_path):
-    assert ac.check_empirical_match(CheckContext(data_dir=str(tmp_path))).verdict == "needs-data"
+    assert hk.check_empirical_match(CheckContext(data_dir=str(tmp_path))).verdict == "needs-data"
     folder = tmp_path / "measured-influence"
     folder.mkdir()
     (folder / "x.csv").write_text("pos,val\n0,1\n")
@@ -119,7 +121,7 @@ def test_config_claims_need_the_yaml_extra(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "ruamel.yaml", None)
     monkeypatch.setitem(sys.modules, "ruamel", None)
-    for check in (ac.check_u_shape, ac.check_four_forces):
+    for check in (hk.check_u_shape, hk.check_four_forces):
         ev = check(CheckContext())
         assert ev.verdict == "needs-data" and "yaml" in ev.details["missing"]
 
@@ -152,14 +154,14 @@ def test_decay_mask_correction_names_the_t_dependent_factor():
 
 
 def test_decay_mask_is_not_qualified_with_a_wrong_critical_point(monkeypatch):
-    orig = ac.alibi_rollout_precise
+    orig = wu.alibi_rollout_precise
 
     def shifted(L, layers, lam, *, dps):
         p = orig(L, layers, lam, dps=dps)
         return p[1:] + [p[-1]]  # moves every bulk entry by one position
 
-    monkeypatch.setattr(ac, "alibi_rollout_precise", shifted)
-    assert ac.check_decay_mask(CheckContext()).verdict != "qualified"
+    monkeypatch.setattr(wu, "alibi_rollout_precise", shifted)
+    assert wu.check_decay_mask(CheckContext()).verdict != "qualified"
 
 
 def test_u_shape_correction_states_only_computed_conventions():

@@ -8,7 +8,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from posbias.proofs_checks.claims import chowdhury_discrete as cd
+from posbias.proofs_checks.claims import chowdhury2026 as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 IDS = [
@@ -137,7 +137,7 @@ def test_discrete_limit_can_be_refuted(monkeypatch):
 def test_rate_criterion_accepts_faster_and_rejects_slower_decay():
     """O(1/L) means L·err(L) stays bounded: faster (pre-asymptotic) decay is consistent with it,
     a slower one (err ~ L^-1/2) is not."""
-    from posbias.proofs_checks.claims.chowdhury_discrete import _growth
+    from posbias.proofs_checks.claims.chowdhury2026 import _growth
 
     lengths = [64, 128, 256, 512]
     assert _growth(lengths, [mpmath.mpf(L) ** -1.3 for L in lengths]) < 1

@@ -16,7 +16,7 @@ from posbias.numerics.kernels import (
     stochastically_monotone,
     uniform_causal_kernel_exact,
 )
-from posbias.proofs_checks.claims import herasimchyk_core as hc
+from posbias.proofs_checks.claims import herasimchyk2026 as hc
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 F = Fraction
