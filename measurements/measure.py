@@ -57,14 +57,9 @@ import types
 from dataclasses import dataclass, field
 
 import numpy as np
-from posbias.measurements.presets import (
-    PRESETS,
-    ROTARY_MODEL_TYPES,
-    Preset,
-    resolve_settings,
-)
 
 from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
 
 __all__ = [
     "Measurement",

@@ -6,15 +6,7 @@ sympy, torch or matplotlib (DESIGN.md: ``derivations``, ``numerics`` and ``measu
 independent routes).  The public names are the union of the submodules' ``__all__``.
 """
 
-from posbias.numerics import (
-    alibi,
-    cesaro,
-    closed_forms,
-    compare,
-    configs,
-    kernels,
-    schedules,
-)
+from posbias.numerics import alibi, cesaro, closed_forms, compare, configs, kernels, schedules
 
 #: the public modules, in the order their names are re-exported
 MODULES = (alibi, cesaro, closed_forms, compare, configs, kernels, schedules)

@@ -25,15 +25,9 @@ from itertools import accumulate
 
 import mpmath
 import numpy as np
-from posbias.numerics._arith import (
-    HAVE_GMPY2,
-    as_rational,
-    coprime_fraction,
-    lcm_upto,
-    mpz,
-)
 
 from posbias.errors import InvalidArgument
+from posbias.numerics._arith import HAVE_GMPY2, as_rational, coprime_fraction, lcm_upto, mpz
 
 if HAVE_GMPY2:
     import gmpy2

@@ -20,15 +20,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath
-from posbias.numerics._arith import as_rational, binomial
-from posbias.numerics.cesaro import (
-    _check_dps,
-    _check_length,
-    _exact_lambdas,
-    _precise_lambdas,
-)
 
 from posbias.errors import InvalidArgument
+from posbias.numerics._arith import as_rational, binomial
+from posbias.numerics.cesaro import _check_dps, _check_length, _exact_lambdas, _precise_lambdas
 
 __all__ = [
     "hausdorff_moments",

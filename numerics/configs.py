@@ -68,14 +68,14 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.numerics.alibi import (
     alibi_diagonal_defect,
     alibi_layer,
     alibi_rollout,
     alibi_slopes,
 )
-
-from posbias.errors import InvalidArgument, NeedsExtra
 
 __all__ = [
     "CONVENTIONS",

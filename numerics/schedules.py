@@ -30,9 +30,9 @@ from typing import Iterable, Sequence
 
 import mpmath
 import numpy as np
-from posbias.numerics._arith import as_rational
 
 from posbias.errors import InvalidArgument
+from posbias.numerics._arith import as_rational
 
 __all__ = [
     "Schedule",

@@ -14,8 +14,8 @@ import os
 import sys
 
 from posbias.errors import InvalidArgument
-from posbias.files import check_writable, write_output
 from posbias.proofs_checks import registry
+from posbias.files import check_writable, write_output
 from posbias.render.reports import FORMATS, render
 
 __all__ = ["add_parser", "run_list", "run_check", "select_claims"]

@@ -167,9 +167,9 @@ def _plot(path, m, c, rope) -> None:
 
 
 def run(args) -> int:
-    from posbias.files import check_writable
     from posbias.measurements import measure as ms
     from posbias.proofs_checks import measured as mc
+    from posbias.files import check_writable
 
     if args.plot:
         check_writable(args.plot, "--plot")

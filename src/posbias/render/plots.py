@@ -91,8 +91,8 @@ def plot_profile(profile, path, *, title=None, continuum=None, attention_only=No
         import matplotlib
 
         matplotlib.use("Agg", force=False)
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
     except ImportError:
         raise NeedsExtra("plot", "matplotlib") from None
 
