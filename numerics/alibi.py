@@ -63,6 +63,8 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.numerics.schedules import as_schedule
+from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 __all__ = [
     "SLOPE_RULES",
@@ -95,9 +97,7 @@ _CACHE_LIMIT = 1 << 24
 
 
 def _check_heads(num_heads) -> int:
-    if isinstance(num_heads, bool) or not isinstance(num_heads, (int, np.integer)) or num_heads < 1:
-        raise InvalidArgument("num_heads", num_heads, "an integer >= 1")
-    return int(num_heads)
+    return check_integer("num_heads", num_heads, 1)
 
 
 def alibi_slopes(num_heads: int, rule: str = "bloom") -> np.ndarray:
@@ -218,9 +218,7 @@ def alibi_layer(slopes, diagonal=0.0, weights=None, temperature=1.0, window=None
 
 
 def _check_length(length) -> int:
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-        raise InvalidArgument("length", length, "an integer >= 1")
-    return int(length)
+    return check_integer("length", length, 1, MAX_LENGTH)
 
 
 def _check_layers(layers) -> list:
@@ -232,12 +230,7 @@ def _check_layers(layers) -> list:
 
 
 def _check_lambdas(lambdas, T) -> np.ndarray:
-    lam = np.asarray(lambdas, dtype=float).reshape(-1) if np.ndim(lambdas) else np.full(T, float(lambdas))
-    if lam.size != T:
-        raise InvalidArgument("lambdas", list(lam), f"{T} values, one per layer")
-    if not np.isfinite(lam).all() or (lam < 0).any() or (lam > 1).any():
-        raise InvalidArgument("lambdas", lam.tolist(), "numbers in [0, 1]")
-    return lam
+    return as_schedule(lambdas, "lambdas", depth=T).floats()
 
 
 # --------------------------------------------------------------------------------------------
@@ -287,6 +280,7 @@ def alibi_kernel_dense_precise(length: int, layer: AlibiLayer, *, dps: int, base
     '0.880797077977882'
     """
     L = _check_length(length)
+    dps = check_dps("dps", dps)
     with mpmath.workdps(dps):
         tau = mpmath.mpf(layer.temperature)
         wsum = mpmath.fsum(mpmath.mpf(x) for x in layer.weights)
@@ -574,6 +568,7 @@ def alibi_propagate_precise(v, layer: AlibiLayer, *, dps: int, count_ops: bool =
     if L < 1:
         raise InvalidArgument("v", v, "a non-empty vector")
     ops = 0
+    dps = check_dps("dps", dps)
     with mpmath.workdps(dps):
         vv = [mpmath.mpf(x) for x in v]
         tau = mpmath.mpf(layer.temperature)
@@ -632,13 +627,13 @@ def _rollout_precise(length, layers, lambdas, dps, propagate) -> list:
     L = _check_length(length)
     layers = _check_layers(layers)
     T = len(layers)
-    lam_raw = list(lambdas) if np.ndim(lambdas) else [lambdas] * T
-    _check_lambdas([float(x) for x in lam_raw], T)
+    dps = check_dps("dps", dps)
+    lams = as_schedule(lambdas, "lambdas", depth=T).precise(dps)
     with mpmath.workdps(dps):
         v = [mpmath.mpf(0)] * L
         v[-1] = mpmath.mpf(1)
         for t in range(T - 1, -1, -1):
-            lt = mpmath.mpf(lam_raw[t])
+            lt = lams[t]
             u = propagate(v, layers[t])
             v = [(1 - lt) * a + lt * b for a, b in zip(v, u)]
         return v

@@ -19,7 +19,6 @@ arrays are 0-indexed (entry ``j-1`` holds ``p(j)``).
 from __future__ import annotations
 
 import math
-import numbers
 from fractions import Fraction
 from itertools import accumulate
 
@@ -27,11 +26,11 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
-from posbias.numerics._arith import HAVE_GMPY2, as_rational, coprime_fraction, lcm_upto, mpz
+from posbias.numerics._arith import HAVE_GMPY2, coprime_fraction, lcm_upto, mpz
 
 if HAVE_GMPY2:
     import gmpy2
-from posbias.numerics.schedules import Schedule, parse_schedule
+from posbias.numerics.schedules import as_schedule
 
 __all__ = [
     "cesaro_profile_exact",
@@ -66,69 +65,19 @@ def _check_dps(dps) -> int:
 
 
 def _exact_lambdas(schedule, parameter="schedule") -> tuple:
-    """The schedule as exact Fractions in [0, 1]; floats and mpf are rejected."""
-    if isinstance(schedule, Schedule):
-        return schedule.exact()
-    if isinstance(schedule, str):
-        return parse_schedule(schedule, parameter=parameter, depth_parameter="depth").exact()
-    if isinstance(schedule, (numbers.Number, mpmath.mpf)) or not hasattr(schedule, "__iter__"):
-        raise InvalidArgument(parameter, schedule, "a Schedule or a sequence of values in [0, 1]")
-    out = []
-    for v in schedule:
-        f = as_rational(v, parameter)
-        if not 0 <= f <= 1:
-            raise InvalidArgument(parameter, v, "values in [0, 1]")
-        out.append(f)
-    return tuple(out)
+    """The schedule as exact Fractions in [0, 1] (:func:`~posbias.numerics.schedules.as_schedule`);
+    floats and mpf are rejected."""
+    return as_schedule(schedule, parameter).exact()
 
 
 def _precise_lambdas(schedule, dps, parameter="schedule") -> list:
-    """The schedule as mpf values at the current working precision ``dps``."""
-    if isinstance(schedule, Schedule):
-        return schedule.precise(dps)
-    if isinstance(schedule, str):
-        return parse_schedule(schedule, parameter=parameter, depth_parameter="depth").precise(dps)
-    if isinstance(schedule, numbers.Number) or not hasattr(schedule, "__iter__"):
-        raise InvalidArgument(parameter, schedule, "a Schedule or a sequence of values in [0, 1]")
-    out = []
-    with mpmath.workdps(dps):
-        for v in schedule:
-            if isinstance(v, bool) or isinstance(v, str):
-                raise InvalidArgument(parameter, v, "real numbers in [0, 1]")
-            if isinstance(v, Fraction):
-                x = mpmath.mpf(v.numerator) / v.denominator
-            else:
-                try:
-                    x = mpmath.mpf(v)
-                except (TypeError, ValueError):
-                    raise InvalidArgument(parameter, v, "real numbers in [0, 1]")
-            if not (0 <= x <= 1):
-                raise InvalidArgument(parameter, v, "values in [0, 1]")
-            out.append(x)
-    return out
+    """The schedule as mpf values at ``dps`` digits."""
+    return as_schedule(schedule, parameter).precise(dps)
 
 
 def _float_lambdas(schedule, parameter="schedule") -> np.ndarray:
-    if isinstance(schedule, Schedule):
-        lam = schedule.floats()
-    elif isinstance(schedule, str):
-        lam = parse_schedule(schedule, parameter=parameter, depth_parameter="depth").floats()
-    else:
-        if isinstance(schedule, numbers.Number) or not hasattr(schedule, "__iter__"):
-            raise InvalidArgument(parameter, schedule, "a Schedule or a sequence of values in [0, 1]")
-        vals = []
-        for v in schedule:
-            if isinstance(v, (bool, str)):
-                raise InvalidArgument(parameter, v, "real numbers in [0, 1]")
-            try:
-                vals.append(float(v))
-            except (TypeError, ValueError):
-                raise InvalidArgument(parameter, v, "real numbers in [0, 1]")
-        lam = np.array(vals, dtype=np.float64)
-    bad = ~((lam >= 0) & (lam <= 1))
-    if bad.any():
-        raise InvalidArgument(parameter, float(lam[bad][0]), "values in [0, 1]")
-    return lam
+    """The schedule as a float64 array."""
+    return as_schedule(schedule, parameter).floats()
 
 
 # ----------------------------------------------------------------------------- exact path

@@ -42,6 +42,7 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.numerics.schedules import as_schedule
 
 __all__ = [
     "validate_kernel_exact",
@@ -477,17 +478,14 @@ def _is_single_kernel(kernels: Any) -> bool:
 
 
 def _schedule_list(schedule: Any, path: str = "exact", dps: int | None = None) -> list:
-    """The λ_t of a sequence, or of a :class:`posbias.numerics.schedules.Schedule` (anything
-    with ``exact()``, ``precise(dps)`` and ``floats()``) on the given path."""
-    if all(callable(getattr(schedule, m, None)) for m in ("exact", "precise", "floats")):
-        if path == "exact":
-            return list(schedule.exact())
-        if path == "precise":
-            return list(schedule.precise(dps))
-        return [float(x) for x in schedule.floats()]
-    if isinstance(schedule, (str, bytes)) or not hasattr(schedule, "__iter__"):
-        raise InvalidArgument("schedule", schedule, "a sequence of λ_t values in [0, 1] (t = 1..T)")
-    return list(schedule)
+    """The λ_t of any schedule form (:func:`~posbias.numerics.schedules.as_schedule`) on the
+    given path."""
+    sched = as_schedule(schedule)
+    if path == "exact":
+        return list(sched.exact())
+    if path == "precise":
+        return sched.precise(dps)
+    return sched.floats().tolist()
 
 
 def _layers(kernels: Any, T: int, validate) -> list:
@@ -517,13 +515,7 @@ def _layers(kernels: Any, T: int, validate) -> list:
 
 
 def _schedule_exact(schedule: Any) -> list:
-    lams = []
-    for t, x in enumerate(_schedule_list(schedule)):
-        v = _exact_scalar(x, f"schedule[{t + 1}]")
-        if not 0 <= v <= 1:
-            raise InvalidArgument(f"schedule[{t + 1}]", str(v), "a mixing coefficient λ in [0, 1]")
-        lams.append(v)
-    return lams
+    return _schedule_list(schedule, "exact")
 
 
 def residual_layer_exact(A: Any, lam: Any, *, causal: bool = True) -> list:
@@ -615,7 +607,9 @@ def rollout_matrix_exact(kernels: Any, schedule: Sequence, *, causal: bool = Tru
 def rollout_last_row_precise(kernels: Any, schedule: Sequence, dps: int, *, causal: bool = True) -> list:
     """The influence profile in mpmath at ``dps`` digits (a list of ``mpf``).
 
-    Kernel entries and λ_t may be ``mpf``, int, Fraction or decimal strings (no floats).
+    Kernel entries may be ``mpf``, int, Fraction or decimal strings (no floats); λ_t any schedule
+    form of :func:`~posbias.numerics.schedules.as_schedule` (binary floats enter as the exact
+    binary numbers they are).
     Each of the ``T L^2`` products and sums rounds once at the working precision, so about
     ``dps - log10(T L)`` digits are correct.
 
@@ -624,16 +618,8 @@ def rollout_last_row_precise(kernels: Any, schedule: Sequence, dps: int, *, caus
     ['0.611111111111', '0.277777777778', '0.111111111111']
     """
     dps = _check_dps(dps)
-    sched = _schedule_list(schedule, "precise", dps)
+    lams = _schedule_list(schedule, "precise", dps)
     with mpmath.workdps(dps):
-        lams = []
-        for t, x in enumerate(sched):
-            v = _precise_scalar(x, f"schedule[{t + 1}]")
-            if not 0 <= v <= 1:
-                raise InvalidArgument(
-                    f"schedule[{t + 1}]", mpmath.nstr(v, 15), "a mixing coefficient λ in [0, 1]"
-                )
-            lams.append(v)
         layers = _layers(kernels, len(lams), lambda A, p: validate_kernel_precise(A, dps, p, causal=causal))
         n = len(layers[0])
         v = [mpmath.mpf(0)] * n
@@ -660,15 +646,7 @@ def rollout_last_row(kernels: Any, schedule: Sequence, *, causal: bool = True) -
     >>> rollout_last_row(uniform_causal_kernel(3), [1.0, 1.0]).round(12).tolist()
     [0.611111111111, 0.277777777778, 0.111111111111]
     """
-    sched = _schedule_list(schedule, "fast")
-    lams = []
-    for t, x in enumerate(sched):
-        if isinstance(x, bool) or not isinstance(x, (numbers.Real, mpmath.mpf)):
-            raise InvalidArgument(f"schedule[{t + 1}]", x, "a real mixing coefficient λ in [0, 1]")
-        xf = float(x)
-        if not 0.0 <= xf <= 1.0:
-            raise InvalidArgument(f"schedule[{t + 1}]", x, "a mixing coefficient λ in [0, 1]")
-        lams.append(xf)
+    lams = _schedule_list(schedule, "fast")
     layers = _layers(kernels, len(lams), lambda A, p: validate_kernel(A, p, causal=causal))
     n = layers[0].shape[0]
     v = np.zeros(n)

@@ -26,13 +26,14 @@ from __future__ import annotations
 import os
 import re
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.numerics._arith import as_rational
+from posbias.validation import MAX_DEPTH, MIN_DPS, check_dps, check_integer
 
 __all__ = [
     "Schedule",
@@ -42,6 +43,7 @@ __all__ = [
     "list_schedule",
     "power_schedule",
     "as_schedule",
+    "float_schedule",
 ]
 
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,4})?")
@@ -50,12 +52,11 @@ _SEPARATORS = re.compile(r"[,\s]+")
 _MAX_TOKEN = 2000  # characters in one number
 _MAX_EXPONENT = 1000  # |decimal exponent| accepted in text
 _MAX_FILE_BYTES = 16 * 2**20
-_MAX_DEPTH = 10**7
 
 _UNIT = "a number in [0, 1] (integer, decimal or p/q)"
 
 
-def parse_number(text: str, parameter: str = "--schedule") -> Fraction:
+def parse_number(text: str, parameter: str = "value") -> Fraction:
     """Parse one number (integer, decimal, ``p/q``) into an exact Fraction; never evaluates text.
 
     >>> parse_number("1/3"), parse_number("0.25"), parse_number("2e-3")
@@ -63,7 +64,7 @@ def parse_number(text: str, parameter: str = "--schedule") -> Fraction:
     >>> parse_number("1/0")
     Traceback (most recent call last):
     ...
-    posbias.errors.InvalidArgument: --schedule = 1/0 is invalid: expected a number with a nonzero denominator
+    posbias.errors.InvalidArgument: value = 1/0 is invalid: expected a number with a nonzero denominator
     """
     if not isinstance(text, str):
         raise InvalidArgument(parameter, text, "a number written as text")
@@ -90,42 +91,75 @@ def _check_unit(value: Fraction, parameter: str, shown: object) -> Fraction:
 
 
 def _check_depth(depth: object, parameter: str) -> int:
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
-        raise InvalidArgument(parameter, depth, "an integer >= 0")
-    depth = int(depth)
-    if depth < 0 or depth > _MAX_DEPTH:
-        raise InvalidArgument(parameter, depth, f"an integer between 0 and {_MAX_DEPTH}")
-    return depth
+    return check_integer(parameter, depth, 0, MAX_DEPTH)
 
 
 class Schedule:
-    """A residual schedule ``λ_1..λ_T`` (``T = depth``), each ``λ_t ∈ [0, 1]``.
+    """A residual schedule ``λ_1..λ_T`` (``T = depth``), each ``λ_t ∈ [0, 1]``; immutable.
 
-    Build one with :func:`constant_schedule`, :func:`list_schedule`, :func:`power_schedule` or
-    :func:`parse_schedule`.  ``spec`` is the text form (``const:1/2`` ...).
+    Build one with :func:`as_schedule` (any accepted form), :func:`constant_schedule`,
+    :func:`list_schedule`, :func:`power_schedule`, :func:`float_schedule` or
+    :func:`parse_schedule`.  ``spec`` is the text form (``const:1/2`` ...).  A schedule is
+    *rational* (usable on the exact path) when every ``λ_t`` is an exact rational; a schedule of
+    binary floats or mpmath numbers (measured λ) is usable on the precise path, where each value
+    enters as the exact binary number it is, and on the fast path.
 
     >>> s = parse_schedule("power:1/2,1", depth=3)
     >>> s.depth, s.exact(), s.value_strings()
     (3, (Fraction(1, 2), Fraction(1, 4), Fraction(1, 6)), ['1/2', '1/4', '1/6'])
+    >>> s.depth = 4
+    Traceback (most recent call last):
+    ...
+    AttributeError: Schedule is immutable
     """
 
-    __slots__ = ("kind", "spec", "depth", "_exact", "lambda0", "beta", "parameter")
+    __slots__ = ("kind", "spec", "depth", "_exact", "_approx", "lambda0", "beta", "parameter")
 
     def __init__(self, kind, spec, depth, exact_values=None, lambda0=None, beta=None,
-                 parameter="schedule"):
-        self.kind = kind
-        self.spec = spec
-        self.depth = depth
-        self._exact = None if exact_values is None else tuple(exact_values)
-        self.lambda0 = lambda0
-        self.beta = beta
-        self.parameter = parameter
+                 parameter="schedule", approx_values=None):
+        init = object.__setattr__
+        init(self, "kind", kind)
+        init(self, "spec", spec)
+        init(self, "depth", depth)
+        init(self, "_exact", None if exact_values is None else tuple(exact_values))
+        init(self, "_approx", None if approx_values is None else tuple(approx_values))
+        init(self, "lambda0", lambda0)
+        init(self, "beta", beta)
+        init(self, "parameter", parameter)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Schedule is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError("Schedule is immutable")
 
     def __repr__(self):
         return f"Schedule({self.spec!r}, depth={self.depth})"
 
     def __len__(self):
         return self.depth
+
+    def __eq__(self, other):
+        if not isinstance(other, Schedule):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        # equal when the values are: a const: and a list: of the same values are one schedule
+        if self._exact is not None:
+            return (self.depth, self._exact)
+        if self._approx is not None:
+            return (self.depth, self._approx)
+        return (self.depth, self.lambda0, self.beta)
+
+    def with_spec(self, spec: str) -> "Schedule":
+        """The same values under another text form (e.g. ``file:PATH`` for values read from a
+        file)."""
+        return Schedule(self.kind, spec, self.depth, self._exact, self.lambda0, self.beta,
+                        self.parameter, self._approx)
 
     @property
     def is_rational(self) -> bool:
@@ -135,19 +169,28 @@ class Schedule:
     def exact(self) -> tuple:
         """The ``λ_t`` as Fractions; raises InvalidArgument for an irrational schedule."""
         if self._exact is None:
+            if self._approx is not None:
+                raise InvalidArgument(
+                    self.parameter, self.spec,
+                    "exact rationals on the exact path (int, Fraction, Decimal or text such as "
+                    "'1/3'; binary floats are not the rationals they print as)")
             raise InvalidArgument(
                 self.parameter,
                 self.spec,
                 "a rational schedule on the exact path (power decay needs an integer beta >= 0; "
-                "use the precise path, --dps N, for other beta)",
+                "use the precise path for other beta)",
             )
         return self._exact
 
     def precise(self, dps: int) -> list:
-        """The ``λ_t`` as mpmath numbers computed at ``dps`` digits (exact ones rounded once)."""
+        """The ``λ_t`` as mpmath numbers at ``dps`` digits (exact ones rounded once; binary
+        floats enter as the exact binary numbers they are)."""
+        dps = check_dps("dps", dps)
         with mpmath.workdps(dps):
             if self._exact is not None:
                 return [mpmath.mpf(v.numerator) / v.denominator for v in self._exact]
+            if self._approx is not None:
+                return [+v for v in self._approx]
             lam0 = mpmath.mpf(self.lambda0.numerator) / self.lambda0.denominator
             beta = mpmath.mpf(self.beta.numerator) / self.beta.denominator
             return [lam0 * mpmath.power(t + 1, -beta) for t in range(self.depth)]
@@ -157,6 +200,8 @@ class Schedule:
         rational; power decay with irrational values via 30-digit mpmath, then rounded)."""
         if self._exact is not None:
             return np.array([float(v) for v in self._exact], dtype=np.float64)
+        if self._approx is not None:
+            return np.array([float(v) for v in self._approx], dtype=np.float64)
         return np.array([float(v) for v in self.precise(30)], dtype=np.float64)
 
     def value_strings(self, dps: int | None = None) -> list[str]:
@@ -166,7 +211,7 @@ class Schedule:
             return [str(v) for v in self._exact]
         d = dps or 17
         with mpmath.workdps(d + 5):
-            return [mpmath.nstr(v, d) for v in self.precise(d + 5)]
+            return [mpmath.nstr(v, d) for v in self.precise(max(d + 5, MIN_DPS))]
 
 
 def constant_schedule(value, depth: int, *, parameter: str = "schedule") -> Schedule:
@@ -188,12 +233,39 @@ def list_schedule(values: Iterable, *, parameter: str = "schedule") -> Schedule:
     'list:1,1/3'
     """
     vals = []
-    for v in values:
-        f = v if isinstance(v, Fraction) else as_rational(v, parameter)
-        vals.append(_check_unit(f, parameter, v))
+    for t, v in enumerate(values):
+        f = v if isinstance(v, Fraction) else as_rational(v, f"{parameter}[{t + 1}]")
+        vals.append(_check_unit(f, f"{parameter}[{t + 1}]", v))
     _check_depth(len(vals), "depth")
     return Schedule("list", "list:" + ",".join(str(v) for v in vals), len(vals), vals,
                     parameter=parameter)
+
+
+def float_schedule(values: Iterable, *, parameter: str = "schedule") -> Schedule:
+    """One real ``λ_t ∈ [0, 1]`` per layer given as binary floats (or mpmath numbers), e.g.
+    measured mixing coefficients.  Usable on the precise path (each float is the exact binary
+    number it holds) and the fast path; the exact path refuses it.
+
+    >>> s = float_schedule([0.5, 0.25])
+    >>> s.floats().tolist(), s.is_rational
+    ([0.5, 0.25], False)
+    """
+    vals = []
+    for t, v in enumerate(values):
+        if isinstance(v, (bool, str, bytes)):
+            raise InvalidArgument(f"{parameter}[{t + 1}]", v, "a real number in [0, 1]")
+        try:
+            x = v if isinstance(v, mpmath.mpf) else mpmath.mpf(float(v))
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidArgument(f"{parameter}[{t + 1}]", v, "a real number in [0, 1]") from None
+        if not (0 <= x <= 1):  # also rejects NaN
+            raise InvalidArgument(f"{parameter}[{t + 1}]", v, "a real number in [0, 1]")
+        vals.append(x)
+    depth = _check_depth(len(vals), "depth")
+    with mpmath.workdps(20):
+        spec = "list:" + ",".join(mpmath.nstr(x, 17) for x in vals[:8]) + (
+            ",..." if len(vals) > 8 else "")
+    return Schedule("list", spec, depth, None, parameter=parameter, approx_values=vals)
 
 
 def power_schedule(lambda0, beta, depth: int, *, parameter: str = "schedule") -> Schedule:
@@ -236,8 +308,8 @@ def _numbers(body: str, parameter: str, shown: str) -> list[Fraction]:
     return out
 
 
-def parse_schedule(spec: str, depth: int | None = None, *, parameter: str = "--schedule",
-                   depth_parameter: str = "--depth") -> Schedule:
+def parse_schedule(spec: str, depth: int | None = None, *, parameter: str = "schedule",
+                   depth_parameter: str = "depth") -> Schedule:
     """Parse a schedule SPEC (``const:``, ``list:``, ``power:``, ``file:``); see the module doc.
 
     ``depth`` is required for ``const:`` and ``power:``; for ``list:`` and ``file:`` it is
@@ -250,7 +322,7 @@ def parse_schedule(spec: str, depth: int | None = None, *, parameter: str = "--s
     >>> parse_schedule("const:3/2", depth=1)
     Traceback (most recent call last):
     ...
-    posbias.errors.InvalidArgument: --schedule = const:3/2 is invalid: expected a number in [0, 1] (integer, decimal or p/q)
+    posbias.errors.InvalidArgument: schedule = const:3/2 is invalid: expected a number in [0, 1] (integer, decimal or p/q)
     """
     if not isinstance(spec, str) or ":" not in spec:
         raise InvalidArgument(parameter, spec, "KIND:VALUES with KIND one of const, list, power, file")
@@ -298,21 +370,63 @@ def parse_schedule(spec: str, depth: int | None = None, *, parameter: str = "--s
     if depth is not None and depth != len(nums):
         raise InvalidArgument(depth_parameter, depth, f"the schedule's own length {len(nums)} (or omit it)")
     s = list_schedule(nums, parameter=parameter)
-    if kind == "file":
-        s.spec = spec
-    return s
+    return s.with_spec(spec) if kind == "file" else s
 
 
-def as_schedule(schedule, parameter: str = "schedule") -> Schedule:
-    """Coerce a :class:`Schedule`, a SPEC text or a sequence of exact rationals into a Schedule.
+def _exact_or_none(v):
+    """``v`` as an exact Fraction (exact numbers, or a number written as text), else None."""
+    try:
+        return parse_number(v) if isinstance(v, str) else as_rational(v, "value")
+    except InvalidArgument:
+        return None
+
+
+def as_schedule(schedule, parameter: str = "schedule", *, depth: int | None = None) -> Schedule:
+    """The one entry point that turns any accepted form into a :class:`Schedule`; every rollout
+    (Cesàro, dense kernels, ALiBi, configs) coerces its schedule here.
+
+    Accepted: a :class:`Schedule`; a SPEC text (``const:``, ``list:``, ``power:``, ``file:``);
+    a sequence of exact rationals (int, Fraction, Decimal, gmpy2, or numbers written as text
+    such as ``"0.1"`` or ``"1/3"``) -> a rational schedule; a
+    sequence holding binary floats or mpmath numbers -> :func:`float_schedule`; with ``depth``,
+    a single number meaning the same ``λ`` for every layer.  A given ``depth`` must match.
 
     >>> as_schedule([1, Fraction(1, 2)]).spec
     'list:1,1/2'
+    >>> as_schedule(0.5, depth=2).floats().tolist()
+    [0.5, 0.5]
+    >>> as_schedule("const:1/4", depth=2).exact()
+    (Fraction(1, 4), Fraction(1, 4))
     """
+    if depth is not None:
+        depth = check_integer("depth", depth, 0, MAX_DEPTH)
     if isinstance(schedule, Schedule):
-        return schedule
-    if isinstance(schedule, str):
-        return parse_schedule(schedule, parameter=parameter)
-    if isinstance(schedule, (Sequence, np.ndarray)) or hasattr(schedule, "__iter__"):
-        return list_schedule(list(schedule), parameter=parameter)
-    raise InvalidArgument(parameter, schedule, "a Schedule or a sequence of values in [0, 1]")
+        out = schedule
+    elif isinstance(schedule, str):
+        out = parse_schedule(schedule, depth, parameter=parameter, depth_parameter="depth")
+    elif isinstance(schedule, (bytes, bool)) or schedule is None:
+        raise InvalidArgument(parameter, schedule, "a Schedule, a SPEC text or a sequence of "
+                              "values in [0, 1]")
+    elif not hasattr(schedule, "__iter__") or (isinstance(schedule, np.ndarray)
+                                               and schedule.ndim == 0):
+        if depth is None:
+            raise InvalidArgument(parameter, schedule, "a Schedule, a SPEC text or a sequence "
+                                  "of values in [0, 1] (a single number needs a depth)")
+        value = schedule.item() if isinstance(schedule, np.ndarray) else schedule
+        if _exact_or_none(value) is not None:
+            out = constant_schedule(_exact_or_none(value), depth, parameter=parameter)
+        else:
+            out = float_schedule([value] * depth, parameter=parameter)
+    else:
+        values = list(np.asarray(schedule).reshape(-1)) if isinstance(schedule, np.ndarray) \
+            else list(schedule)
+        if isinstance(schedule, np.ndarray) and schedule.dtype.kind in "iu":
+            values = [int(v) for v in values]
+        exact = [_exact_or_none(v) for v in values]
+        if all(x is not None for x in exact):
+            out = list_schedule(exact, parameter=parameter)
+        else:
+            out = float_schedule(values, parameter=parameter)
+    if depth is not None and out.depth != depth:
+        raise InvalidArgument(parameter, f"{out.depth} values", f"one value per layer: {depth}")
+    return out

@@ -47,7 +47,7 @@ MAX_DPS = 100_000
 #: largest context length any path accepts (a float64 profile of 10^9 positions is 8 GB)
 MAX_LENGTH = 1_000_000_000
 #: largest depth (number of layers) of a rollout
-MAX_DEPTH = 1_000_000
+MAX_DEPTH = 10_000_000
 #: largest L of a dense L x L kernel (10^10 entries exceed any machine's memory)
 MAX_DENSE_LENGTH = 100_000
 

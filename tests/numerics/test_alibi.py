@@ -104,7 +104,7 @@ def test_rollout_bad_input():
     assert e.value.parameter == "length"
     with pytest.raises(InvalidArgument) as e:
         alibi_rollout(4, [lay], [1.5])
-    assert e.value.parameter == "lambdas"
+    assert e.value.parameter == "lambdas[1]"
     with pytest.raises(InvalidArgument) as e:
         alibi_rollout(4, [lay, lay], [0.5])
     assert e.value.parameter == "lambdas"

@@ -199,13 +199,13 @@ BAD_CALLS = [
     (lambda: decay_kernel(3, -1.0), "m"),
     (lambda: decay_kernel_precise(3, -1, dps=20), "m"),
     (lambda: rollout_last_row_exact(CES2, [F(3, 2)]), "schedule[1]"),
-    (lambda: rollout_last_row_exact(CES2, [0.5]), "schedule[1]"),
+    (lambda: rollout_last_row_exact(CES2, [0.5]), "schedule"),
     (lambda: rollout_last_row_exact(CES2, "1/2"), "schedule"),
     (lambda: rollout_last_row_exact([CES2, CES2], [1]), "kernels"),
     (lambda: rollout_last_row_exact([CES2, [[1]]], [1, 1]), "kernels[2]"),
     (lambda: rollout_last_row_exact([], [1]), "kernels"),
     (lambda: rollout_last_row(uniform_causal_kernel(2), [1.5]), "schedule[1]"),
-    (lambda: rollout_last_row_precise(CES2, [0.5], dps=30), "schedule[1]"),
+    (lambda: rollout_last_row_precise(CES2, [1.5], dps=30), "schedule[1]"),
     (lambda: rollout_last_row_precise(CES2, [1], dps=10), "dps"),
     (lambda: random_causal_kernel_exact(3, 5), "rng"),
 ]
@@ -494,3 +494,11 @@ def test_schedule_objects_are_accepted_on_all_paths():
         assert all(abs(a - mpmath.mpf(b.numerator) / b.denominator) < mpmath.mpf(10) ** -28
                    for a, b in zip(pr, exact))
     assert diagonal_product_exact(M, s) == [rollout_matrix_exact(M, s)[i][i] for i in range(4)]
+
+
+def test_precise_path_takes_a_float_schedule_as_its_binary_value():
+    """One rule for every precise route: a binary float enters as the exact number it holds."""
+    third = 1 / 3  # the double nearest 1/3, not 1/3
+    p = rollout_last_row_precise(CES2, [third], dps=40)
+    q = rollout_last_row_precise(CES2, [mpmath.mpf(third)], dps=40)
+    assert p == q and p != rollout_last_row_precise(CES2, [F(1, 3)], dps=40)

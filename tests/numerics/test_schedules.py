@@ -64,7 +64,7 @@ def test_power_non_integer_beta_is_irrational_but_precise():
     assert not s.is_rational
     with pytest.raises(InvalidArgument) as err:
         s.exact()
-    assert "--schedule" in str(err.value) and "beta" in str(err.value)
+    assert err.value.parameter == "schedule" and "beta" in str(err.value)
     vals = s.precise(40)
     with mpmath.workdps(40):
         assert abs(vals[1] - mpmath.mpf(1) / 2 / mpmath.sqrt(2)) < mpmath.mpf(10) ** -39
@@ -82,22 +82,22 @@ def test_floats_are_correctly_rounded():
 @pytest.mark.parametrize(
     "spec, depth, parameter",
     [
-        ("const:1/2", None, "--depth"),  # depth needed
-        ("power:1/2,1", None, "--depth"),
-        ("const:3/2", 2, "--schedule"),  # outside [0, 1]
-        ("const:-1/2", 2, "--schedule"),
-        ("list:1,2", None, "--schedule"),
-        ("list:", None, "--schedule"),
-        ("list:1,,x", None, "--schedule"),
-        ("power:1/2", 2, "--schedule"),
-        ("power:1/2,-1", 2, "--schedule"),
-        ("power:2,1", 2, "--schedule"),
-        ("const:1/2,1/3", 2, "--schedule"),
-        ("nope:1", 2, "--schedule"),
-        ("1/2", 2, "--schedule"),
-        ("file:/nonexistent/lam.txt", None, "--schedule"),
-        ("list:1,1/2", 3, "--depth"),  # mismatch
-        ("const:1/2", -1, "--depth"),
+        ("const:1/2", None, "depth"),  # depth needed
+        ("power:1/2,1", None, "depth"),
+        ("const:3/2", 2, "schedule"),  # outside [0, 1]
+        ("const:-1/2", 2, "schedule"),
+        ("list:1,2", None, "schedule"),
+        ("list:", None, "schedule"),
+        ("list:1,,x", None, "schedule"),
+        ("power:1/2", 2, "schedule"),
+        ("power:1/2,-1", 2, "schedule"),
+        ("power:2,1", 2, "schedule"),
+        ("const:1/2,1/3", 2, "schedule"),
+        ("nope:1", 2, "schedule"),
+        ("1/2", 2, "schedule"),
+        ("file:/nonexistent/lam.txt", None, "schedule"),
+        ("list:1,1/2", 3, "depth"),  # mismatch
+        ("const:1/2", -1, "depth"),
     ],
 )
 def test_parse_schedule_rejects(spec, depth, parameter):
@@ -145,3 +145,42 @@ def test_list_spec_round_trip(values):
     again = parse_schedule(s.spec)
     assert again.exact() == tuple(values)
     assert s.value_strings() == [str(v) for v in values]
+
+
+def test_schedule_is_immutable_and_hashable():
+    s = as_schedule("const:1/2", depth=3)
+    with pytest.raises(AttributeError):
+        s.depth = 4
+    with pytest.raises(AttributeError):
+        del s.spec
+    assert s == as_schedule([Fraction(1, 2)] * 3) and hash(s) == hash(as_schedule([Fraction(1, 2)] * 3))
+
+
+@pytest.mark.parametrize("form", [
+    "list:1/2,1/4", [Fraction(1, 2), Fraction(1, 4)], (1 / 2, 1 / 4), np.array([0.5, 0.25]),
+    [mpmath.mpf(1) / 2, mpmath.mpf(1) / 4],
+])
+def test_as_schedule_is_the_one_entry(form):
+    s = as_schedule(form)
+    assert s.depth == 2 and s.floats().tolist() == [0.5, 0.25]
+    assert [mpmath.nstr(x, 20) for x in s.precise(30)] == ["0.5", "0.25"]
+    if isinstance(form, (str, list)) and not isinstance(form[0], mpmath.mpf):
+        assert s.exact() == (Fraction(1, 2), Fraction(1, 4))
+    else:  # binary floats are not exact rationals
+        with pytest.raises(InvalidArgument):
+            s.exact()
+
+
+@pytest.mark.parametrize("bad", [[0.5, float("nan")], [1.5], [-0.1], ["x"], ["3/2"], [True], None, b"x"])
+def test_as_schedule_rejects_with_the_parameter(bad):
+    with pytest.raises(InvalidArgument) as err:
+        as_schedule(bad, "lambdas")
+    assert err.value.parameter.startswith("lambdas")
+
+
+def test_as_schedule_depth_broadcasts_and_checks():
+    assert as_schedule(Fraction(1, 3), depth=2).exact() == (Fraction(1, 3), Fraction(1, 3))
+    with pytest.raises(InvalidArgument):
+        as_schedule([Fraction(1, 2)], depth=2)
+    with pytest.raises(InvalidArgument):
+        as_schedule(Fraction(1, 2))

@@ -81,10 +81,10 @@ def _schedule(args, depth) -> Schedule:
             raise InvalidArgument("--alpha", args.alpha, "a number in [0, 1]")
         if depth is None:
             raise InvalidArgument("--depth", "(missing)", "an integer >= 0 (required with --alpha)")
-        s = parse_schedule(f"const:{value}", depth, parameter="--alpha")
+        s = parse_schedule(f"const:{value}", depth, parameter="--alpha", depth_parameter="--depth")
         s.spec = f"const:{args.alpha.strip()}"
         return s
-    return parse_schedule(args.schedule, depth, parameter="--schedule")
+    return parse_schedule(args.schedule, depth, parameter="--schedule", depth_parameter="--depth")
 
 
 def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None = None) -> dict:
