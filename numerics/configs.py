@@ -159,7 +159,7 @@ def conventions_for(convention: str, model: str | None = None, **overrides) -> C
     ('bloom', 'sqrt-d-head', 'sqrt-d-head', 64)
     """
     if convention not in CONVENTIONS:
-        raise InvalidArgument("--convention", convention, "one of " + ", ".join(CONVENTIONS))
+        raise InvalidArgument("convention", convention, "one of " + ", ".join(CONVENTIONS))
     if convention == "reference":
         base = dict(slope_rule="given", alibi_scale="none", content_scale="none", d_head=None)
     else:
@@ -206,7 +206,7 @@ class RolloutConfig:
     def with_length(self, length: int) -> "RolloutConfig":
         if (isinstance(length, bool) or not isinstance(length, (int, np.integer))
                 or not 1 <= length <= MAX_LENGTH):
-            raise InvalidArgument("--length", length, f"an integer between 1 and {MAX_LENGTH}")
+            raise InvalidArgument("length", length, f"an integer between 1 and {MAX_LENGTH}")
         return dataclasses.replace(self, length=int(length))
 
     def attention_only(self) -> "RolloutConfig":
@@ -389,7 +389,7 @@ def parse_config(
     L = _integer("sequence_length", data["sequence_length"], hi=MAX_LENGTH)
     T = _integer("num_layers", data["num_layers"], hi=MAX_LAYERS)
     if length is not None:
-        L = _integer("--length", length, hi=MAX_LENGTH)
+        L = _integer("length", length, hi=MAX_LENGTH)
 
     window = None
     mask = data.get("mask_config") or {}

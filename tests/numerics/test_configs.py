@@ -293,7 +293,7 @@ def test_missing_ruamel_names_the_extra(monkeypatch):
 def test_convention_name_is_validated():
     with pytest.raises(InvalidArgument) as e:
         load_config(builtin_config_path("no_content/mpt-7b"), convention="faithful")
-    assert e.value.parameter == "--convention"
+    assert e.value.parameter == "convention"
 
 
 def test_switching_forces_off():
@@ -367,7 +367,7 @@ def test_huge_values_are_rejected_with_a_short_message(changes, key):
 def test_length_override_is_bounded():
     with pytest.raises(InvalidArgument) as e:
         parse_config(_text(), length=10**14)
-    assert e.value.parameter == "--length"
+    assert e.value.parameter == "length"
     with pytest.raises(InvalidArgument):
         parse_config(_text()).with_length(10**14)
 
