@@ -27,7 +27,7 @@ import functools
 import sympy
 
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
-from posbias.errors import InvalidArgument
+from posbias.validation import check_integer
 
 __all__ = [
     "hardy_kernel",
@@ -49,9 +49,8 @@ L = sympy.Symbol("L", integer=True, positive=True)
 K_H = sympy.Function("K_H")
 
 
-def _check_depth(depth, parameter="H", low=1):
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < low:
-        raise InvalidArgument(parameter, depth, f"an integer >= {low}")
+def _check_depth(depth, parameter="depth", low=1):
+    check_integer(parameter, depth, low)
 
 
 def hardy_kernel_symbolic(depth=H, xx=x, yy=y):

@@ -33,6 +33,7 @@ import sympy
 
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 from posbias.errors import InvalidArgument
+from posbias.validation import check_integer
 
 __all__ = [
     "mixture_sum",
@@ -61,8 +62,7 @@ _beta = sympy.Symbol("beta", positive=True)
 
 
 def _check_int(value, parameter, low=1):
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidArgument(parameter, value, f"an integer >= {low}")
+    check_integer(parameter, value, low)
 
 
 def mixture_term(kk, depth=H, a=alpha, tt=t):
@@ -73,7 +73,7 @@ def mixture_term(kk, depth=H, a=alpha, tt=t):
 
 def mixture_sum(depth: int, a=alpha, tt=t):
     """Continuous part of the residual mixture for an integer ``depth >= 1``, in ``t = ln(1/x)``."""
-    _check_int(depth, "H")
+    _check_int(depth, "depth")
     return sympy.Add(*[mixture_term(sympy.Integer(kk), sympy.Integer(depth), a, tt)
                        for kk in range(1, depth + 1)])
 
@@ -120,7 +120,7 @@ def _expand_rational(e):
 
 def laguerre_identity_explicit(depth: int, closed=laguerre_form):
     """Exact polynomial identity ``sum = closed`` for one integer depth (expanded in t, alpha)."""
-    _check_int(depth, "H")
+    _check_int(depth, "depth")
     lhs = mixture_sum(depth)
     rhs = closed(sympy.Integer(depth), alpha, t)
     return prove_equal(f"H = {depth}: Laguerre form = binomial sum", lhs, rhs,
@@ -153,7 +153,7 @@ def density_at_half(depth: int, a, dps: int = 30) -> str:
     >>> density_at_half(2, sympy.Integer(1), 15)   # ln 2
     '0.693147180559945'
     """
-    _check_int(depth, "H")
+    _check_int(depth, "depth")
     if isinstance(a, float) or not isinstance(a, (int, str, sympy.Rational)) or isinstance(a, bool):
         raise InvalidArgument("alpha", a, "an exact rational (int, str like '1/2', or sympy "
                                           "Rational) in (0, 1]")

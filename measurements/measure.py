@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.validation import check_choice, check_integer
 from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
 
 __all__ = [
@@ -117,15 +118,11 @@ def require_models_extra():
 # validation
 
 def _int(value, parameter: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgument(parameter, value, f"an integer >= {minimum}")
-    return value
+    return check_integer(parameter, value, minimum)
 
 
 def _choice(value, parameter: str, allowed) -> str:
-    if value not in allowed:
-        raise InvalidArgument(parameter, value, "one of " + ", ".join(allowed))
-    return value
+    return check_choice(parameter, value, allowed)
 
 
 def _known_model_types(transformers) -> list[str]:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from posbias.errors import InvalidArgument
+from posbias.validation import check_integer
 
 __all__ = ["Preset", "PRESETS", "ROTARY_MODEL_TYPES", "resolve_settings", "preset_names"]
 
@@ -103,9 +104,7 @@ def preset_names() -> list[str]:
 
 
 def _positive_int(value, parameter: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgument(parameter, value, f"an integer >= {minimum}")
-    return value
+    return check_integer(parameter, value, minimum)
 
 
 def _kv_heads_for(heads: int, preset: Preset) -> int:

@@ -96,8 +96,6 @@ _CACHE_LIMIT = 1 << 24
 # slopes
 
 
-def _check_heads(num_heads) -> int:
-    return check_integer("num_heads", num_heads, 1)
 
 
 def alibi_slopes(num_heads: int, rule: str = "bloom") -> np.ndarray:
@@ -122,7 +120,7 @@ def alibi_slopes(num_heads: int, rule: str = "bloom") -> np.ndarray:
     Method: ``2 ** (exponent)`` with the exponent a dyadic rational (exact in float64) for
     power-of-two head counts.  Paper: herasimchyk2026 (ALiBi models BLOOM, MPT), THEORY 6.
     """
-    H = _check_heads(num_heads)
+    H = check_integer("num_heads", num_heads, 1)
     if rule == "power-of-two":
         return np.array([2.0 ** (-8.0 * h / H) for h in range(1, H + 1)])
     if rule == "bloom":
@@ -217,8 +215,6 @@ def alibi_layer(slopes, diagonal=0.0, weights=None, temperature=1.0, window=None
     return AlibiLayer(m, d, w, float(temperature), None if window is None else int(window))
 
 
-def _check_length(length) -> int:
-    return check_integer("length", length, 1, MAX_LENGTH)
 
 
 def _check_layers(layers) -> list:
@@ -250,7 +246,7 @@ def alibi_kernel_dense(length: int, layer: AlibiLayer, *, base=0.0) -> np.ndarra
 
     Method: the softmax definition, O(H L^2).  Reference for tests and benchmarks.
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     i = np.arange(L)[:, None]
     j = np.arange(L)[None, :]
     dist = (i - j).astype(float)
@@ -279,7 +275,7 @@ def alibi_kernel_dense_precise(length: int, layer: AlibiLayer, *, dps: int, base
     >>> mpmath.nstr(A[1][1], 15)
     '0.880797077977882'
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     dps = check_dps("dps", dps)
     with mpmath.workdps(dps):
         tau = mpmath.mpf(layer.temperature)
@@ -309,7 +305,7 @@ def alibi_diagonal_defect(length: int, layer: AlibiLayer) -> float:
     >>> round(alibi_diagonal_defect(4, alibi_layer([0.0])), 12)
     0.75
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     m, d, w = layer.effective()
     G = _partial_geometric(m, L - 1 if layer.window is None else min(L, layer.window) - 1)
     with np.errstate(over="ignore"):
@@ -506,7 +502,7 @@ def alibi_rollout(length: int, layers: Sequence[AlibiLayer], lambdas, *, chunk: 
 
     Method: ``O(T H L)`` time, ``O(L)`` memory (THEORY X5).  Paper: herasimchyk2026 (H2, H5).
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     layers = _check_layers(layers)
     lam = _check_lambdas(lambdas, len(layers))
     chunk = _auto_chunk(L, chunk)
@@ -530,7 +526,7 @@ def alibi_rollout_dense(length: int, layers: Sequence[AlibiLayer], lambdas) -> n
     >>> bool(np.allclose(alibi_rollout_dense(9, lay, 0.5), alibi_rollout(9, lay, 0.5), rtol=1e-14))
     True
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     layers = _check_layers(layers)
     lam = _check_lambdas(lambdas, len(layers))
     v = np.zeros(L)
@@ -624,7 +620,7 @@ def alibi_rollout_precise(length: int, layers: Sequence[AlibiLayer], lambdas, *,
 def _rollout_precise(length, layers, lambdas, dps, propagate) -> list:
     """Last-row rollout in mpmath: ``v <- (1 - λ_t) v + λ_t propagate(v, layer_t)``, from the
     last layer to the first (the row vector meets ``R(T)`` first)."""
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     layers = _check_layers(layers)
     T = len(layers)
     dps = check_dps("dps", dps)

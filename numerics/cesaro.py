@@ -25,7 +25,7 @@ from itertools import accumulate
 import mpmath
 import numpy as np
 
-from posbias.errors import InvalidArgument
+from posbias.validation import MAX_LENGTH, check_dps, check_integer
 from posbias.numerics._arith import HAVE_GMPY2, coprime_fraction, lcm_upto, mpz
 
 if HAVE_GMPY2:
@@ -45,23 +45,8 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_length(length, parameter="length", maximum=10**9) -> int:
-    """A length in ``1..maximum`` (a profile of more than ``10**9`` positions does not fit in
-    memory on any path; rejecting it avoids an OverflowError or a hang deep inside)."""
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
-        raise InvalidArgument(parameter, length, "an integer >= 1")
-    length = int(length)
-    if length < 1:
-        raise InvalidArgument(parameter, length, "an integer >= 1")
-    if maximum is not None and length > maximum:
-        raise InvalidArgument(parameter, length, f"an integer between 1 and {maximum}")
-    return length
 
 
-def _check_dps(dps) -> int:
-    if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or not 1 <= dps <= 100000:
-        raise InvalidArgument("dps", dps, "an integer between 1 and 100000")
-    return int(dps)
 
 
 def _exact_lambdas(schedule, parameter="schedule") -> tuple:
@@ -93,7 +78,7 @@ def cesaro_profile_scaled(length: int, schedule) -> tuple[list, object]:
     >>> [int(n) for n in N], int(D)
     ([2, 2, 2], 6)
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     lams = _exact_lambdas(schedule)
     N = [mpz(0)] * L
     N[-1] = mpz(1)
@@ -155,7 +140,7 @@ def cesaro_profile_exact(length: int, schedule) -> list[Fraction]:
     ...
     posbias.errors.InvalidArgument: schedule = 0.5 is invalid: expected an exact rational (int, Fraction or Decimal; floats are not exact)
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     lams = [lam for lam in _exact_lambdas(schedule) if lam != 0]
     if not lams:
         return [Fraction(0)] * (L - 1) + [Fraction(1)]
@@ -244,7 +229,7 @@ def reduce_scaled_profile(length: int, schedule, N: list, D) -> list[Fraction]:
     >>> reduce_scaled_profile(3, [1, 1], N, D)
     [Fraction(11, 18), Fraction(5, 18), Fraction(1, 9)]
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     nonzero = [lam for lam in _exact_lambdas(schedule) if lam != 0]
     if not nonzero:
         return [Fraction(int(n)) for n in N]
@@ -321,7 +306,7 @@ def cesaro_diagonal_exact(length: int, schedule) -> list[Fraction]:
     >>> cesaro_diagonal_exact(3, [1, Fraction(1, 2)])
     [Fraction(1, 1), Fraction(3, 8), Fraction(2, 9)]
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     lams = _exact_lambdas(schedule)
     out = []
     for i in range(1, L + 1):
@@ -351,8 +336,8 @@ def cesaro_profile_precise(length: int, schedule, dps: int, *, guard: int = 10) 
     >>> mpmath.nstr(p[0], 20)
     '0.61111111111111111111'
     """
-    L = _check_length(length)
-    dps = _check_dps(dps)
+    L = check_integer("length", length, 1, MAX_LENGTH)
+    dps = check_dps("dps", dps)
     work = dps + int(guard)
     with mpmath.workdps(work):
         lams = _precise_lambdas(schedule, work)
@@ -378,8 +363,8 @@ def cesaro_diagonal_precise(length: int, schedule, dps: int) -> list:
     >>> [float(x) for x in cesaro_diagonal_precise(2, [1, 1], 20)]
     [1.0, 0.25]
     """
-    L = _check_length(length)
-    dps = _check_dps(dps)
+    L = check_integer("length", length, 1, MAX_LENGTH)
+    dps = check_dps("dps", dps)
     with mpmath.workdps(dps + 10):
         lams = _precise_lambdas(schedule, dps + 10)
         out = []
@@ -502,7 +487,7 @@ def _blocked_rollout(L: int, lams: np.ndarray, B: int):
 
 
 def _fast_rollout(length, schedule):
-    L = _check_length(length, maximum=10**9)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     lams = _float_lambdas(schedule)
     for B in (64, 8, 1):
         if B > L:

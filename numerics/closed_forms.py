@@ -21,9 +21,9 @@ from fractions import Fraction
 
 import mpmath
 
-from posbias.errors import InvalidArgument
+from posbias.validation import MAX_LENGTH, check_dps, check_integer
 from posbias.numerics._arith import as_rational, binomial
-from posbias.numerics.cesaro import _check_dps, _check_length, _exact_lambdas, _precise_lambdas
+from posbias.numerics.cesaro import _exact_lambdas, _precise_lambdas
 
 __all__ = [
     "hausdorff_moments",
@@ -42,10 +42,6 @@ __all__ = [
 ]
 
 
-def _check_index(value, parameter) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**9:
-        raise InvalidArgument(parameter, value, "an integer between 0 and 10^9 - 1")
-    return value
 
 
 def hausdorff_moments(count: int, schedule) -> list[Fraction]:
@@ -57,7 +53,7 @@ def hausdorff_moments(count: int, schedule) -> list[Fraction]:
     >>> hausdorff_moments(3, [1, 1])
     [Fraction(1, 1), Fraction(1, 4), Fraction(1, 9)]
     """
-    count = _check_length(count, "count")
+    count = check_integer("count", count, 1, MAX_LENGTH)
     lams = _exact_lambdas(schedule)
     out = []
     for n in range(count):
@@ -88,8 +84,8 @@ def hausdorff_entry_exact(n: int, k: int, schedule) -> Fraction:
     >>> hausdorff_entry_exact(2, 0, [1, 1])
     Fraction(11, 18)
     """
-    n = _check_index(n, "n")
-    k = _check_index(k, "k")
+    n = check_integer("n", n, 0, MAX_LENGTH - 1)
+    k = check_integer("k", k, 0, MAX_LENGTH - 1)
     if k > n:
         return Fraction(0)
     return _entry_from_moments(n, k, hausdorff_moments(n + 1, schedule))
@@ -101,7 +97,7 @@ def hausdorff_row_exact(n: int, schedule) -> list[Fraction]:
     >>> hausdorff_row_exact(2, [Fraction(1, 2)])
     [Fraction(1, 6), Fraction(1, 6), Fraction(2, 3)]
     """
-    n = _check_index(n, "n")
+    n = check_integer("n", n, 0, MAX_LENGTH - 1)
     mu = hausdorff_moments(n + 1, schedule)
     return [_entry_from_moments(n, k, mu) for k in range(n + 1)]
 
@@ -112,7 +108,7 @@ def hausdorff_profile_exact(length: int, schedule) -> list[Fraction]:
     >>> hausdorff_profile_exact(3, [1, 1])
     [Fraction(11, 18), Fraction(5, 18), Fraction(1, 9)]
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     return hausdorff_row_exact(L - 1, schedule)
 
 
@@ -122,7 +118,7 @@ def hausdorff_matrix_exact(length: int, schedule) -> list[list[Fraction]]:
     >>> hausdorff_matrix_exact(2, [1])
     [[Fraction(1, 1), Fraction(0, 1)], [Fraction(1, 2), Fraction(1, 2)]]
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     mu = hausdorff_moments(L, schedule)
     return [
         [_entry_from_moments(n, k, mu) if k <= n else Fraction(0) for k in range(L)]
@@ -139,7 +135,7 @@ def complete_homogeneous_exact(degree: int, values) -> Fraction:
     >>> complete_homogeneous_exact(2, [Fraction(1, 2), Fraction(1, 3)])
     Fraction(19, 36)
     """
-    d = _check_index(degree, "degree")
+    d = check_integer("degree", degree, 0, MAX_LENGTH - 1)
     xs = [as_rational(x, "values") for x in values]
     h = [Fraction(1)] + [Fraction(0)] * d  # h over the empty set
     for x in reversed(xs):
@@ -158,8 +154,8 @@ def symmetric_polynomial_profile_exact(length: int, depth: int) -> list[Fraction
     >>> symmetric_polynomial_profile_exact(3, 2)
     [Fraction(11, 18), Fraction(5, 18), Fraction(1, 9)]
     """
-    L = _check_length(length)
-    H = _check_index(depth, "depth")
+    L = check_integer("length", length, 1, MAX_LENGTH)
+    H = check_integer("depth", depth, 0, MAX_LENGTH - 1)
     if H == 0:
         return [Fraction(0)] * (L - 1) + [Fraction(1)]
     d = H - 1
@@ -179,7 +175,7 @@ def cesaro_matrix_exact(length: int) -> list[list[Fraction]]:
     >>> cesaro_matrix_exact(2)
     [[Fraction(1, 1), Fraction(0, 1)], [Fraction(1, 2), Fraction(1, 2)]]
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     return [[Fraction(1, i + 1) if j <= i else Fraction(0) for j in range(L)] for i in range(L)]
 
 
@@ -191,7 +187,7 @@ def cesaro_rollout_matrix_exact(length: int, schedule) -> list[list[Fraction]]:
     >>> cesaro_rollout_matrix_exact(2, [Fraction(1, 2)])
     [[Fraction(1, 1), Fraction(0, 1)], [Fraction(1, 4), Fraction(3, 4)]]
     """
-    L = _check_length(length)
+    L = check_integer("length", length, 1, MAX_LENGTH)
     lams = _exact_lambdas(schedule)
     M = cesaro_matrix_exact(L)
     P = [[Fraction(int(i == j)) for j in range(L)] for i in range(L)]
@@ -225,7 +221,7 @@ def poisson_binomial_precise(schedule, dps: int) -> list:
     >>> [float(x) for x in poisson_binomial_precise([0.5, 0.5], 20)]
     [0.25, 0.5, 0.25]
     """
-    dps = _check_dps(dps)
+    dps = check_dps("dps", dps)
     with mpmath.workdps(dps):
         lams = _precise_lambdas(schedule, dps)
         w = [mpmath.mpf(1)]
@@ -280,9 +276,9 @@ def bernstein_entry_precise(n: int, k: int, schedule, dps: int) -> mpmath.mpf:
     >>> mpmath.nstr(x, 15)
     '0.611111111111111'
     """
-    n = _check_index(n, "n")
-    k = _check_index(k, "k")
-    dps = _check_dps(dps)
+    n = check_integer("n", n, 0, MAX_LENGTH - 1)
+    k = check_integer("k", k, 0, MAX_LENGTH - 1)
+    dps = check_dps("dps", dps)
     if k > n:
         return mpmath.mpf(0)
     work = dps + 10
@@ -298,8 +294,8 @@ def bernstein_profile_precise(length: int, schedule, dps: int) -> list:
     >>> [mpmath.nstr(x, 10) for x in bernstein_profile_precise(2, [Fraction(1, 2)], 20)]
     ['0.25', '0.75']
     """
-    L = _check_length(length)
-    dps = _check_dps(dps)
+    L = check_integer("length", length, 1, MAX_LENGTH)
+    dps = check_dps("dps", dps)
     work = dps + 10
     w = poisson_binomial_precise(schedule, work)
     out = [_bernstein(L - 1, k, w, work) for k in range(L)]

@@ -42,6 +42,7 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.validation import MAX_DENSE_LENGTH, check_dps, check_integer
 from posbias.numerics.schedules import as_schedule
 
 __all__ = [
@@ -118,23 +119,8 @@ def _precise_scalar(x: Any, parameter: str) -> mpmath.mpf:
     raise InvalidArgument(parameter, x, "a number (mpf, int, Fraction or decimal string)")
 
 
-#: largest L of a dense L x L kernel (10^10 entries already exceed any machine's memory)
-MAX_DENSE_LENGTH = 100_000
 
 
-def _check_length(L: Any, parameter: str = "L") -> int:
-    if isinstance(L, bool) or not isinstance(L, numbers.Integral) or L < 1:
-        raise InvalidArgument(parameter, L, "an integer >= 1")
-    if L > MAX_DENSE_LENGTH:
-        raise InvalidArgument(parameter, L, f"an integer between 1 and {MAX_DENSE_LENGTH} "
-                              "(dense L x L kernels)")
-    return int(L)
-
-
-def _check_dps(dps: Any) -> int:
-    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or not 15 <= dps <= 100000:
-        raise InvalidArgument("dps", dps, "an integer between 15 and 100000")
-    return int(dps)
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,7 +194,7 @@ def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *, caus
     >>> [str(x) for x in rows[1]]
     ['0.25', '0.75']
     """
-    dps = _check_dps(dps)
+    dps = check_dps("dps", dps)
     rows = _rows(A, parameter)
     n = len(rows)
     out = []
@@ -299,7 +285,7 @@ def uniform_causal_kernel_exact(L: int) -> list:
     >>> uniform_causal_kernel_exact(3)[2]
     [Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)]
     """
-    L = _check_length(L)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
     return [[Fraction(1, i) if j <= i else Fraction(0) for j in range(1, L + 1)] for i in range(1, L + 1)]
 
 
@@ -309,15 +295,11 @@ def uniform_causal_kernel(L: int) -> np.ndarray:
     >>> uniform_causal_kernel(2).tolist()
     [[1.0, 0.0], [0.5, 0.5]]
     """
-    L = _check_length(L)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
     i = np.arange(1, L + 1, dtype=np.float64)
     return np.tril(np.ones((L, L))) / i[:, None]
 
 
-def _check_window(L: int, w: Any) -> int:
-    if isinstance(w, bool) or not isinstance(w, numbers.Integral) or w < 1:
-        raise InvalidArgument("w", w, "an integer window size >= 1")
-    return int(w)
 
 
 def sliding_window_kernel_exact(L: int, w: int) -> list:
@@ -329,8 +311,8 @@ def sliding_window_kernel_exact(L: int, w: int) -> list:
     >>> [str(x) for x in sliding_window_kernel_exact(4, 2)[3]]
     ['0', '0', '1/2', '1/2']
     """
-    L = _check_length(L)
-    w = _check_window(L, w)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
+    w = check_integer("w", w, 1)
     out = []
     for i in range(1, L + 1):
         lo = max(1, i - w + 1)
@@ -345,8 +327,8 @@ def sliding_window_kernel(L: int, w: int) -> np.ndarray:
     >>> sliding_window_kernel(3, 2).tolist()
     [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]
     """
-    L = _check_length(L)
-    w = _check_window(L, w)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
+    w = check_integer("w", w, 1)
     idx = np.arange(L)
     mask = (idx[None, :] <= idx[:, None]) & (idx[None, :] > idx[:, None] - w)
     return mask / mask.sum(axis=1, keepdims=True)
@@ -363,7 +345,7 @@ def prefix_mask(L: int, K: int) -> list:
     >>> [[int(b) for b in r] for r in prefix_mask(3, 2)]
     [[1, 1, 0], [1, 1, 0], [1, 1, 1]]
     """
-    L = _check_length(L)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
     if isinstance(K, bool) or not isinstance(K, numbers.Integral) or not 1 <= K <= L:
         raise InvalidArgument("K", K, f"an integer number of prefix tokens in 1..L (L = {L})")
     return [[(j <= K) if i <= K else (j <= i) for j in range(1, L + 1)] for i in range(1, L + 1)]
@@ -401,7 +383,7 @@ def decay_kernel_exact(L: int, r: Any) -> list:
     >>> [str(x) for x in decay_kernel_exact(2, Fraction(1, 2))[1]]
     ['1/3', '2/3']
     """
-    L = _check_length(L)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
     r = _exact_scalar(r, "r")
     if not 0 < r <= 1:
         raise InvalidArgument("r", str(r), "a ratio e^(-m) in (0, 1]")
@@ -420,8 +402,8 @@ def decay_kernel_precise(L: int, m: Any, dps: int) -> list:
     >>> [str(x) for x in A[1]]
     ['0.5', '0.5']
     """
-    L = _check_length(L)
-    dps = _check_dps(dps)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
+    dps = check_dps("dps", dps)
     with mpmath.workdps(dps):
         mm = _precise_scalar(m, "m")
         if mm < 0:
@@ -444,7 +426,7 @@ def decay_kernel(L: int, m: float) -> np.ndarray:
     >>> decay_kernel(2, 0.0).tolist()
     [[1.0, 0.0], [0.5, 0.5]]
     """
-    L = _check_length(L)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
     if isinstance(m, bool) or not isinstance(m, numbers.Real) or not math.isfinite(m) or m < 0:
         raise InvalidArgument("m", m, "a finite slope m >= 0")
     d = np.arange(L)[:, None] - np.arange(L)[None, :]
@@ -617,7 +599,7 @@ def rollout_last_row_precise(kernels: Any, schedule: Sequence, dps: int, *, caus
     >>> [mpmath.nstr(x, 12) for x in rollout_last_row_precise(M, [1, 1], dps=30)]
     ['0.611111111111', '0.277777777778', '0.111111111111']
     """
-    dps = _check_dps(dps)
+    dps = check_dps("dps", dps)
     lams = _schedule_list(schedule, "precise", dps)
     with mpmath.workdps(dps):
         layers = _layers(kernels, len(lams), lambda A, p: validate_kernel_precise(A, dps, p, causal=causal))
@@ -821,7 +803,7 @@ def random_causal_kernel_exact(
     >>> all(sum(r) == 1 for r in A) and A[0][1] == 0
     True
     """
-    L = _check_length(L)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
     rng = _check_rng(rng)
     if density is None:
         causal = [[j <= i for j in range(L)] for i in range(L)]
@@ -853,7 +835,7 @@ def random_monotone_kernel_exact(
     >>> stochastically_monotone(A) and all(A[i][i] > 0 for i in range(5))
     True
     """
-    L = _check_length(L)
+    L = check_integer("L", L, 1, MAX_DENSE_LENGTH)
     rng = _check_rng(rng)
     if isinstance(denominator, bool) or not isinstance(denominator, numbers.Integral) or denominator < 1:
         raise InvalidArgument("denominator", denominator, "an integer >= 1")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from posbias.errors import InvalidArgument
+from posbias.validation import check_dps
 
 __all__ = [
     "VERDICTS",
@@ -151,8 +152,8 @@ class CheckContext:
     data_dir: str | None = None
 
     def __post_init__(self):
-        if not isinstance(self.dps, int) or self.dps < 15 or self.dps > 10000:
-            raise InvalidArgument("dps", self.dps, "an integer between 15 and 10000")
+        check_dps("dps", self.dps)
+        check_dps("max_dps", self.max_dps)
         if self.max_dps < self.dps:
             object.__setattr__(self, "max_dps", self.dps)
 

@@ -47,7 +47,7 @@ def test_explicit_derivation_lists_six_kernels():
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
 def test_bad_depth(bad):
-    with pytest.raises(InvalidArgument, match="H = "):
+    with pytest.raises(InvalidArgument, match="^depth = "):
         hardy.hardy_kernel(bad)
 
 
