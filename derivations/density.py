@@ -27,8 +27,9 @@ import functools
 import mpmath
 import sympy
 
+from posbias.derivations._checks import check_depth
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
-from posbias.errors import InvalidArgument
+from posbias.validation import check_dps, check_integer
 
 __all__ = [
     "rho_symbolic",
@@ -52,6 +53,7 @@ rho_H = sympy.Function("rho_H")
 
 def rho_symbolic(depth=H, xx=x):
     """``(ln(1/x))^(H-1)/(H-1)!`` with ``depth`` the symbol ``H`` or an integer >= 1."""
+    depth = check_depth("depth", depth)
     return sympy.log(1 / xx) ** (depth - 1) / sympy.factorial(depth - 1)
 
 
@@ -61,8 +63,7 @@ def rho(depth: int):
     >>> rho(1)
     1
     """
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise InvalidArgument("H", depth, "an integer >= 1")
+    depth = check_integer("depth", depth, 1)
     return rho_symbolic(sympy.Integer(depth))
 
 
@@ -96,8 +97,8 @@ def gamma_median(depth: int, dps: int = 30):
     >>> gamma_median(1, 20)   # ln 2
     '0.69314718055994530942'
     """
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise InvalidArgument("H", depth, "an integer >= 1")
+    depth = check_depth("depth", depth)
+    dps = check_dps("dps", dps)
     with mpmath.workdps(dps + 10):
         f = lambda m: mpmath.gammainc(depth, 0, m, regularized=True) - mpmath.mpf(1) / 2
         start = mpmath.mpf(depth) - mpmath.mpf(1) / 3 if depth > 1 else mpmath.log(2)
@@ -108,9 +109,10 @@ def gamma_median(depth: int, dps: int = 30):
 def density_median(depth: int, dps: int = 30) -> str:
     """Median of ``rho_H`` on ``(0, 1]``: ``exp(-m_H)`` (string with ``dps`` digits).
 
-    >>> density_median(1, 10)
+    >>> density_median(1, 15)
     '0.5'
     """
+    dps = check_dps("dps", dps)
     with mpmath.workdps(dps + 10):
         return mpmath.nstr(mpmath.exp(-mpmath.mpf(gamma_median(depth, dps + 5))), dps)
 

@@ -26,6 +26,7 @@ import functools
 
 import sympy
 
+from posbias.derivations._checks import check_depth
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 from posbias.validation import check_integer
 
@@ -61,6 +62,7 @@ def hardy_kernel_symbolic(depth=H, xx=x, yy=y):
     >>> hardy_kernel_symbolic()
     log(x/y)**(H - 1)/(x*factorial(H - 1))
     """
+    depth = check_depth("depth", depth)
     return sympy.log(xx / yy) ** (depth - 1) / sympy.factorial(depth - 1) / xx
 
 

@@ -31,9 +31,10 @@ import functools
 import mpmath
 import sympy
 
+from posbias.derivations._checks import check_depth, check_lambdas
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 from posbias.errors import InvalidArgument
-from posbias.validation import check_integer
+from posbias.validation import check_dps, check_integer
 
 __all__ = [
     "mixture_sum",
@@ -67,6 +68,7 @@ def _check_int(value, parameter, low=1):
 
 def mixture_term(kk, depth=H, a=alpha, tt=t):
     """The ``k``-th term ``C(H,k) a^k (1-a)^(H-k) t^(k-1)/(k-1)!`` of the continuous part."""
+    depth = check_depth("depth", depth)
     return (sympy.binomial(depth, kk) * a**kk * (1 - a) ** (depth - kk) * tt ** (kk - 1)
             / sympy.factorial(kk - 1))
 
@@ -80,6 +82,7 @@ def mixture_sum(depth: int, a=alpha, tt=t):
 
 def laguerre_form(depth=H, a=alpha, tt=t):
     """``a (1-a)^(H-1) L_{H-1}^{(1)}(-a t/(1-a))`` (``depth`` symbolic or an integer)."""
+    depth = check_depth("depth", depth)
     return a * (1 - a) ** (depth - 1) * sympy.assoc_laguerre(depth - 1, 1, -a * tt / (1 - a))
 
 
@@ -133,6 +136,7 @@ def schedule_weights(lambdas):
     >>> schedule_weights([sympy.Rational(1, 2), sympy.Rational(1, 3)])
     [1/3, 1/2, 1/6]
     """
+    lambdas = check_lambdas("lambdas", lambdas)
     g = sympy.Poly(sympy.Mul(*[(1 - lam + lam * zz) for lam in lambdas]), zz)
     coeffs = g.all_coeffs()[::-1]
     return [sympy.expand(c) for c in coeffs] + [0] * (len(lambdas) + 1 - len(coeffs))
@@ -154,6 +158,7 @@ def density_at_half(depth: int, a, dps: int = 30) -> str:
     '0.693147180559945'
     """
     _check_int(depth, "depth")
+    dps = check_dps("dps", dps)
     if isinstance(a, float) or not isinstance(a, (int, str, sympy.Rational)) or isinstance(a, bool):
         raise InvalidArgument("alpha", a, "an exact rational (int, str like '1/2', or sympy "
                                           "Rational) in (0, 1]")

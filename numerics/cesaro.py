@@ -138,7 +138,7 @@ def cesaro_profile_exact(length: int, schedule) -> list[Fraction]:
     >>> cesaro_profile_exact(2, [0.5])
     Traceback (most recent call last):
     ...
-    posbias.errors.InvalidArgument: schedule = 0.5 is invalid: expected an exact rational (int, Fraction or Decimal; floats are not exact)
+    posbias.errors.InvalidArgument: schedule = list:0.5 is invalid: expected exact rationals on the exact path (int, Fraction, Decimal or text such as '1/3'; binary floats are not the rationals they print as)
     """
     L = check_integer("length", length, 1, MAX_LENGTH)
     lams = [lam for lam in _exact_lambdas(schedule) if lam != 0]
