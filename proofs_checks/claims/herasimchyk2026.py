@@ -26,17 +26,22 @@ from posbias.numerics.alibi import (
     alibi_rollout,
     alibi_rollout_precise,
 )
+from posbias.numerics.cases import (
+    random_alibi_case,
+    random_family_kernel_exact,
+    random_family_layers_exact,
+    random_schedule_exact,
+)
 from posbias.numerics.compare import stochastically_dominates
 from posbias.numerics.kernels import (
     diagonal_product_exact,
-    random_causal_kernel_exact,
-    random_monotone_kernel_exact,
     rollout_last_row_exact,
     rollout_matrices_exact,
     stochastically_monotone,
     uniform_causal_kernel_exact,
 )
 from posbias.proofs_checks.claims._common import (
+    CaseSweep,
     case_rng,
     nstr_or_zero,
     show_value,
@@ -74,37 +79,6 @@ def _fmt_case(kernels, lams) -> str:
 def _sizes(ctx: CheckContext) -> tuple[int, int, int]:
     """(number of cases, max L, max T)."""
     return (1000, 8, 8) if ctx.thorough else (120, 6, 5)
-
-
-def _schedule(rng: random.Random, T: int, q: int = 4) -> list:
-    """λ_1..λ_T on the grid {0, 1/q, ..., 1}, sometimes constant (covers λ = 0 and λ = 1)."""
-    style = rng.randrange(4)
-    if style == 0:
-        return [Fraction(1)] * T
-    if style == 1:
-        c = Fraction(rng.randint(0, q), q)
-        return [c] * T
-    return [Fraction(rng.randint(0, q), q) for _ in range(T)]
-
-
-def _kernel(rng: random.Random, L: int, kind: str):
-    if kind == "positive":
-        return random_causal_kernel_exact(L, rng)
-    if kind == "sparse":
-        return random_causal_kernel_exact(L, rng, density=Fraction(1, 2))
-    if kind == "monotone":
-        return random_monotone_kernel_exact(L, rng, positive_diagonal=rng.random() < 0.7)
-    if kind == "cesaro":
-        return uniform_causal_kernel_exact(L)
-    raise ValueError(kind)
-
-
-def _kernels(rng: random.Random, L: int, T: int, kind: str) -> list:
-    """T kernels (at least one, for T = 0); sometimes the same kernel in every layer."""
-    if rng.random() < 0.3:
-        A = _kernel(rng, L, kind)
-        return [A] * max(T, 1)
-    return [_kernel(rng, L, kind) for _ in range(max(T, 1))]
 
 
 def _as_arg(ks: list, T: int):
@@ -152,8 +126,8 @@ def _check_stochastic(ctx: CheckContext) -> Evidence:
     counterexample = None
     for _ in range(n):
         L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = _kernels(rng, L, T, rng.choice(kinds))
-        lams = _schedule(rng, T)
+        ks = random_family_layers_exact(rng, L, T, rng.choice(kinds))
+        lams = random_schedule_exact(rng, T)
         Ps = rollout_matrices_exact(_as_arg(ks, T), lams)
         mats = [Ps[-1]]
         for A, lam in zip(ks, lams):
@@ -217,8 +191,8 @@ def _check_primacy_drift(ctx: CheckContext) -> Evidence:
     counterexample = None
     for _ in range(n):
         L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = _kernels(rng, L, T + 1, "monotone")
-        lams = _schedule(rng, T + 1)
+        ks = random_family_layers_exact(rng, L, T + 1, "monotone")
+        lams = random_schedule_exact(rng, T + 1)
         r = primacy_drift_dominance(ks, lams)
         if worst is None or r.worst_margin < worst:
             worst = r.worst_margin
@@ -233,14 +207,14 @@ def _check_primacy_drift(ctx: CheckContext) -> Evidence:
     const_fail = 0
     for _ in range(n_free):
         L, T = rng.randint(3, max(3, maxL)), rng.randint(1, maxT)
-        ks = [_kernel(rng, L, "sparse") for _ in range(T + 1)]
-        lams = _schedule(rng, T + 1)
+        ks = [random_family_kernel_exact(rng, L, "sparse") for _ in range(T + 1)]
+        lams = random_schedule_exact(rng, T + 1)
         if not primacy_drift_dominance(ks, lams).dominates:
             free_fail += 1
             if free_example is None:
                 mono = all(stochastically_monotone(A) for A in ks)
                 free_example = _fmt_case(ks, lams) + f" (all monotone: {mono})"
-        A = _kernel(rng, L, "sparse")
+        A = random_family_kernel_exact(rng, L, "sparse")
         lam = Fraction(rng.randint(1, 4), 4)
         if not primacy_drift_dominance([A] * (T + 1), [lam] * (T + 1)).dominates:
             const_fail += 1
@@ -299,8 +273,8 @@ def _check_recency_drift(ctx: CheckContext) -> Evidence:
     counterexample = None
     for _ in range(n):
         L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = _kernels(rng, L, T, "monotone")[: max(T, 1)]
-        lams = _schedule(rng, T)
+        ks = random_family_layers_exact(rng, L, T, "monotone")[: max(T, 1)]
+        lams = random_schedule_exact(rng, T)
         r = recency_drift_dominance(ks, lams)
         if worst is None or r.worst_margin < worst:
             worst = r.worst_margin
@@ -311,7 +285,7 @@ def _check_recency_drift(ctx: CheckContext) -> Evidence:
     free_fail, free_example = 0, None
     for _ in range(n):
         L, T = rng.randint(3, max(3, maxL)), rng.randint(2, max(2, maxT))
-        ks = [_kernel(rng, L, "sparse") for _ in range(T)]
+        ks = [random_family_kernel_exact(rng, L, "sparse") for _ in range(T)]
         lams = [Fraction(rng.randint(0, 4), 4) for _ in range(T)]
         if not recency_drift_dominance(ks, lams).dominates:
             free_fail += 1
@@ -393,8 +367,8 @@ def _check_diagonal_positive(ctx: CheckContext) -> Evidence:
     zero_cases = 0
     for _ in range(n):
         L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = _kernels(rng, L, T, rng.choice(("positive", "sparse", "sparse", "monotone")))
-        lams = _schedule(rng, T)
+        ks = random_family_layers_exact(rng, L, T, rng.choice(("positive", "sparse", "sparse", "monotone")))
+        lams = random_schedule_exact(rng, T)
         fm, pm, mp, zc = diagonal_mismatches(ks[:T] if T else ks[:1], lams)
         formula_mismatch += fm
         positivity_mismatch += pm
@@ -478,8 +452,8 @@ def _check_dichotomy(ctx: CheckContext) -> Evidence:
     checks = 0
     for _ in range(n):
         L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = _kernels(rng, L, T, rng.choice(("positive", "sparse", "monotone")))
-        lams = _schedule(rng, T)
+        ks = random_family_layers_exact(rng, L, T, rng.choice(("positive", "sparse", "monotone")))
+        lams = random_schedule_exact(rng, T)
         Ps = rollout_matrices_exact(_as_arg(ks, T), lams)
         for t in range(T + 1):  # every depth 0..T
             md, mc = dichotomy_margins(ks[:t], lams[:t], Ps[t])
@@ -672,18 +646,6 @@ def _np_margin(p, q):
     return float(d[k]), k + 1
 
 
-def _case_layers(rng, L, T, H, scale=1.0):
-    layers = []
-    for _ in range(T):
-        m = rng.random(H) * rng.choice([0.05, 0.5, 2.0])
-        if rng.random() < 0.2:
-            m[0] = 0.0
-        d = rng.normal(size=H) * rng.choice([0.0, 1.0, 4.0])
-        w = rng.random(H) + 0.05
-        layers.append((m, d, w))
-    return layers
-
-
 def _build(layers, *, slope_factor=1.0, diag=None, temperature=1.0):
     out = []
     for m, d, w in layers:
@@ -725,7 +687,7 @@ def check_alibi_recency(ctx):
         L = int(rng.integers(2, 41))
         T = int(rng.integers(1, 5))
         H = int(rng.integers(1, 4))
-        base = _case_layers(rng, L, T, H)
+        base = random_alibi_case(rng, T, H)
         c = float(1 + rng.random() * 3)
         lam = [float(x) for x in rng.random(T)]
         if case % 5 == 0:
@@ -812,7 +774,7 @@ def check_content_diagonal(ctx):
         L = int(rng.integers(2, 20))
         T = int(rng.integers(1, 4))
         H = int(rng.integers(1, 3))
-        base = _case_layers(rng, L, T, H)
+        base = random_alibi_case(rng, T, H)
         dd = float(rng.random() * 4 + 0.05)
         lam = [float(x) for x in rng.random(T)]
         with mpmath.workdps(ctx.dps):
