@@ -280,7 +280,7 @@ def _check_causal_collapse(ctx: CheckContext) -> Evidence:
 # W2: sliding window
 
 
-def sliding_window_margins(kernels: list, eps: Fraction, w: int) -> dict:
+def sliding_window_margins(kernels: list, eps: Fraction, w: int, *, rate: Fraction = Fraction(1)) -> dict:
     """Exact check of ``P(t)[i,j] <= C (1-(j-1)ε^h)^{t/(2h)}`` with ``C = 1/q_j``,
     ``q_j = 1-(j-1)ε^h``, ``h = ⌈(L-1)/(w-1)⌉``, in the integer-power form
     ``(q_j P(t)[i,j])^{2h} <= q_j^t``; the best constant ``max P(t)[i,j] / q_j^{t/(2h)}``
@@ -293,7 +293,12 @@ def sliding_window_margins(kernels: list, eps: Fraction, w: int) -> dict:
     ``t/(2h)`` is exercised only at depths ``t > 4h`` (``rate_depths`` counts them).  There, the
     largest exponent multiplier the rollout supports, ``a* = min (ln P / ln q_j + 1) 2h/t``
     (``P(t)[i,j] <= C q_j^{a t/(2h)}`` for every ``a <= a*``), says how much room the rate has.
+    ``rate`` (a positive rational ``a``) tests the claimed exponent ``a t/(2h)`` instead, exactly
+    in the form ``(q_j P)^{2h·den(a)} <= q_j^{num(a)·t}`` (``fails`` counts its violations).
     """
+    rate = Fraction(rate)
+    if rate <= 0:
+        raise InvalidArgument("rate", str(rate), "a positive rational exponent multiplier")
     L = len(kernels[0])
     T = len(kernels)
     if isinstance(w, bool) or not isinstance(w, int) or w < 2:
@@ -314,9 +319,9 @@ def sliding_window_margins(kernels: list, eps: Fraction, w: int) -> dict:
             rate_depths += t > 4 * h
             for j in range(1, L):
                 q = 1 - j * eh
-                rhs = q ** t
+                rhs = q ** (rate.numerator * t)
                 for i in range(j, L):
-                    lhs = (q * P[i][j]) ** (2 * h)
+                    lhs = (q * P[i][j]) ** (2 * h * rate.denominator)
                     if lhs > rhs:
                         fails += 1
                     c = _mpf(P[i][j]) / mpmath.power(_mpf(q), mpmath.mpf(t) / (2 * h))
