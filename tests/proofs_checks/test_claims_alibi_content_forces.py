@@ -135,6 +135,7 @@ def test_four_forces_causal_depth_is_the_output_side(monkeypatch):
         assert float(row["observation: max monotonicity defect of the layers (L = 64)"]) < 1e-12
     # refuted in a world with a non-monotone layer: token L reads token 2 while token 2 reads
     # itself, on top of a layer in which token L reads token 1 (adding the top layer moves mass later)
+    monkeypatch.setattr(hk, "_MEASURED", ("no_content/mpt-7b",))
     monkeypatch.setattr(hk, "depth_profiles", lambda cfg: [np.eye(cfg.length)[0], np.eye(cfg.length)[1]])
     ev = hk.check_four_forces(CheckContext())
     assert ev.verdict == "refuted" and "causal depth (depth 1 -> 2)" in ev.counterexample
