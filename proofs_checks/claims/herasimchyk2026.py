@@ -716,6 +716,11 @@ def _latex_h2c(sp):
             + r"\quad F(k, m) = \sum_{j \le k} p_m(j)")
 
 
+_RULE_H2C = ("verified when every generated case has min_k (F_m(k) - F_{cm}(k)) >= -10^-(dps-10); a "
+             "case below it is recomputed at --max-dps and refutes the claim (printed) if still below "
+             "-10^-(max_dps-10)")
+
+
 @claim(
     f"{_H}:alibi-recency",
     statement="An ALiBi positional bias favouring recent keys reinforces recency: the residual-aware "
@@ -758,6 +763,7 @@ def check_alibi_recency(ctx):
                     precision=f"dps={d2}", cases=case + 1, worst_margin=nstr_or_zero(margin),
                     counterexample=f"L={L}, T={T}, H={H}, c={c!r}, lambda={lam}, slopes="
                     f"{[b[0].tolist() for b in base]}: F_(c m)({k}) - F_m({k}) = {nstr_or_zero(margin)} > 0",
+                    details={"rule": _RULE_H2C},
                 )
         if all((b[0] == 0).all() for b in base):
             trivial += 1  # all slopes 0: c m = m, the profiles coincide
@@ -771,9 +777,7 @@ def check_alibi_recency(ctx):
         cases=n,
         worst_margin=nstr_or_zero(worst),
         parameters={"seed": ctx.seed, "L": "2..40", "T": "1..4", "H": "1..3", "c": "(1, 4)"},
-        details={"rule": "verified when every generated case has min_k (F_m(k) - F_{cm}(k)) >= -10^-(dps-10); "
-                 "a case below it is recomputed at --max-dps and refutes the claim (printed) if still "
-                 "below -10^-(max_dps-10)",
+        details={"rule": _RULE_H2C,
                  "worst_case(L,T,H,c,k)": list(map(str, worst_case)),
                  "trivial cases (all slopes 0, not counted in the worst margin)": trivial},
     )
@@ -788,6 +792,12 @@ def _latex_h2d(sp):
     return (r"\mathrm{softmax}_j(b + s_{ij}) = \mathrm{softmax}_j(s_{ij}),\qquad "
             + sp.latex(sp.Implies(sp.StrictGreaterThan(d, 0), sp.Symbol(r"p_d \succeq p_0")))
             + r",\quad d < 0 \Rightarrow p_d \preceq p_0")
+
+
+_RULE_H2D = ("verified when (a) the kernels with and without the constant base score agree within the "
+             "precision escalation and (b) every generated case has p_{+d} dominating p_0 and p_0 "
+             "dominating p_{-d} with CDF margins >= -10^-(dps-10); refuted by the first case that breaks "
+             "(a) or (b) (printed), inconclusive when (a) runs out of precision")
 
 
 @claim(
@@ -818,7 +828,8 @@ def check_content_diagonal(ctx):
         return Evidence("refuted" if ag.state == "disagree" else "inconclusive",
                         method="dense mpmath kernels with base 37/3 vs without",
                         discrepancy=ag.discrepancy, precision=f"dps={ag.dps}",
-                        counterexample="the base score changed the kernel" if ag.state == "disagree" else None)
+                        counterexample="the base score changed the kernel" if ag.state == "disagree" else None,
+                        details={"rule": _RULE_H2D})
     # (b) direction of the diagonal logit
     n = 40 if ctx.thorough else 16
     tol = mpmath.mpf(10) ** (-(ctx.dps - 10))
@@ -842,6 +853,7 @@ def check_content_diagonal(ctx):
                     "refuted", method="precise X5 rollouts, CDFs compared", precision=f"dps={ctx.dps}",
                     cases=case + 1, worst_margin=nstr_or_zero(margin),
                     counterexample=f"L={L}, T={T}, H={H}, d={sign}{dd!r}, lambda={lam}: dominance fails at k={k}",
+                    details={"rule": _RULE_H2D},
                 )
         worst_pos = mp_ if worst_pos is None else min(worst_pos, mp_)
         worst_neg = mn_ if worst_neg is None else min(worst_neg, mn_)
@@ -855,10 +867,7 @@ def check_content_diagonal(ctx):
         cases=n,
         worst_margin=nstr_or_zero(min(worst_pos, worst_neg)),
         parameters={"seed": ctx.seed + 1, "base": "37/3", "kernel L": L0},
-        details={"rule": "verified when (a) the kernels with and without the constant base score agree "
-                 "within the precision escalation and (b) every generated case has p_{+d} dominating p_0 "
-                 "and p_0 dominating p_{-d} with CDF margins >= -10^-(dps-10); refuted by the first case "
-                 "that breaks (a) or (b) (printed), inconclusive when (a) runs out of precision",
+        details={"rule": _RULE_H2D,
                  "worst margin +d vs 0": nstr_or_zero(worst_pos), "worst margin 0 vs -d": nstr_or_zero(worst_neg)},
     )
 
@@ -1133,6 +1142,12 @@ def _read_measured(path):
     return vals / vals.sum()
 
 
+_RULE_MATCH = ("needs-data without measured influence in the data directory; otherwise verified when every "
+               "supplied model has Spearman(rollout, measured) >= 0.88 (the low end of the paper's "
+               "0.88-0.98) and W1(rollout, measured) < W1(attention-only, measured), refuted when one "
+               "does not (named)")
+
+
 @claim(
     f"{_H}:empirical-match",
     statement="Residual-aware rollouts with measured λ match the measured input-token influence of "
@@ -1151,7 +1166,7 @@ def check_empirical_match(ctx):
                         details={"needed": "measured input-token influence of pretrained models (e.g. "
                                  "gradient-norm influence of BLOOM-7b1 / MPT-7B on fineweb-edu, as in "
                                  "herasimchyk2026) — posbias ships no model weights or measurements",
-                                 "format": _FORMAT})
+                                 "format": _FORMAT, "rule": _RULE_MATCH})
     miss = _needs_yaml()
     if miss:
         return miss
@@ -1164,7 +1179,7 @@ def check_empirical_match(ctx):
     names = sorted(f[:-4] for f in os.listdir(folder) if f.endswith(".csv"))
     if not names:
         return Evidence("needs-data", method="no measured-influence/*.csv in the data directory",
-                        details={"format": _FORMAT})
+                        details={"format": _FORMAT, "rule": _RULE_MATCH})
     for name in names:
         measured = _read_measured(os.path.join(folder, name + ".csv"))
         cfg_path = os.path.join(folder, name + ".yaml")
@@ -1189,5 +1204,5 @@ def check_empirical_match(ctx):
         precision="float64",
         cases=len(rows),
         counterexample=None if ok else "; ".join(r["name"] for r in rows if not r["match"]),
-        details={"models": rows, "format": _FORMAT},
+        details={"models": rows, "format": _FORMAT, "rule": _RULE_MATCH},
     )

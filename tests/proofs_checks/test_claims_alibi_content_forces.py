@@ -33,6 +33,8 @@ def test_verdict_equals_expected(cid):
     else:
         assert ev.verdict == c.expected, ev.as_dict()
     assert c.latex_text and "\\" in c.latex_text
+    if not cid.startswith("posbias:"):  # the claims of herasimchyk2026 and wu2025 state their rule
+        assert "rule" in ev.details and ev.details["rule"]
 
 
 def test_decay_mask_is_verified_with_t_plus_one_layers():

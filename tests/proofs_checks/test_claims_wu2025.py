@@ -31,6 +31,7 @@ def test_check_returns_expected_verdict_with_evidence(claim_id):
     ev = r.evidence
     assert ev.verdict == c.expected, ev.as_dict()
     assert ev.cases and ev.cases > 0 and ev.worst_margin and ev.parameters
+    assert "verified" in ev.details["rule"] and "refuted" in ev.details["rule"]
     assert c.latex_text.strip() and c.section
     assert r.seconds < 15
 
