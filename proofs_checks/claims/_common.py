@@ -17,6 +17,7 @@ __all__ = [
     "CaseSweep",
     "EXACT",
     "show_value",
+    "format_matrix",
     "derivation_by_name",
     "latex_of_derivation",
     "symbolic_summary",
@@ -134,6 +135,15 @@ def show_value(x) -> str:
     if isinstance(x, mpmath.mpf):
         return mpmath.nstr(x, 6)
     return str(x)
+
+
+def format_matrix(A) -> str:
+    """A small exact matrix on one line, rows separated by ``;``.
+
+    >>> format_matrix([[Fraction(1), Fraction(0)], [Fraction(1, 2), Fraction(1, 2)]])
+    '[1 0; 1/2 1/2]'
+    """
+    return "[" + "; ".join(" ".join(str(x) for x in row) for row in A) + "]"
 
 
 def derivation_by_name(name):

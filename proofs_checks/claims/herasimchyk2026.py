@@ -44,6 +44,7 @@ from posbias.numerics.kernels import (
 from posbias.proofs_checks.claims._common import (
     CaseSweep,
     case_rng,
+    format_matrix,
     nstr_or_zero,
     show_value,
     sympy_latex,
@@ -68,12 +69,8 @@ def _rng(ctx: CheckContext, slug: str) -> random.Random:
 _show = show_value
 
 
-def _fmt_matrix(A) -> str:
-    return "[" + "; ".join(" ".join(str(x) for x in row) for row in A) + "]"
-
-
 def _fmt_case(kernels, lams) -> str:
-    ks = " | ".join(_fmt_matrix(A) for A in kernels)
+    ks = " | ".join(format_matrix(A) for A in kernels)
     return f"kernels A(1..T) = {ks}; λ = [{', '.join(str(x) for x in lams)}]"
 
 

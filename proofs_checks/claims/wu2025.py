@@ -5,7 +5,6 @@ exactly on generated kernels against the stated bounds.
 
 from __future__ import annotations
 
-import math
 import random
 from fractions import Fraction
 
@@ -32,6 +31,7 @@ from posbias.numerics.kernels import (
 from posbias.proofs_checks.claims._common import (
     CaseSweep,
     case_rng,
+    format_matrix,
     nstr_or_zero,
     show_value,
     sympy_latex,
@@ -175,10 +175,6 @@ def _rng(ctx: CheckContext, slug: str) -> random.Random:
 _show = show_value
 
 
-def _fmt_matrix(A) -> str:
-    return "[" + "; ".join(" ".join(str(x) for x in row) for row in A) + "]"
-
-
 def _mpf(x: Fraction) -> mpmath.mpf:
     return mpmath.mpf(x.numerator) / x.denominator
 
@@ -251,7 +247,7 @@ def _check_causal_collapse(ctx: CheckContext) -> Evidence:
         sweep.low("step", m["step"])
         sweep.high("C", m["best_C"])
         if m["bound"] < 0 or m["step"] < 0 or m["off_first"] > m["off_first_bound"]:
-            sweep.fail(lambda: f"L={L}, T={T}, ε={eps}, A(1)={_fmt_matrix(ks[0])}")
+            sweep.fail(lambda: f"L={L}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
     worst_bound, worst_step, best_c = sweep.worst["bound"], sweep.worst["step"], sweep.most["C"]
     # how sharp is the rate? Cesàro L = 8: P(t)[L,2] decays like 2^-t, the bound like (7/8)^t
     L, T = 8, 40
@@ -396,7 +392,7 @@ def _check_sliding_window(ctx: CheckContext) -> Evidence:
             block_checks += 1
             block_fail += m["block_min"] < m["eps_h"]
         if m["fails"] or (m["block_min"] is not None and m["block_min"] < m["eps_h"]):
-            sweep.fail(lambda: f"L={L}, w={w}, T={T}, ε={eps}, A(1)={_fmt_matrix(ks[0])}")
+            sweep.fail(lambda: f"L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
     # (b) deep cases, where the rate t/(2h) matters: windows whose guaranteed ε (weights 1..2,
     # ε >= 1/(2w-1)) lets the weakest bound C q_2^{t/(2h)} fall to 1/4 within the depth cap
     eligible = [(L, w) for L in range(3, maxL + 2) for w in range(2, L)
@@ -426,7 +422,7 @@ def _check_sliding_window(ctx: CheckContext) -> Evidence:
             block_checks += 1
             block_fail += m["block_min"] < m["eps_h"]
         if m["fails"] or (m["block_min"] is not None and m["block_min"] < m["eps_h"]):
-            sweep.fail(lambda: f"deep case L={L}, w={w}, T={T}, ε={eps}, A(1)={_fmt_matrix(ks[0])}")
+            sweep.fail(lambda: f"deep case L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
         deep_rows.append({"L": L, "w": w, "h": m["h"], "ε": str(eps), "T": T, "T/4h": round(T / (4 * m["h"]), 1),
                           "C q_2^(T/2h)": mpmath.nstr(m["bound_at_T"], 3),
                           "a*": mpmath.nstr(m["a_star"], 3) if m["a_star"] is not None else None})
@@ -528,7 +524,7 @@ def _check_prefix(ctx: CheckContext) -> Evidence:
         sweep.low("keep", m["keep"])
         sweep.low("suffix", m["suffix"])
         if m["keep"] < 0 or m["suffix"] < 0:
-            sweep.fail(lambda: f"L={L}, K={K}, T={T}, ε={eps}, A(1)={_fmt_matrix(ks[0])}")
+            sweep.fail(lambda: f"L={L}, K={K}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
         if ks[0] is ks[-1] and ks[0] == prefix_kernel_exact(L, K):
             # uniform prefix kernel: every row spreads its prefix mass evenly (exact)
             for row in m["final"]:
