@@ -139,6 +139,8 @@ def _check_stochastic(ctx: CheckContext) -> Evidence:
             sweep.fail(lambda: _fmt_case(ks[:T], lams))
     worst_sum, worst_upper, min_entry = sweep.most["row sum"], sweep.most["upper"], sweep.worst["entry"]
     ok = last_row_mismatch == 0
+    if not ok:
+        sweep.fail(f"{last_row_mismatch} propagated last rows differ from the product's")
     return sweep.evidence(
         method="exact Fraction products of generated layers; row sums, upper triangle and signs "
         "checked entry by entry; propagated last row vs full product",
@@ -511,6 +513,11 @@ def _check_dichotomy(ctx: CheckContext) -> Evidence:
         closed = mpmath.gamma(depth + 2 - a) / (mpmath.gamma(2 - a) * mpmath.gamma(depth + 2))
         bound_mp = mpmath.mpf(bound_h.numerator) / bound_h.denominator
         closed_ok = abs(closed - bound_mp) < mpmath.mpf(10) ** -15
+    for good, what in ((regimes_ok, "the summable/harmonic regimes at depth %d" % depth),
+                       (closed_ok, "the harmonic bound's Γ closed form"),
+                       (family_ok, "the unbounded-logit family's diagonal against its limit")):
+        if not good:
+            sweep.fail(what + " (see details)")
     return sweep.evidence(
         method="exact Fraction rollouts at every depth of generated layers vs both product bounds "
         "and the per-layer increment bound; Cesàro L=4 with summable and harmonic schedules at "

@@ -430,6 +430,8 @@ def _check_sliding_window(ctx: CheckContext) -> Evidence:
     L, w = 8, 3
     p = rollout_last_row(sliding_window_kernel(L, w), [1.0] * 400)
     limit_ok = 1.0 - p[0] < 1e-6
+    if not limit_ok:
+        sweep.fail(f"uniform window L=8, w=3, depth 400: 1 - p(1) = {1.0 - p[0]:.3g} >= 1e-6")
     method = ("exact Fraction rollouts; bound compared exactly in the form (q P)^(2h) <= q^t with the "
               "proof's constant C = 1/q; h-layer products checked >= ε^h on causal edges; deep cases "
               "to the depth where C q_2^(t/2h) <= 1/4; float64 limit at depth 400")
@@ -538,6 +540,10 @@ def _check_prefix(ctx: CheckContext) -> Evidence:
     # collapses onto token 1 (W1): P(30)[8,2] for the Cesàro kernel
     Ps = rollout_matrices_exact(uniform_causal_kernel_exact(8), [1] * 30)
     keep, suffix = sweep.worst["keep"], sweep.worst["suffix"]
+    if not uniform_ok:
+        sweep.fail("a uniform prefix kernel's rollout spreads its prefix mass unevenly")
+    if not limit_err < 1e-12:
+        sweep.fail(f"uniform prefix kernel L=16, K=3, depth 300: max |p(j) - 1/K| = {limit_err:.3g}")
     return sweep.evidence(
         method="exact Fraction rollouts of generated prefix-mask kernels at every depth: prefix "
         "entries vs ε and suffix mass vs (1-Kε)^t; float64 limit of the uniform prefix kernel",
