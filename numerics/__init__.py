@@ -1,15 +1,25 @@
 """Theory numbers on three paths: exact rationals, mpmath at a stated precision, numpy float64.
 
 Kernels, schedules and last-row rollouts (Cesàro, dense, sliding window, prefix, decay, ALiBi),
-their closed forms, measured rollout configs and the distances between profiles.  Never imports
+their closed forms, measured rollout configs, the distances between profiles and the seeded case
+generators of the property checks.  Never imports
 sympy, torch or matplotlib (DESIGN.md: ``derivations``, ``numerics`` and ``measurements`` are
 independent routes).  The public names are the union of the submodules' ``__all__``.
 """
 
-from posbias.numerics import alibi, cesaro, closed_forms, compare, configs, kernels, schedules
+from posbias.numerics import (
+    alibi,
+    cases,
+    cesaro,
+    closed_forms,
+    compare,
+    configs,
+    kernels,
+    schedules,
+)
 
 #: the public modules, in the order their names are re-exported
-MODULES = (alibi, cesaro, closed_forms, compare, configs, kernels, schedules)
+MODULES = (alibi, cases, cesaro, closed_forms, compare, configs, kernels, schedules)
 
 for _module in MODULES:
     for _name in _module.__all__:

@@ -1,6 +1,7 @@
 """Helpers shared by the claim modules (not a claim module: the leading underscore keeps it out
-of the automatic registration): seeded case generators, value printing, and the combination of a
-symbolic route (sympy derivations) with a numeric one (mpmath agreement) into Evidence."""
+of the automatic registration): seeded case generators, value printing, the sweep over generated
+cases (worst margins, first counterexample, Evidence), and the combination of a symbolic route
+(sympy derivations) with a numeric one (mpmath agreement) into Evidence."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
     "case_rng",
+    "CaseSweep",
+    "EXACT",
     "show_value",
+    "format_matrix",
     "derivation_by_name",
     "latex_of_derivation",
     "symbolic_summary",
@@ -32,6 +36,90 @@ def case_rng(ctx: CheckContext, paper: str, slug: str) -> random.Random:
     return random.Random(f"{ctx.seed}:{paper}:{slug}")
 
 
+#: sentinel of :meth:`CaseSweep.evidence`: the discrepancy follows the verdict
+EXACT = object()
+
+
+class CaseSweep:
+    """The recurring shape of a property check: generate cases, track the worst margin of each
+    quantity, keep the first counterexample, and build the Evidence.
+
+    >>> s = CaseSweep()
+    >>> for x in (3, -1, 2):
+    ...     s.case()
+    ...     if s.low("margin", x) < 0:
+    ...         s.fail(lambda: f"margin {x}")
+    >>> s.cases, s.worst["margin"], s.counterexample, s.clean
+    (3, -1, 'margin -1', False)
+    >>> s.evidence(method="m", worst_margin="w", rule="r").verdict
+    'refuted'
+    """
+
+    def __init__(self):
+        self.cases = 0
+        self.failures = 0
+        self.counterexample = None
+        self.worst: dict = {}  # smallest value seen of each quantity (a margin: >= 0 holds)
+        self.most: dict = {}  # largest value seen of each quantity (a constant, a count)
+
+    def case(self, count: int = 1) -> None:
+        """Count generated cases."""
+        self.cases += count
+
+    def low(self, name: str, value):
+        """Track the smallest ``value`` of ``name`` (None is ignored); returns ``value``."""
+        if value is not None:
+            cur = self.worst.get(name)
+            if cur is None or value < cur:
+                self.worst[name] = value
+        return value
+
+    def high(self, name: str, value):
+        """Track the largest ``value`` of ``name`` (None is ignored); returns ``value``."""
+        if value is not None:
+            cur = self.most.get(name)
+            if cur is None or value > cur:
+                self.most[name] = value
+        return value
+
+    def fail(self, describe) -> None:
+        """Record a failing case; the first one's description (a string, or a callable that
+        builds it only when needed) is the counterexample."""
+        self.failures += 1
+        if self.counterexample is None:
+            self.counterexample = describe() if callable(describe) else describe
+
+    @property
+    def clean(self) -> bool:
+        return self.failures == 0
+
+    def evidence(self, *, method: str, worst_margin: str, rule: str | None = None, ok: bool = True,
+                 discrepancy=EXACT, precision: str = "exact",
+                 tolerance: str = "0 (exact comparison)", cases: int | None = None,
+                 parameters: dict | None = None, details: dict | None = None) -> Evidence:
+        """``verified`` when no case failed and ``ok`` (the check's further conditions), else
+        ``refuted`` with the first counterexample.  ``rule`` (the map from numbers to verdict,
+        fixed before computing) goes into the details under ``"rule"``."""
+        verdict = "verified" if ok and self.clean else "refuted"
+        if discrepancy is EXACT:
+            discrepancy = "0 (exact)" if verdict == "verified" else None
+        details = dict(details or {})
+        if rule is not None:
+            details["rule"] = rule
+        return Evidence(
+            verdict,
+            method=method,
+            discrepancy=discrepancy,
+            precision=precision,
+            tolerance=tolerance,
+            counterexample=self.counterexample,
+            cases=self.cases if cases is None else cases,
+            worst_margin=worst_margin,
+            parameters=dict(parameters or {}),
+            details=details,
+        )
+
+
 def show_value(x) -> str:
     """An exact value as ``p/q`` when short, else 6 correct significant digits.
 
@@ -47,6 +135,15 @@ def show_value(x) -> str:
     if isinstance(x, mpmath.mpf):
         return mpmath.nstr(x, 6)
     return str(x)
+
+
+def format_matrix(A) -> str:
+    """A small exact matrix on one line, rows separated by ``;``.
+
+    >>> format_matrix([[Fraction(1), Fraction(0)], [Fraction(1, 2), Fraction(1, 2)]])
+    '[1 0; 1/2 1/2]'
+    """
+    return "[" + "; ".join(" ".join(str(x) for x in row) for row in A) + "]"
 
 
 def derivation_by_name(name):

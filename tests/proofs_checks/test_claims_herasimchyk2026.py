@@ -148,3 +148,70 @@ def test_drift_checks_contain_strict_cases():
         ev = run_claim(get_claim(cid), CheckContext()).evidence
         strict = ev.details["cases with a strict drift (margin > 0 at every k < L)"]
         assert ev.verdict == "verified" and ev.cases // 4 <= strict <= ev.cases
+
+
+# verdict rules, the dichotomy's assumption, the shared sweep -----------------------------------
+
+
+@pytest.mark.parametrize("claim_id", IDS)
+def test_each_check_states_its_rule(claim_id):
+    ev = run_claim(get_claim(claim_id), CheckContext()).evidence
+    assert "verified when" in ev.details["rule"] and "refuted" in ev.details["rule"]
+
+
+def test_dichotomy_states_the_first_column_assumption_and_its_counterexample_family():
+    c = get_claim("herasimchyk2026:dichotomy")
+    assert any("first column bounded below" in a and "bounded logits" in a for a in c.assumptions)
+    ev = run_claim(c, CheckContext()).evidence
+    fam = ev.details["without a first-column bound (unbounded logits)"]
+    assert fam["collapses"] is False and fam["Σ λ_t"] == fam["depth"]
+    assert float(fam["P(T)[L,L]"]) >= float(fam["limit of P(T)[L,L]: sin(π√c)/(π√c(1-c)), c = 1-1/L"]) > 0.6
+
+
+def test_unbounded_logit_family_matches_its_closed_form():
+    import mpmath
+
+    fam = hc.unbounded_logit_family(3, 60)
+    with mpmath.workdps(30):
+        c = mpmath.mpf(2) / 3
+        exact = mpmath.nprod(lambda t: 1 - c / (t + 1) ** 2, [1, mpmath.inf])
+        assert abs(fam["limit"] - exact) < mpmath.mpf(10) ** -20
+        diag = mpmath.mpf(fam["diagonal"].numerator) / fam["diagonal"].denominator
+        # P(60)[L,L] = Π_{t<=60} (1 - c/(t+1)^2) sits above its limit by the tail product
+        assert fam["limit"] < diag < fam["limit"] * (1 + c / 60)
+    assert fam["first_column_min"] == F(1, 3 * 61 ** 2)
+    assert 1 - fam["first"] >= fam["diagonal"] and fam["collapse_bound"] > F(1, 2)
+
+
+def test_dichotomy_is_refuted_by_an_off_by_one_rollout(monkeypatch):
+    """A rollout that drops its top layer breaks the collapse bound (one factor too many)."""
+    orig = hc.rollout_matrices_exact
+
+    def dropped(ks, lams, **kw):
+        Ps = orig(ks, lams, **kw)
+        return [Ps[0]] + Ps[:-1]
+
+    monkeypatch.setattr(hc, "rollout_matrices_exact", dropped)
+    ev = get_claim("herasimchyk2026:dichotomy").check(CheckContext())
+    assert ev.verdict == "refuted" and ev.counterexample
+
+
+def test_case_sweep_keeps_the_first_counterexample_and_the_worst_margins():
+    from posbias.proofs_checks.claims._common import CaseSweep
+
+    s = CaseSweep()
+    for x in (F(1, 2), F(-1, 3), F(-2, 3), F(1)):
+        s.case()
+        s.low("margin", x)
+        s.high("constant", x)
+        if x < 0:
+            s.fail(lambda: f"x = {x}")
+    assert (s.cases, s.failures, s.counterexample) == (4, 2, "x = -1/3")
+    assert s.worst["margin"] == F(-2, 3) and s.most["constant"] == 1
+    ev = s.evidence(method="m", worst_margin="w", rule="r", parameters={"p": 1})
+    assert ev.verdict == "refuted" and ev.discrepancy is None and ev.details["rule"] == "r"
+    ok = CaseSweep()
+    ok.case()
+    assert ok.evidence(method="m", worst_margin="w").verdict == "verified"
+    assert ok.evidence(method="m", worst_margin="w", ok=False).verdict == "refuted"
+    assert ok.evidence(method="m", worst_margin="w").discrepancy == "0 (exact)"
