@@ -42,6 +42,7 @@ __all__ = [
     "all_claims",
     "get_claim",
     "run_claim",
+    "exit_status",
     "load_builtin_claims",
 ]
 
@@ -89,6 +90,10 @@ class Evidence:
         the arithmetic reached: ``"exact"``, ``"dps=60"``, ``"float64"``.
     tolerance:
         the tolerance in digits tied to the precision, e.g. ``"40 of 50 digits"``.
+    rule:
+        the rule that maps the computed numbers to the verdict, decided from the claim's
+        statement before computing (filled from the claim's registered ``rule`` when the check
+        does not state its own).
     correction:
         for a qualified claim, the exact correction (what really holds).
     counterexample:
@@ -104,6 +109,7 @@ class Evidence:
     discrepancy: str | None = None
     precision: str | None = None
     tolerance: str | None = None
+    rule: str | None = None
     correction: str | None = None
     counterexample: str | None = None
     cases: int | None = None
@@ -141,7 +147,9 @@ class CheckContext:
     ``dps`` is the working decimal precision for mpmath routes; checks that find two routes
     disagreeing at ``dps`` rerun at higher precision up to ``max_dps`` (see
     :func:`posbias.proofs_checks.precision.agree`) before deciding.  ``thorough`` asks for
-    larger grids and more generated cases.
+    larger grids, more generated cases and live measurements instead of stored ones; it never
+    changes what a claim is expected to give (one expected verdict per claim).  ``data_dir`` is
+    a folder of user data (measured profiles, ``step0/`` measurement records).
     """
 
     dps: int = 30
@@ -171,12 +179,9 @@ class Claim:
     assumptions: tuple = ()
     section: str = ""
     needs: tuple = ()  # optional extras or data sets the check needs (informational)
-    #: expected verdict under ``--thorough`` when the larger experiment is known to show more
-    #: (e.g. an effect visible only at a model's full width); None: same as ``expected``
-    expected_thorough: str | None = None
-
-    def expected_for(self, thorough: bool) -> str:
-        return self.expected_thorough if thorough and self.expected_thorough else self.expected
+    #: the rule mapping the computed numbers to a verdict, written from the statement before
+    #: computing; copied into the evidence when the check does not state its own
+    rule: str = ""
 
     @property
     def latex_text(self) -> str:
@@ -194,15 +199,23 @@ class Result:
     claim: Claim
     evidence: Evidence
     seconds: float
-    expected: str = ""  # the expected verdict for the context the check ran in
 
-    def __post_init__(self):
-        self.expected = self.expected or self.claim.expected
+    @property
+    def expected(self) -> str:
+        """The claim's expected verdict (the same for the default and the thorough run)."""
+        return self.claim.expected
 
     @property
     def ok(self) -> bool:
         """True when the verdict equals the expected verdict, or the data was missing."""
-        return self.evidence.verdict == self.expected or self.evidence.verdict == "needs-data"
+        return self.passes(strict=False)
+
+    def passes(self, strict: bool = False) -> bool:
+        """True when the verdict equals the expected verdict; a needs-data verdict passes
+        unless ``strict`` (``posbias check --strict``: missing data fails the run)."""
+        if self.evidence.verdict == "needs-data" and self.expected != "needs-data":
+            return not strict
+        return self.evidence.verdict == self.expected
 
     def as_dict(self) -> dict:
         try:
@@ -231,9 +244,8 @@ def register(c: Claim) -> Claim:
     """Add a claim to the registry; ids are unique."""
     if ":" not in c.id or not c.id.split(":", 1)[1]:
         raise InvalidArgument("id", c.id, "'<paper-key>:<slug>'")
-    for name, value in (("expected", c.expected), ("expected_thorough", c.expected_thorough)):
-        if value is not None and value not in VERDICTS:
-            raise InvalidArgument(name, value, "one of " + ", ".join(VERDICTS))
+    if c.expected not in VERDICTS:
+        raise InvalidArgument("expected", c.expected, "one of " + ", ".join(VERDICTS))
     if c.id in _REGISTRY and _REGISTRY[c.id].check is not c.check:
         raise InvalidArgument("id", c.id, "an id not registered yet")
     _REGISTRY[c.id] = c
@@ -254,7 +266,7 @@ def claim(
     assumptions: Iterable[str] = (),
     section: str = "",
     needs: Iterable[str] = (),
-    expected_thorough: str | None = None,
+    rule: str = "",
 ) -> Callable[[Callable[[CheckContext], Evidence]], Callable[[CheckContext], Evidence]]:
     """Decorator registering ``check(ctx) -> Evidence`` as the check of claim ``id``."""
 
@@ -270,7 +282,7 @@ def claim(
                 assumptions=tuple(assumptions),
                 section=section,
                 needs=tuple(needs),
-                expected_thorough=expected_thorough,
+                rule=rule,
             )
         )
         return fn
@@ -333,4 +345,11 @@ def run_claim(c: Claim, ctx: CheckContext | None = None) -> Result:
             method="check raised an exception",
             details={"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()},
         )
-    return Result(c, ev, time.perf_counter() - start, c.expected_for(ctx.thorough))
+    if ev.rule is None and c.rule:
+        ev.rule = c.rule
+    return Result(c, ev, time.perf_counter() - start)
+
+
+def exit_status(results: Iterable[Result], strict: bool = False) -> int:
+    """0 when every result passes (:meth:`Result.passes`), else 1."""
+    return 0 if all(r.passes(strict) for r in results) else 1
