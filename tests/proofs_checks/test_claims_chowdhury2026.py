@@ -135,27 +135,33 @@ def test_primacy_tail_verified_with_rate():
     ev = cd.primacy_tail_check(CheckContext())
     assert ev.verdict == "verified", ev.as_dict()
     assert "(H-1)γ/ln L" in ev.discrepancy and ev.rule
+    assert cd.primacy_tail_check(CheckContext(), lengths=SHORT).verdict == "verified"
     # the reported leading-order ratio at L = 2^20, H = 8, recomputed here
     L = 2**20
     lead = mpmath.log(L) ** 7 / mpmath.factorial(7)
     assert ev.details["table"]["H=8"][str(L)]["L*p(1)/leading"] == mpmath.nstr(_first_token(L, 8) / lead, 4)
 
 
+SHORT = tuple(4**k for k in range(3, 8))  # the rule on a shorter grid of L (faster tests)
+
+
 def test_primacy_tail_refuted_when_the_power_is_off():
     """A world where the first token's influence grows with one power of ln L less."""
     ev = cd.primacy_tail_check(CheckContext(), rollout=lambda L, H: _first_token(L, H - 1)
-                               if L != 256 else _first_token(L, H))
+                               if L != 256 else _first_token(L, H), lengths=SHORT)
     assert ev.verdict == "refuted" and ev.counterexample
 
 
 def test_primacy_tail_refuted_when_the_constant_is_off():
     ev = cd.primacy_tail_check(CheckContext(), rollout=lambda L, H: _first_token(L, H)
-                               * (1 + 1 / np.log(L)) if L != 256 else _first_token(L, H))
+                               * (1 + 1 / np.log(L)) if L != 256 else _first_token(L, H),
+                               lengths=SHORT)
     assert ev.verdict == "refuted"
 
 
 def test_primacy_tail_inconclusive_when_float_route_disagrees():
-    ev = cd.primacy_tail_check(CheckContext(), rollout=lambda L, H: _first_token(L, H) * (1 + 1e-9))
+    ev = cd.primacy_tail_check(CheckContext(), rollout=lambda L, H: _first_token(L, H) * (1 + 1e-9),
+                               lengths=SHORT)
     assert ev.verdict == "inconclusive"
 
 
