@@ -20,11 +20,10 @@ torch thread; minutes per file on two cores).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -46,6 +45,7 @@ __all__ = [
     "step0_dir",
     "load_record",
     "record_run",
+    "run_measure",
     "main",
 ]
 
@@ -105,19 +105,26 @@ def _versions() -> dict:
     return out
 
 
-def record_run(stem: str, argv: list[str] | None = None) -> dict:
-    """Run ``posbias measure`` with the stored command line of ``stem`` (or ``argv``) in this
-    process and return the record with its provenance (needs the ``models`` extra)."""
-    from posbias.cli import main as cli_main
+def run_measure(argv: list[str]) -> str:
+    """Run ``posbias measure`` (``python -m posbias`` with ``argv``) in a child process with one
+    OpenMP thread and return what it printed on stdout; raise RuntimeError on failure."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, "-m", "posbias", *argv], capture_output=True,
+                          text=True, env=env, check=False)
+    if proc.returncode != 0:
+        tail = " ".join(proc.stderr.split())[-300:]
+        raise RuntimeError(f"posbias {' '.join(argv)} exited with status {proc.returncode}: {tail}")
+    return proc.stdout
 
+
+def record_run(stem: str, argv: list[str] | None = None, runner=None) -> dict:
+    """Run ``posbias measure`` with the stored command line of ``stem`` (or ``argv``) and
+    return the record with its provenance (needs the ``models`` extra).  ``runner(argv) ->
+    stdout`` replaces the child process (default :func:`run_measure`)."""
     argv = list(argv or runs()[stem])
-    buf = io.StringIO()
     start = time.perf_counter()
-    with contextlib.redirect_stdout(buf):
-        status = cli_main(argv)
+    out = (runner or run_measure)(argv)
     wall = time.perf_counter() - start
-    if status != 0:
-        raise RuntimeError(f"posbias {' '.join(argv)} exited with status {status}")
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     return {
         "stem": stem,
@@ -129,7 +136,7 @@ def record_run(stem: str, argv: list[str] | None = None) -> dict:
         "wall_seconds": round(wall, 1),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                     "load_average_after": None if load is None else [round(x, 2) for x in load]},
-        "result": json.loads(buf.getvalue()),
+        "result": json.loads(out),
     }
 
 

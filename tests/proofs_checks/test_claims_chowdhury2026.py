@@ -201,7 +201,21 @@ def test_peak_valley_qualified_when_only_a_longer_context_reaches_the_band(monke
     assert ev.verdict == "qualified"
     f = ev.details["architectures"]["arch-b"]
     assert f["band_lengths"] == [128] and f["slopes"]["R"] == pytest.approx(1.0)
-    assert f["L_reaching_band_extrapolated"] == pytest.approx(64 * 10**1.5 / 20)
+    assert f["L_reaching_band_extrapolated"] is None  # measured, not extrapolated
+
+
+def test_peak_valley_extrapolates_the_length_when_no_scan_reaches_the_band(monkeypatch):
+    use_plan(monkeypatch)
+
+    def slow(arch, L, seed, s):  # last/min proportional to L: 2.5 at L = 64, 5 at L = 128
+        p = np.ones(L)
+        p[-1] = 2.5 * L / 64
+        return p
+
+    ev = cd.peak_valley_check(CheckContext(), data=fake_data(slow))
+    assert ev.verdict == "refuted"
+    f = ev.details["architectures"]["arch-a"]
+    assert f["L_reaching_band_extrapolated"] == pytest.approx(64 * 10**1.5 / 2.5)
 
 
 def test_peak_valley_spread_over_samples_decides(monkeypatch):

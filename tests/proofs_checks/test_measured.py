@@ -17,6 +17,19 @@ from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 from step0_fakes import fake_data, use_plan
 
+def _in_process(argv):
+    """`posbias measure` run in this process (quicker than a child process in tests)."""
+    import contextlib
+    import io
+
+    from posbias.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(argv) == 0
+    return buf.getvalue()
+
+
 MEASURED_CLAIMS = ("chowdhury2026:cesaro-stochastic", "chowdhury2026:peak-valley",
                    "chowdhury2026:rope-init", "chowdhury2026:step0-fit")
 
@@ -100,7 +113,7 @@ def tiny_store(tmp_path_factory):
     folder = tmp_path_factory.mktemp("data")
     os.makedirs(folder / "step0")
     for stem, argv in TINY.runs().items():
-        rec = st.record_run(stem, argv)
+        rec = st.record_run(stem, argv, runner=_in_process)
         (folder / "step0" / f"{stem}.json").write_text(json.dumps(rec))
     return str(folder)
 
@@ -119,13 +132,13 @@ def test_measured_claims_decide_on_package_produced_data(cid, tiny_store, monkey
 def test_drift_of_a_repeated_tiny_run_is_within_probe_noise(tiny_store):
     stem, argv = next(iter(TINY.runs().items()))
     old = json.loads(open(os.path.join(tiny_store, "step0", stem + ".json")).read())
-    new = st.record_run(stem, argv)
+    new = st.record_run(stem, argv, runner=_in_process)
     floor = {"spearman": old["result"]["rope"]["noise_spearman"],
              "w1": old["result"]["rope"]["noise_w1"]}
     d = st.drift(old, new, floor)
     assert d["within"] and d["w1"] <= 1e-6, d  # same seed: same weights, inputs and probes
     # a run with another seed (other weights) is not the stored measurement
-    other = st.record_run(stem, [a if a != "0" else "7" for a in argv])
+    other = st.record_run(stem, [a if a != "0" else "7" for a in argv], runner=_in_process)
     assert st.drift(old, other, {"spearman": 0.9999, "w1": 1e-6})["within"] is False
 
 
