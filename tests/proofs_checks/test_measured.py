@@ -129,6 +129,18 @@ def test_measured_claims_decide_on_package_produced_data(cid, tiny_store, monkey
     assert sources and all(s.startswith("stored: " + tiny_store) for s in sources), sources
 
 
+@pytest.mark.parametrize("cid", MEASURED_CLAIMS)
+def test_thorough_measures_live_and_gives_the_stored_verdict(cid, tiny_store, monkeypatch):
+    """--thorough repeats the stored commands live (same seeds): same verdict, live source."""
+    use_plan(monkeypatch, TINY)
+    monkeypatch.setattr(mm, "_STEP0_CACHE", {})
+    monkeypatch.setattr(st, "run_measure", _in_process)
+    stored_ev = run_claim(get_claim(cid), CheckContext(data_dir=tiny_store)).evidence
+    live_ev = run_claim(get_claim(cid), CheckContext(data_dir=tiny_store, thorough=True)).evidence
+    assert live_ev.verdict == stored_ev.verdict, (stored_ev.as_dict(), live_ev.as_dict())
+    assert {v["source"] for v in live_ev.details["source"].values()} == {"live"}
+
+
 def test_drift_of_a_repeated_tiny_run_is_within_probe_noise(tiny_store):
     stem, argv = next(iter(TINY.runs().items()))
     old = json.loads(open(os.path.join(tiny_store, "step0", stem + ".json")).read())
