@@ -1267,7 +1267,8 @@ def check_step0_fit(ctx: CheckContext, data=None) -> Evidence:
                   f"{CLAIMED_SPEARMAN} and {CLAIMED_W1}); far: Spearman < {STEP0_S_FAR} or W1 > "
                   f"{STEP0_W_FAR}",
                   cases=sum(1 + len(f["per_seed"]) for f in figs.values()),
-                  parameters=dict(measured.STEP0_PLAN.protocol(), scan_lengths=None,
+                  parameters=dict({k: v for k, v in measured.STEP0_PLAN.protocol().items()
+                                   if k != "scan_lengths"},
                                   alpha="W1-optimal constant (grid 1/100 then Brent)"),
                   details=details)
     if all(ok.values()):
