@@ -1,8 +1,11 @@
 """The claim registry: claims of the papers, their checks and the verdicts they return.
 
 A *claim* is a registered record (DESIGN.md, "Claims"): an id ``<paper-key>:<slug>``, the paper,
-a one-sentence statement, its LaTeX, the assumptions, the **expected verdict** and a check
-function.  A check receives a :class:`CheckContext` (working precision, thoroughness, seed) and
+a one-sentence statement, its LaTeX, the assumptions, the **expected verdict**, the **rule** that
+maps the computed numbers to a verdict (written from the statement before computing; it is
+copied into every Evidence that does not state its own) and a check function.  There is one
+expected verdict per claim: ``--thorough`` may use larger grids, more cases or live
+measurements, never a different expectation.  A check receives a :class:`CheckContext` (working precision, thoroughness, seed) and
 returns an :class:`Evidence` record whose verdict comes out of the computation.
 
 Users register their own claims with the same decorator::
@@ -10,7 +13,7 @@ Users register their own claims with the same decorator::
     from posbias.proofs_checks import claim, Evidence
 
     @claim("mylab:row-sums", paper="mylab", statement="...", latex=r"\\sum_j p_j = 1",
-           expected="verified")
+           expected="verified", rule="verified when every row sums to 1 exactly")
     def _check(ctx):
         ...
         return Evidence("verified", method="exact identity", discrepancy="0")
