@@ -550,6 +550,7 @@ class Measurement:
             "lambdas": [r(x) for x in self.lambdas],
             "attention_tv": None if self.attention_tv is None else [r(x) for x in self.attention_tv],
             "profile": [r(x) for x in self.profile],
+            "sample_profiles": [[r(x) for x in row] for row in self.sample_profiles],
         }
 
 

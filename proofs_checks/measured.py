@@ -1,22 +1,16 @@
-"""Claims measured on real architectures at initialization (chowdhury2026 C8, C9; C7 at init).
+"""Theory against measurement at initialization (chowdhury2026 C1, C7, C8, C9).
 
 Route: randomly initialized models built from ``transformers`` configuration classes
 (:mod:`posbias.measurements.measure`; nothing is downloaded), the Step-0 influence of each input
 position on the final one measured by the Frobenius norm of the input-output Jacobian (random
 Rademacher probes, several random inputs), compared with the float64 Cesàro rollout
 (:func:`posbias.numerics.cesaro.cesaro_profile`) by Spearman and normalized Wasserstein-1
-(:mod:`posbias.numerics.compare`).  Needs the ``models`` extra; without it the verdict is
-needs-data.
+(:mod:`posbias.numerics.compare`).
 
-The shapes measured by default are the papers' depths at reduced width (so that the default
-``posbias check`` stays within seconds on two cores): Qwen2-0.5B's 24 blocks, 14 heads and 2 KV
-heads with hidden 112 (head dim 8), and GPT-2 small's 12 blocks and 12 heads with hidden 96;
-``--thorough`` measures the full widths (896 and 768).  The vocabulary is reduced (4096, or 8192
-when thorough): for the Jacobian metric it only changes which random embedding rows are drawn,
-all with the same initialization law.
-
-Besides the registered claim this module provides :func:`measured_rope_comparison` and
-:func:`measured_peak_valley`, used by the RoPE and peak-to-valley claims.
+The claims read the papers' architectures at full width (Qwen2-0.5B, GPT-2 small) through
+:func:`step0_data`: by default the runs that ``posbias measure`` stored in the package
+(:mod:`posbias.proofs_checks.stored`, with their provenance), with ``--thorough`` the same
+commands measured live (the ``models`` extra).  Without either the claims report needs-data.
 """
 
 from __future__ import annotations
@@ -38,9 +32,27 @@ from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.validation import MAX_DEPTH, check_integer
 
-__all__ = ["measured_rope_comparison", "measured_peak_valley", "step0_measurements",
-           "CLAIMED_SPEARMAN", "CLAIMED_W1", "measurement_plan", "fmt3", "TheoryComparison", "RopeComparison",
-           "compare_with_theory", "best_constant_alpha", "peak_valley", "rope_comparison"]
+__all__ = [
+    "CLAIMED_SPEARMAN",
+    "CLAIMED_W1",
+    "STEP0_PLAN",
+    "RopeComparison",
+    "Step0Plan",
+    "Step0Run",
+    "TheoryComparison",
+    "best_constant_alpha",
+    "compare_with_theory",
+    "fmt3",
+    "peak_over_valley",
+    "peak_valley",
+    "pooled_profile",
+    "primary_runs",
+    "rope_comparison",
+    "scan_runs",
+    "step0_data",
+    "step0_run_from_record",
+]
+
 
 def _round(x: float, digits: int) -> float:
     return float(f"{float(x):.{digits}g}")
@@ -203,119 +215,193 @@ def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
 CLAIMED_SPEARMAN = 0.99
 CLAIMED_W1 = 0.02
 
-# (label, preset, overrides) for the default and the thorough runs
-_DEFAULT = (
-    ("qwen2-24L-d112", "qwen2-0.5b", {"hidden": 112, "vocab": 4096}),
-    ("gpt2-12L-d96", "gpt2", {"hidden": 96, "vocab": 4096}),
-)
-_THOROUGH = (
-    ("qwen2-0.5b-24L-d896", "qwen2-0.5b", {"vocab": 8192}),
-    ("gpt2-small-12L-d768", "gpt2", {"vocab": 8192}),
-)
-
-
-def measurement_plan(ctx) -> tuple:
-    if ctx.thorough:
-        return _THOROUGH, {"length": 256, "probes": 8, "samples": 2}
-    return _DEFAULT, {"length": 128, "probes": 12, "samples": 3}
-
-
-def _measure(ctx, preset, overrides, rope=True, probe_seed=None):
-    from posbias.measurements.measure import measure_influence_cached
-
-    archs, common = measurement_plan(ctx)
-    kw = dict(common, seed=ctx.seed, rope=rope, **overrides)
-    if probe_seed is not None:
-        kw["probe_seed"] = probe_seed
-    return measure_influence_cached(preset, **kw)
-
-
-def step0_measurements(ctx) -> list | None:
-    """``[(label, Measurement, TheoryComparison), ...]`` for the architectures of ``ctx``
-    (default or thorough), or None without the models extra.  Memoized per process."""
-    try:
-        from posbias.measurements.measure import require_models_extra
-
-        require_models_extra()
-    except NeedsExtra:
-        return None
-    archs, _ = measurement_plan(ctx)
-    out = []
-    for label, preset, overrides in archs:
-        m = _measure(ctx, preset, overrides)
-        out.append((label, m, compare_with_theory(m)))
-    return out
-
-
 def fmt3(x: float) -> str:
     return f"{x:.3g}"
 
 
-def measured_rope_comparison(ctx) -> dict | None:
-    """RoPE on vs off (patched to the identity) at initialization on the Qwen2-shaped model of
-    ``ctx`` (chowdhury2026 C8): Spearman and normalized W1 between the two measured profiles,
-    and the probe-noise floor (Spearman/W1 between two RoPE-on estimates with independent
-    probes).  Same weights and inputs in all runs.  None without the models extra.
+# ----------------------------------------------------------------------------------------------
+# Step-0 measurements at the papers' widths: stored (default) or live (--thorough)
 
-    Keys: ``arch``, ``settings``, ``length``, ``estimator``, ``samples``, ``seed``,
-    ``spearman``, ``w1``, ``noise_spearman``, ``noise_w1``, ``lambda_mean_on``,
-    ``lambda_mean_off``, ``claimed_spearman``.
+@dataclass
+class Step0Run:
+    """One ``posbias measure`` run of a paper architecture at initialization, as read back from
+    its JSON (stored under ``data/step0`` or produced live): profiles renormalized in float64
+    (the JSON holds 7 significant digits), one row per random input in ``sample_profiles``."""
+
+    stem: str
+    arch: str
+    length: int
+    seed: int
+    samples: int
+    estimator: str
+    settings: dict
+    profile: np.ndarray
+    sample_profiles: np.ndarray
+    lambdas: np.ndarray
+    attention_tv: np.ndarray | None
+    rope: dict | None
+    provenance: dict
+
+    @property
+    def comparison(self) -> "TheoryComparison":
+        """The Cesàro comparison of this run's profile (best constant alpha, measured lambda)."""
+        if not hasattr(self, "_comparison"):
+            from types import SimpleNamespace
+
+            self._comparison = compare_with_theory(
+                SimpleNamespace(length=self.length, lambdas=self.lambdas, profile=self.profile))
+        return self._comparison
+
+
+def _normalized(rows) -> np.ndarray:
+    a = np.atleast_2d(np.asarray(rows, dtype=float))
+    return a / a.sum(axis=1, keepdims=True)
+
+
+def step0_run_from_record(record: dict) -> Step0Run:
+    """A :class:`Step0Run` from a stored record (:mod:`posbias.proofs_checks.stored`)."""
+    res = record["result"]
+    m = res["measurement"]
+    samples = _normalized(m.get("sample_profiles") or [m["profile"]])
+    rope = res.get("rope")
+    return Step0Run(
+        stem=record.get("stem", ""), arch=m["arch"], length=int(m["length"]), seed=int(m["seed"]),
+        samples=int(m["samples"]), estimator=m["estimator"], settings=dict(m["settings"]),
+        profile=_normalized(m["profile"])[0], sample_profiles=samples,
+        lambdas=np.asarray(m["lambdas"], dtype=float),
+        attention_tv=None if m.get("attention_tv") is None else np.asarray(m["attention_tv"], float),
+        rope=None if rope is None else dict(rope),
+        provenance={k: record.get(k) for k in ("command", "seed", "versions", "date",
+                                               "wall_seconds", "machine", "source")},
+    )
+
+
+@dataclass(frozen=True)
+class Step0Plan:
+    """The measurements the Step-0 claims read: architectures (preset names), the primary
+    length with its seeds and samples, and the one-seed length scan (see
+    :mod:`posbias.proofs_checks.stored`)."""
+
+    architectures: tuple
+    length: int
+    probes: int
+    samples: int
+    seeds: tuple
+    scan_lengths: tuple
+    rotary: tuple
+
+    def runs(self) -> dict:
+        """``stem -> posbias measure argv`` of every run of the plan."""
+        from posbias.proofs_checks.stored import argv_of
+
+        out = {}
+        for arch in self.architectures:
+            for seed in self.seeds:
+                rope = "both" if arch in self.rotary and seed == self.seeds[0] else "on"
+                out[f"{arch}-L{self.length}-seed{seed}"] = argv_of(
+                    arch, self.length, seed, self.samples, rope, self.probes)
+            for length in self.scan_lengths:
+                if length != self.length:
+                    out[f"{arch}-L{length}-seed{self.seeds[0]}"] = argv_of(
+                        arch, length, self.seeds[0], 1, "on", self.probes)
+        return out
+
+    def protocol(self) -> dict:
+        return {"architectures": list(self.architectures), "length": self.length,
+                "probes": f"{self.probes} Rademacher", "samples_per_seed": self.samples,
+                "seeds": list(self.seeds), "scan_lengths": list(self.scan_lengths),
+                "metric": "Frobenius norm of the Jacobian of the final position's last hidden "
+                "state w.r.t. each input embedding, normalized to sum 1",
+                "dtype": "float32", "vocabulary": "the checkpoint's full vocabulary"}
+
+
+def _default_plan() -> Step0Plan:
+    from posbias.proofs_checks import stored as st
+
+    return Step0Plan(st.ARCHITECTURES, st.PRIMARY_LENGTH, st.PROBES, st.SAMPLES, st.SEEDS,
+                     st.SCAN_LENGTHS, tuple(sorted(st.ROTARY)))
+
+
+#: the plan the claims read (tests replace it by a tiny one)
+STEP0_PLAN = _default_plan()
+
+
+@functools.lru_cache(maxsize=64)
+def _live_record(stem: str, argv: tuple) -> dict:
+    from posbias.proofs_checks.stored import record_run
+
+    rec = record_run(stem, list(argv))
+    rec["source"] = "live"
+    return rec
+
+
+def step0_data(ctx, plan: Step0Plan | None = None) -> dict | None:
+    """The Step-0 runs of ``plan`` (default :data:`STEP0_PLAN`) as ``{stem: Step0Run}``.
+
+    Default run: the stored records, from ``<ctx.data_dir>/step0`` when that folder exists,
+    else from the package's ``data/step0``; when one is missing they are measured live if torch
+    is present.  ``--thorough``: every run is measured live (the same commands; memoized per
+    process).  None when a run is neither stored nor measurable (no ``models`` extra): the
+    claims reading it report needs-data.
     """
+    import os
+
+    from posbias.proofs_checks import stored as st
+
+    plan = plan or STEP0_PLAN
+    folder = None
+    if getattr(ctx, "data_dir", None) and os.path.isdir(os.path.join(ctx.data_dir, "step0")):
+        folder = os.path.join(ctx.data_dir, "step0")
     try:
         from posbias.measurements.measure import require_models_extra
 
         require_models_extra()
+        can_measure = True
     except NeedsExtra:
-        return None
-    from posbias.numerics.compare import spearman, wasserstein1
-
-    archs, _ = measurement_plan(ctx)
-    label, preset, overrides = archs[0]
-    on = _measure(ctx, preset, overrides)
-    off = _measure(ctx, preset, overrides, rope=False, probe_seed=ctx.seed + 2)
-    again = _measure(ctx, preset, overrides, probe_seed=ctx.seed + 3)
-    return {
-        "arch": label,
-        "settings": {k: on.settings[k] for k in ("model_type", "num_hidden_layers",
-                                                  "hidden_size", "num_attention_heads",
-                                                  "num_key_value_heads")},
-        "length": on.length, "estimator": on.estimator, "samples": on.samples, "seed": ctx.seed,
-        "spearman": float(spearman(on.profile, off.profile)),
-        "w1": float(wasserstein1(on.profile, off.profile)),
-        "noise_spearman": float(spearman(on.profile, again.profile)),
-        "noise_w1": float(wasserstein1(on.profile, again.profile)),
-        "lambda_mean_on": float(on.lambdas.mean()),
-        "lambda_mean_off": float(off.lambdas.mean()),
-        "claimed_spearman": CLAIMED_SPEARMAN,
-    }
+        can_measure = False
+    key = (bool(ctx.thorough), folder, plan, can_measure)
+    if key in _STEP0_CACHE:
+        return _STEP0_CACHE[key]
+    out = {}
+    for stem, argv in plan.runs().items():
+        rec = None if ctx.thorough else st.load_record(stem, folder)
+        if rec is not None:
+            rec = dict(rec, source="stored: " + os.path.join(folder or "posbias/proofs_checks/data/step0",
+                                                             stem + ".json"))
+        elif can_measure:
+            rec = _live_record(stem, tuple(argv))
+        else:
+            return None
+        out[stem] = step0_run_from_record(rec)
+    _STEP0_CACHE[key] = out
+    return out
 
 
-def measured_peak_valley(ctx) -> dict | None:
-    """First/min and last/min ratios of the measured Step-0 profiles (chowdhury2026 C7 at
-    initialization), for each architecture of ``ctx``, with the same ratios of the Cesàro
-    rollouts (best constant alpha and measured lambda_t).  None without the models extra.
+#: Step-0 data already read in this process, per (thorough, folder, plan, torch present)
+_STEP0_CACHE: dict = {}
 
-    Returns ``{"summary": str, "architectures": {label: {"length", "argmin",
-    "first_over_min", "last_over_min", "best_alpha", "theory_best_alpha": {...},
-    "theory_measured_lambda": {...}}}}`` (``argmin`` 1-indexed).
-    """
-    runs = step0_measurements(ctx)
-    if runs is None:
-        return None
-    archs = {
-        label: {
-            "length": m.length,
-            "argmin": c.measured["argmin"],
-            "first_over_min": c.measured["first_over_min"],
-            "last_over_min": c.measured["last_over_min"],
-            "best_alpha": c.best_alpha,
-            "theory_best_alpha": dict(c.theory_best_alpha),
-            "theory_measured_lambda": dict(c.theory_measured_lambda),
-        }
-        for label, m, c in runs
-    }
-    summary = "; ".join(
-        f"{label} (L = {v['length']}): first/min {fmt3(v['first_over_min'])}, last/min "
-        f"{fmt3(v['last_over_min'])}, minimum at position {v['argmin']}"
-        for label, v in archs.items())
-    return {"summary": summary, "architectures": archs}
+
+def primary_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> list:
+    """The runs of ``arch`` at the plan's primary length, one per seed."""
+    plan = plan or STEP0_PLAN
+    return [data[f"{arch}-L{plan.length}-seed{s}"] for s in plan.seeds]
+
+
+def scan_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> list:
+    """The runs of ``arch`` at every scan length (first seed), ordered by length."""
+    plan = plan or STEP0_PLAN
+    lengths = sorted(set(plan.scan_lengths) | {plan.length})
+    return [data[f"{arch}-L{L}-seed{plan.seeds[0]}"] for L in lengths]
+
+
+def pooled_profile(runs) -> np.ndarray:
+    """Mean of all per-sample normalized profiles of ``runs`` (seeds x samples), normalized."""
+    rows = np.concatenate([r.sample_profiles for r in runs], axis=0)
+    p = rows.mean(axis=0)
+    return p / p.sum()
+
+
+def peak_over_valley(profile) -> float:
+    """``max(p(1), p(L)) / min_j p(j)`` (chowdhury2026 C7)."""
+    r = peak_valley(profile)
+    return max(r["first_over_min"], r["last_over_min"])

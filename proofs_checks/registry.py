@@ -1,8 +1,11 @@
 """The claim registry: claims of the papers, their checks and the verdicts they return.
 
 A *claim* is a registered record (DESIGN.md, "Claims"): an id ``<paper-key>:<slug>``, the paper,
-a one-sentence statement, its LaTeX, the assumptions, the **expected verdict** and a check
-function.  A check receives a :class:`CheckContext` (working precision, thoroughness, seed) and
+a one-sentence statement, its LaTeX, the assumptions, the **expected verdict**, the **rule** that
+maps the computed numbers to a verdict (written from the statement before computing; it is
+copied into every Evidence that does not state its own) and a check function.  There is one
+expected verdict per claim: ``--thorough`` may use larger grids, more cases or live
+measurements, never a different expectation.  A check receives a :class:`CheckContext` (working precision, thoroughness, seed) and
 returns an :class:`Evidence` record whose verdict comes out of the computation.
 
 Users register their own claims with the same decorator::
@@ -10,7 +13,7 @@ Users register their own claims with the same decorator::
     from posbias.proofs_checks import claim, Evidence
 
     @claim("mylab:row-sums", paper="mylab", statement="...", latex=r"\\sum_j p_j = 1",
-           expected="verified")
+           expected="verified", rule="verified when every row sums to 1 exactly")
     def _check(ctx):
         ...
         return Evidence("verified", method="exact identity", discrepancy="0")
@@ -43,6 +46,7 @@ __all__ = [
     "all_claims",
     "get_claim",
     "run_claim",
+    "exit_status",
     "load_builtin_claims",
 ]
 
@@ -90,6 +94,10 @@ class Evidence:
         the arithmetic reached: ``"exact"``, ``"dps=60"``, ``"float64"``.
     tolerance:
         the tolerance in digits tied to the precision, e.g. ``"40 of 50 digits"``.
+    rule:
+        the rule that maps the computed numbers to the verdict, decided from the claim's
+        statement before computing (filled from the claim's registered ``rule`` when the check
+        does not state its own).
     correction:
         for a qualified claim, the exact correction (what really holds).
     counterexample:
@@ -105,6 +113,7 @@ class Evidence:
     discrepancy: str | None = None
     precision: str | None = None
     tolerance: str | None = None
+    rule: str | None = None
     correction: str | None = None
     counterexample: str | None = None
     cases: int | None = None
@@ -142,7 +151,9 @@ class CheckContext:
     ``dps`` is the working decimal precision for mpmath routes; checks that find two routes
     disagreeing at ``dps`` rerun at higher precision up to ``max_dps`` (see
     :func:`posbias.proofs_checks.precision.agree`) before deciding.  ``thorough`` asks for
-    larger grids and more generated cases.
+    larger grids, more generated cases and live measurements instead of stored ones; it never
+    changes what a claim is expected to give (one expected verdict per claim).  ``data_dir`` is
+    a folder of user data (measured profiles, ``step0/`` measurement records).
     """
 
     dps: int = 30
@@ -172,12 +183,9 @@ class Claim:
     assumptions: tuple = ()
     section: str = ""
     needs: tuple = ()  # optional extras or data sets the check needs (informational)
-    #: expected verdict under ``--thorough`` when the larger experiment is known to show more
-    #: (e.g. an effect visible only at a model's full width); None: same as ``expected``
-    expected_thorough: str | None = None
-
-    def expected_for(self, thorough: bool) -> str:
-        return self.expected_thorough if thorough and self.expected_thorough else self.expected
+    #: the rule mapping the computed numbers to a verdict, written from the statement before
+    #: computing; copied into the evidence when the check does not state its own
+    rule: str = ""
 
     @property
     def latex_text(self) -> str:
@@ -195,15 +203,23 @@ class Result:
     claim: Claim
     evidence: Evidence
     seconds: float
-    expected: str = ""  # the expected verdict for the context the check ran in
 
-    def __post_init__(self):
-        self.expected = self.expected or self.claim.expected
+    @property
+    def expected(self) -> str:
+        """The claim's expected verdict (the same for the default and the thorough run)."""
+        return self.claim.expected
 
     @property
     def ok(self) -> bool:
         """True when the verdict equals the expected verdict, or the data was missing."""
-        return self.evidence.verdict == self.expected or self.evidence.verdict == "needs-data"
+        return self.passes(strict=False)
+
+    def passes(self, strict: bool = False) -> bool:
+        """True when the verdict equals the expected verdict; a needs-data verdict passes
+        unless ``strict`` (``posbias check --strict``: missing data fails the run)."""
+        if self.evidence.verdict == "needs-data" and self.expected != "needs-data":
+            return not strict
+        return self.evidence.verdict == self.expected
 
     def as_dict(self) -> dict:
         try:
@@ -232,9 +248,8 @@ def register(c: Claim) -> Claim:
     """Add a claim to the registry; ids are unique."""
     if ":" not in c.id or not c.id.split(":", 1)[1]:
         raise InvalidArgument("id", c.id, "'<paper-key>:<slug>'")
-    for name, value in (("expected", c.expected), ("expected_thorough", c.expected_thorough)):
-        if value is not None and value not in VERDICTS:
-            raise InvalidArgument(name, value, "one of " + ", ".join(VERDICTS))
+    if c.expected not in VERDICTS:
+        raise InvalidArgument("expected", c.expected, "one of " + ", ".join(VERDICTS))
     if c.id in _REGISTRY and _REGISTRY[c.id].check is not c.check:
         raise InvalidArgument("id", c.id, "an id not registered yet")
     _REGISTRY[c.id] = c
@@ -255,7 +270,7 @@ def claim(
     assumptions: Iterable[str] = (),
     section: str = "",
     needs: Iterable[str] = (),
-    expected_thorough: str | None = None,
+    rule: str = "",
 ) -> Callable[[Callable[[CheckContext], Evidence]], Callable[[CheckContext], Evidence]]:
     """Decorator registering ``check(ctx) -> Evidence`` as the check of claim ``id``."""
 
@@ -271,7 +286,7 @@ def claim(
                 assumptions=tuple(assumptions),
                 section=section,
                 needs=tuple(needs),
-                expected_thorough=expected_thorough,
+                rule=rule,
             )
         )
         return fn
@@ -334,4 +349,11 @@ def run_claim(c: Claim, ctx: CheckContext | None = None) -> Result:
             method="check raised an exception",
             details={"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()},
         )
-    return Result(c, ev, time.perf_counter() - start, c.expected_for(ctx.thorough))
+    if ev.rule is None and c.rule:
+        ev.rule = c.rule
+    return Result(c, ev, time.perf_counter() - start)
+
+
+def exit_status(results: Iterable[Result], strict: bool = False) -> int:
+    """0 when every result passes (:meth:`Result.passes`), else 1."""
+    return 0 if all(r.passes(strict) for r in results) else 1

@@ -681,3 +681,23 @@ def _check_products(ctx: CheckContext) -> Evidence:
         parameters={"a": [str(a) for a in a_values], "T": T_values, "partial_T": T0},
         details={"rate_remainders": rates, "infinite_product": history},
     )
+
+
+# ------------------------------------------------------------------ RoPE score law (C8, half)
+# The symbolic and Monte Carlo half of chowdhury2026:rope-init as a claim of its own: the
+# paper's claim also states a measurement and is decided on it (claims/chowdhury2026.py).
+from posbias.proofs_checks.claims.chowdhury2026 import (  # noqa: E402
+    ROPE_LAW_RULE,
+    rope_law_check,
+)
+
+claim(
+    "posbias:rope-score-law",
+    statement="A RoPE map is orthogonal, so for an isotropic Gaussian key k independent of q the "
+    "score q^T R k has the same law as q^T k (the model-free half of chowdhury2026 C8).",
+    latex=latex_of_derivation("rope-init"),
+    expected="verified",
+    assumptions=("k ~ N(0, sigma^2 I) independent of q", "RoPE block rotations, d even"),
+    section="chowdhury2026 C8",
+    rule=ROPE_LAW_RULE,
+)(rope_law_check)

@@ -106,19 +106,41 @@ def test_builtin_claim_matches_expected(claim_id):
     assert r.evidence.method, claim_id
 
 
-def test_expected_thorough_applies_only_to_thorough_runs():
-    @claim("testlab:scale", statement="an effect visible only in the larger experiment",
-           latex="x", expected="verified", expected_thorough="qualified")
-    def _scale(ctx):
-        return Evidence("qualified" if ctx.thorough else "verified", method="test")
+def test_one_expected_verdict_for_default_and_thorough_runs(scratch_claim):
+    """`expected_thorough` is gone: a thorough run is held to the same expected verdict."""
+    with pytest.raises(TypeError):
+        claim("testlab:scale", statement="x", latex="x", expected="verified",
+              expected_thorough="qualified")
+    c = scratch_claim("testlab:same")
+    assert run_claim(c, CheckContext(thorough=True)).expected == "verified"
+    assert not any(hasattr(c, "expected_thorough") for c in all_claims())
+
+
+def test_strict_makes_needs_data_fail(scratch_claim):
+    r = run_claim(scratch_claim("testlab:nodata-strict", verdict="needs-data"))
+    assert r.passes() and not r.passes(strict=True)
+    ok = run_claim(scratch_claim("testlab:fine"))
+    assert registry.exit_status([ok, r]) == 0 and registry.exit_status([ok, r], strict=True) == 1
+    # a claim that expects needs-data passes either way
+    expects = run_claim(scratch_claim("testlab:expects-nodata", verdict="needs-data",
+                                      expected="needs-data"))
+    assert expects.passes(strict=True)
+
+
+def test_rule_is_copied_into_the_evidence():
+    @claim("testlab:ruled", statement="x", latex="x", expected="verified",
+           rule="verified when the residual is 0")
+    def _ruled(ctx):
+        return Evidence("verified", method="test")
+
+    @claim("testlab:own-rule", statement="x", latex="x", expected="verified", rule="registered")
+    def _own(ctx):
+        return Evidence("verified", method="test", rule="stated by the check")
 
     try:
-        c = registry.get_claim("testlab:scale")
-        quick, thorough = run_claim(c, CheckContext()), run_claim(c, CheckContext(thorough=True))
-        assert (quick.expected, quick.ok) == ("verified", True)
-        assert (thorough.expected, thorough.ok) == ("qualified", True)
-        with pytest.raises(InvalidArgument, match="expected_thorough"):
-            claim("testlab:bad-thorough", statement="x", latex="x", expected="verified",
-                  expected_thorough="maybe")(lambda ctx: None)
+        ev = run_claim(registry.get_claim("testlab:ruled")).evidence
+        assert ev.rule == "verified when the residual is 0" and ev.as_dict()["rule"] == ev.rule
+        assert run_claim(registry.get_claim("testlab:own-rule")).evidence.rule == "stated by the check"
     finally:
-        registry.unregister("testlab:scale")
+        registry.unregister("testlab:ruled")
+        registry.unregister("testlab:own-rule")

@@ -1,0 +1,202 @@
+"""Stored Step-0 measurements of the papers' architectures (chowdhury2026 C1, C7, C8, C9).
+
+The default ``posbias check`` cannot afford to measure Qwen2-0.5B (24 blocks, width 896) and
+GPT-2 small (12 blocks, width 768) at full width within its time budget, so it reads the
+measurements that ``posbias measure`` produced once and that ship with the package under
+``posbias/proofs_checks/data/step0/``.  ``posbias check --thorough`` repeats them live with the
+same commands; a slow test re-measures them and fails when they drift beyond probe noise.
+
+Each file ``<stem>.json`` holds one record::
+
+    {"stem", "command", "argv", "seed", "versions": {"posbias", "torch", "transformers",
+     "numpy", "python"}, "date", "wall_seconds", "machine", "result"}
+
+where ``result`` is the JSON that ``posbias measure ... --format json`` printed (keys
+``measurement``, ``theory`` and, for ``--rope both``, ``rope``).
+
+Record them again with ``python -m posbias.proofs_checks.stored [STEM ...]`` (one process, one
+torch thread; minutes per file on two cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from importlib import resources
+
+__all__ = [
+    "PRIMARY_LENGTH",
+    "PROBES",
+    "SAMPLES",
+    "SEEDS",
+    "SCAN_LENGTHS",
+    "ARCHITECTURES",
+    "ROTARY",
+    "runs",
+    "DRIFT_RULE",
+    "argv_of",
+    "drift",
+    "noise_floor",
+    "step0_dir",
+    "load_record",
+    "record_run",
+    "run_measure",
+    "main",
+]
+
+#: the Step-0 protocol posbias states for the papers' architectures (chowdhury2026 C9 does not
+#: give its own): context length, Rademacher probes per input, random inputs per seed, seeds
+PRIMARY_LENGTH = 256
+PROBES = 8
+SAMPLES = 2
+SEEDS = (0, 1)
+#: lengths of the one-seed scan that shows how the peak-to-valley ratio depends on L
+SCAN_LENGTHS = (128, 256, 512, 1024)
+#: preset names of the papers' architectures (full width: posbias.measurements.presets)
+ARCHITECTURES = ("qwen2-0.5b", "gpt2")
+#: the rotary architectures, measured with RoPE on and off at the first seed
+ROTARY = ("qwen2-0.5b",)
+
+
+def argv_of(arch: str, length: int, seed: int, samples: int, rope: str,
+            probes: int = PROBES) -> list[str]:
+    """The ``posbias measure`` command line of one stored run."""
+    return ["measure", "--arch", arch, "--length", str(length), "--probes", str(probes),
+            "--samples", str(samples), "--seed", str(seed), "--rope", rope, "--threads", "1",
+            "--format", "json"]
+
+
+def runs() -> dict:
+    """``stem -> posbias measure argv`` of every stored run (the plan
+    :data:`posbias.proofs_checks.measured.STEP0_PLAN`)."""
+    from posbias.proofs_checks.measured import STEP0_PLAN
+
+    return STEP0_PLAN.runs()
+
+
+def step0_dir() -> str:
+    """Folder of the stored Step-0 measurements (found through importlib.resources)."""
+    return os.fspath(resources.files("posbias.proofs_checks.data") / "step0")
+
+
+def load_record(stem: str, folder: str | None = None) -> dict | None:
+    """The stored record ``<stem>.json`` (see the module docstring), or None when absent."""
+    path = os.path.join(folder or step0_dir(), stem + ".json")
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _versions() -> dict:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for name in ("posbias", "torch", "transformers", "numpy"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def run_measure(argv: list[str]) -> str:
+    """Run ``posbias measure`` (``python -m posbias`` with ``argv``) in a child process with one
+    OpenMP thread and return what it printed on stdout; raise RuntimeError on failure."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, "-m", "posbias", *argv], capture_output=True,
+                          text=True, env=env, check=False)
+    if proc.returncode != 0:
+        tail = " ".join(proc.stderr.split())[-300:]
+        raise RuntimeError(f"posbias {' '.join(argv)} exited with status {proc.returncode}: {tail}")
+    return proc.stdout
+
+
+def record_run(stem: str, argv: list[str] | None = None, runner=None) -> dict:
+    """Run ``posbias measure`` with the stored command line of ``stem`` (or ``argv``) and
+    return the record with its provenance (needs the ``models`` extra).  ``runner(argv) ->
+    stdout`` replaces the child process (default :func:`run_measure`)."""
+    argv = list(argv or runs()[stem])
+    start = time.perf_counter()
+    out = (runner or run_measure)(argv)
+    wall = time.perf_counter() - start
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    return {
+        "stem": stem,
+        "command": "posbias " + " ".join(argv),
+        "argv": argv,
+        "seed": int(argv[argv.index("--seed") + 1]),
+        "versions": _versions(),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "wall_seconds": round(wall, 1),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
+                    "load_average_after": None if load is None else [round(x, 2) for x in load]},
+        "result": json.loads(out),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Record the named stored runs (default: all) into the package's ``data/step0`` folder."""
+    from posbias.files import write_output
+
+    known = runs()
+    stems = list(argv if argv is not None else sys.argv[1:]) or list(known)
+    unknown = [s for s in stems if s not in known]
+    if unknown:
+        print(f"unknown run(s) {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
+        return 2
+    os.makedirs(step0_dir(), exist_ok=True)
+    for stem in stems:
+        rec = record_run(stem)
+        write_output(json.dumps(rec, indent=1), os.path.join(step0_dir(), stem + ".json"))
+        print(f"{stem}: {rec['wall_seconds']} s", file=sys.stderr, flush=True)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
+
+
+#: how far a re-measurement of a stored run may drift: by no more than probe noise, i.e. the
+#: disagreement of two estimates of the same profile with independent probes, as stored by the
+#: ``--rope both`` run of Qwen2-0.5B (noise floor); a fresh run with the stored seed repeats the
+#: same weights, inputs and probes, so on the same library versions it agrees far more closely
+DRIFT_RULE = ("a re-measurement with the stored command drifts when W1(stored, new) exceeds the "
+              "stored probe-noise W1 floor or Spearman(stored, new) falls below the stored "
+              "probe-noise Spearman floor (two RoPE-on estimates of Qwen2-0.5B with independent "
+              "probes, L = 256)")
+
+
+def noise_floor(folder: str | None = None) -> dict:
+    """The stored probe-noise floor ``{"spearman", "w1"}`` (from the ``--rope both`` record)."""
+    from posbias.proofs_checks.measured import STEP0_PLAN
+
+    for stem, argv in STEP0_PLAN.runs().items():
+        if "both" in argv:
+            rec = load_record(stem, folder)
+            if rec is not None and rec["result"].get("rope"):
+                r = rec["result"]["rope"]
+                return {"spearman": r["noise_spearman"], "w1": r["noise_w1"], "stem": stem}
+    raise FileNotFoundError("no stored --rope both record with a probe-noise floor")
+
+
+def drift(old: dict, new: dict, floor: dict) -> dict:
+    """Spearman and W1 between the profiles of two records of the same command, and whether
+    they stay within the probe-noise ``floor`` (:data:`DRIFT_RULE`)."""
+    import numpy as np
+
+    from posbias.numerics.compare import spearman, wasserstein1
+
+    def prof(rec):
+        p = np.asarray(rec["result"]["measurement"]["profile"], dtype=float)
+        return p / p.sum()
+
+    a, b = prof(old), prof(new)
+    s, w = float(spearman(a, b)), float(wasserstein1(a, b))
+    return {"spearman": s, "w1": w, "floor": floor,
+            "within": s >= floor["spearman"] and w <= floor["w1"]}
