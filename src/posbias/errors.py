@@ -19,8 +19,8 @@ class InvalidArgument(ValueError):
         self.value = value
         self.allowed = allowed
         shown = value if isinstance(value, str) else repr(value)
-        if isinstance(shown, str) and len(shown) > 80:
-            shown = shown[:77] + "..."
+        if isinstance(shown, str) and len(shown) > 80:  # keep both ends: a path's file name
+            shown = shown[:38] + "..." + shown[-39:]
         super().__init__(f"{parameter} = {shown} is invalid: expected {allowed}")
 
 

@@ -35,6 +35,14 @@ def _import_user_modules(names):
             raise _import_failed(name, exc) from exc
 
 
+class _InputError(InvalidArgument):
+    """A check's refusal of its input, shown as the check said it (exit status 2)."""
+
+    def __init__(self, message: str):
+        ValueError.__init__(self, message)
+        self.parameter, self.value, self.allowed = "--data-dir", None, message
+
+
 def _import_failed(name, exc):
     from posbias.cli import InternalError
 
@@ -133,6 +141,10 @@ def run_check(args) -> int:
                       file=sys.stderr, flush=True)
     write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
     crashed = [r.claim.id for r in results if r.evidence.method == _CRASHED]
+    for r in results:  # a check refusing its input (a bad file in --data-dir) is a usage error
+        error = str(r.evidence.details.get("error", "")) if r.claim.id in crashed else ""
+        if error.startswith("InvalidArgument: "):
+            raise _InputError(f"{r.claim.id}: {error[len('InvalidArgument: '):]}")
     if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
         from posbias.cli import InternalError
 
