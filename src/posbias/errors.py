@@ -18,7 +18,9 @@ class InvalidArgument(ValueError):
         self.parameter = parameter
         self.value = value
         self.allowed = allowed
-        shown = value if isinstance(value, str) else repr(value)
+        # a string is shown as typed unless it holds control characters or line breaks (then
+        # escaped, so that the message stays one line)
+        shown = value if isinstance(value, str) and value.isprintable() else repr(value)
         if isinstance(shown, str) and len(shown) > 80:  # keep both ends: a path's file name
             shown = shown[:38] + "..." + shown[-39:]
         super().__init__(f"{parameter} = {shown} is invalid: expected {allowed}")

@@ -139,12 +139,12 @@ def run_check(args) -> int:
                 mark = "" if r.ok else "  <-- differs from expected " + r.expected
                 print(f"[{n}/{len(claims)}] {c.id}: {r.evidence.verdict} ({r.seconds:.2f} s){mark}",
                       file=sys.stderr, flush=True)
-    write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
     crashed = [r.claim.id for r in results if r.evidence.method == _CRASHED]
     for r in results:  # a check refusing its input (a bad file in --data-dir) is a usage error
         error = str(r.evidence.details.get("error", "")) if r.claim.id in crashed else ""
         if error.startswith("InvalidArgument: "):
             raise _InputError(f"{r.claim.id}: {error[len('InvalidArgument: '):]}")
+    write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
     if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
         from posbias.cli import InternalError
 

@@ -79,7 +79,9 @@ def _max_threads() -> int:
 
 def _validate(args) -> None:
     """Every number before torch is imported or anything is printed (one line, exit 2)."""
-    for name, lo in (("length", 1), ("probes", 1), ("samples", 1), ("layers", 1), ("hidden", 1),
+    if not args.arch or not args.arch.isprintable() or len(args.arch) > 100:
+        raise InvalidArgument("--arch", args.arch, "a preset name or a transformers model type")
+    for name, lo in (("length", 2), ("probes", 1), ("samples", 1), ("layers", 1), ("hidden", 1),
                      ("heads", 1), ("kv_heads", 1), ("vocab", 2)):
         value = getattr(args, name)
         if value is not None and value < lo:
@@ -199,7 +201,8 @@ def run(args) -> int:
                   probe_dist=args.probe_dist, threads=args.threads, progress=progress)
     try:
         ms.require_models_extra()
-        progress(f"measuring {args.arch} at initialization (L = {args.length})")
+        if args.arch in PRESETS:  # validated above; a model type is validated by the library first
+            progress(f"measuring {args.arch} at initialization (L = {args.length})")
         rope = None
         if args.rope == "both":
             rope = mc.rope_comparison(args.arch, noise_floor=True, **kwargs)
