@@ -132,18 +132,18 @@ def add_common(p, name: str, example: str) -> None:
     present = set()
     for action in p._actions:
         present.update(action.option_strings)
-    if "--quiet" not in present:
-        p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
-    if "--verbose" not in present:
-        p.add_argument("-v", "--verbose", action="store_true",
-                       help="full evidence in text reports (no truncation)")
-    if "--max-memory" not in present:
-        p.add_argument("--max-memory", type=memory_type, metavar="SIZE", default=None,
-                       help="memory the run may use (e.g. 8G); default: what this machine has")
-    if "--debug" not in present:
-        p.add_argument("--debug", action="store_true",
-                       help="show the traceback of an internal error")
-    p.add_argument("--version", action="version", version=f"posbias {__version__} ({name})")
+
+    def add(*flags, **kwargs):
+        """Add the option unless a subcommand defines it (or its short form) itself."""
+        if not present.intersection(flags):
+            p.add_argument(*flags, **kwargs)
+
+    add("-q", "--quiet", action="store_true", help="no progress on standard error")
+    add("-v", "--verbose", action="store_true", help="full evidence in text reports (no truncation)")
+    add("--max-memory", type=memory_type, metavar="SIZE", default=None,
+        help="memory the run may use (e.g. 8G); default: what this machine has")
+    add("--debug", action="store_true", help="show the traceback of an internal error")
+    add("--version", action="version", version=f"posbias {__version__} ({name})")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ puts the ``reference`` and ``corrected`` conventions side by side with their W1 
 Formats: ``text`` (``table``; about 6 significant digits), ``json`` and ``csv`` (floats as
 ``repr``, at most 17 significant digits; csv positions are 1-indexed).  No report holds a NaN or
 an infinity: a ratio to a minimum that underflowed to 0 is ``null`` in JSON and shown as
-``min underflow`` in the table (the fast path cannot tell the ratio); a config whose fast rollout is not finite is refused.
+``min underflow`` in the table (the fast path cannot tell the ratio); a config whose fast
+rollout is not finite is refused.
 """
 
 from __future__ import annotations

@@ -101,6 +101,8 @@ def _is_math_token(token: str) -> bool:
         return False
     if core in _OPERATORS:
         return True
+    if not re.search(r"[A-Za-z0-9]", core) or re.fullmatch(r"[0-9.]+%", core):
+        return False  # punctuation such as & or #, and percentages, are prose
     if re.fullmatch(r"[A-Za-z]+(-[A-Za-z]+)*|[A-Za-z]+(\.[A-Za-z]+)+", core):  # words, e.g.
         if len(core) == 1:
             return core not in _PROSE_LETTERS
