@@ -346,6 +346,13 @@ def _load_yaml(text: str, source: str):
             depth -= 1
     if deepest > _MAX_YAML_NESTING:
         raise InvalidArgument("config", source, f"a YAML document nested at most {_MAX_YAML_NESTING} levels deep")
+    # a nonzero number that float64 cannot hold as a normal number would silently become 0
+    # (or a subnormal) on the fast path: refuse it instead
+    for m in re.finditer(r"(?<![\w.])[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+", text):
+        value = abs(float(m.group(0)))
+        if value < 2.2250738585072014e-308 and re.search(r"[1-9]", m.group(0).lower().split("e")[0]):
+            raise InvalidArgument("config", source, f"numbers that float64 holds ({m.group(0)} is "
+                                  "below 2.2e-308 and would become 0)")
     try:
         return YAML(typ="safe", pure=True).load(text)
     except YAMLError as exc:

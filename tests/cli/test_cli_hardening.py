@@ -305,3 +305,13 @@ def test_refusals_under_an_address_space_limit(argv):
     proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert one_line(proc.stderr) and "needs about" in proc.stderr and "ulimit -v" in proc.stderr
+
+
+def test_yaml_numbers_below_float64_are_refused(tmp_path, capsys):
+    f = tmp_path / "tiny.yaml"
+    f.write_text("sequence_length: 8\nnum_layers: 2\nattention_config: {num_heads: 1, alibi_slopes: "
+                 "[[1e-400]]}\nlambda_schedule_config: {schedule_type: constant, lambda_const: 0.5}\n")
+    code, out, err = run(["rollout", str(f)], capsys)
+    assert code == 2 and one_line(err) and "1e-400" in err and out == ""
+    f.write_text(f.read_text().replace("1e-400", "0e-400"))  # an exact zero is a zero
+    assert run(["rollout", str(f)], capsys)[0] == 0

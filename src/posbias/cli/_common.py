@@ -33,7 +33,7 @@ __all__ = [
 OPTION = {
     # shared
     "output": "--output", "format": "--format", "seed": "--seed", "dps": "--dps",
-    "max_dps": "--max-dps", "max_memory": "--max-memory", "plot": "--plot", "path": "--output",
+    "max_dps": "--max-dps", "max_memory": "--max-memory", "plot": "--plot",
     # profile
     "length": "--length", "depth": "--depth", "alpha": "--alpha", "schedule": "--schedule",
     "digits": "--digits", "fractions": "--fractions",

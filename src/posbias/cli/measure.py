@@ -107,7 +107,7 @@ def _fmt(x: float, digits: int = 4) -> str:
     if x is None:
         return "-"
     if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
+        return "n/a"  # a ratio to a minimum that is 0 in float: no inf/nan in a report
     return f"{x:.{digits}g}"
 
 
