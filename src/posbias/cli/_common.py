@@ -10,6 +10,7 @@ import argparse
 import os
 import re
 import sys
+import textwrap
 
 from posbias import __version__
 from posbias.errors import InvalidArgument, ResourceLimit
@@ -102,8 +103,8 @@ def memory_type(text) -> int:
 # ---------------------------------------------------------------------------------------------
 # the common options
 
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Help with the defaults shown and the epilog (the example) kept as written."""
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help with the description (wrapped by :func:`add_common`) and the example as written."""
 
 
 def add_output(p, formats, default, *, help_output="write the result here (atomically) instead "
@@ -129,9 +130,15 @@ def add_common(p, name: str, example: str) -> None:
     help formatter showing defaults, and the example."""
     p.formatter_class = _Formatter
     p.epilog = f"example:\n  {example}"
+    if p.description:
+        p.description = textwrap.fill(" ".join(p.description.split()), 90)
     present = set()
     for action in p._actions:
         present.update(action.option_strings)
+        # show a default that means something (not None, not off) where the help omits it
+        if (action.help and action.help != argparse.SUPPRESS and action.default not in (None, False)
+                and action.default != argparse.SUPPRESS and "default" not in action.help):
+            action.help += " (default: %(default)s)"
 
     def add(*flags, **kwargs):
         """Add the option unless a subcommand defines it (or its short form) itself."""
