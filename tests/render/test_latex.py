@@ -69,3 +69,20 @@ def test_every_derivation_compiles(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:]
     log = (tmp_path / "all.log").read_text(errors="replace")
     assert "Missing $ inserted" not in log
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(max_size=60))
+def test_prose_to_latex_never_fails_and_balances_math(text):
+    """Any text gives LaTeX with balanced math shifts, no raw special characters in text mode
+    and nothing evaluated (the translation is token by token)."""
+    out = rl.prose_to_latex(text)
+    unescaped = out.replace("\\$", "")
+    assert unescaped.count("$") % 2 == 0
+    text_mode = unescaped.split("$")[::2]
+    for chunk in text_mode:
+        for ch in "^_%&#":
+            assert ch not in chunk.replace("\\" + ch, "").replace("\\textasciicircum{}", ""), (text, out)

@@ -171,6 +171,12 @@ def _math(text: str) -> str:
         elif ch in "{}":
             out.append(ch)
             i += 1
+        elif not ch.isascii():  # λ, ≤, ∞ ...: the text escaper's macro, in math mode
+            out.append(escape_text(ch).replace("$", "") + " ")
+            i += 1
+        elif ch == "\\":
+            out.append(r"\backslash ")
+            i += 1
         elif ch.isalpha():
             m = re.match(r"[A-Za-z]+", text[i:])
             word = m.group(0)
