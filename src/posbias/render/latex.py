@@ -103,10 +103,10 @@ def _is_math_token(token: str) -> bool:
         return True
     if not re.search(r"[A-Za-z0-9]", core) or re.fullmatch(r"[0-9.]+%", core):
         return False  # punctuation such as & or #, and percentages, are prose
-    if re.fullmatch(r"[A-Za-z]+(-[A-Za-z]+)*|[A-Za-z]+(\.[A-Za-z]+)+", core):  # words, e.g.
+    if re.fullmatch(r"[^\W\d_]+(-[^\W\d_]+)*|[A-Za-z]+(\.[A-Za-z]+)+", core):  # words, e.g.
         if len(core) == 1:
             return core not in _PROSE_LETTERS
-        return core in _MATH_NAMES
+        return core in _MATH_NAMES or any("\u0370" <= ch <= "\u03ff" for ch in core)  # αM
     # numbers, ranges 1..6, and anything mixing symbols with operators or brackets
     return True
 

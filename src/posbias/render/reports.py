@@ -221,6 +221,13 @@ def latex_escape(text: str) -> str:
     return "".join(out)
 
 
+def _prose(text: str) -> str:
+    """Text with its ASCII mathematics set as math (the LaTeX renderer's prose rule)."""
+    from posbias.render.latex import prose_to_latex
+
+    return prose_to_latex(text)
+
+
 def _latex(results: Sequence[Result]) -> str:
     s = summary(results)
     rows = []
@@ -229,10 +236,10 @@ def _latex(results: Sequence[Result]) -> str:
         if not r.ok:
             verdict = r"\textbf{" + verdict + "}"
         rows.append(
-            r"\texttt{" + latex_escape(r.claim.id) + "} & "
-            + latex_escape(r.claim.statement) + " & "
+            r"\texttt{" + latex_escape(r.claim.id).replace(":", r":\allowbreak{}") + "} & "
+            + _prose(r.claim.statement) + " & "
             + verdict + " & " + latex_escape(r.expected) + " & "
-            + latex_escape(_cut(r.evidence.summary() or r.evidence.method, 160)) + r" \\ \hline"
+            + _prose(_cut(decided_by(r.evidence), 160)) + r" \\ \hline"
         )
     body = "\n".join(rows)
     return (
