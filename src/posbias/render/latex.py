@@ -103,6 +103,13 @@ def _is_math_token(token: str) -> bool:
         return True
     if not re.search(r"[A-Za-z0-9]", core) or re.fullmatch(r"[0-9.]+%", core):
         return False  # punctuation such as & or #, and percentages, are prose
+    if core.startswith("--") or re.fullmatch(r"[-+]?[0-9.]+[eE][-+]?[0-9]+", core):
+        return False  # a command-line flag, a number in e-notation: text reads them as typed
+    if "-" in core and not set(core) & (_MATH_CHARS | set("()[]")):
+        # hyphenated names (Step-0, qwen2-24L-d112, BLOOM-7b1) are prose; H-1, 1-alpha are math
+        words = [w for w in re.findall(r"[A-Za-z]{2,}", core) if w not in _MATH_NAMES]
+        if words:
+            return False
     if re.fullmatch(r"[^\W\d_]+(-[^\W\d_]+)*|[A-Za-z]+(\.[A-Za-z]+)+", core):  # words, e.g.
         if len(core) == 1:
             return core not in _PROSE_LETTERS
