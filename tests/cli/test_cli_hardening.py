@@ -296,6 +296,7 @@ def test_measure_validates_before_torch_or_printing():
 @pytest.mark.parametrize("argv", [
     ["profile", "--length", "30000", "--depth", "24", "--alpha", "1/2", "--exact"],
     ["rollout", "no_content/bloom-7b1", "--length", "10000000"],
+    ["measure", "--arch", "tiny-gpt2", "--length", "100000"],
 ])
 def test_refusals_under_an_address_space_limit(argv):
     """Under `ulimit -v` (2 GiB of address space) the estimate sees the limit and refuses in
