@@ -316,3 +316,17 @@ def test_yaml_numbers_below_float64_are_refused(tmp_path, capsys):
     assert code == 2 and one_line(err) and "1e-400" in err and out == ""
     f.write_text(f.read_text().replace("1e-400", "0e-400"))  # an exact zero is a zero
     assert run(["rollout", str(f)], capsys)[0] == 0
+
+
+def test_check_raising_invalid_argument_without_data_is_internal(capsys):
+    """Only a data check's refusal of a --data-dir file is a usage error; a check that raises
+    InvalidArgument on its own is a crashing check (exit 3)."""
+    @registry.claim("hardening:bad-call", statement="calls badly", latex="x", expected="verified")
+    def _bad(ctx):
+        raise InvalidArgument("length", 0, "an integer >= 1")
+
+    try:
+        code, _, err = run(["check", "hardening:bad-call", "-q"], capsys)
+        assert code == 3 and one_line(err) and "hardening:bad-call" in err
+    finally:
+        registry.unregister("hardening:bad-call")

@@ -140,9 +140,10 @@ def run_check(args) -> int:
                 print(f"[{n}/{len(claims)}] {c.id}: {r.evidence.verdict} ({r.seconds:.2f} s){mark}",
                       file=sys.stderr, flush=True)
     crashed = [r.claim.id for r in results if r.evidence.method == _CRASHED]
-    for r in results:  # a check refusing its input (a bad file in --data-dir) is a usage error
+    for r in results:  # a data check refusing a file of --data-dir is a usage error (exit 2)
         error = str(r.evidence.details.get("error", "")) if r.claim.id in crashed else ""
-        if error.startswith("InvalidArgument: "):
+        reads_data = args.data_dir is not None and any(n.startswith("data") for n in r.claim.needs)
+        if reads_data and error.startswith("InvalidArgument: "):
             raise _InputError(f"{r.claim.id}: {error[len('InvalidArgument: '):]}")
     write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
     if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
