@@ -220,16 +220,25 @@ class Derivation:
 
 
 _BUILDERS: dict[str, Callable[[], Derivation]] = {}
+#: the order of THEORY.md; modules discovered beyond these come after them, by name
 _MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope")
 
 
 def derivation(name: str):
     """Register a zero-argument builder returning the :class:`Derivation` called ``name``.
 
-    The builder is memoized: it runs at most once per process.
+    The builder is memoized: it runs at most once per process.  Names are unique: registering
+    a second builder under a name already taken is an error (as a second claim id is), so a
+    derivation can never silently replace another.
     """
+    if not isinstance(name, str) or not name:
+        raise InvalidArgument("name", name, "a non-empty derivation name")
 
     def decorate(fn):
+        previous = _BUILDERS.get(name)
+        if previous is not None and getattr(previous, "__wrapped__", None) is not fn:
+            raise InvalidArgument("name", name, "a derivation name not registered yet (taken by "
+                                  f"{previous.__module__}.{previous.__qualname__})")
         cached = functools.lru_cache(maxsize=None)(fn)
 
         @functools.wraps(fn)
@@ -246,10 +255,21 @@ def derivation(name: str):
     return decorate
 
 
+def _discovered() -> list[str]:
+    """The derivation modules of the package: every module not starting with ``_`` except
+    ``core``, in the order of :data:`_MODULES`, then by name (discovered like the claims)."""
+    from importlib import resources
+
+    found = [f.name[:-3] for f in resources.files("posbias.derivations").iterdir()
+             if f.name.endswith(".py") and not f.name.startswith("_") and f.name != "core.py"]
+    rank = {m: i for i, m in enumerate(_MODULES)}
+    return sorted(found, key=lambda m: (rank.get(m, len(rank)), m))
+
+
 def _load() -> None:
     import importlib
 
-    for module in _MODULES:
+    for module in _discovered():
         importlib.import_module(f"posbias.derivations.{module}")
 
 

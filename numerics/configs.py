@@ -335,6 +335,24 @@ def _load_yaml(text: str, source: str):
         from ruamel.yaml.error import YAMLError
     except ImportError:  # pragma: no cover - depends on the environment
         raise NeedsExtra("yaml", "ruamel.yaml") from None
+    # nesting deeper than any config needs is refused before the parser recurses into it
+    depth = 0
+    deepest = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}" and depth:
+            depth -= 1
+    if deepest > _MAX_YAML_NESTING:
+        raise InvalidArgument("config", source, f"a YAML document nested at most {_MAX_YAML_NESTING} levels deep")
+    # a nonzero number that float64 cannot hold as a normal number would silently become 0
+    # (or a subnormal) on the fast path: refuse it instead
+    for m in re.finditer(r"(?<![\w.])[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+", text):
+        value = abs(float(m.group(0)))
+        if value < 2.2250738585072014e-308 and re.search(r"[1-9]", m.group(0).lower().split("e")[0]):
+            raise InvalidArgument("config", source, f"numbers that float64 holds ({m.group(0)} is "
+                                  "below 2.2e-308 and would become 0)")
     try:
         return YAML(typ="safe", pure=True).load(text)
     except YAMLError as exc:
@@ -342,6 +360,15 @@ def _load_yaml(text: str, source: str):
         line = f" (line {where.line + 1})" if where is not None else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise InvalidArgument("config", source, f"a YAML 1.2 rollout config; {problem}{line}") from None
+    except RecursionError:  # block-style nesting (indentation) deeper than the parser's stack
+        raise InvalidArgument("config", source, "a YAML document nested less deeply") from None
+    except ValueError as exc:  # e.g. an integer longer than Python's int-string limit
+        reason = " ".join(str(exc).split())[:120]
+        raise InvalidArgument("config", source, f"a YAML rollout config with numbers of sensible size ({reason})") from None
+
+
+#: deepest flow-style nesting ([ or {) accepted in a YAML config (configs nest 3 levels)
+_MAX_YAML_NESTING = 64
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from fractions import Fraction
 from typing import Iterable
 
@@ -354,10 +355,16 @@ def parse_schedule(spec: str, depth: int | None = None, *, parameter: str = "sch
         if not path:
             raise InvalidArgument(parameter, spec, "file:PATH with a path")
         try:
-            if os.path.getsize(path) > _MAX_FILE_BYTES:
+            # regular files only (a device such as /dev/zero never ends; a FIFO would block:
+            # O_NONBLOCK opens it at once), and the cap is counted on the bytes read, not on
+            # the size the file system reports
+            with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    raise InvalidArgument(parameter, spec, "a regular file (not a device, FIFO or directory)")
+                raw = fh.read(_MAX_FILE_BYTES + 1)
+            if len(raw) > _MAX_FILE_BYTES:
                 raise InvalidArgument(parameter, spec, "a file of at most 16 MiB")
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+            text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or type(exc).__name__
             raise InvalidArgument(parameter, spec, f"a readable text file ({reason})")

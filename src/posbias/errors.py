@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["InvalidArgument", "NeedsExtra"]
+__all__ = ["InvalidArgument", "NeedsExtra", "ResourceLimit"]
 
 
 class InvalidArgument(ValueError):
@@ -18,9 +18,11 @@ class InvalidArgument(ValueError):
         self.parameter = parameter
         self.value = value
         self.allowed = allowed
-        shown = value if isinstance(value, str) else repr(value)
-        if isinstance(shown, str) and len(shown) > 80:
-            shown = shown[:77] + "..."
+        # a string is shown as typed unless it holds control characters or line breaks (then
+        # escaped, so that the message stays one line)
+        shown = value if isinstance(value, str) and value.isprintable() else repr(value)
+        if isinstance(shown, str) and len(shown) > 80:  # keep both ends: a path's file name
+            shown = shown[:38] + "..." + shown[-39:]
         super().__init__(f"{parameter} = {shown} is invalid: expected {allowed}")
 
 
@@ -38,3 +40,24 @@ class NeedsExtra(ImportError):
             f"{module} is not installed: install the '{extra}' extra "
             f"(pip install 'posbias[{extra}]')"
         )
+
+
+class ResourceLimit(ValueError):
+    """A requested computation would need more memory than the run may use; raised before any
+    work starts, from an estimate of the run's size.
+
+    >>> str(ResourceLimit(35 * 2**30, 24 * 2**30, "this machine has", "use --summary or a smaller L"))
+    'needs about 35 GiB; this machine has 24 GiB; use --summary or a smaller L'
+    """
+
+    def __init__(self, needed: float, limit: float, source: str, advice: str):
+        self.needed = needed
+        self.limit = limit
+        super().__init__(f"needs about {_human(needed)}; {source} {_human(limit)}; {advice}")
+
+
+def _human(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{int(n)} bytes"

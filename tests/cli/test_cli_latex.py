@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from posbias.cli import main
-from posbias.cli.latex import equation_block, escape_text
+from posbias.render.latex import equation_block, escape_text
 
 FAST = ["hardy-kernel", "density", "rope-init"]
 

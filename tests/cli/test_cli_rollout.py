@@ -106,8 +106,11 @@ def test_json_with_an_underflowed_minimum(tmp_path, capsys):
                  "lambda_schedule_config: {schedule_type: constant, lambda_const: 1.0}\n")
     rc, out, _ = run(capsys, str(f), "--format", "json")
     assert rc == 0
-    s = json.loads(out)["results"][0]["summary"]
-    assert s["min"] == 0.0 and s["last_over_min"] == "inf" and s["first_over_min"] == "nan"
+    # strict RFC 8259: no Infinity/NaN tokens, and no "inf"/"nan" strings posing as numbers
+    s = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))["results"][0]["summary"]
+    assert s["min"] == 0.0 and s["last_over_min"] is None and s["first_over_min"] is None
+    rc, out, _ = run(capsys, str(f))
+    assert rc == 0 and "min underflow" in out and "inf" not in out and "nan" not in out
 
 
 def test_compare_json(capsys):

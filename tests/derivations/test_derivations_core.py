@@ -108,3 +108,36 @@ def test_derivations_never_import_numerics():
                 assert "numerics" not in m, f"{path.name} imports {m}"
                 assert m.split(".")[0] in ("sympy", "mpmath", "posbias", "__future__", "functools",
                                            "dataclasses", "typing", "importlib"), (path.name, m)
+
+
+def test_duplicate_derivation_name_is_an_error():
+    """A second builder under a taken name raises; the first one stays registered."""
+    from posbias.derivations import core
+
+    names = core.derivation_names()
+    taken = names[0]
+    before = core._BUILDERS[taken]
+
+    def impostor():  # pragma: no cover - never built
+        raise AssertionError
+
+    with pytest.raises(InvalidArgument, match="not registered yet"):
+        core.derivation(taken)(impostor)
+    assert core._BUILDERS[taken] is before
+    with pytest.raises(InvalidArgument):
+        core.derivation("")
+
+
+def test_derivation_modules_are_discovered():
+    """Every module of the package (not core, not private) is loaded, THEORY order first."""
+    import pkgutil
+
+    import posbias.derivations as package
+    from posbias.derivations import core
+
+    on_disk = {m.name for m in pkgutil.iter_modules(package.__path__)
+               if not m.name.startswith("_") and m.name != "core"}
+    assert set(core._discovered()) == on_disk
+    assert core._discovered()[: len(core._MODULES)] == [m for m in core._MODULES if m in on_disk]
+    loaded = {core._BUILDERS[n].__module__.rsplit(".", 1)[-1] for n in core.derivation_names()}
+    assert loaded == on_disk

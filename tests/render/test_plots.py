@@ -51,3 +51,47 @@ def test_missing_matplotlib_names_the_extra(tmp_path, monkeypatch):
     with pytest.raises(NeedsExtra) as e:
         plot_profile(PROFILE, tmp_path / "a.png")
     assert e.value.extra == "plot"
+
+
+def test_plots_go_through_the_one_writer(tmp_path):
+    """A link is followed (the link stays), a device is refused, the picture gets the umask."""
+    import os
+    import stat
+
+    target = tmp_path / "real.png"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.png"
+    link.symlink_to(target)
+    plot_profile(PROFILE, link)
+    assert link.is_symlink() and target.read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.png", "real.png"]
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidArgument, match="regular file"):
+        check_plot_path(str(fifo))
+    with pytest.raises(InvalidArgument, match="regular file"):
+        plot_profile(PROFILE, fifo)
+    os.unlink(fifo)
+    old = os.umask(0o022)
+    try:
+        plot_profile(PROFILE, tmp_path / "new.png")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.png").stat().st_mode) == 0o644
+
+
+def test_linear_axis_when_the_shape_fits_and_log_otherwise(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    scales = []
+    real = Figure.savefig
+
+    def spy(self, *a, **k):
+        scales.append([ax.get_yscale() for ax in self.axes])
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Figure, "savefig", spy)
+    u = np.array([0.3, 0.05, 0.02, 0.03, 0.6])
+    plot_profile(u, tmp_path / "u.png", attention_only=np.array([1 - 4e-20, 1e-20, 1e-20, 1e-20, 1e-20]))
+    plot_profile(np.array([0.9, 1e-12, 1e-13, 0.1]), tmp_path / "v.png")
+    assert scales == [["linear", "log"], ["log"]]

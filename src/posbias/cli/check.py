@@ -7,15 +7,15 @@ equals its expected verdict (needs-data does not fail, unless ``--strict``), 1 w
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import os
 import sys
 
+from posbias.cli._common import add_output, dps_type, progress, seed_type
 from posbias.errors import InvalidArgument
+from posbias.files import check_target, read_bounded, write_output
 from posbias.proofs_checks import registry
-from posbias.files import check_writable, write_output
 from posbias.render.reports import FORMATS, render
 
 __all__ = ["add_parser", "run_list", "run_check", "select_claims"]
@@ -27,8 +27,52 @@ def _import_user_modules(names):
             raise InvalidArgument("--import", name, "a dotted Python module name")
         try:
             importlib.import_module(name)
-        except ImportError as exc:
-            raise InvalidArgument("--import", name, f"an importable module ({exc})") from None
+        except ModuleNotFoundError as exc:
+            if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+                raise InvalidArgument("--import", name, f"an importable module ({exc})") from None
+            raise _import_failed(name, exc) from exc
+        except Exception as exc:  # the user's module raised: an error in it, exit status 3
+            raise _import_failed(name, exc) from exc
+
+
+class _InputError(InvalidArgument):
+    """A check's refusal of its input, shown as the check said it (exit status 2)."""
+
+    def __init__(self, message: str):
+        ValueError.__init__(self, message)
+        self.parameter, self.value, self.allowed = "--data-dir", None, message
+
+
+def _import_failed(name, exc):
+    from posbias.cli import InternalError
+
+    return InternalError(f"--import {name}: the module raised {type(exc).__name__}: "
+                         + " ".join(str(exc).split())[:200])
+
+
+#: the method registry.run_claim records for a check that raised
+_CRASHED = "check raised an exception"
+
+#: largest data file read from --data-dir
+_MAX_DATA_BYTES = 64 * 2**20
+
+
+def _check_data_dir(folder):
+    """Every file under ``folder`` that a data claim reads (.csv, .yaml) is a regular UTF-8 text
+    file of at most 64 MiB; a bad one is named in the error."""
+    if not os.path.isdir(folder):
+        raise InvalidArgument("--data-dir", folder, "an existing directory")
+    for root, _dirs, files in os.walk(folder):
+        for f in sorted(files):
+            if not f.endswith((".csv", ".yaml", ".yml")):
+                continue
+            path = os.path.join(root, f)
+            data = read_bounded(path, _MAX_DATA_BYTES, "--data-dir file")
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidArgument("--data-dir file", path,
+                                      f"UTF-8 text (byte {exc.start} is not)") from None
 
 
 def select_claims(ids, paper=None):
@@ -47,6 +91,7 @@ def select_claims(ids, paper=None):
 
 
 def run_list(args) -> int:
+    check_target(args.output, args.format)
     _import_user_modules(args.import_)
     claims = registry.all_claims(args.paper)
     if args.format == "json":
@@ -62,53 +107,52 @@ def run_list(args) -> int:
             }
             for c in claims
         ]
-        write_output(json.dumps(data, indent=2, ensure_ascii=False), None)
+        write_output(json.dumps(data, indent=2, ensure_ascii=False), args.output, fmt="json")
         return 0
     width = max(len(c.id) for c in claims) if claims else 2
     lines = [f"{'id'.ljust(width)}  {'expected'.ljust(12)}  statement"]
     for c in claims:
         lines.append(f"{c.id.ljust(width)}  {c.expected.ljust(12)}  {c.statement}")
-    write_output("\n".join(lines), None)
+    write_output("\n".join(lines), args.output, fmt="text")
     return 0
 
 
 def run_check(args) -> int:
-    if args.output and args.output != "-":
-        check_writable(args.output)
+    check_target(args.output, args.format)
+    if args.data_dir is not None:
+        _check_data_dir(args.data_dir)
     _import_user_modules(args.import_)
-    if args.data_dir is not None and not os.path.isdir(args.data_dir):
-        raise InvalidArgument("--data-dir", args.data_dir, "an existing directory")
     ctx = registry.CheckContext(
         dps=args.dps, max_dps=max(args.max_dps, args.dps), thorough=args.thorough,
         seed=args.seed, data_dir=args.data_dir,
     )
     claims = select_claims(args.ids, args.paper)
     results = []
-    tty = sys.stderr.isatty()
-    for n, c in enumerate(claims, 1):
-        if not args.quiet:
-            msg = f"[{n}/{len(claims)}] {c.id} ..."
-            print(msg, end="\r" if tty else "\n", file=sys.stderr, flush=True)
-        r = registry.run_claim(c, ctx)
-        results.append(r)
-        if not args.quiet:
-            mark = "" if r.ok else "  <-- differs from expected " + r.expected
-            end = "\n"
-            print(f"[{n}/{len(claims)}] {c.id}: {r.evidence.verdict} ({r.seconds:.2f} s){mark}"
-                  + (" " * 10 if tty else ""), end=end, file=sys.stderr, flush=True)
-    write_output(render(results, args.format), args.output)
+    with progress(len(claims), "posbias check", args.quiet) as bar:
+        for n, c in enumerate(claims, 1):
+            bar.set_postfix_str(c.id)
+            r = registry.run_claim(c, ctx)
+            results.append(r)
+            bar.update(1)
+            if not args.quiet:
+                mark = "" if r.ok else "  <-- differs from expected " + r.expected
+                print(f"[{n}/{len(claims)}] {c.id}: {r.evidence.verdict} ({r.seconds:.2f} s){mark}",
+                      file=sys.stderr, flush=True)
+    crashed = [r.claim.id for r in results if r.evidence.method == _CRASHED]
+    for r in results:  # a data check refusing a file of --data-dir is a usage error (exit 2)
+        error = str(r.evidence.details.get("error", "")) if r.claim.id in crashed else ""
+        reads_data = args.data_dir is not None and any(n.startswith("data") for n in r.claim.needs)
+        if reads_data and error.startswith("InvalidArgument: "):
+            raise _InputError(f"{r.claim.id}: {error[len('InvalidArgument: '):]}")
+    write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
+    if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
+        from posbias.cli import InternalError
+
+        first = next(r for r in results if r.claim.id == crashed[0])
+        raise InternalError(f"the check of {crashed[0]} raised "
+                            f"{first.evidence.details.get('error', '')}"[:300]
+                            + (f" (and {len(crashed) - 1} more)" if len(crashed) > 1 else ""))
     return registry.exit_status(results, strict=args.strict)
-
-
-def _dps(text):
-    """argparse type of --dps/--max-dps: an integer in [15, 10000]."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or not 15 <= value <= 10000:
-        raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected an integer between 15 and 10000")
-    return value
 
 
 def add_parser(sub) -> None:
@@ -117,7 +161,7 @@ def add_parser(sub) -> None:
         description="List the registered claims: id, expected verdict, statement.",
     )
     p.add_argument("--paper", help="only the claims of this paper key (e.g. chowdhury2026)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_output(p, ("text", "json"), "text")
     p.add_argument("--import", dest="import_", action="append", metavar="MODULE",
                    help="import MODULE first (it registers its own claims); repeatable")
     p.set_defaults(func=run_list)
@@ -131,19 +175,17 @@ def add_parser(sub) -> None:
     )
     p.add_argument("ids", nargs="*", metavar="ID", help="claim ids (or unique slugs)")
     p.add_argument("--paper", help="only the claims of this paper key")
-    p.add_argument("--dps", type=_dps, default=30,
+    p.add_argument("--dps", type=dps_type, default=30,
                    help="working decimal precision of the mpmath routes (default 30)")
-    p.add_argument("--max-dps", type=_dps, default=240,
+    p.add_argument("--max-dps", type=dps_type, default=240,
                    help="precision cap for escalation when routes disagree (default 240)")
     p.add_argument("--thorough", action="store_true",
                    help="larger grids and more generated cases (slower)")
-    p.add_argument("--seed", type=int, default=20260, help="seed of generated cases")
+    p.add_argument("--seed", type=seed_type, default=20260, help="seed of generated cases")
     p.add_argument("--data-dir", help="directory with measured data for data-dependent claims")
     p.add_argument("--strict", action="store_true",
                    help="a needs-data verdict (missing extra or data) fails the run (exit 1)")
-    p.add_argument("--format", choices=FORMATS, default="text")
-    p.add_argument("--output", help="write the report here (atomically) instead of stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_output(p, FORMATS, "text")
     p.add_argument("--import", dest="import_", action="append", metavar="MODULE",
                    help="import MODULE first (it registers its own claims); repeatable")
     p.set_defaults(func=run_check)

@@ -9,21 +9,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 
-from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.cli._common import OPTION as _OPTION
+from posbias.cli._common import add_output, check_memory, seed_type
+from posbias.errors import InvalidArgument
 from posbias.measurements.presets import PRESETS
 
-__all__ = ["add_parser", "run"]
-
-#: library parameter names -> the option the user typed
-_OPTION = {
-    "arch": "--arch", "layers": "--layers", "hidden": "--hidden", "heads": "--heads",
-    "kv_heads": "--kv-heads", "vocab": "--vocab", "length": "--length", "seed": "--seed",
-    "probes": "--probes", "samples": "--samples", "metric": "--metric", "rope": "--rope",
-    "dtype": "--dtype", "probe_dist": "--probe-dist", "exact": "--exact",
-    "threads": "--threads",
-}
+__all__ = ["add_parser", "run", "estimate_bytes"]
 
 
 def add_parser(subparsers):
@@ -49,7 +43,7 @@ def add_parser(subparsers):
                    help="key/value heads (override; must divide heads; grouped-KV models only)")
     p.add_argument("--vocab", type=int, metavar="V", help="vocabulary size (override)")
     p.add_argument("--length", type=int, default=64, metavar="L", help="sequence length (default 64)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of weights, inputs, probes")
+    p.add_argument("--seed", type=seed_type, default=0, metavar="S", help="seed of weights, inputs, probes")
     p.add_argument("--probes", type=int, default=8, metavar="K",
                    help="random probes for the Jacobian estimate (default 8)")
     p.add_argument("--exact", action="store_true",
@@ -65,8 +59,8 @@ def add_parser(subparsers):
     p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="torch threads (default 1: fastest for small shapes on shared machines)")
-    p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument("--plot", metavar="FILE", help="write a plot of the profiles (needs matplotlib)")
+    add_output(p, ("text", "json"), "text", aliases={"table": "text"})
+    p.add_argument("--plot", metavar="FILE", help="write a plot of the profiles (.png or .pdf; needs matplotlib)")
     p.set_defaults(func=run)
     return p
 
@@ -75,11 +69,45 @@ def _progress(msg: str) -> None:
     print(f"[measure] {msg}", file=sys.stderr, flush=True)
 
 
+def _quiet(msg: str) -> None:
+    pass
+
+
+def _max_threads() -> int:
+    return max(1, min(256, 4 * (os.cpu_count() or 1)))
+
+
+def _validate(args) -> None:
+    """Every number before torch is imported or anything is printed (one line, exit 2)."""
+    if not args.arch or not args.arch.isprintable() or len(args.arch) > 100:
+        raise InvalidArgument("--arch", args.arch, "a preset name or a transformers model type")
+    for name, lo in (("length", 2), ("probes", 1), ("samples", 1), ("layers", 1), ("hidden", 1),
+                     ("heads", 1), ("kv_heads", 1), ("vocab", 2)):
+        value = getattr(args, name)
+        if value is not None and value < lo:
+            raise InvalidArgument(_OPTION[name], value, f"an integer >= {lo}")
+    if not 1 <= args.threads <= _max_threads():
+        raise InvalidArgument("--threads", args.threads, f"an integer between 1 and {_max_threads()} "
+                              f"(4 per CPU core of this machine, at most 256)")
+
+
+def estimate_bytes(settings: dict, length: int, exact: bool, dtype: str) -> float:
+    """Memory of a measurement from its sizes: the weights and their gradients, one batch copy
+    of the activations kept for the backward pass (``layers * (4 heads L^2 + 40 L hidden)``
+    numbers, the attention maps dominating), and about 600 MB for torch and transformers."""
+    itemsize = 4 if dtype == "float32" else 8
+    d, layers = settings["hidden_size"], settings["num_hidden_layers"]
+    inter = settings.get("intermediate_size") or settings.get("n_inner") or 4 * d
+    params = layers * (4 * d * d + 3 * d * inter) + 2 * settings["vocab_size"] * d
+    activations = layers * (4 * settings["num_attention_heads"] * length * length + 40 * length * d)
+    return itemsize * (3 * params + activations) + 600e6
+
+
 def _fmt(x: float, digits: int = 4) -> str:
     if x is None:
         return "-"
     if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
+        return "n/a"  # a ratio to a minimum that is 0 in float: no inf/nan in a report
     return f"{x:.{digits}g}"
 
 
@@ -134,52 +162,47 @@ def _table(m, c, rope) -> str:
 
 
 def _plot(path, m, c, rope) -> None:
-    try:
-        import matplotlib
+    from posbias.render.plots import plot_curves
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise NeedsExtra("plot", "matplotlib") from None
-    import numpy as np
-
-    x = np.arange(1, m.length + 1)
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.semilogy(x, m.profile, label=f"measured ({m.metric})", lw=1.5)
-    ax.semilogy(x, c.profile_measured_lambda, "--", label="Cesàro rollout, measured λ_t")
-    ax.semilogy(x, c.profile_best_alpha, ":", label=f"Cesàro rollout, α = {c.best_alpha:.3g}")
+    curves = [(f"measured ({m.metric})", m.profile, "-"),
+              ("Cesàro rollout, measured λ_t", c.profile_measured_lambda, "--"),
+              (f"Cesàro rollout, α = {c.best_alpha:.3g}", c.profile_best_alpha, ":")]
     if rope is not None:
-        ax.semilogy(x, rope.off.profile, lw=1, alpha=0.7, label="measured, RoPE off")
-    ax.set_xlabel("input position j")
-    ax.set_ylabel("influence on the final position")
-    ax.set_title(f"{m.arch} at initialization, L = {m.length}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    import io
-
-    from posbias.files import write_output
-
-    buf = io.BytesIO()
-    fmt = path.rsplit(".", 1)[-1].lower() if "." in path else "png"
-    fig.savefig(buf, format=fmt if fmt in ("png", "pdf", "svg") else "png")
-    plt.close(fig)
-    write_output(buf.getvalue(), path, "--plot")
+        curves.append(("measured, RoPE off", rope.off.profile, "-."))
+    plot_curves(curves, path, title=f"{m.arch} at initialization, L = {m.length}", parameter="--plot")
 
 
 def run(args) -> int:
     from posbias.measurements import measure as ms
     from posbias.proofs_checks import measured as mc
-    from posbias.files import check_writable
+    from posbias.files import check_target
 
+    _validate(args)
+    check_target(args.output, args.format)
     if args.plot:
-        check_writable(args.plot, "--plot")
+        from posbias.render.plots import check_plot_path
+
+        check_plot_path(args.plot, "--plot")
+    if args.arch in PRESETS:  # a transformers model type is sized once transformers is loaded
+        from posbias.measurements.presets import resolve_settings
+
+        try:
+            settings = resolve_settings(PRESETS[args.arch], layers=args.layers, hidden=args.hidden,
+                                        heads=args.heads, kv_heads=args.kv_heads, vocab=args.vocab,
+                                        length=args.length)
+        except InvalidArgument as exc:
+            raise InvalidArgument(_OPTION.get(exc.parameter, exc.parameter), exc.value, exc.allowed) from None
+        check_memory(estimate_bytes(settings, args.length, args.exact, args.dtype), args.max_memory,
+                     "use a smaller --length, --hidden or --layers")
+    progress = _quiet if args.quiet else _progress
     kwargs = dict(length=args.length, layers=args.layers, hidden=args.hidden, heads=args.heads,
                   kv_heads=args.kv_heads, vocab=args.vocab, seed=args.seed, probes=args.probes,
                   exact=args.exact, metric=args.metric, samples=args.samples, dtype=args.dtype,
-                  probe_dist=args.probe_dist, threads=args.threads, progress=_progress)
+                  probe_dist=args.probe_dist, threads=args.threads, progress=progress)
     try:
         ms.require_models_extra()
-        _progress(f"measuring {args.arch} at initialization (L = {args.length})")
+        if args.arch in PRESETS:  # validated above; a model type is validated by the library first
+            progress(f"measuring {args.arch} at initialization (L = {args.length})")
         rope = None
         if args.rope == "both":
             rope = mc.rope_comparison(args.arch, noise_floor=True, **kwargs)
@@ -202,10 +225,12 @@ def run(args) -> int:
                            "noise_w1": _num(rope.noise_w1),
                            "profile_off": rope.off.as_dict()["profile"],
                            "lambdas_off": rope.off.as_dict()["lambdas"]}
-        text = json.dumps(out, indent=2)
+        text = json.dumps(out, indent=2, allow_nan=False)
     else:
         text = _table(m, c, rope)
     if args.plot:
         _plot(args.plot, m, c, rope)
-    print(text)
+    from posbias.files import write_output
+
+    write_output(text, args.output, fmt=args.format)
     return 0

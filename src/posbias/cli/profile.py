@@ -3,7 +3,8 @@
 ::
 
     posbias profile --length L [--depth T] (--alpha A | --schedule SPEC) [--exact | --dps N]
-                    [--format table|csv|json] [--fractions] [--summary] [--digits N] [--plot FILE]
+                    [-f text|csv|json] [-o FILE] [--fractions] [--summary] [--digits N]
+                    [--plot FILE] [--max-memory SIZE]
 
 Paths: ``--exact`` (Fractions), ``--dps N`` (mpmath at N digits), neither (float64, fast).
 The summary holds ``first``, ``last``, ``argmin`` (1-indexed over all positions, smallest index on
@@ -21,14 +22,18 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from posbias.cli._common import add_output, check_memory, dps_type, human
 from posbias.errors import InvalidArgument
+from posbias.files import check_target, write_output
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
+from posbias.validation import MAX_LENGTH
 
-__all__ = ["add_parser", "run", "compute_profile"]
+__all__ = ["add_parser", "run", "compute_profile", "estimate_bytes"]
 
-_MAX_LENGTH = {"exact": 100_000, "precise": 1_000_000, "fast": 100_000_000}
-_MAX_DPS = 100_000
+#: the smallest positive normal float64: a nonzero lambda below it cannot be carried on the
+#: fast path (it would round to a subnormal or to 0 and change the profile's support)
+_TINY = 2.2250738585072014e-308
 
 
 def add_parser(subparsers) -> None:
@@ -42,22 +47,23 @@ def add_parser(subparsers) -> None:
             "integers, decimals or p/q."
         ),
     )
-    p.add_argument("--length", required=True, metavar="L", help="number of positions, >= 1")
+    p.add_argument("--length", required=True, metavar="L",
+                   help="number of positions, >= 1 (the largest run is set by --max-memory)")
     p.add_argument("--depth", metavar="T", help="number of layers, >= 0 (list:/file: set it)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--alpha", metavar="A", help="constant lambda in [0, 1] (same as const:A)")
     g.add_argument("--schedule", metavar="SPEC", help="schedule of lambda_t (see above)")
     q = p.add_mutually_exclusive_group()
     q.add_argument("--exact", action="store_true", help="exact rational arithmetic")
-    q.add_argument("--dps", metavar="N", help="mpmath with N significant digits")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    q.add_argument("--dps", metavar="N", type=dps_type, help="mpmath with N significant digits")
+    add_output(p, ("text", "csv", "json"), "text", aliases={"table": "text"})
     p.add_argument("--fractions", action="store_true",
                    help="exact path: print full fractions p/q in table/csv")
     p.add_argument("--summary", action="store_true", help="print only the summary")
     p.add_argument("--digits", metavar="N",
                    help="significant digits shown in table/csv (exact default 20, precise: dps, "
                         "fast: at most 17)")
-    p.add_argument("--plot", metavar="FILE", help="also draw the profile into FILE")
+    p.add_argument("--plot", metavar="FILE", help="also draw the profile into FILE (.png or .pdf)")
     p.set_defaults(func=run)
 
 
@@ -82,9 +88,57 @@ def _schedule(args, depth) -> Schedule:
         if depth is None:
             raise InvalidArgument("--depth", "(missing)", "an integer >= 0 (required with --alpha)")
         s = parse_schedule(f"const:{value}", depth, parameter="--alpha", depth_parameter="--depth")
-        s.spec = f"const:{args.alpha.strip()}"
-        return s
+        return s.with_spec(f"const:{args.alpha.strip()}")
     return parse_schedule(args.schedule, depth, parameter="--schedule", depth_parameter="--depth")
+
+
+def estimate_bytes(path: str, length: int, depth: int, denominator_bits: int, dps: int | None,
+                   output_values: bool) -> float:
+    """Memory (bytes) of a profile run from its sizes, before any work.
+
+    Exact: after ``T`` layers the common denominator has about ``T (log2 lcm(1..L) + log2 b)``
+    bits with ``log2 lcm(1..L) ~ L log2 e``; three lists of ``L`` such integers are alive at once
+    (numerators, products, suffix sums), and printing all values as fractions doubles that.
+    Precise: ``L`` mpmath numbers of ``dps`` digits (about ``3.33 dps`` bits plus ~100 bytes of
+    object) in three lists.  Fast: about eight float64 arrays of length ``L``.
+    """
+    if path == "exact":
+        bits = depth * (1.4427 * length + denominator_bits) + 64
+        per = bits / 8 + 40
+        return length * per * (5 if output_values else 3) + 50e6
+    if path == "precise":
+        per = (dps or 15) * 3.33 / 8 + 120
+        return length * per * (4 if output_values else 3) + 50e6
+    return length * 8 * (8 + (6 if output_values else 0)) + 50e6
+
+
+def estimate_seconds(path: str, length: int, depth: int, denominator_bits: int, dps: int | None) -> float:
+    """Rough single-core time of a profile run from its sizes (measured on the development
+    machine: exact ``L = 4096, T = 24, lambda = 1/2`` took 4.7 s of CPU, i.e. about
+    ``7e-10`` s per layer, position and bit of the average integer; mpmath about 1 us per
+    operation at low precision, growing with ``dps``; float64 about 2 ns per layer and
+    position)."""
+    if path == "exact":
+        bits = depth * (1.4427 * length + denominator_bits) / 2 + 64
+        return depth * length * bits * 7e-10
+    if path == "precise":
+        return depth * length * (1e-6 + (dps or 15) * 3e-9)
+    return depth * length * 2e-9
+
+
+def _check_fast_inputs(schedule: Schedule, parameter: str, shown) -> None:
+    """Refuse nonzero lambdas that float64 cannot carry (they would silently become 0)."""
+    if schedule.is_rational:
+        small = [v for v in schedule.exact() if v and v < _TINY]
+    else:
+        with mpmath.workdps(20):  # power decay is decreasing: its last value is the smallest
+            lam0 = mpmath.mpf(schedule.lambda0.numerator) / schedule.lambda0.denominator
+            beta = mpmath.mpf(schedule.beta.numerator) / schedule.beta.denominator
+            last = lam0 * mpmath.power(schedule.depth, -beta)
+            small = [last] if schedule.depth and 0 < last < _TINY else []
+    if small:
+        raise InvalidArgument(parameter, shown, "lambda values of 0 or at least 2.2e-308 on the fast "
+                              "path (float64); use --exact or --dps N for smaller ones")
 
 
 def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None = None) -> dict:
@@ -102,9 +156,12 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
     if path == "precise":
         return {"values": cesaro.cesaro_profile_precise(length, schedule, dps)}
     a, k = cesaro._fast_rollout(length, schedule)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
         log = np.log(a) + k * math.log(2.0)
-    return {"values": np.ldexp(a, k), "log": log}
+        values = np.ldexp(a, k)
+    if not (np.isfinite(values).all() and (np.isfinite(log) | (a == 0)).all()):
+        raise ArithmeticError("the fast rollout produced a non-finite value")
+    return {"values": values, "log": log}
 
 
 def _summary(data, path, length, dps):
@@ -124,7 +181,21 @@ def _summary(data, path, length, dps):
     v, log = data["values"], data["log"]
     i = int(np.argmin(log))  # log space: no ties created by underflow
     return {"first": float(v[0]), "last": float(v[-1]), "argmin": i + 1, "min": float(v[i]),
-            "sum": math.fsum(v.tolist()), "log_min": float(log[i])}
+            "sum": math.fsum(v.tolist()), "log_min": _finite_log(log[i])}
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _finite_log(x):
+    """A natural log as a float, or None for log 0 (an exact zero; JSON has no -Infinity)."""
+    x = float(x)
+    return x if math.isfinite(x) else None
 
 
 def _pair(value):
@@ -187,22 +258,35 @@ def _json_value(path, value, dps):
 
 def run(args) -> int:
     path = "exact" if args.exact else ("precise" if args.dps is not None else "fast")
-    length = _int_arg(args.length, "--length", 1, _MAX_LENGTH[path],
-                      f"an integer between 1 and {_MAX_LENGTH[path]} on the {path} path")
+    length = _int_arg(args.length, "--length", 1, MAX_LENGTH,
+                      f"an integer between 1 and {MAX_LENGTH}")
     depth = _int_arg(args.depth, "--depth", 0, 10**7, "an integer between 0 and 10000000")
-    dps = _int_arg(args.dps, "--dps", 1, _MAX_DPS, f"an integer between 1 and {_MAX_DPS}")
+    dps = args.dps
     args.digits_value = _int_arg(args.digits, "--digits", 1, 100_000,
                                  "an integer between 1 and 100000")
     if args.fractions and path != "exact":
         raise InvalidArgument("--fractions", "set", "only together with --exact")
     schedule = _schedule(args, depth)
     if path == "exact":
-        schedule.exact()
+        exact = schedule.exact()
+        den_bits = max((v.denominator.bit_length() for v in exact), default=0)
+    else:
+        den_bits = 0
+    if path == "fast":
+        _check_fast_inputs(schedule, "--alpha" if args.alpha is not None else "--schedule",
+                           args.alpha if args.alpha is not None else args.schedule)
+    check_target(args.output, args.format)
     if args.plot:
         _check_plot_target(args.plot)
-    if path == "exact" and length >= 2048:
-        print(f"posbias: computing the exact profile (L={length}, T={schedule.depth}) ...",
-              file=sys.stderr)
+    needed = estimate_bytes(path, length, schedule.depth, den_bits, dps, not args.summary)
+    advice = "use --summary, a smaller --length or --depth" + (
+        ", or the fast path (no --exact)" if path == "exact" else
+        ", a smaller --dps or the fast path" if path == "precise" else "")
+    check_memory(needed, args.max_memory, advice)
+    seconds = estimate_seconds(path, length, schedule.depth, den_bits, dps)
+    if (seconds > 5 or (path != "fast" and length >= 2048)) and not args.quiet:
+        print(f"posbias: computing the {path} profile (L={length}, T={schedule.depth}): about "
+              f"{_duration(seconds)} and {human(needed)} of memory ...", file=sys.stderr)
 
     data = compute_profile(length, schedule, path, dps)
     summary = _summary(data, path, length, dps)
@@ -219,8 +303,7 @@ def run(args) -> int:
     text = _render(args, path, length, schedule, dps, values, summary, data)
     if args.plot:
         _plot(args.plot, path, values, length, schedule)
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    write_output(text, args.output, fmt=args.format)
     return 0
 
 
@@ -238,24 +321,24 @@ def _render(args, path, length, schedule, dps, values, summary, data) -> str:
             doc["dps"] = dps
         if not args.summary:
             doc["profile"] = [_json_value(path, v, dps) for v in values]
-            if path == "fast":
-                doc["log_profile"] = [float(x) for x in data["log"]]
+            if path == "fast":  # natural logs; null where p(j) is exactly 0
+                doc["log_profile"] = [_finite_log(x) for x in data["log"]]
         doc["summary"] = {
-            key: (val if key == "argmin" else
-                  (float(val) if key == "log_min" else _json_value(path, val, dps)))
+            key: (val if key in ("argmin", "log_min") else _json_value(path, val, dps))
             for key, val in summary.items()
         }
-        return json.dumps(doc, indent=1) + "\n"
+        return json.dumps(doc, indent=1, allow_nan=False) + "\n"
     fmt = _formatter(path, args, dps)
     sep = "," if args.format == "csv" else "  "
-    lines = [_header(path, args, length, depth, schedule.spec, dps)]
+    # csv is data only (a header row, no comment line); the text table starts with its header
+    lines = [] if args.format == "csv" else [_header(path, args, length, depth, schedule.spec, dps)]
     if args.summary:
         lines.append(f"quantity{sep}value")
         for key, val in summary.items():
             if key == "argmin":
                 shown = str(val)
             elif key == "log_min":
-                shown = repr(float(val))
+                shown = "-inf (exact 0)" if val is None else repr(float(val))
             else:
                 shown = fmt(val)
             lines.append(f"{key}{sep}{shown}")
@@ -277,15 +360,7 @@ def _plots_module(target):
 
 def _check_plot_target(target):
     """Fail before any work when the plot cannot be written (suffix, directory, permissions)."""
-    import os
-
-    from posbias.files import check_writable
-
-    plots = _plots_module(target)
-    suffixes = getattr(plots, "PLOT_SUFFIXES", (".png", ".pdf"))
-    if os.path.splitext(target)[1].lower() not in suffixes:
-        raise InvalidArgument("--plot", target, "a file name ending in " + " or ".join(suffixes))
-    check_writable(target, "--plot")
+    _plots_module(target).check_plot_path(target, "--plot")
 
 
 def _plot(target, path, values, length, schedule):

@@ -8,8 +8,11 @@ prints the summary: first, last, argmin (1-indexed), min, ``sum_t lambda_t``,
 last/min, and the normalised Wasserstein-1 distance between the two profiles.  ``--compare``
 puts the ``reference`` and ``corrected`` conventions side by side with their W1 distance.
 
-Formats: ``table`` (about 6 significant digits), ``json`` and ``csv`` (floats as ``repr``, at
-most 17 significant digits; csv positions are 1-indexed).
+Formats: ``text`` (``table``; about 6 significant digits), ``json`` and ``csv`` (floats as
+``repr``, at most 17 significant digits; csv positions are 1-indexed).  No report holds a NaN or
+an infinity: a ratio to a minimum that underflowed to 0 is ``null`` in JSON and shown as
+``min underflow`` in the table (the fast path cannot tell the ratio); a config whose fast
+rollout is not finite is refused.
 """
 
 from __future__ import annotations
@@ -22,8 +25,12 @@ import time
 
 import numpy as np
 
+from posbias.cli._common import add_output, check_memory, human, progress
 from posbias.errors import InvalidArgument
-from posbias.files import write_output
+from posbias.files import check_target, read_bounded, write_output
+
+#: largest config file read (the shipped ones are a few KiB)
+_MAX_CONFIG_BYTES = 16 * 2**20
 
 __all__ = ["add_parser", "run", "compute_rollout"]
 
@@ -49,7 +56,7 @@ def add_parser(subparsers):
     p.add_argument("--d-head", type=int, metavar="D", help="head dimension (overrides the model's)")
     p.add_argument("--compare", action="store_true",
                    help="reference and corrected side by side, with their W1 distance")
-    p.add_argument("--format", default="table", choices=("table", "json", "csv"))
+    add_output(p, ("text", "json", "csv"), "text", aliases={"table": "text"})
     p.add_argument("--plot", metavar="FILE", help="draw the profile to FILE (.png or .pdf)")
     p.set_defaults(func=run)
     return p
@@ -87,7 +94,7 @@ def compute_rollout(cfg) -> dict:
 def _resolve(config: str) -> str:
     from posbias.proofs_checks.data import builtin_config_path, builtin_configs
 
-    if os.path.exists(config):
+    if os.path.lexists(config):
         return config
     if config in builtin_configs():
         return builtin_config_path(config)
@@ -131,7 +138,8 @@ def _table(cfg, results: list, w1_pair) -> str:
         row = label.ljust(22)
         for _, s in cols:
             v = s[key]
-            row += (str(v) if isinstance(v, int) else _g6(v)).rjust(max(width, 14))
+            shown = str(v) if isinstance(v, int) else ("min underflow" if v is None else _g6(v))
+            row += shown.rjust(max(width, 14))
         lines.append(row)
     lines.append("")
     for r in results:
@@ -166,18 +174,20 @@ def _json(cfg, results: list, w1_pair) -> str:
     }
     if w1_pair is not None:
         out["w1_reference_corrected"] = w1_pair
-    return json.dumps(_finite(out), indent=1, allow_nan=False)
+    return json.dumps(out, indent=1, allow_nan=False)
 
 
-def _finite(x):
-    """Non-finite floats (a ratio to a minimum that underflowed to 0) become the strings "inf"/"nan"."""
-    if isinstance(x, float) and not np.isfinite(x):
-        return "nan" if x != x else ("inf" if x > 0 else "-inf")
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_finite(v) for v in x]
-    return x
+def _finite_summary(summary: dict) -> dict:
+    """The summary with a ratio to a minimum that underflowed to 0 (an infinite float) as None;
+    the profiles themselves were checked to be finite."""
+    return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in summary.items()}
+
+
+def estimate_bytes(length: int, heads: int, conventions: int) -> float:
+    """Memory of the fast ALiBi rollout from its sizes: a few ``heads x L`` float64 blocks for
+    the scan, about sixteen length-``L`` vectors per profile (profile, attention-only profile,
+    normalisers, the report's lists), for each convention."""
+    return 8.0 * length * (4 * heads + 16 * conventions) + 50e6
 
 
 def _csv(results: list) -> str:
@@ -203,7 +213,7 @@ def _length(text) -> int:
 
 
 def run(args) -> int:
-    from posbias.numerics.configs import CONVENTIONS, load_config
+    from posbias.numerics.configs import CONVENTIONS
     from posbias.proofs_checks.data import builtin_configs
 
     if args.list:
@@ -217,23 +227,47 @@ def run(args) -> int:
         args.length = _length(args.length)
     if args.d_head is not None and args.d_head < 1:
         raise InvalidArgument("--d-head", args.d_head, "an integer >= 1")
+    check_target(args.output, args.format)
     if args.plot:
         from posbias.render.plots import check_plot_path
 
         check_plot_path(args.plot, "--plot")
     path = _resolve(args.config)
+    raw = read_bounded(path, _MAX_CONFIG_BYTES, "CONFIG")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgument("CONFIG", path, "a UTF-8 YAML text file") from None
+    from posbias.numerics.configs import parse_config
+
     conventions = ["reference", "corrected"] if args.compare else [args.convention]
-    cfgs = [load_config(path, convention=c, model=args.model, length=args.length, d_head=args.d_head)
+    cfgs = [parse_config(text, source=path, convention=c, model=args.model, length=args.length,
+                         d_head=args.d_head)
             for c in conventions]
-    big = cfgs[0].length * cfgs[0].num_layers * cfgs[0].num_heads > 5e7
+    L, T, H = cfgs[0].length, cfgs[0].num_layers, cfgs[0].num_heads
+    needed = estimate_bytes(L, H, len(cfgs))
+    check_memory(needed, args.max_memory, "use a smaller --length")
+    big = L * T * H > 5e7
     start = time.perf_counter()
     results = []
-    for cfg in cfgs:
-        if big:
-            print(f"posbias rollout: {cfg.conventions.name}: L = {cfg.length}, T = {cfg.num_layers}, "
-                  f"H = {cfg.num_heads} (fast path) ...", file=sys.stderr)
-        results.append(compute_rollout(cfg))
-    if big:
+    if big and not args.quiet:
+        # about 15 ns per (layer, head, position) on the fast path, twice per convention
+        eta = 2 * len(cfgs) * L * T * H * 15e-9
+        print(f"posbias rollout: L = {L}, T = {T}, H = {H} (fast path): about {eta:.0f} s and "
+              f"{human(needed)} ...", file=sys.stderr)
+    with progress(len(cfgs), "posbias rollout", args.quiet or not big) as bar:
+        for cfg in cfgs:
+            r = compute_rollout(cfg)
+            for key in ("profile", "attention_only_profile"):
+                if not np.isfinite(r[key]).all():
+                    raise InvalidArgument("CONFIG", path, "a config whose fast rollout stays finite "
+                                          f"({cfg.conventions.name} convention: the {key.replace('_', ' ')} "
+                                          "is not; extreme slopes or temperatures)")
+            r["summary"] = _finite_summary(r["summary"])
+            r["attention_only_summary"] = _finite_summary(r["attention_only_summary"])
+            results.append(r)
+            bar.update(1)
+    if big and not args.quiet:
         print(f"posbias rollout: done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     w1_pair = _w1(results[0]["profile"], results[1]["profile"]) if args.compare else None
     if args.format == "json":
@@ -249,5 +283,5 @@ def run(args) -> int:
         title = f"{cfgs[0].model or os.path.basename(path)}: {r['convention']} convention, L = {cfgs[0].length}"
         plot_profile(r["profile"], args.plot, title=title, attention_only=r["attention_only_profile"],
                      parameter="--plot")
-    write_output(text, None)
+    write_output(text, args.output, fmt=args.format)
     return 0

@@ -11,7 +11,7 @@ from typing import Sequence
 from posbias import __version__
 from posbias.proofs_checks.registry import Result
 
-__all__ = ["render", "summary", "latex_escape", "FORMATS"]
+__all__ = ["render", "summary", "latex_escape", "decided_by", "FORMATS"]
 
 FORMATS = ("text", "md", "json", "latex", "junit")
 
@@ -33,9 +33,42 @@ def summary(results: Sequence[Result]) -> dict:
     }
 
 
-def _cut(text: str, width: int) -> str:
+def _cut(text: str, width: int | None) -> str:
     text = " ".join(str(text).split())
+    if width is None:
+        return text
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _part_summary(part: dict) -> str:
+    keys = ("correction", "counterexample", "discrepancy", "tolerance")
+    return "; ".join(f"{k} {part[k]}" for k in keys if part.get(k))
+
+
+def decided_by(ev) -> str:
+    """The number (or case) that decided the verdict of Evidence ``ev``, as one line.
+
+    The rule, in order: a correction decides a qualified verdict, a counterexample a refuted
+    one; a verdict taken over from a part of the check (a dict in ``details`` with its own
+    ``verdict``, e.g. the measured part of a claim) is shown with that part's numbers; an error
+    decides an inconclusive verdict; otherwise the discrepancy against the tolerance.
+    """
+    if ev.correction:
+        return "correction: " + str(ev.correction)
+    if ev.counterexample:
+        return "counterexample: " + str(ev.counterexample)
+    if ev.verdict != "verified":
+        for key, part in ev.details.items():
+            if isinstance(part, dict) and part.get("verdict") == ev.verdict:
+                return f"{key} is {ev.verdict}: {_part_summary(part) or part.get('method', '')}"
+    if ev.verdict == "inconclusive" and ev.details.get("error"):
+        return "error: " + str(ev.details["error"])
+    if ev.verdict == "needs-data" and ev.details.get("needed"):
+        return "needs " + str(ev.details["needed"])
+    text = ev.summary()
+    if ev.tolerance and ev.discrepancy is not None:
+        text += f" (tolerance {ev.tolerance})"
+    return text or ev.method
 
 
 def _mark(r: Result) -> str:
@@ -46,8 +79,10 @@ def _mark(r: Result) -> str:
     return "FAIL"
 
 
-def _text(results: Sequence[Result]) -> str:
-    rows = [("id", "verdict", "expected", "", "method", "evidence", "s")]
+def _text(results: Sequence[Result], verbose: bool = False) -> str:
+    if verbose:
+        return _text_verbose(results)
+    rows = [("id", "verdict", "expected", "", "method", "decided by", "s")]
     for r in results:
         rows.append(
             (
@@ -56,13 +91,37 @@ def _text(results: Sequence[Result]) -> str:
                 r.expected,
                 _mark(r),
                 _cut(r.evidence.method, 44),
-                _cut(r.evidence.summary(), 60),
+                _cut(decided_by(r.evidence), 80),
                 f"{r.seconds:.2f}",
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n" + _text_footer(results)
+
+
+def _text_verbose(results: Sequence[Result]) -> str:
+    """Every claim with its full method, evidence and correction (no truncation)."""
+    lines = []
+    fields = ("method", "discrepancy", "precision", "tolerance", "correction", "counterexample",
+              "cases", "worst_margin")
+    for r in results:
+        ev = r.evidence
+        lines.append(f"{r.claim.id}: {ev.verdict} (expected {r.expected}, {_mark(r)}, {r.seconds:.2f} s)")
+        lines.append(f"  decided by: {_cut(decided_by(ev), None)}")
+        for name in fields:
+            value = getattr(ev, name)
+            if value not in (None, ""):
+                lines.append(f"  {name}: {_cut(value, None)}")
+        if ev.parameters:
+            lines.append(f"  parameters: {json.dumps(ev.as_dict()['parameters'], ensure_ascii=False)}")
+        lines.append("")
+    return "\n".join(lines) + _text_footer(results)
+
+
+def _text_footer(results: Sequence[Result]) -> str:
+    lines = []
     s = summary(results)
     lines.append("")
     lines.append(
@@ -111,6 +170,7 @@ def _json(results: Sequence[Result]) -> str:
         {"claims": [r.as_dict() for r in results], "summary": summary(results)},
         indent=2,
         ensure_ascii=False,
+        allow_nan=False,  # RFC 8259: the registry turns non-finite floats into strings
     ) + "\n"
 
 
@@ -161,6 +221,13 @@ def latex_escape(text: str) -> str:
     return "".join(out)
 
 
+def _prose(text: str) -> str:
+    """Text with its ASCII mathematics set as math (the LaTeX renderer's prose rule)."""
+    from posbias.render.latex import prose_to_latex
+
+    return prose_to_latex(text)
+
+
 def _latex(results: Sequence[Result]) -> str:
     s = summary(results)
     rows = []
@@ -169,10 +236,10 @@ def _latex(results: Sequence[Result]) -> str:
         if not r.ok:
             verdict = r"\textbf{" + verdict + "}"
         rows.append(
-            r"\texttt{" + latex_escape(r.claim.id) + "} & "
-            + latex_escape(r.claim.statement) + " & "
+            r"\texttt{" + latex_escape(r.claim.id).replace(":", r":\allowbreak{}") + "} & "
+            + _prose(r.claim.statement) + " & "
             + verdict + " & " + latex_escape(r.expected) + " & "
-            + latex_escape(_cut(r.evidence.summary() or r.evidence.method, 160)) + r" \\ \hline"
+            + _prose(_cut(decided_by(r.evidence), 160)) + r" \\ \hline"
         )
     body = "\n".join(rows)
     return (
@@ -227,6 +294,9 @@ def _junit(results: Sequence[Result]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-def render(results: Sequence[Result], fmt: str) -> str:
-    """The report of ``results`` in format ``fmt`` (one of :data:`FORMATS`)."""
-    return {"text": _text, "md": _md, "json": _json, "latex": _latex, "junit": _junit}[fmt](results)
+def render(results: Sequence[Result], fmt: str, verbose: bool = False) -> str:
+    """The report of ``results`` in format ``fmt`` (one of :data:`FORMATS`); ``verbose`` gives
+    the full evidence in the text report."""
+    if fmt == "text":
+        return _text(results, verbose)
+    return {"md": _md, "json": _json, "latex": _latex, "junit": _junit}[fmt](results)

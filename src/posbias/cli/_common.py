@@ -1,0 +1,256 @@
+"""What every subcommand shares: the one table from library parameter names to flags, the
+common options (``-o/--output``, ``-f/--format``, ``-q/--quiet``, ``-v/--verbose``, ``--seed``,
+``--dps``, ``--max-memory``, ``--debug``, ``--version``), the resource estimate that refuses a
+run which cannot fit before any work starts, and progress with an ETA on a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import textwrap
+
+from posbias import __version__
+from posbias.errors import InvalidArgument, ResourceLimit
+from posbias.validation import MAX_DPS, MIN_DPS
+
+__all__ = [
+    "OPTION",
+    "flag_error",
+    "add_output",
+    "add_common",
+    "dps_type",
+    "seed_type",
+    "memory_limit",
+    "check_memory",
+    "progress",
+    "SEED_MAX",
+]
+
+#: library (Python) parameter names -> the flag a user types.  The library names its
+#: parameters (``length``, ``dps``, ``schedule``); the command line shows its own flags.
+OPTION = {
+    # shared
+    "output": "--output", "format": "--format", "seed": "--seed", "dps": "--dps",
+    "max_dps": "--max-dps", "max_memory": "--max-memory", "plot": "--plot",
+    # profile
+    "length": "--length", "depth": "--depth", "alpha": "--alpha", "schedule": "--schedule",
+    "digits": "--digits", "fractions": "--fractions",
+    # rollout
+    "convention": "--convention", "model": "--model", "d_head": "--d-head",
+    # check / list
+    "paper": "--paper", "data_dir": "--data-dir", "import": "--import",
+    # latex
+    "only": "--only",
+    # measure
+    "arch": "--arch", "layers": "--layers", "hidden": "--hidden", "heads": "--heads",
+    "kv_heads": "--kv-heads", "vocab": "--vocab", "probes": "--probes", "samples": "--samples",
+    "metric": "--metric", "rope": "--rope", "dtype": "--dtype", "probe_dist": "--probe-dist",
+    "exact": "--exact", "threads": "--threads",
+}
+
+
+def flag_error(exc: InvalidArgument, rename: dict | None = None) -> InvalidArgument:
+    """``exc`` with its parameter shown as the command-line flag (one table: :data:`OPTION`)."""
+    table = dict(OPTION, **(rename or {}))
+    flag = table.get(exc.parameter)
+    if flag is None or exc.parameter.startswith("-"):
+        return exc
+    return InvalidArgument(flag, exc.value, exc.allowed)
+
+
+# ---------------------------------------------------------------------------------------------
+# argument types (argparse calls them; an error is one line with exit status 2)
+
+def _plain_int(text, name, lo, hi):
+    digits = str(text).strip()
+    if not re.fullmatch(r"[0-9]{1,30}", digits) or not lo <= int(digits) <= hi:
+        raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected an integer between {lo} and {hi}")
+    return int(digits)
+
+
+def dps_type(text) -> int:
+    """``--dps``: an integer in ``MIN_DPS..MAX_DPS`` (the package's one range)."""
+    return _plain_int(text, "--dps", MIN_DPS, MAX_DPS)
+
+
+#: seeds are 32-bit unsigned integers (numpy and torch accept them all)
+SEED_MAX = 2**32 - 1
+
+
+def seed_type(text) -> int:
+    """``--seed``: an integer in ``0..2^32-1``."""
+    return _plain_int(text, "--seed", 0, SEED_MAX)
+
+
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
+          "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40, "tib": 2**40}
+
+
+def memory_type(text) -> int:
+    """``--max-memory``: bytes, with an optional unit (``512M``, ``8G``, ``1.5GiB``)."""
+    m = re.fullmatch(r"\s*([0-9]{1,12}(?:\.[0-9]{1,6})?)\s*([A-Za-z]{0,3})\s*", str(text))
+    if not m or m.group(2).lower() not in _UNITS:
+        raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected a size such as 512M or 8G")
+    value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if value < 2**20:
+        raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected at least 1M")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# the common options
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help with the description (wrapped by :func:`add_common`) and the example as written."""
+
+
+def add_output(p, formats, default, *, help_output="write the result here (atomically) instead "
+               "of standard output; - is standard output", aliases=None) -> None:
+    """``-o/--output`` and ``-f/--format`` with the package's format names."""
+    aliases = aliases or {}
+    choices = tuple(formats) + tuple(aliases)
+
+    def fmt(text):
+        text = str(text).strip().lower()
+        if text not in choices:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is invalid: expected one of {', '.join(formats)}")
+        return aliases.get(text, text)
+
+    p.add_argument("-f", "--format", type=fmt, default=default, metavar="FORMAT",
+                   help="one of " + ", ".join(formats))
+    p.add_argument("-o", "--output", metavar="FILE", default=None, help=help_output)
+
+
+def add_common(p, name: str, example: str) -> None:
+    """``-q``, ``-v``, ``--max-memory``, ``--debug``, ``--version`` (those not defined yet), the
+    help formatter showing defaults, and the example."""
+    p.formatter_class = _Formatter
+    p.epilog = f"example:\n  {example}"
+    if p.description:
+        p.description = textwrap.fill(" ".join(p.description.split()), 90)
+    present = set()
+    for action in p._actions:
+        present.update(action.option_strings)
+        # show a default that means something (not None, not off) where the help omits it
+        if (action.help and action.help != argparse.SUPPRESS and action.default not in (None, False)
+                and action.default != argparse.SUPPRESS and "default" not in action.help):
+            action.help += " (default: %(default)s)"
+
+    def add(*flags, **kwargs):
+        """Add the option unless a subcommand defines it (or its short form) itself."""
+        if not present.intersection(flags):
+            p.add_argument(*flags, **kwargs)
+
+    add("-q", "--quiet", action="store_true", help="no progress on standard error")
+    add("-v", "--verbose", action="store_true", help="full evidence in text reports (no truncation)")
+    add("--max-memory", type=memory_type, metavar="SIZE", default=None,
+        help="memory the run may use (e.g. 8G); default: what this machine has")
+    add("--debug", action="store_true", help="show the traceback of an internal error")
+    add("--version", action="version", version=f"posbias {__version__} ({name})")
+
+
+# ---------------------------------------------------------------------------------------------
+# resources
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return None
+
+
+def _cgroup_memory() -> int | None:
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as fh:
+                text = fh.read(64).strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < 2**60:
+            return int(text)
+    return None
+
+
+def _address_space_limit() -> int | None:
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):  # pragma: no cover
+        return None
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return None
+    # what is already mapped (the interpreter, numpy, ...) is not available to the run
+    try:
+        with open("/proc/self/statm") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        used = 0
+    return max(soft - used, 0)
+
+
+def memory_limit(max_memory: int | None = None) -> tuple[int | None, str]:
+    """The bytes a run may use and where that figure comes from."""
+    if max_memory is not None:
+        return max_memory, "--max-memory"
+    found = [(v, what) for v, what in ((_physical_memory(), "this machine has"),
+                                       (_cgroup_memory(), "this container may use"),
+                                       (_address_space_limit(), "the address-space limit (ulimit -v) leaves"))
+             if v is not None]
+    if not found:
+        return None, ""
+    return min(found)
+
+
+def human(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_memory(needed: float, max_memory: int | None, advice: str) -> None:
+    """Refuse in one line (exit status 2) when ``needed`` bytes exceed what the run may use."""
+    limit, source = memory_limit(max_memory)
+    if limit is None or needed <= limit:
+        return
+    if max_memory is not None:
+        source = "--max-memory allows"
+    raise ResourceLimit(needed, limit, source, advice + " (or raise --max-memory)")
+
+
+# ---------------------------------------------------------------------------------------------
+# progress
+
+def progress(total: int, desc: str, quiet: bool = False):
+    """A progress bar with an ETA on standard error when it is a terminal (``tqdm``), else a
+    bar that prints nothing.  Use as ``with progress(n, "claims") as bar: bar.update(1)``."""
+    disable = quiet or not sys.stderr.isatty()
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a core dependency
+        disable = True
+    if disable:
+        return _Silent()
+    return tqdm(total=total, desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True)
+
+
+class _Silent:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n=1):
+        pass
+
+    def set_postfix_str(self, s):
+        pass
+
+    def close(self):
+        pass
