@@ -116,16 +116,19 @@ def _alibi_causal_scan(v, cT, cflat, q, qlo, wa, wbq, out):
 
 # ----------------------------------------------------------------------------- Cesàro
 _FLOOR = 2.0**-960  # smallest mantissa kept relative to its block maximum
+_LOW, _HIGH = 2.0**-40, 2.0**40  # block maxima are rescaled only outside this range
 
 
 def _cesaro_layer_blocked(a, k, inv, lam, B, L):
     """One Cesàro layer on ``value_j = a_j 2^{k_b}`` (``b = j // B``), in place.
 
-    Returns ``False`` when a block's dynamic range leaves ``[_FLOOR, 1)`` (the caller retries
-    with smaller blocks), ``True`` otherwise.  One reverse pass: the running suffix sum
+    Returns ``False`` when a block's dynamic range exceeds ``2^960`` (the caller retries with
+    smaller blocks), ``True`` otherwise.  One reverse pass: the running suffix sum
     ``S = s 2^{e_s}`` and the block are brought to the common exponent ``max(k_b, e_s)`` (exact
-    power-of-two scalings), the block is updated, then renormalised so that its largest mantissa
-    lies in ``[1/2, 1)``.
+    power-of-two scalings; what falls below 2^-1074 there is below the rounding of the sum it
+    enters), the block is updated, and rescaled to a largest mantissa in ``[1/2, 1)`` only when
+    that mantissa has left ``[2^-40, 2^40]`` (so that its smallest entry, at least ``2^-960``
+    times the largest, stays a normal float64).
     """
     nb = (L + B - 1) // B
     s = 0.0
@@ -135,32 +138,28 @@ def _cesaro_layer_blocked(a, k, inv, lam, B, L):
     for b in range(nb - 1, -1, -1):
         lo = b * B
         hi = min(L, lo + B)
-        kb = k[b]
+        kb = int(k[b])
         e0 = kb if kb > es else es
         fa = math.ldexp(1.0, kb - e0) if kb - e0 > -1100 else 0.0
         sr = math.ldexp(s, es - e0) if es - e0 > -1100 else 0.0
         mx = 0.0
+        mn = math.inf
         for j in range(hi - 1, lo - 1, -1):
             x = a[j] * fa
             sr += x * inv[j]
             y = c1 * x + lam * sr
             a[j] = y
-            if y > mx:
-                mx = y
-        # renormalise the block and the running sum
-        if mx > 0.0:
-            m, e = math.frexp(mx)
+            mx = max(mx, y)
+            mn = min(mn, y)
+        k[b] = e0
+        if B > 1 and not mn >= mx * _FLOOR:
+            ok = False
+        if mx > 0.0 and not (_LOW <= mx <= _HIGH):
+            e = math.frexp(mx)[1]
             scale = math.ldexp(1.0, -e)
-            mn = 2.0
             for j in range(lo, hi):
                 a[j] *= scale
-                if a[j] < mn:
-                    mn = a[j]
             k[b] = e0 + e
-            if B > 1 and not mn >= _FLOOR:
-                ok = False
-        else:
-            k[b] = e0
         if sr > 0.0:
             m, e = math.frexp(sr)
             s = m
