@@ -86,6 +86,8 @@ def run_check(args) -> int:
     claims = select_claims(args.ids, args.paper)
     results = []
     tty = sys.stderr.isatty()
+    if args.workers is not None or args.scheduler is not None:
+        return _run_check_parallel(args, ctx, claims)
     for n, c in enumerate(claims, 1):
         if not args.quiet:
             msg = f"[{n}/{len(claims)}] {c.id} ..."
@@ -97,6 +99,36 @@ def run_check(args) -> int:
             end = "\n"
             print(f"[{n}/{len(claims)}] {c.id}: {r.evidence.verdict} ({r.seconds:.2f} s){mark}"
                   + (" " * 10 if tty else ""), end=end, file=sys.stderr, flush=True)
+    write_output(render(results, args.format), args.output)
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _run_check_parallel(args, ctx, claims) -> int:
+    """``posbias check -n N|auto [--scheduler ADDRESS]``: the claims in worker processes or on a
+    Dask cluster (posbias.proofs_checks.parallel); the same verdicts and report as a serial run."""
+    from posbias.proofs_checks import parallel
+
+    workers = args.workers
+    try:
+        parallel.resolve_workers(workers)
+    except InvalidArgument:
+        raise InvalidArgument("-n", workers, "an integer >= 1 or 'auto'") from None
+    finished = [0]
+
+    def progress(i, r):
+        finished[0] += 1
+        if not args.quiet:
+            mark = "" if r.ok else "  <-- differs from expected " + r.expected
+            print(f"[{finished[0]}/{len(claims)}] {r.claim.id}: {r.evidence.verdict} "
+                  f"({r.seconds:.2f} s){mark}", file=sys.stderr, flush=True)
+
+    try:
+        results = parallel.run_claims(claims, ctx, workers=workers or 1, scheduler=args.scheduler,
+                                      imports=args.import_ or (), progress=progress)
+    except InvalidArgument as exc:
+        if exc.parameter == "scheduler":
+            raise InvalidArgument("--scheduler", exc.value, exc.allowed) from None
+        raise
     write_output(render(results, args.format), args.output)
     return 0 if all(r.ok for r in results) else 1
 
@@ -144,4 +176,9 @@ def add_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--import", dest="import_", action="append", metavar="MODULE",
                    help="import MODULE first (it registers its own claims); repeatable")
+    p.add_argument("-n", "--workers", metavar="N|auto",
+                   help="run the claims in N worker processes (auto: one per CPU); same verdicts")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the claims on the Dask cluster at ADDRESS (tcp://host:8786), or "
+                        "'local' for a LocalCluster of -n workers (the 'scale' extra)")
     p.set_defaults(func=run_check)
