@@ -1,5 +1,5 @@
 """The ``posbias`` command line: ``list``, ``check``, ``profile``, ``latex``, ``rollout``,
-``measure``.
+``measure``, ``sweep``.
 
 Conventions (STYLE.md 15): ``main(argv) -> int``; results on stdout, progress on stderr; exit 0
 on success, 1 when a check fails, 2 on bad usage, with one clear line naming the parameter.
@@ -18,7 +18,7 @@ from posbias.errors import InvalidArgument, NeedsExtra
 
 __all__ = ["main", "UsageError", "build_parser"]
 
-_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure")
+_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure", "sweep")
 
 
 class UsageError(Exception):
