@@ -337,12 +337,8 @@ def load_sweep(path) -> Sweep:
 
 
 # ----------------------------------------------------------------------------- computing
-def _log10_ratio(lp, i, k):
-    return float((lp[i] - lp[k]) / math.log(10))
-
-
 def _profile_point(p):
-    from posbias.numerics.cesaro import cesaro_log_profile
+    from posbias.numerics.cesaro import _fast_rollout
     from posbias.numerics.schedules import parse_schedule
 
     L = p["length"]
@@ -350,17 +346,33 @@ def _profile_point(p):
         schedule = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
     else:
         schedule = [p["alpha"]] * p["depth"]
-    lp = cesaro_log_profile(L, schedule)
+    a, e = _fast_rollout(L, schedule)  # p(j) = a_j 2^e_j, no underflow
+    with np.errstate(divide="ignore"):
+        lp = np.log(a) + e * math.log(2.0)
     k = int(np.argmin(lp))
-    with np.errstate(over="ignore", under="ignore"):
-        vals = np.exp(lp[[0, -1, k]])
-    lf, ll = _log10_ratio(lp, 0, k), _log10_ratio(lp, -1, k)
+
+    def value(i):
+        return math.ldexp(float(a[i]), int(e[i]))
+
+    def ratio(i):
+        return (float(a[i] / a[k]), int(e[i] - e[k]))
+
+    def plain(i):
+        m, x = ratio(i)
+        try:
+            return math.ldexp(m, x)
+        except OverflowError:  # beyond float64: the log10_ column keeps it
+            return math.inf
+
+    def log10(i):
+        m, x = ratio(i)
+        return (math.log(m) + x * math.log(2.0)) / math.log(10.0)
+
     return {
-        "first": float(vals[0]), "last": float(vals[1]), "min": float(vals[2]), "argmin": k + 1,
-        "first_over_min": 10.0**lf if lf < 308 else math.inf,
-        "last_over_min": 10.0**ll if ll < 308 else math.inf,
-        "log10_min": float(lp[k] / math.log(10)),
-        "log10_first_over_min": lf, "log10_last_over_min": ll,
+        "first": value(0), "last": value(L - 1), "min": value(k), "argmin": k + 1,
+        "first_over_min": plain(0), "last_over_min": plain(L - 1),
+        "log10_min": float(lp[k] / math.log(10.0)),
+        "log10_first_over_min": log10(0), "log10_last_over_min": log10(L - 1),
     }
 
 
