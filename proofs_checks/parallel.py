@@ -38,7 +38,7 @@ def resolve_workers(value) -> int:
     >>> resolve_workers("0")
     Traceback (most recent call last):
     ...
-    posbias.errors.InvalidArgument: workers = '0' is invalid: expected an integer >= 1 or 'auto'
+    posbias.errors.InvalidArgument: workers = 0 is invalid: expected an integer >= 1 or 'auto'
     """
     if value is None:
         return 1
