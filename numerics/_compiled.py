@@ -12,8 +12,10 @@ along the positions), so numpy can only emulate them with blocked matrix product
 Each function here exists twice: compiled by numba (``@njit``, cached on disk) and as the plain
 Python reference it was compiled from (``.py_func``), which the tests run against the compiled one.
 The callers in :mod:`posbias.numerics.alibi` and :mod:`posbias.numerics.cesaro` keep their own
-pure-numpy routes for machines without numba; :func:`numba_enabled` says which route runs.
-Set the environment variable ``POSBIAS_NUMBA=0`` to force the numpy routes.
+pure-numpy routes for machines without numba; :func:`use_compiled` says which route runs.
+Set the environment variable ``POSBIAS_NUMBA=0`` to force the numpy routes, ``POSBIAS_NUMBA=1``
+to force the compiled ones; by default (:func:`use_compiled`) small computations in a fresh
+process stay on numpy rather than wait for numba's start-up.
 
 Arithmetic: only products and sums of non-negative numbers, as on the numpy routes, so the
 relative error of every entry stays a few units of ``2^-53`` per layer; the summation order of
@@ -29,7 +31,7 @@ import types
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "numba_enabled", "alibi_causal_scan", "cesaro_layer_blocked"]
+__all__ = ["HAVE_NUMBA", "AUTO_WORK", "numba_enabled", "use_compiled", "alibi_causal_scan", "cesaro_layer_blocked"]
 
 try:  # numba is optional (the `fast` and `test` extras); import cost ~0.3 s, paid on first use
     import importlib.util
@@ -69,9 +71,29 @@ def _numba_fma():
     return fma
 
 
+#: work (element steps, e.g. layers x heads x positions) from which the compiled loops pay for
+#: numba's start-up in a fresh process (about 1 s idle, 3 s on a loaded machine, even with the
+#: compiled code cached on disk); once numba is loaded every size uses them
+AUTO_WORK = 1 << 25
+
+
 def numba_enabled() -> bool:
-    """Whether the compiled loops run: numba is installed and ``POSBIAS_NUMBA`` is not ``0``."""
-    return HAVE_NUMBA and os.environ.get("POSBIAS_NUMBA", "1") != "0"
+    """Whether the compiled loops may run: numba is installed and ``POSBIAS_NUMBA`` is not ``0``."""
+    return HAVE_NUMBA and os.environ.get("POSBIAS_NUMBA", "auto") != "0"
+
+
+def use_compiled(work: int) -> bool:
+    """Whether a computation of ``work`` element steps runs the compiled loops.
+
+    ``POSBIAS_NUMBA=0``: never; ``=1``: always (when numba is installed); unset or ``auto``: when
+    numba is installed and either a compiled loop is already loaded in this process or ``work``
+    reaches :data:`AUTO_WORK` (small profiles do not wait for numba's start-up).
+    """
+    if not numba_enabled():
+        return False
+    if os.environ.get("POSBIAS_NUMBA", "auto") == "1":
+        return True
+    return bool(_KERNELS) or work >= AUTO_WORK
 
 
 # ----------------------------------------------------------------------------- ALiBi

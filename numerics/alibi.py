@@ -39,7 +39,9 @@ position where every head's partition sum is flat (``m (i-1) > 38``; about ``10^
 for BLOOM's slopes whatever ``L``), a single vector beyond.  A term carried over ``k`` positions
 is multiplied by ``q`` ``k`` times, so ``q`` enters as its float64 rounding plus the remainder,
 inside one fused multiply-add: the relative error of tails ``10^5`` positions away stays near
-``10^-14`` instead of ``k 2^-53``.  ``POSBIAS_NUMBA=0`` forces the numpy route.
+``10^-14`` instead of ``k 2^-53``.  ``POSBIAS_NUMBA=0`` forces the numpy route, ``=1`` the compiled
+one; by default small rollouts in a fresh process stay on numpy
+(:func:`posbias.numerics._compiled.use_compiled`).
 
 **Sliding windows.**  With a window of ``w`` positions (row ``i`` reads ``j = i-w+1..i``) the
 partition stops growing at ``Z_w`` and ``S_j = \\sum_{k=1}^{w-1} q^k x_{j+k}``.  The fast path
@@ -514,15 +516,16 @@ def _layer_apply_compiled(v: np.ndarray, m, d, w, cache=None, *, compiled=True) 
     return u
 
 
-def _layer_apply_fast(v: np.ndarray, m, d, w, chunk: int, cache=None, window=None) -> np.ndarray:
+def _layer_apply_fast(v: np.ndarray, m, d, w, chunk: int, cache=None, window=None,
+                      compiled: bool = False) -> np.ndarray:
     """``u = v A`` for the head average ``A`` (effective slopes ``m``, logits ``d``, weights ``w``,
-    causal or sliding-window mask)."""
+    causal or sliding-window mask); ``compiled``: causal layers by the compiled scan."""
     L = v.size
     if L == 1 or window == 1:
         return v * float(w.sum())
     if window is not None and window >= L:
         window = None  # the window covers every causal edge
-    if window is None and _compiled.numba_enabled():
+    if window is None and compiled:
         return _layer_apply_compiled(v, m, d, w, cache)
     u = np.zeros(L)
     kmax = L - 1 if window is None else window - 1  # most keys before the diagonal
@@ -577,7 +580,8 @@ def alibi_propagate(v, layer: AlibiLayer, *, chunk: int | None = None) -> np.nda
     if not isinstance(layer, AlibiLayer):
         raise InvalidArgument("layer", layer, "an AlibiLayer (see alibi_layer)")
     m, d, w = layer.effective()
-    return _layer_apply_fast(v, m, d, w, _auto_chunk(v.size, chunk), None, layer.window)
+    compiled = _compiled.use_compiled(m.size * v.size)
+    return _layer_apply_fast(v, m, d, w, _auto_chunk(v.size, chunk), None, layer.window, compiled)
 
 
 def alibi_rollout(length: int, layers: Sequence[AlibiLayer], lambdas, *, chunk: int | None = None) -> np.ndarray:
@@ -600,12 +604,13 @@ def alibi_rollout(length: int, layers: Sequence[AlibiLayer], lambdas, *, chunk: 
     cache = {}  # partition sums, normalisers and Toeplitz powers, shared by layers with equal slopes
     v = np.zeros(L)
     v[-1] = 1.0
+    compiled = _compiled.use_compiled(L * sum(lay.num_heads for lay in layers))
     with _blas_one_thread():
         for t in range(len(layers) - 1, -1, -1):
             if lam[t] == 0.0:
                 continue
             m, d, w = layers[t].effective()
-            u = _layer_apply_fast(v, m, d, w, chunk, cache, layers[t].window)
+            u = _layer_apply_fast(v, m, d, w, chunk, cache, layers[t].window, compiled)
             v = (1.0 - lam[t]) * v + lam[t] * u
     return v
 

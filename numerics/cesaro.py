@@ -578,7 +578,7 @@ def _fast_rollout(length, schedule):
     lams = _float_lambdas(schedule)
     from posbias.numerics import _compiled
 
-    if _compiled.numba_enabled():
+    if _compiled.use_compiled(L * len(lams)):
         for B in (64, 8, 1):
             if B > L:
                 continue

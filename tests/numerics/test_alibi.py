@@ -426,3 +426,17 @@ def test_split_ratio_carries_q_beyond_float64():
             err = abs(mpmath.mpf(hi) + mpmath.mpf(lo) - mpmath.exp(-mpmath.mpf(m)))
             assert err <= mpmath.mpf(2) ** -100
     assert qlo[2] == 0.0
+
+
+def test_route_choice_rule(monkeypatch):
+    # POSBIAS_NUMBA=0: never; =1: always (with numba); auto: large work, or numba already loaded
+    monkeypatch.setenv("POSBIAS_NUMBA", "0")
+    assert not _compiled.use_compiled(10**12)
+    monkeypatch.setenv("POSBIAS_NUMBA", "1")
+    assert _compiled.use_compiled(1) == _compiled.HAVE_NUMBA
+    monkeypatch.setenv("POSBIAS_NUMBA", "auto")
+    monkeypatch.setattr(_compiled, "_KERNELS", {})
+    assert not _compiled.use_compiled(_compiled.AUTO_WORK - 1)
+    assert _compiled.use_compiled(_compiled.AUTO_WORK) == _compiled.HAVE_NUMBA
+    monkeypatch.setattr(_compiled, "_KERNELS", {"alibi": object()})
+    assert _compiled.use_compiled(1) == _compiled.HAVE_NUMBA
