@@ -104,3 +104,17 @@ def test_rollout_point_matches_the_rollout_summary():
     with pytest.raises(InvalidArgument) as e:
         sweeps.sweep_point("rollout", {"config": "no_such/model"})
     assert e.value.parameter == "config"
+
+
+@pytest.mark.slow  # builds and differentiates a tiny model twice (a few CPU seconds)
+def test_measure_point_matches_the_measurement_it_names():
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from posbias.measurements import measure as ms
+    from posbias.proofs_checks import measured as mc
+
+    r = sweeps.sweep_point("measure", {"arch": "tiny-gpt2", "length": 12, "probes": 2, "seed": 3, "rope": "off"})
+    m = ms.measure_influence("tiny-gpt2", length=12, probes=2, seed=3, rope=False)
+    c = mc.compare_with_theory(m)
+    assert r["first_over_min"] == c.measured["first_over_min"] and r["argmin"] == c.measured["argmin"]
+    assert r["best_alpha"] == c.best_alpha and r["w1_measured_lambda"] == c.w1_measured_lambda
