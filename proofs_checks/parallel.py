@@ -149,7 +149,15 @@ def claim_task(task: tuple) -> tuple:
 
     for name in imports:
         importlib.import_module(name)
-    r = registry.run_claim(registry.get_claim(claim_id), ctx)
+    try:
+        c = registry.get_claim(claim_id)
+    except InvalidArgument as exc:  # registered in the parent only (e.g. inside a function)
+        ev = registry.Evidence(
+            "inconclusive", method="the worker process could not find the claim",
+            details={"error": f"{exc}; register it in a module importable by the workers and "
+                              f"pass that module with --import"})
+        return ev, 0.0, None
+    r = registry.run_claim(c, ctx)
     return r.evidence, r.seconds, r.expected
 
 
@@ -169,7 +177,7 @@ def run_claims(claims: Iterable, ctx, *, workers=1, scheduler: str | None = None
 
     def done(i, value):
         ev, seconds, expected = value
-        results[i] = registry.Result(claims[i], ev, seconds, expected)
+        results[i] = registry.Result(claims[i], ev, seconds, expected or claims[i].expected_for(ctx.thorough))
         if progress:
             progress(i, results[i])
 

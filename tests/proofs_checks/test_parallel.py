@@ -115,3 +115,20 @@ def test_claims_on_a_dask_local_cluster_of_two_workers(capsys):
     assert [r.claim.id for r in results] == QUICK
     assert [_strip(r.as_dict()) for r in results] == [_strip(r.as_dict()) for r in serial]
     assert time.perf_counter() - t0 < 120
+
+
+def test_a_claim_the_workers_cannot_import_is_inconclusive_not_a_crash():
+    @registry.claim("parlocal:inline", statement="registered inside a function", latex="z", expected="verified")
+    def _inline(ctx):
+        return registry.Evidence("verified", method="trivial")
+
+    try:
+        ctx = registry.CheckContext()
+        r, q = parallel.run_claims([registry.get_claim("parlocal:inline"),
+                                    registry.get_claim("posbias:content-as-residual")], ctx, workers=2)
+        assert r.evidence.verdict == "inconclusive" and not r.ok and q.ok
+        assert "--import" in r.evidence.details["error"]
+        (r,) = parallel.run_claims([registry.get_claim("parlocal:inline")], ctx, workers=1)
+        assert r.evidence.verdict == "verified"  # in process the claim is found
+    finally:
+        registry.unregister("parlocal:inline")
