@@ -9,8 +9,9 @@ along the positions), so numpy can only emulate them with blocked matrix product
 - :func:`cesaro_layer_blocked`: one Cesàro layer ``u <- (1 - λ) u + λ S``,
   ``S_j = Σ_{i >= j} u_i / i``, on mantissas with one binary exponent per block of positions.
 
-Each function here exists twice: compiled by numba (``@njit``, cached on disk) and as the plain
-Python reference it was compiled from (``.py_func``), which the tests run against the compiled one.
+Each loop exists twice: compiled by numba (``@njit``, cached on disk) and as the plain Python
+function it is compiled from (``compiled=False``; the ALiBi loop then takes an exactly rounded
+``fma``), which the tests run against the compiled one.
 The callers in :mod:`posbias.numerics.alibi` and :mod:`posbias.numerics.cesaro` keep their own
 pure-numpy routes for machines without numba; :func:`use_compiled` says which route runs.
 Set the environment variable ``POSBIAS_NUMBA=0`` to force the numpy routes, ``POSBIAS_NUMBA=1``
