@@ -15,8 +15,8 @@ function it is compiled from (``compiled=False``; the ALiBi loop then takes an e
 The callers in :mod:`posbias.numerics.alibi` and :mod:`posbias.numerics.cesaro` keep their own
 pure-numpy routes for machines without numba; :func:`use_compiled` says which route runs.
 Set the environment variable ``POSBIAS_NUMBA=0`` to force the numpy routes, ``POSBIAS_NUMBA=1``
-to force the compiled ones; by default (:func:`use_compiled`) small computations in a fresh
-process stay on numpy rather than wait for numba's start-up.
+to force the compiled ones; by default (:func:`use_compiled`) small computations stay on numpy
+rather than wait for numba's start-up.
 
 Arithmetic: only products and sums of non-negative numbers, as on the numpy routes, so the
 relative error of every entry stays a few units of ``2^-53`` per layer; the summation order of
@@ -74,7 +74,9 @@ def _numba_fma():
 
 #: work (element steps, e.g. layers x heads x positions) from which the compiled loops pay for
 #: numba's start-up in a fresh process (about 1 s idle, 3 s on a loaded machine, even with the
-#: compiled code cached on disk); once numba is loaded every size uses them
+#: compiled code cached on disk).  The choice depends on the work alone, never on what ran
+#: before in the process, so that a computation gives the same bits in a serial run and in a
+#: worker process
 AUTO_WORK = 1 << 25
 
 
@@ -87,14 +89,14 @@ def use_compiled(work: int) -> bool:
     """Whether a computation of ``work`` element steps runs the compiled loops.
 
     ``POSBIAS_NUMBA=0``: never; ``=1``: always (when numba is installed); unset or ``auto``: when
-    numba is installed and either a compiled loop is already loaded in this process or ``work``
-    reaches :data:`AUTO_WORK` (small profiles do not wait for numba's start-up).
+    numba is installed and ``work`` reaches :data:`AUTO_WORK` (small profiles do not wait for
+    numba's start-up).
     """
     if not numba_enabled():
         return False
     if os.environ.get("POSBIAS_NUMBA", "auto") == "1":
         return True
-    return bool(_KERNELS) or work >= AUTO_WORK
+    return work >= AUTO_WORK
 
 
 # ----------------------------------------------------------------------------- ALiBi

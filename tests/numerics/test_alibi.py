@@ -429,14 +429,18 @@ def test_split_ratio_carries_q_beyond_float64():
 
 
 def test_route_choice_rule(monkeypatch):
-    # POSBIAS_NUMBA=0: never; =1: always (with numba); auto: large work, or numba already loaded
+    # POSBIAS_NUMBA=0: never; =1: always (with numba); auto: by the work alone (the same route,
+    # hence the same bits, in a serial run and in a worker process, whatever ran before)
     monkeypatch.setenv("POSBIAS_NUMBA", "0")
     assert not _compiled.use_compiled(10**12)
     monkeypatch.setenv("POSBIAS_NUMBA", "1")
     assert _compiled.use_compiled(1) == _compiled.HAVE_NUMBA
-    monkeypatch.setenv("POSBIAS_NUMBA", "auto")
-    monkeypatch.setattr(_compiled, "_KERNELS", {})
-    assert not _compiled.use_compiled(_compiled.AUTO_WORK - 1)
-    assert _compiled.use_compiled(_compiled.AUTO_WORK) == _compiled.HAVE_NUMBA
-    monkeypatch.setattr(_compiled, "_KERNELS", {"alibi": object()})
-    assert _compiled.use_compiled(1) == _compiled.HAVE_NUMBA
+    for loaded in ({}, {"alibi": object()}):
+        monkeypatch.setattr(_compiled, "_KERNELS", loaded)
+        for env in ("auto", None):
+            if env is None:
+                monkeypatch.delenv("POSBIAS_NUMBA")
+            else:
+                monkeypatch.setenv("POSBIAS_NUMBA", env)
+            assert not _compiled.use_compiled(_compiled.AUTO_WORK - 1)
+            assert _compiled.use_compiled(_compiled.AUTO_WORK) == _compiled.HAVE_NUMBA
