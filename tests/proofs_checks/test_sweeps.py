@@ -113,8 +113,8 @@ def test_measure_point_matches_the_measurement_it_names():
     from posbias.measurements import measure as ms
     from posbias.proofs_checks import measured as mc
 
-    r = sweeps.sweep_point("measure", {"arch": "tiny-gpt2", "length": 12, "probes": 2, "seed": 3, "rope": "off"})
-    m = ms.measure_influence("tiny-gpt2", length=12, probes=2, seed=3, rope=False)
+    r = sweeps.sweep_point("measure", {"arch": "tiny-qwen2", "length": 12, "probes": 2, "seed": 3, "rope": "off"})
+    m = ms.measure_influence("tiny-qwen2", length=12, probes=2, seed=3, rope=False)
     c = mc.compare_with_theory(m)
     assert r["first_over_min"] == c.measured["first_over_min"] and r["argmin"] == c.measured["argmin"]
     assert r["best_alpha"] == c.best_alpha and r["w1_measured_lambda"] == c.w1_measured_lambda
