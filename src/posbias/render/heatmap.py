@@ -84,7 +84,8 @@ def plot_heatmap(rows, x: str, y: str, values, path, *, title=None, log_values=N
         cb.set_label(("log10 " + name) if use_log else name)
         if (use_log or as_log) and np.isfinite(shown).any():
             lo, hi = np.nanmin(shown), np.nanmax(shown)
-            if lo < 2 < hi and len(xs) > 1 and len(ys) > 1:
+            numeric = all(isinstance(v, (int, float)) for v in xs + ys)  # no contour across names
+            if lo < 2 < hi and len(xs) > 1 and len(ys) > 1 and numeric:
                 cs = ax.contour(np.arange(len(xs)), np.arange(len(ys)), shown, levels=[2.0],
                                 colors="white", linewidths=1.4)
                 ax.clabel(cs, fmt={2.0: "10²"}, fontsize=8)
