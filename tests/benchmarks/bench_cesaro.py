@@ -1,15 +1,17 @@
 """Benchmark of the Cesàro influence profile on its three paths (run on demand, not by pytest).
 
-    python tests/benchmarks/bench_cesaro.py [--repeat N] [--skip-4096]
+    python tests/benchmarks/bench_cesaro.py [--repeat N] [--skip-4096] [--with-8192]
 
-Prints the median wall time of:
+Prints the median wall time (and CPU time) of:
 
 - exact profile (reduced Fractions), L = 1024, T = 24, λ = 1/2      (target <= 0.5 s)
-- exact profile, L = 4096, T = 24, λ = 1/2                         (target <= 10 s)
+- exact profile, L = 4096, T = 24, λ = 1/2                         (target <= 2 s)
+- exact profile, L = 8192, T = 24, λ = 1/2 (--with-8192)           (target <= 15 s)
 - the same L = 64, T = 24 profile via sympy.Matrix power vs ours   (target ratio >= 100)
-- fast float64 path, L = 1,000,000, T = 100, λ = 1 and λ = 1/2     (target <= 2 s, memory O(L))
-  with the peak of traced allocations (tracemalloc, a separate run) against the 8 MB of one
-  float64 array of length L.
+- fast float64 path, L = 1,000,000, T = 100, λ = 1 and λ = 1/2     (target <= 0.3 s, memory O(L))
+  on the compiled route (numba) against the numpy route (POSBIAS_NUMBA=0) as the named
+  baseline, the two log profiles compared; and the peak of traced allocations (tracemalloc, a
+  separate run) against the 8 MB of one float64 array of length L.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-4096", action="store_true", help="leave out the L = 4096 case")
+    ap.add_argument("--with-8192", action="store_true", help="add the L = 8192 case (tens of seconds)")
     args = ap.parse_args(argv)
 
     import sympy
@@ -64,7 +67,11 @@ def main(argv=None) -> int:
         t, p = _median_time(lambda: cesaro_profile_exact(4096, [half] * 24), max(1, args.repeat))
         assert sum(p) == 1
         digits = len(str(__import__("gmpy2").mpz(p[2047].denominator))) if HAVE_GMPY2 else None
-        row("exact L=4096 T=24", t, "<= 10 s", f"(denominator of p(2048): {digits} digits)")
+        row("exact L=4096 T=24", t, "<= 2 s", f"(denominator of p(2048): {digits} digits)")
+    if args.with_8192:
+        t, p = _median_time(lambda: cesaro_profile_exact(8192, [half] * 24), 1)
+        assert sum(p) == 1
+        row("exact L=8192 T=24", t, "<= 15 s")
 
     # sympy.Matrix power route, L = 64, T = 24
     L, T = 64, 24
@@ -82,10 +89,28 @@ def main(argv=None) -> int:
     rows.append(("sympy.Matrix power L=64 T=24", t_sym, cpu_sym, "reference", ""))
     row("ours L=64 T=24", t_ours, f"ratio >= 100", f"(ratio {t_sym / t_ours:.0f}x)")
 
+    import os
+
+    import numpy as np
+
+    from posbias.numerics import _compiled
+
+    routes = (["numba"] if _compiled.HAVE_NUMBA else []) + ["numpy"]
     for lam in (1.0, 0.5):
-        t, lp = _median_time(lambda: cesaro_log_profile(10**6, [lam] * 100), args.repeat)
-        row(f"fast L=1e6 T=100 lambda={lam:g}", t, "<= 2 s",
-            f"(ln p(L) = {lp[-1]:.10g})")
+        out = {}
+        for route in routes:
+            os.environ["POSBIAS_NUMBA"] = "1" if route == "numba" else "0"
+            cesaro_log_profile(1000, [lam] * 2)  # compile or load the cached loop
+            t, lp = _median_time(lambda: cesaro_log_profile(10**6, [lam] * 100), args.repeat)
+            out[route] = (t, lp)
+            target = "<= 0.3 s" if route == routes[0] else "baseline"
+            row(f"fast L=1e6 T=100 lambda={lam:g} ({route})", t, target, f"(ln p(L) = {lp[-1]:.10g})")
+        if len(out) == 2:
+            (tc, lc), (tn, ln) = out["numba"], out["numpy"]
+            rel = float(np.max(np.abs(lc - ln) / np.maximum(1.0, np.abs(ln))))
+            rows.append((f"  numpy / numba, lambda={lam:g}", tn / tc, float("nan"), "ratio",
+                         f"(ln p differs by <= {rel:.1e} relative)"))
+    os.environ.pop("POSBIAS_NUMBA", None)
     tracemalloc.start()
     cesaro_log_profile(10**6, [0.5] * 100)
     _, peak = tracemalloc.get_traced_memory()
@@ -93,10 +118,13 @@ def main(argv=None) -> int:
     mem_note = f"peak traced {peak / 2**20:.1f} MiB = {peak / (8 * 10**6):.1f} float64 arrays of L"
 
     print(f"posbias Cesàro benchmark (gmpy2: {HAVE_GMPY2}; median of {args.repeat})")
-    print(f"{'case':<36} {'wall s':>9} {'cpu s':>9}  {'target':<14} note")
+    print(f"{'case':<40} {'wall s':>9} {'cpu s':>9}  {'target':<14} note")
     for name, seconds, cpu, target, note in rows:
-        print(f"{name:<36} {seconds:>9.3f} {cpu:>9.3f}  {target:<14} {note}")
-    print(f"{'fast L=1e6 T=100 memory':<36} {'':>9} {'':>9}  {'O(L)':<14} {mem_note}")
+        if target == "ratio":
+            print(f"{name:<40} {seconds:>8.1f}x {'':>9}  {'':<14} {note}")
+        else:
+            print(f"{name:<40} {seconds:>9.3f} {cpu:>9.3f}  {target:<14} {note}")
+    print(f"{'fast L=1e6 T=100 memory':<40} {'':>9} {'':>9}  {'O(L)':<14} {mem_note}")
     return 0
 
 

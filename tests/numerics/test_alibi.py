@@ -328,3 +328,119 @@ def test_window_sum_relative_accuracy():
                         assert S[h, j] == 0
                     else:
                         assert abs(mpmath.mpf(S[h, j]) - ref) <= 1e-14 * ref
+
+
+# ------------------------------------------------------------- compiled scan vs numpy fallback
+# The fast path runs the compiled reverse scan (numerics._compiled, numba) for causal layers when
+# numba is installed, the blocked numpy scan otherwise (or with POSBIAS_NUMBA=0).  Both must give
+# the same profiles; the compiled loop is also checked against its own Python source (with an
+# exactly rounded fma), so that the numba translation cannot drift from the reference loop.
+
+from posbias.numerics import _compiled  # noqa: E402
+from posbias.numerics import alibi as _alibi_mod  # noqa: E402
+
+needs_numba = pytest.mark.skipif(not _compiled.HAVE_NUMBA, reason="numba not installed")
+
+
+@pytest.fixture(params=["numba", "numpy"])
+def fast_route(request, monkeypatch):
+    """Run a test on each route of the fast path (the numba one only where numba is present)."""
+    if request.param == "numba" and not _compiled.HAVE_NUMBA:
+        pytest.skip("numba not installed")
+    monkeypatch.setenv("POSBIAS_NUMBA", "1" if request.param == "numba" else "0")
+    assert _compiled.numba_enabled() == (request.param == "numba")
+    return request.param
+
+
+@given(alibi_cases())
+@example((1, [alibi_layer([0.5])], [1.0]))
+@example((13, [alibi_layer([0.9], diagonal=[120.0], weights=[0.5], temperature=0.5), alibi_layer([0.0])],
+          [1.0, 0.5]))
+def test_both_fast_routes_equal_the_precise_path(case):
+    # the same rule as test_fast_path_equals_precise_path, on the compiled and the numpy route
+    L, layers, lam = case
+    L = min(L, 25)
+    with mpmath.workdps(40):
+        prec = alibi_rollout_precise(L, layers, lam, dps=40)
+    with pytest.MonkeyPatch.context() as mp:
+        for flag in ("1", "0"):
+            mp.setenv("POSBIAS_NUMBA", flag)
+            fast = alibi_rollout(L, layers, lam)
+            with mpmath.workdps(40):
+                for a, b in zip(fast, prec):
+                    if b > mpmath.mpf(10) ** -290:
+                        assert abs(mpmath.mpf(a) - b) <= 64 * EPS * b, flag
+
+
+@needs_numba
+def test_compiled_and_numpy_routes_agree_on_a_bloom_shaped_rollout(monkeypatch):
+    # 112 BLOOM slopes, 4 layers with content logits and a schedule, L = 3000 (beyond the flat
+    # point of the steep heads, before that of the shallow ones): the two routes of the fast path
+    slopes = alibi_slopes(112, "bloom").tolist()
+    layers = [alibi_layer(slopes, diagonal=d) for d in (0.0, 1.5, -2.0, 0.0)]
+    lam = [0.3, 0.9, 0.6, 1.0]
+    monkeypatch.setenv("POSBIAS_NUMBA", "1")
+    p = alibi_rollout(3000, layers, lam)
+    monkeypatch.setenv("POSBIAS_NUMBA", "0")
+    q = alibi_rollout(3000, layers, lam)
+    assert abs(p.sum() - 1) < 1e-13
+    assert np.max(np.abs(p - q) / q) < 1e-13  # measured: 2e-15
+
+
+def test_fast_routes_keep_tails_of_131071_positions(fast_route):
+    # one head, one layer, v = e_L: u_j = q^(L-j) / Z_L exactly; at L = 131072 and m = 2^-8 the
+    # first entry is ~1e-222; a rounded q alone would put 3e-12 on it (the compiled scan carries
+    # the remainder of q inside an fma)
+    L, m = 131072, 2.0**-8
+    v = np.zeros(L)
+    v[-1] = 1.0
+    u = alibi_propagate(v, alibi_layer([m]))
+    with mpmath.workdps(40):
+        q = mpmath.exp(-mpmath.mpf(m))
+        Z = 1 + q * (1 - q ** (L - 1)) / (1 - q)
+        for j in (1, 1000, 65536, L - 1, L):
+            exact = q ** (L - j) / Z if j < L else 1 / Z
+            assert abs(mpmath.mpf(u[j - 1]) / exact - 1) < 1e-13  # measured: <= 8e-15
+
+
+@needs_numba
+def test_compiled_scan_equals_its_python_source():
+    # the compiled loop and the very same Python loop (with an exactly rounded fma) on random data
+    rng = np.random.default_rng(7)
+    L, H, n = 40, 5, 17
+    v = rng.random(L)
+    cT = rng.random((n, H)) + 0.1
+    cflat = rng.random(H) + 0.1
+    m = np.array([0.0, 0.01, 0.3, 2.0, 40.0])
+    q, qlo = _alibi_mod._split_ratio(m)
+    wa, wbq = rng.random(H), rng.random(H)
+    a = _compiled.alibi_causal_scan(v, cT, cflat, q, qlo, wa, wbq, np.zeros(L))
+    b = _compiled.alibi_causal_scan(v, cT, cflat, q, qlo, wa, wbq, np.zeros(L), compiled=False)
+    assert np.allclose(a, b, rtol=8 * H * EPS, atol=0)
+
+
+def test_split_ratio_carries_q_beyond_float64():
+    q, qlo = _alibi_mod._split_ratio(np.array([2.0**-8, 0.5, 0.0]))
+    with mpmath.workdps(50):
+        for m, hi, lo in zip((2.0**-8, 0.5, 0.0), q, qlo):
+            err = abs(mpmath.mpf(hi) + mpmath.mpf(lo) - mpmath.exp(-mpmath.mpf(m)))
+            assert err <= mpmath.mpf(2) ** -100
+    assert qlo[2] == 0.0
+
+
+def test_route_choice_rule(monkeypatch):
+    # POSBIAS_NUMBA=0: never; =1: always (with numba); auto: by the work alone (the same route,
+    # hence the same bits, in a serial run and in a worker process, whatever ran before)
+    monkeypatch.setenv("POSBIAS_NUMBA", "0")
+    assert not _compiled.use_compiled(10**12)
+    monkeypatch.setenv("POSBIAS_NUMBA", "1")
+    assert _compiled.use_compiled(1) == _compiled.HAVE_NUMBA
+    for loaded in ({}, {"alibi": object()}):
+        monkeypatch.setattr(_compiled, "_KERNELS", loaded)
+        for env in ("auto", None):
+            if env is None:
+                monkeypatch.delenv("POSBIAS_NUMBA")
+            else:
+                monkeypatch.setenv("POSBIAS_NUMBA", env)
+            assert not _compiled.use_compiled(_compiled.AUTO_WORK - 1)
+            assert _compiled.use_compiled(_compiled.AUTO_WORK) == _compiled.HAVE_NUMBA

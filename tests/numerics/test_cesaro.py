@@ -260,3 +260,51 @@ def test_fast_sum_and_shape():
         cesaro_profile(10, [1.5])
     with pytest.raises(InvalidArgument):
         cesaro_profile(10, [float("nan")])
+
+
+# ------------------------------------------------------------- compiled route vs numpy route
+# With numba installed the fast path runs one compiled pass per layer
+# (numerics._compiled.cesaro_layer_blocked); POSBIAS_NUMBA=0 forces the numpy route.  The
+# fast-path tests above run on whichever route is active; here both routes face the same checks.
+
+from posbias.numerics import _compiled  # noqa: E402
+
+
+@pytest.fixture(params=["numba", "numpy"])
+def fast_route(request, monkeypatch):
+    if request.param == "numba" and not _compiled.HAVE_NUMBA:
+        pytest.skip("numba not installed")
+    monkeypatch.setenv("POSBIAS_NUMBA", "1" if request.param == "numba" else "0")
+    assert _compiled.numba_enabled() == (request.param == "numba")
+    return request.param
+
+
+def test_fast_routes_pass_the_fast_path_checks(fast_route):
+    for L, T, lam in [(800, 110, F(1)), (400, 40, F(1, 2)), (400, 40, F(9, 10))]:
+        test_fast_deep_tail_not_flushed(L, T, lam)
+    test_fast_extreme_underflow_in_log_space()
+    test_fast_small_block_fallback_agrees()
+    test_fast_sum_and_shape()
+
+
+@given(st.integers(1, 40), schedules)
+@example(1, [])
+@example(7, [F(1)] * 6)
+def test_fast_routes_match_exact_in_ulps(L, lams):
+    with pytest.MonkeyPatch.context() as mp:
+        for flag in ("1", "0"):
+            mp.setenv("POSBIAS_NUMBA", flag)
+            assert _ulps_vs_exact(L, lams) <= 8 * len(lams) + 16, flag
+
+
+@pytest.mark.skipif(not _compiled.HAVE_NUMBA, reason="numba not installed")
+def test_compiled_cesaro_layer_equals_its_python_source():
+    from posbias.numerics.cesaro import _compiled_rollout
+
+    lams = np.array([0.3, 1.0, 0.75, 0.0, 0.5] * 4)
+    for L, B in ((1, 1), (7, 8), (130, 8), (200, 64)):
+        a, k = _compiled_rollout(L, lams, B)
+        b, kb = _compiled_rollout(L, lams, B, compiled=False)
+        assert (k == kb).all() and (a == b).all()  # the same operations in the same order
+    # a block range beyond 2^960 is reported, so that the caller retries with smaller blocks
+    assert _compiled_rollout(40, np.ones(5000), 8) is None

@@ -1,5 +1,5 @@
 """The ``posbias`` command line: ``list``, ``check``, ``profile``, ``latex``, ``rollout``,
-``measure``.
+``measure``, ``sweep``.
 
 Conventions (STYLE.md 15): ``main(argv) -> int``; results on stdout (or ``-o FILE``), progress on
 stderr.  Exit status: 0 every verdict as expected, 1 a verdict differs, 2 bad usage or input
@@ -24,7 +24,7 @@ from posbias.errors import InvalidArgument, NeedsExtra, ResourceLimit
 __all__ = ["main", "UsageError", "build_parser", "OPTION", "EXIT_OK", "EXIT_DIFFERS", "EXIT_USAGE",
            "EXIT_INTERNAL"]
 
-_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure")
+_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure", "sweep")
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 

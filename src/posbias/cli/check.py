@@ -128,16 +128,19 @@ def run_check(args) -> int:
     )
     claims = select_claims(args.ids, args.paper)
     results = []
-    with progress(len(claims), "posbias check", args.quiet) as bar:
-        for n, c in enumerate(claims, 1):
-            bar.set_postfix_str(c.id)
-            r = registry.run_claim(c, ctx)
-            results.append(r)
-            bar.update(1)
-            if not args.quiet:
-                mark = "" if r.ok else "  <-- differs from expected " + r.expected
-                print(f"[{n}/{len(claims)}] {c.id}: {r.evidence.verdict} ({r.seconds:.2f} s){mark}",
-                      file=sys.stderr, flush=True)
+    if args.workers is not None or args.scheduler is not None:
+        results = _run_parallel(args, ctx, claims)
+    else:
+        with progress(len(claims), "posbias check", args.quiet) as bar:
+            for n, c in enumerate(claims, 1):
+                bar.set_postfix_str(c.id)
+                r = registry.run_claim(c, ctx)
+                results.append(r)
+                bar.update(1)
+                if not args.quiet:
+                    mark = "" if r.ok else "  <-- differs from expected " + r.expected
+                    print(f"[{n}/{len(claims)}] {c.id}: {r.evidence.verdict} ({r.seconds:.2f} s)"
+                          f"{mark}", file=sys.stderr, flush=True)
     crashed = [r.claim.id for r in results if r.evidence.method == _CRASHED]
     for r in results:  # a data check refusing a file of --data-dir is a usage error (exit 2)
         error = str(r.evidence.details.get("error", "")) if r.claim.id in crashed else ""
@@ -153,6 +156,34 @@ def run_check(args) -> int:
                             f"{first.evidence.details.get('error', '')}"[:300]
                             + (f" (and {len(crashed) - 1} more)" if len(crashed) > 1 else ""))
     return registry.exit_status(results, strict=args.strict)
+
+
+def _run_parallel(args, ctx, claims) -> list:
+    """``posbias check -n N|auto [--scheduler ADDRESS]``: the claims in worker processes or on a
+    Dask cluster (posbias.proofs_checks.parallel); the same verdicts and report as a serial run."""
+    from posbias.proofs_checks import parallel
+
+    workers = args.workers
+    try:
+        parallel.resolve_workers(workers)
+    except InvalidArgument:
+        raise InvalidArgument("-n", workers, "an integer >= 1 or 'auto'") from None
+    finished = [0]
+
+    def report(i, r):
+        finished[0] += 1
+        if not args.quiet:
+            mark = "" if r.ok else "  <-- differs from expected " + r.expected
+            print(f"[{finished[0]}/{len(claims)}] {r.claim.id}: {r.evidence.verdict} "
+                  f"({r.seconds:.2f} s){mark}", file=sys.stderr, flush=True)
+
+    try:
+        return parallel.run_claims(claims, ctx, workers=workers or 1, scheduler=args.scheduler,
+                                   imports=args.import_ or (), progress=report)
+    except InvalidArgument as exc:
+        if exc.parameter == "scheduler":
+            raise InvalidArgument("--scheduler", exc.value, exc.allowed) from None
+        raise
 
 
 def add_parser(sub) -> None:
@@ -188,4 +219,9 @@ def add_parser(sub) -> None:
     add_output(p, FORMATS, "text")
     p.add_argument("--import", dest="import_", action="append", metavar="MODULE",
                    help="import MODULE first (it registers its own claims); repeatable")
+    p.add_argument("-n", "--workers", metavar="N|auto",
+                   help="run the claims in N worker processes (auto: one per CPU); same verdicts")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the claims on the Dask cluster at ADDRESS (tcp://host:8786), or "
+                        "'local' for a LocalCluster of -n workers (the 'scale' extra)")
     p.set_defaults(func=run_check)

@@ -1,0 +1,431 @@
+"""Parameter sweeps: a small YAML grid over ``profile``, ``rollout`` or ``measure`` parameters,
+computed point by point (in worker processes or on Dask, see :mod:`.parallel`) into one tidy
+table: one row per grid point, the parameters then the computed quantities.
+
+A sweep specification (read with ``ruamel.yaml`` in safe mode: nothing in it is evaluated)::
+
+    command: profile              # profile | rollout | measure
+    grid:                         # every combination of these values
+      alpha: {start: 0.05, stop: 1, num: 20}   # or a list: [0.1, 0.2, "1/2"]
+      depth: [1, 2, 4, 8, 16, 32]
+    fixed:                        # the same for every point (optional)
+      length: 512
+    heatmap: {x: alpha, y: depth, values: [first_over_min, last_over_min]}   # optional
+
+``{start, stop, num}`` are ``num`` evenly spaced values (``log: true`` for a geometric grid;
+``step`` instead of ``num`` for an integer range).  Numbers may be written ``p/q``.
+
+Quantities per command (``log10_*`` are computed from the log profile, so they stay finite where
+float64 ratios would overflow):
+
+- ``profile`` (the Cesàro rollout on the fast path; parameters ``length``, ``depth`` and ``alpha``
+  or ``schedule``): ``first``, ``last``, ``min``, ``argmin``, ``first_over_min``,
+  ``last_over_min``, ``log10_min``, ``log10_first_over_min``, ``log10_last_over_min``;
+- ``rollout`` (a real model's rollout config; ``config``, ``length``, ``convention``): the
+  rollout summary (``first`` .. ``last_over_min``, ``sum_lambda``, ``sum_lambda_delta``) and
+  ``w1_attention_only``;
+- ``measure`` (a randomly initialized architecture, the ``models`` extra; ``arch``, ``length``,
+  ``seed``, ``layers``, ``hidden``, ``heads``, ``probes``, ``samples``, ``metric``, ``dtype``,
+  ``rope``): the measured ``first_over_min``, ``last_over_min``, ``argmin``, the best constant
+  ``best_alpha`` and the Spearman / W1 agreement with the Cesàro rollouts.
+
+Every point is validated before any is computed: a bad value stops the sweep with one line
+naming it (``grid.alpha[3] = 1.5 is invalid: ...``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from posbias.errors import InvalidArgument
+
+__all__ = ["COMMANDS", "METRICS", "Sweep", "parse_sweep", "load_sweep", "sweep_point", "sweep_batch"]
+
+#: parameters each command accepts (name -> kind)
+COMMANDS = {
+    "profile": {"length": "int", "depth": "int", "alpha": "unit", "schedule": "text"},
+    "rollout": {"config": "text", "length": "int", "convention": "text"},
+    "measure": {"arch": "text", "length": "int", "seed": "int", "layers": "int", "hidden": "int",
+                "heads": "int", "probes": "int", "samples": "int", "metric": "text",
+                "dtype": "text", "rope": "text"},
+}
+#: quantities each command computes (the table's value columns)
+METRICS = {
+    "profile": ("first", "last", "min", "argmin", "first_over_min", "last_over_min", "log10_min",
+                "log10_first_over_min", "log10_last_over_min"),
+    "rollout": ("first", "last", "argmin", "min", "first_over_min", "last_over_min", "sum_lambda",
+                "sum_lambda_delta", "w1_attention_only"),
+    "measure": ("first_over_min", "last_over_min", "argmin", "best_alpha", "spearman_measured_lambda",
+                "w1_measured_lambda", "spearman_best_alpha", "w1_best_alpha"),
+}
+_REQUIRED = {"profile": ("length",), "rollout": ("config",), "measure": ("arch",)}
+#: most grid points one sweep may hold
+MAX_POINTS = 1_000_000
+_KEYS = ("command", "grid", "fixed", "heatmap")
+
+
+class Sweep:
+    """A validated sweep: ``command``, the grid ``axes`` (name -> list of values), the ``fixed``
+    parameters, the heatmap settings (or None) and the ``points`` (dicts of parameters)."""
+
+    def __init__(self, command, axes, fixed, heatmap):
+        self.command = command
+        self.axes = axes
+        self.fixed = fixed
+        self.heatmap = heatmap
+        names = list(axes)
+        self.points = [dict(fixed, **dict(zip(names, combo)))
+                       for combo in itertools.product(*(axes[n] for n in names))]
+
+    @property
+    def columns(self) -> list:
+        params = list(self.axes) + [k for k in self.fixed if k not in self.axes]
+        return params + list(METRICS[self.command])
+
+
+def _shown(x):
+    if isinstance(x, (list, dict)):
+        return f"a {type(x).__name__} of {len(x)} items"
+    return x
+
+
+def _value(command, name, x, where):
+    """One parameter value, validated and converted (``where`` names it in errors)."""
+    kind = COMMANDS[command][name]
+    if kind == "int":
+        if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not 0 <= x <= 10**8:
+            raise InvalidArgument(where, _shown(x), "an integer between 0 and 100000000")
+        if name != "depth" and name != "seed" and x < 1:
+            raise InvalidArgument(where, x, "an integer >= 1")
+        return int(x)
+    if kind == "unit":
+        if isinstance(x, str):
+            from posbias.numerics.schedules import parse_number
+
+            f = parse_number(x, where)
+        elif isinstance(x, bool) or not isinstance(x, (numbers.Integral, float)):
+            raise InvalidArgument(where, _shown(x), "a number in [0, 1] (decimal or p/q)")
+        else:
+            if not math.isfinite(float(x)):
+                raise InvalidArgument(where, x, "a number in [0, 1] (decimal or p/q)")
+            f = Fraction(x)
+        if not 0 <= f <= 1:
+            raise InvalidArgument(where, _shown(x), "a number in [0, 1]")
+        return float(f)
+    if not isinstance(x, str) or not x or len(x) > 4096:
+        raise InvalidArgument(where, _shown(x), "a non-empty text")
+    return x
+
+
+def _decimal(x) -> Fraction:
+    """The number the user wrote: a float by its shortest decimal repr, text as p/q or decimal."""
+    if isinstance(x, str):
+        from posbias.numerics.schedules import parse_number
+
+        return parse_number(x, "grid")
+    if isinstance(x, float):
+        return Fraction(repr(x))
+    return Fraction(x)
+
+
+def _axis(command, name, spec):
+    """The list of values of one grid axis: a list, or ``{start, stop, num[, log]}`` /
+    ``{start, stop, step}``."""
+    where = f"grid.{name}"
+    if isinstance(spec, list):
+        if not spec:
+            raise InvalidArgument(where, "[]", "a non-empty list or {start, stop, num}")
+        return [_value(command, name, x, f"{where}[{i}]") for i, x in enumerate(spec)]
+    if isinstance(spec, dict):
+        allowed = ("start", "stop", "num", "step", "log")
+        for k in spec:
+            if k not in allowed:
+                raise InvalidArgument(f"{where}.{k}", _shown(spec[k]), "a known key (" + ", ".join(allowed) + ")")
+        for k in ("start", "stop"):
+            if k not in spec:
+                raise InvalidArgument(f"{where}.{k}", "<missing>", "a number (the key is required)")
+        if ("num" in spec) == ("step" in spec):
+            raise InvalidArgument(where, _shown(spec), "exactly one of num and step")
+        kind = COMMANDS[command][name]
+        if kind == "text":
+            raise InvalidArgument(where, _shown(spec), "a list (a range needs a numeric parameter)")
+        if kind == "int":
+            for k in ("start", "stop"):
+                v = spec[k]
+                if isinstance(v, bool) or not isinstance(v, (numbers.Integral, float)) or not math.isfinite(v):
+                    raise InvalidArgument(f"{where}.{k}", _shown(v), "a number")
+            start, stop = spec["start"], spec["stop"]
+        else:
+            start = _value(command, name, spec["start"], f"{where}.start")
+            stop = _value(command, name, spec["stop"], f"{where}.stop")
+        if "step" in spec:
+            step = spec["step"]
+            for k, v in (("start", start), ("stop", stop), ("step", step)):
+                if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                    raise InvalidArgument(f"{where}.{k}", _shown(v), "an integer (a step range is over integers)")
+            if step < 1 or stop < start or (stop - start) // step + 1 > MAX_POINTS:
+                raise InvalidArgument(where, _shown(spec), f"start <= stop, step >= 1, at most {MAX_POINTS} values")
+            values = list(range(int(start), int(stop) + 1, int(step)))
+        else:
+            num = spec["num"]
+            if isinstance(num, bool) or not isinstance(num, numbers.Integral) or not 1 <= num <= MAX_POINTS:
+                raise InvalidArgument(f"{where}.num", _shown(num), f"an integer between 1 and {MAX_POINTS}")
+            log = spec.get("log", False)
+            if not isinstance(log, bool):
+                raise InvalidArgument(f"{where}.log", _shown(log), "true or false")
+            lo, hi = float(start), float(stop)
+            if log and not (lo > 0 and hi > 0):
+                raise InvalidArgument(where, _shown(spec), "start and stop > 0 for a geometric grid")
+            if log:
+                grid = [float(v) for v in np.geomspace(lo, hi, int(num))]
+            else:  # in exact decimals, rounded once: 0.05 .. 1 in 20 steps gives 0.15, not 0.15000000000000002
+                a, b = _decimal(spec["start"]), _decimal(spec["stop"])
+                k = int(num) - 1
+                grid = [float(a + (b - a) * i / k) if k else float(a) for i in range(int(num))]
+            if kind == "int":
+                values = sorted({int(round(v)) for v in grid})
+            else:
+                values = grid
+        return [_value(command, name, x, f"{where}[{i}]") for i, x in enumerate(values)]
+    return [_value(command, name, spec, where)]  # a single value is a one-point axis
+
+
+def parse_sweep(data, source: str = "<spec>") -> Sweep:
+    """Validate a sweep specification (a mapping, e.g. from YAML) into a :class:`Sweep`.
+
+    >>> s = parse_sweep({"command": "profile", "grid": {"alpha": [0.5, 1], "depth": [1, 2]},
+    ...                  "fixed": {"length": 8}})
+    >>> len(s.points), s.points[0]
+    (4, {'length': 8, 'alpha': 0.5, 'depth': 1})
+    >>> parse_sweep({"command": "profile", "grid": {"alpha": [2]}, "fixed": {"length": 8}})
+    Traceback (most recent call last):
+    ...
+    posbias.errors.InvalidArgument: grid.alpha[0] = 2 is invalid: expected a number in [0, 1]
+    """
+    if not isinstance(data, dict):
+        raise InvalidArgument("spec", source, "a YAML mapping with the keys command and grid")
+    for k in data:
+        if k not in _KEYS:
+            raise InvalidArgument(str(_shown(k))[:80], _shown(data[k]), "a known key (" + ", ".join(_KEYS) + ")")
+    command = data.get("command")
+    if command not in COMMANDS:
+        raise InvalidArgument("command", _shown(command) if command is not None else "<missing>",
+                              "one of " + ", ".join(COMMANDS))
+    grid = data.get("grid")
+    if not isinstance(grid, dict) or not grid:
+        raise InvalidArgument("grid", _shown(grid) if grid is not None else "<missing>",
+                              "a mapping of parameter names to lists of values")
+    fixed_in = data.get("fixed") or {}
+    if not isinstance(fixed_in, dict):
+        raise InvalidArgument("fixed", _shown(fixed_in), "a mapping of parameter names to values")
+    known = COMMANDS[command]
+    for section, mapping in (("grid", grid), ("fixed", fixed_in)):
+        for name in mapping:
+            if name not in known:
+                raise InvalidArgument(f"{section}.{name}", _shown(mapping[name]),
+                                      f"a parameter of {command} (" + ", ".join(known) + ")")
+    both = set(grid) & set(fixed_in)
+    if both:
+        name = sorted(both)[0]
+        raise InvalidArgument(f"fixed.{name}", _shown(fixed_in[name]), "a parameter not also in grid")
+    axes = {name: _axis(command, name, spec) for name, spec in grid.items()}
+    fixed = {name: _value(command, name, v, f"fixed.{name}") for name, v in fixed_in.items()}
+    total = 1
+    for vals in axes.values():
+        total *= len(vals)
+    if total > MAX_POINTS:
+        raise InvalidArgument("grid", f"{total} points", f"at most {MAX_POINTS} points")
+    present = set(axes) | set(fixed)
+    for name in _REQUIRED[command]:
+        if name not in present:
+            raise InvalidArgument(f"fixed.{name}", "<missing>", f"a value (required by {command})")
+    if command == "profile":
+        if ("alpha" in present) == ("schedule" in present):
+            raise InvalidArgument("grid", "alpha/schedule", "exactly one of alpha and schedule")
+        if "alpha" in present and "depth" not in present:
+            raise InvalidArgument("fixed.depth", "<missing>", "a value (required with alpha)")
+    heatmap = data.get("heatmap")
+    if heatmap is not None:
+        heatmap = _heatmap(command, heatmap, axes)
+    sweep = Sweep(command, axes, fixed, heatmap)
+    for point in sweep.points:  # cheap checks of every point before anything is computed
+        _check_point(command, point)
+    return sweep
+
+
+def _heatmap(command, spec, axes):
+    if not isinstance(spec, dict):
+        raise InvalidArgument("heatmap", _shown(spec), "a mapping with x, y and values")
+    for k in spec:
+        if k not in ("x", "y", "values", "title"):
+            raise InvalidArgument(f"heatmap.{k}", _shown(spec[k]), "a known key (x, y, values, title)")
+    title = spec.get("title")
+    if title is not None and (not isinstance(title, str) or len(title) > 200):
+        raise InvalidArgument("heatmap.title", _shown(title), "a text of at most 200 characters")
+    x, y = spec.get("x"), spec.get("y")
+    for key, name in (("x", x), ("y", y)):
+        if name not in axes:
+            raise InvalidArgument(f"heatmap.{key}", _shown(name) if name is not None else "<missing>",
+                                  "a grid parameter (" + ", ".join(axes) + ")")
+    if x == y:
+        raise InvalidArgument("heatmap.y", y, "a grid parameter other than heatmap.x")
+    others = [n for n, v in axes.items() if n not in (x, y) and len(v) > 1]
+    if others:
+        raise InvalidArgument(f"grid.{others[0]}", f"{len(axes[others[0]])} values",
+                              "a single value when the heatmap is drawn over x and y only")
+    values = spec.get("values", [METRICS[command][0]])
+    if isinstance(values, str):
+        values = [values]
+    if not isinstance(values, list) or not values or len(values) > 4:
+        raise InvalidArgument("heatmap.values", _shown(values), "1 to 4 quantity names")
+    for v in values:
+        if v not in METRICS[command]:
+            raise InvalidArgument("heatmap.values", _shown(v), "quantities of " + command + " ("
+                                  + ", ".join(METRICS[command]) + ")")
+    return {"x": x, "y": y, "values": list(values), "title": title}
+
+
+def _check_point(command, point):
+    if command == "profile" and "schedule" in point:
+        from posbias.numerics.schedules import parse_schedule
+
+        parse_schedule(point["schedule"], point.get("depth"), parameter="schedule")
+    if command == "rollout":
+        from posbias.numerics.configs import CONVENTIONS
+
+        if point.get("convention", "reference") not in CONVENTIONS:
+            raise InvalidArgument("convention", point["convention"], "one of " + ", ".join(CONVENTIONS))
+    if command == "measure":
+        choices = {"metric": ("jacobian", "top1-grad"), "dtype": ("float32", "float64"), "rope": ("on", "off")}
+        for k, allowed in choices.items():
+            if k in point and point[k] not in allowed:
+                raise InvalidArgument(k, point[k], "one of " + ", ".join(allowed))
+
+
+def load_sweep(path) -> Sweep:
+    """Read and validate a sweep file (YAML, safe mode; the ``yaml`` extra)."""
+    import os
+
+    from posbias.errors import NeedsExtra
+
+    if not isinstance(path, str) or not os.path.isfile(path):
+        raise InvalidArgument("SPEC", path, "a readable YAML sweep file")
+    try:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise NeedsExtra("yaml", "ruamel.yaml") from None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read(1 << 20 + 1)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidArgument("SPEC", path, f"a readable UTF-8 YAML file ({exc})") from None
+    if len(text) > 1 << 20:
+        raise InvalidArgument("SPEC", path, "a sweep file of at most 1 MiB")
+    try:
+        data = YAML(typ="safe", pure=True).load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else ""
+        raise InvalidArgument("SPEC", path, f"a YAML sweep file; {getattr(exc, 'problem', None) or type(exc).__name__}{line}") from None
+    return parse_sweep(data, path)
+
+
+# ----------------------------------------------------------------------------- computing
+def _profile_point(p):
+    from posbias.numerics.cesaro import _fast_rollout
+    from posbias.numerics.schedules import parse_schedule
+
+    L = p["length"]
+    if "schedule" in p:
+        schedule = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
+    else:
+        schedule = [p["alpha"]] * p["depth"]
+    a, e = _fast_rollout(L, schedule)  # p(j) = a_j 2^e_j, no underflow
+    with np.errstate(divide="ignore"):
+        lp = np.log(a) + e * math.log(2.0)
+    k = int(np.argmin(lp))
+
+    def value(i):
+        return math.ldexp(float(a[i]), int(e[i]))
+
+    def ratio(i):
+        return (float(a[i] / a[k]), int(e[i] - e[k]))
+
+    def plain(i):
+        m, x = ratio(i)
+        try:
+            return math.ldexp(m, x)
+        except OverflowError:  # beyond float64: the log10_ column keeps it
+            return math.inf
+
+    def log10(i):
+        m, x = ratio(i)
+        return (math.log(m) + x * math.log(2.0)) / math.log(10.0)
+
+    return {
+        "first": value(0), "last": value(L - 1), "min": value(k), "argmin": k + 1,
+        "first_over_min": plain(0), "last_over_min": plain(L - 1),
+        "log10_min": float(lp[k] / math.log(10.0)),
+        "log10_first_over_min": log10(0), "log10_last_over_min": log10(L - 1),
+    }
+
+
+def _rollout_point(p):
+    from posbias.numerics.configs import load_config, rollout_summary
+    from posbias.proofs_checks.data import builtin_config_path, builtin_configs
+    import os
+
+    config = p["config"]
+    if not os.path.exists(config):
+        if config not in builtin_configs():
+            raise InvalidArgument("config", config, "a YAML file or a shipped config name")
+        config = builtin_config_path(config)
+    cfg = load_config(config, convention=p.get("convention", "reference"), length=p.get("length"))
+    prof = cfg.profile()
+    att = cfg.attention_only().profile()
+    out = rollout_summary(prof, cfg.lambdas, cfg.deltas())
+    d = np.cumsum(prof[:-1]) - np.cumsum(att[:-1])
+    out["w1_attention_only"] = float(np.sum(np.abs(d)) / (prof.size - 1)) if prof.size > 1 else 0.0
+    return out
+
+
+def _measure_point(p):
+    from posbias.measurements import measure as ms
+    from posbias.proofs_checks import measured as mc
+
+    kwargs = {k: v for k, v in p.items() if k not in ("arch", "rope")}
+    ms.require_models_extra()
+    m = ms.measure_influence(p["arch"], rope=p.get("rope", "on") == "on", **kwargs)
+    c = mc.compare_with_theory(m)
+    return {
+        "first_over_min": c.measured["first_over_min"], "last_over_min": c.measured["last_over_min"],
+        "argmin": c.measured["argmin"], "best_alpha": c.best_alpha,
+        "spearman_measured_lambda": c.spearman_measured_lambda, "w1_measured_lambda": c.w1_measured_lambda,
+        "spearman_best_alpha": c.spearman_best_alpha, "w1_best_alpha": c.w1_best_alpha,
+    }
+
+
+_POINT = {"profile": _profile_point, "rollout": _rollout_point, "measure": _measure_point}
+
+
+def sweep_point(command: str, params: dict) -> dict:
+    """The quantities of one grid point (a dict keyed by :data:`METRICS` ``[command]``).
+
+    >>> r = sweep_point("profile", {"length": 3, "depth": 2, "alpha": 1.0})
+    >>> r["argmin"], round(r["first_over_min"], 12)   # p = (11, 5, 2)/18
+    (3, 5.5)
+    """
+    return _POINT[command](params)
+
+
+def sweep_batch(task: tuple) -> list:
+    """``(command, [params, ...]) -> [row, ...]``: a batch of points for one worker task (a
+    sweep of cheap points is cut into a few batches per worker, not one task per point)."""
+    command, points = task
+    return [sweep_point(command, p) for p in points]

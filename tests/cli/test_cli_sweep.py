@@ -1,0 +1,101 @@
+"""`posbias sweep SPEC`: the tidy table (CSV, Parquet with pyarrow), the heatmap, workers and a
+Dask LocalCluster giving the serial table, and bad input as one line with exit status 2 and
+nothing written."""
+
+import csv
+import os
+
+import pytest
+
+from posbias.cli import main
+
+SPEC = """\
+command: profile
+grid:
+  alpha: [0.25, 0.5, "3/4", 1]
+  depth: [1, 2, 4]
+fixed:
+  length: 64
+heatmap: {x: alpha, y: depth, values: [first_over_min, last_over_min]}
+"""
+
+
+def _write(tmp_path, text, name="spec.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def _rows(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_sweep_writes_table_parquet_and_heatmap(tmp_path, capsys):
+    spec = _write(tmp_path, SPEC)
+    out = str(tmp_path / "table.csv")
+    png = str(tmp_path / "map.png")
+    assert main(["sweep", spec, "-o", out, "--plot", png, "--quiet"]) == 0
+    rows = _rows(out)
+    assert len(rows) == 12 and list(rows[0])[:3] == ["alpha", "depth", "length"]
+    assert {r["alpha"] for r in rows} == {"0.25", "0.5", "0.75", "1.0"}
+    # H = 1, alpha = 1: the uniform row 1/L, every ratio 1
+    r = next(r for r in rows if r["alpha"] == "1.0" and r["depth"] == "1")
+    assert float(r["first_over_min"]) == 1.0 and float(r["min"]) == 1 / 64
+    assert os.path.getsize(png) > 5000
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        assert not os.path.exists(str(tmp_path / "table.parquet"))
+    else:
+        t = pq.read_table(str(tmp_path / "table.parquet")).to_pylist()
+        assert len(t) == 12 and t[0]["alpha"] == 0.25 and t[0]["argmin"] == int(rows[0]["argmin"])
+
+
+def test_sweep_to_stdout_and_in_workers_is_the_same_table(tmp_path, capsys):
+    spec = _write(tmp_path, SPEC)
+    assert main(["sweep", spec, "--quiet"]) == 0
+    serial = capsys.readouterr().out
+    assert main(["sweep", spec, "--quiet", "-n", "2"]) == 0
+    assert capsys.readouterr().out == serial
+    assert serial.count("\n") == 13
+
+
+@pytest.mark.slow  # ~12 s on a loaded 2-core machine (a LocalCluster starts two processes)
+def test_sweep_on_a_dask_local_cluster(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    spec = _write(tmp_path, SPEC)
+    assert main(["sweep", spec, "--quiet"]) == 0
+    serial = capsys.readouterr().out
+    assert main(["sweep", spec, "--quiet", "--scheduler", "local", "-n", "2"]) == 0
+    assert capsys.readouterr().out == serial
+
+
+@pytest.mark.parametrize("text, extra, parameter", [
+    (SPEC.replace('"3/4"', "1.5"), [], "grid.alpha[2]"),
+    (SPEC.replace("command: profile", "command: train"), [], "command"),
+    (SPEC.replace("depth: [1, 2, 4]", "depth: [1, 2, 4]\n  heads: [1]"), [], "grid.heads"),
+    (SPEC.replace("length: 64", "length: zero"), [], "fixed.length"),
+    ("command: [unclosed", [], "SPEC"),
+    ("!!python/object:os.system ls", [], "SPEC"),
+    (SPEC, ["-n", "0"], "-n"),
+    (SPEC, ["--scheduler", "nowhere"], "--scheduler"),
+    (SPEC, ["-o", "table.txt"], "--output"),
+    (SPEC, ["--plot", "map.svg"], "--plot"),
+    (SPEC.replace("heatmap: {x: alpha, y: depth, values: [first_over_min, last_over_min]}", ""),
+     ["--plot", "map.png"], "--plot"),
+])
+def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, capsys, monkeypatch, text, extra, parameter):
+    monkeypatch.chdir(tmp_path)
+    spec = _write(tmp_path, text)
+    code = main(["sweep", spec, "-o", "out.csv", *extra] if "-o" not in extra else ["sweep", spec, *extra])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"posbias: error: {parameter} = "), err
+    assert sorted(os.listdir(tmp_path)) == ["spec.yaml"]
+
+
+def test_missing_spec_file(tmp_path, capsys):
+    code = main(["sweep", str(tmp_path / "none.yaml")])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.startswith("posbias: error: SPEC = ")
