@@ -126,7 +126,8 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
                     where, dtype=getattr(torch, dtype), **kwargs)
         except (OSError, ValueError, KeyError) as exc:
             looked = location if os.path.isdir(expanded) else (
-                f"the local Hugging Face cache {hf_cache_dir()}"
+                f"the local Hugging Face cache {hf_cache_dir()} (no directory "
+                f"{os.path.abspath(expanded)} either)"
                 + ("" if allow_download else "; pass --allow-download to fetch it"))
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             if len(reason) > 160:

@@ -11,7 +11,9 @@ tokens.  Windows are cut without overlap from the start of each document; a rema
 than a window is dropped and documents are never joined, so no window contains padding or a
 document boundary.  ``samples`` windows are drawn without replacement by
 ``numpy.random.default_rng(seed)`` from all windows, in document order: the same files, tokenizer
-and seed give the same windows.
+and seed give the same windows.  Reading stops after the document that brings the number of
+candidate windows to ``64 * samples`` (a large corpus is not tokenized whole), so the windows
+come from the first documents in file order.
 
 Paper: herasimchyk2026 (measured input-token influence on real text windows).
 """

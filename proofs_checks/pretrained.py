@@ -182,7 +182,11 @@ def empirical_match_rows(data_dir: str) -> list[dict]:
 
 def macroscopic_profile(profile, bins: int = 16) -> np.ndarray:
     """Mean influence over ``bins`` consecutive, (nearly) equal blocks of positions: the shape of
-    the profile at the scale of the context, without single-token spikes (``L >= bins``)."""
+    the profile at the scale of the context, without single-token spikes (``L >= bins``).
+
+    >>> macroscopic_profile([4, 2, 1, 1, 2, 6], bins=3).tolist()
+    [3.0, 1.0, 4.0]
+    """
     p = np.asarray(profile, dtype=float)
     if p.size < bins:
         raise InvalidArgument("profile", f"{p.size} positions", f"at least {bins} positions")

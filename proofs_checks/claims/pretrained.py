@@ -49,7 +49,13 @@ def _needs_data(rule, skipped):
 
 def u_shape_test(profile) -> dict:
     """The macroscopic U test: block means ``b_1..b_BINS``; a U when the smallest block is
-    interior (not the first or the last) and both end blocks are at least ``U_FACTOR`` times it."""
+    interior (not the first or the last) and both end blocks are at least ``U_FACTOR`` times it.
+
+    >>> u_shape_test([9] * 4 + [1] * 24 + [3] * 4)["u"]
+    True
+    >>> u_shape_test(list(range(32, 0, -1)))["u"]
+    False
+    """
     b = macroscopic_profile(profile, BINS)
     k = int(np.argmin(b))
     first, last = float(b[0] / b[k]), float(b[-1] / b[k])
@@ -117,7 +123,12 @@ def _u_persists(ctx) -> Evidence:
 
 
 def peak_valley_ratio(profile) -> dict:
-    """``max(p(1), p(L)) / min_j p(j)`` and its parts."""
+    """``max(p(1), p(L)) / min_j p(j)`` and its parts.
+
+    >>> r = peak_valley_ratio([0.5, 0.1, 0.001, 0.2])
+    >>> round(r["ratio"], 9), r["argmin"]
+    (500.0, 3)
+    """
     p = np.asarray(profile, dtype=float)
     mn = float(p.min())
     ratio = float(max(p[0], p[-1]) / mn) if mn > 0 else float("inf")
