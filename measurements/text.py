@@ -135,7 +135,7 @@ def text_windows(tokenizer, path, *, length: int, samples: int, seed: int = 0) -
     for name, doc in read_documents(path):
         files.add(name)
         docs += 1
-        ids = tokenizer(doc, add_special_tokens=False)["input_ids"]
+        ids = tokenizer(doc, add_special_tokens=False, verbose=False)["input_ids"]
         for start in range(0, len(ids) - body + 1, body):
             windows.append(prefix + list(ids[start:start + body]))
         if len(windows) >= want:

@@ -112,15 +112,31 @@ def test_without_models_extra(capsys, monkeypatch, missing):
 WHOLE_PATH = ("bloom", "mpt", "falcon", "gpt2", "llama", "qwen2")
 
 
+def _tiny_checkpoints():
+    """The shared helper module tests/measurements/tiny_checkpoints.py, loaded by path (the test
+    folders are not packages)."""
+    import importlib.util
+    import pathlib
+    import sys
+
+    name = "posbias_tests_tiny_checkpoints"
+    if name not in sys.modules:
+        path = pathlib.Path(__file__).resolve().parents[1] / "measurements" / "tiny_checkpoints.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("tokenizers")
-    from tests.measurements.tiny_checkpoints import save_tiny, write_text
-
+    tiny = _tiny_checkpoints()
     root = tmp_path_factory.mktemp("checkpoints")
-    return {fam: save_tiny(fam, root) for fam in WHOLE_PATH}, write_text(root / "text")
+    return {fam: tiny.save_tiny(fam, root) for fam in WHOLE_PATH}, tiny.write_text(root / "text")
 
 
 def _yaml(path):
@@ -195,14 +211,26 @@ def test_checkpoint_table_plot_and_bfloat16(capsys, tmp_path, checkpoints):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_checkpoint_random_ids_and_step0(capsys, tmp_path, checkpoints):
-    dirs, _ = checkpoints
-    rc, out, err = _run(capsys, "--model", dirs["gpt2"], "--length", "16", "--samples", "2",
+def test_checkpoint_step0_and_pretrained_claims(capsys, tmp_path, checkpoints):
+    """A Step-0 (random ids, --random-init) and a pretrained measurement of the same checkpoint
+    in one data folder: the chowdhury2026 C10 claims pair them and compute a verdict."""
+    dirs, text = checkpoints
+    rc, out, err = _run(capsys, "--model", dirs["gpt2"], "--length", "32", "--samples", "2",
                         "--random-init", "--save-influence", str(tmp_path), "--format", "json")
     assert rc == 0, err
     assert "random token ids" in json.loads(out)["measurement"]["inputs"]
     record = json.loads((tmp_path / "measured-influence" / "gpt2-step0.measurement.json").read_text())
     assert record["stage"] == "step-0" and record["architecture"]["num_layers"] == 2
+    rc, out, err = _run(capsys, "--model", dirs["gpt2"], "--text", text, "--length", "32",
+                        "--samples", "2", "--save-influence", str(tmp_path))
+    assert rc == 0, err
+    main(["check", "--data-dir", str(tmp_path), "u-persists-pretrained",
+          "peak-valley-pretrained", "--format", "json"])
+    claims = json.loads(capsys.readouterr().out)["claims"]
+    for c in claims:
+        ev = c["evidence"]
+        assert ev["verdict"] in ("verified", "qualified", "refuted"), ev
+        assert ev["details"]["paired step-0"] == 1 and ev["details"]["models"][0]["name"] == "gpt2"
 
 
 CHECKPOINT_BAD = [

@@ -28,8 +28,25 @@ from posbias.measurements.measure import influence_profile, lambda_hooks  # noqa
 from posbias.measurements.pretrained import AttentionProbe, measure_pretrained  # noqa: E402
 from posbias.measurements.text import text_windows  # noqa: E402
 
-from tests.measurements.tiny_checkpoints import FAMILIES, save_tiny, write_text  # noqa: E402
+def _tiny_checkpoints():
+    """The shared helper module tests/measurements/tiny_checkpoints.py, loaded by path (the test
+    folders are not packages)."""
+    import importlib.util
+    import pathlib
+    import sys
 
+    name = "posbias_tests_tiny_checkpoints"
+    if name not in sys.modules:
+        path = pathlib.Path(__file__).resolve().parents[1] / "measurements" / "tiny_checkpoints.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+_tiny = _tiny_checkpoints()
+FAMILIES, save_tiny, write_text = _tiny.FAMILIES, _tiny.save_tiny, _tiny.write_text
 ALL = tuple(FAMILIES)
 
 
@@ -298,9 +315,7 @@ def test_unsupported_family_is_refused(tmp_path):
                                                num_attention_heads=2, intermediate_size=32,
                                                vocab_size=40)
     transformers.AutoModelForCausalLM.from_config(config).save_pretrained(tmp_path / "neox")
-    from tests.measurements.tiny_checkpoints import generated_text, train_tokenizer
-
-    train_tokenizer(generated_text(200), bos=False).save_pretrained(tmp_path / "neox")
+    _tiny.train_tokenizer(_tiny.generated_text(200), bos=False).save_pretrained(tmp_path / "neox")
     loaded = load_checkpoint(str(tmp_path / "neox"))
     with pytest.raises(InvalidArgument, match="^model = .*gpt_neox"):
         measure_pretrained(loaded, None, length=8)
