@@ -148,8 +148,9 @@ def block_checkpointing(model):
     """Within the context, every decoder block of ``model`` runs under non-reentrant
     ``torch.utils.checkpoint.checkpoint``: its activations are recomputed in the backward pass
     instead of being kept.  Values and gradients are unchanged (same operations, same order);
-    forward hooks on the blocks fire twice per backward pass, so measurements that read hooks
-    run in a separate pass without gradients."""
+    hooks on the modules inside a block fire again when the backward pass recomputes it, so
+    recorders that read the forward pass pause before the backward pass (``after_forward`` of
+    :func:`~posbias.measurements.measure.influence_profile`)."""
     import torch.utils.checkpoint as cp
 
     blocks, _, _ = _locate_blocks(model)

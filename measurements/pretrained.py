@@ -12,7 +12,8 @@ windows.  ``metric="jacobian"``: the Jacobian Frobenius norm of the last hidden 
 :func:`posbias.measurements.measure.influence_profile`).  The gradient pass runs under
 per-block checkpointing.
 
-A separate forward pass without gradients reads, with hooks on every block:
+The forward pass of the same gradient computation reads, with hooks on every block (switched
+off before the backward pass, which recomputes the checkpointed blocks):
 
 * :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i}\| + \|a_{t,i}\|)`, ``x_t`` the
   block input, ``a_t`` the attention sub-layer output before any residual add inside the module
@@ -144,6 +145,7 @@ class AttentionProbe:
     def __init__(self, model, *, keep_last: bool = False):
         self.model = model
         self.keep_last = keep_last
+        self.active = True
         self._handles = []
         self.last = {}
 
@@ -162,6 +164,8 @@ class AttentionProbe:
 
         for t, attn in enumerate(attns):
             def pre(mod, args, kwargs, t=t):
+                if not self.active:
+                    return
                 with torch.no_grad():
                     q, k, scale, bias, bias_scale = _queries_keys(model_type, mod,
                                                                   _bind(mod, args, kwargs))
@@ -367,21 +371,17 @@ def measure_pretrained(
     torch.set_num_threads(threads)
     start = time.perf_counter()
     try:
-        base = model.base_model
-        with torch.no_grad(), lambda_hooks(model) as rec, AttentionProbe(model) as probe:
-            for s in range(n):
-                base(input_ids=ids[s:s + 1], use_cache=False)
-        att = probe.results()
-        if progress:
-            progress(f"forward pass: lambda and q.k on {n} window(s) "
-                     f"({time.perf_counter() - start:.1f} s)")
         gen = torch.Generator().manual_seed(seed + 1)
         profiles = []
         ctx = block_checkpointing(model) if checkpointing else _null()
-        with ctx:
+        with ctx, lambda_hooks(model) as rec, AttentionProbe(model) as probe:
+            def pause():  # recording stops before the backward pass recomputes the blocks
+                rec.active = probe.active = False
+
             for s in range(n):
+                rec.active = probe.active = True
                 infl = influence_profile(model, ids[s], metric=metric, probes=probes,
-                                         generator=gen, chunk=1)
+                                         generator=gen, chunk=1, after_forward=pause)
                 total = float(infl.sum())
                 if not math.isfinite(total) or total <= 0:
                     raise InvalidArgument("model", loaded.source, "a model whose influence is "
@@ -392,6 +392,7 @@ def measure_pretrained(
                              f"({time.perf_counter() - start:.1f} s)")
     finally:
         torch.set_num_threads(previous)
+    att = probe.results()
     sample_profiles = np.array(profiles)
     profile = sample_profiles.mean(axis=0)
     profile = profile / profile.sum()

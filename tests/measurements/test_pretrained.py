@@ -229,6 +229,18 @@ def test_measurement_record(tiny):
     assert m.positional == "alibi" and m.metric == "top1-grad"
     again = measure_pretrained(loaded, w.ids)
     assert np.array_equal(again.profile, m.profile)      # deterministic
+    # lambda and q.k are read in the gradient pass (recording paused for the recomputation in
+    # the backward pass): the same numbers as a separate forward pass without gradients
+    with torch.no_grad(), lambda_hooks(loaded.model) as rec, AttentionProbe(loaded.model) as pr:
+        for row in w.ids:
+            loaded.model(torch.as_tensor(row).view(1, -1), use_cache=False)
+    separate = pr.results()
+    assert np.allclose(m.lambdas, rec.lambdas, rtol=1e-6, atol=0)
+    assert np.allclose(m.qk_diagonal, separate["qk_diagonal"], rtol=1e-6, atol=1e-9)
+    assert np.allclose(m.qk_lower, separate["qk_lower"], rtol=1e-6, atol=1e-9)
+    assert np.array_equal(m.alibi_slopes, separate["alibi_slopes"])
+    jac = measure_pretrained(loaded, w.ids[:1], metric="jacobian", probes=2)
+    assert np.allclose(jac.lambdas, measure_pretrained(loaded, w.ids[:1]).lambdas, rtol=1e-6)
     rand = measure_pretrained(loaded, None, length=16, samples=2, seed=3)
     assert rand.profile.shape == (16,) and "random token ids" in rand.inputs
 
