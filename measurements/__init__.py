@@ -1,16 +1,18 @@
 """The empirical route: ``transformers`` causal LMs measured with torch (the ``models`` extra).
 
-Models at initialization are built from configuration classes (never downloaded weights); the
+Models at initialization are built from configuration classes (never downloaded weights);
+pretrained checkpoints are loaded from disk or the local Hugging Face cache and measured on real
+text (``checkpoint``, ``text``, ``pretrained``; ``export`` writes their rollout configs); the
 influence of each input position on the final one, the mixing coefficients lambda_t and the
 attention's distance from the Cesàro matrix are read from forward/backward passes.  Never imports
 ``numerics`` or ``derivations``: what compares a measurement with theory lives in
 ``posbias.proofs_checks``.  torch and transformers are imported inside the functions that need them.
 """
 
-from posbias.measurements import measure, presets
+from posbias.measurements import checkpoint, export, measure, presets, pretrained, text
 
 #: the public modules, in the order their names are re-exported
-MODULES = (measure, presets)
+MODULES = (measure, presets, checkpoint, text, pretrained, export)
 
 for _module in MODULES:
     for _name in _module.__all__:

@@ -338,17 +338,27 @@ class lambda_hooks:
     in float64) and the mean total-variation distance of the attention rows from uniform when
     the attention weights are available.  After the block, :attr:`lambdas` holds the mean over
     recorded passes and :attr:`attention_tv` the attention uniformity (THEORY.md section 1,
-    herasimchyk2026; C1 of chowdhury2026).
+    herasimchyk2026; C1 of chowdhury2026).  Setting :attr:`active` to False pauses the
+    recording (e.g. while a checkpointed block is recomputed in a backward pass).
     """
 
     def __init__(self, model):
         self.model = model
+        self.active = True
         self._handles = []
         self._sums = None
         self._tv = None
         self._passes = None
         self.lambdas: np.ndarray | None = None
         self.attention_tv: np.ndarray | None = None
+
+    def _gated(self, hook):
+        def gated(*args, **kwargs):
+            if self.active:
+                return hook(*args, **kwargs)
+            return None
+
+        return gated
 
     def __enter__(self):
         blocks, attns, mode = _locate_blocks(self.model)
@@ -371,7 +381,7 @@ class lambda_hooks:
                 def pre(mod, args, kwargs, t=t):
                     state[t]["x"] = _first(args, kwargs, "hidden_states")
 
-                self._handles.append(block.register_forward_pre_hook(pre, with_kwargs=True))
+                self._handles.append(block.register_forward_pre_hook(self._gated(pre), with_kwargs=True))
 
                 def post(mod, args, kwargs, out, t=t):
                     a = out[0] if isinstance(out, tuple) else out
@@ -379,17 +389,17 @@ class lambda_hooks:
                     if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
                         self._tv[t].append(_attention_tv(out[1]))
 
-                self._handles.append(attn.register_forward_hook(post, with_kwargs=True))
+                self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
             else:  # the attention module adds its `residual` argument itself
                 def pre(mod, args, kwargs, t=t):
                     state[t]["x"] = _first(args, kwargs, "residual", 1)
 
-                self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))
+                self._handles.append(attn.register_forward_pre_hook(self._gated(pre), with_kwargs=True))
                 if mode == "dense":
                     def dense_post(mod, args, out, t=t):
                         state[t]["a"] = out
 
-                    self._handles.append(attn.dense.register_forward_hook(dense_post))
+                    self._handles.append(attn.dense.register_forward_hook(self._gated(dense_post)))
 
                 def post(mod, args, kwargs, out, t=t):
                     total = out[0] if isinstance(out, tuple) else out
@@ -399,7 +409,7 @@ class lambda_hooks:
                     if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
                         self._tv[t].append(_attention_tv(out[1]))
 
-                self._handles.append(attn.register_forward_hook(post, with_kwargs=True))
+                self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
         return self
 
     def __exit__(self, *exc):
@@ -443,6 +453,7 @@ def influence_profile(
     generator=None,
     chunk: int | None = None,
     per_probe: bool = False,
+    after_forward=None,
 ):
     """Unnormalized influence of each input position on the final position, for one sequence.
 
@@ -453,7 +464,9 @@ def influence_profile(
     gradient norms of the top-1 probability.  With ``per_probe=True`` (jacobian only) returns
     the ``K x L`` array of single-probe squared norms ``||v_k^T J_j||^2`` instead (rows of the
     standard basis when ``exact``), whose mean (probes) or sum (exact) over ``k`` is
-    ``||J_j||_F^2``.
+    ``||J_j||_F^2``.  ``after_forward``, when given, is called with no argument after the first
+    forward pass and before any backward pass (hooks that read the forward pass switch off there,
+    so that a checkpointed recomputation is not recorded twice).
     """
     torch, _ = require_models_extra()
     _choice(metric, "metric", METRICS)
@@ -468,6 +481,8 @@ def influence_profile(
     if metric == "top1-grad":
         e = e0.clone().requires_grad_(True)
         h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]
+        if after_forward is not None:
+            after_forward()
         logits = model.get_output_embeddings()(h)
         prob = torch.softmax(logits.double(), dim=-1).max()
         (g,) = torch.autograd.grad(prob, e)
@@ -485,6 +500,8 @@ def influence_profile(
         # one copy at a time: a single forward pass, one backward pass per probe
         e = e0.clone().requires_grad_(True)
         h = base(inputs_embeds=e, use_cache=False).last_hidden_state[0, -1, :]
+        if after_forward is not None:
+            after_forward()
         for k in range(n):
             (g,) = torch.autograd.grad(h @ vs[k], e, retain_graph=k < n - 1)
             rows.append(g.double().pow(2).sum(-1))  # 1 x L
@@ -494,6 +511,8 @@ def influence_profile(
         b = v.shape[0]
         e = e0.expand(b, L, d).clone().requires_grad_(True)
         h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]
+        if after_forward is not None:
+            after_forward()
         (g,) = torch.autograd.grad((h * v).sum(), e)
         rows.append(g.double().pow(2).sum(-1))  # b x L: ||v_k^T J_j||^2
     sq = torch.cat(rows, 0)

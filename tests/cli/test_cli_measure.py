@@ -104,3 +104,161 @@ def test_without_models_extra(capsys, monkeypatch, missing):
     assert rc == 2 and out == ""
     assert err.strip().splitlines() == [err.strip()]
     assert f"{missing} is not installed" in err and "'models' extra" in err
+
+
+# ----------------------------------------------------------------------------------------------
+# --model: a checkpoint from disk, real text, export, rollout, check (nothing downloaded)
+
+WHOLE_PATH = ("bloom", "mpt", "falcon", "gpt2", "llama", "qwen2")
+
+
+def _tiny_checkpoints():
+    """The shared helper module tests/measurements/tiny_checkpoints.py, loaded by path (the test
+    folders are not packages)."""
+    import importlib.util
+    import pathlib
+    import sys
+
+    name = "posbias_tests_tiny_checkpoints"
+    if name not in sys.modules:
+        path = pathlib.Path(__file__).resolve().parents[1] / "measurements" / "tiny_checkpoints.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("tokenizers")
+    tiny = _tiny_checkpoints()
+    root = tmp_path_factory.mktemp("checkpoints")
+    return {fam: tiny.save_tiny(fam, root) for fam in WHOLE_PATH}, tiny.write_text(root / "text")
+
+
+def _yaml(path):
+    from ruamel.yaml import YAML
+
+    with open(path, encoding="utf-8") as fh:
+        return YAML(typ="safe", pure=True).load(fh)
+
+
+def _key_tree(d):
+    return {k: _key_tree(v) if isinstance(v, dict) else None for k, v in d.items()}
+
+
+@pytest.mark.parametrize("family", WHOLE_PATH)
+def test_checkpoint_whole_path(capsys, tmp_path, checkpoints, family):
+    """load, tokenize, measure, export, roll out, check: the three commands of the README."""
+    pytest.importorskip("ruamel.yaml")
+    from posbias.proofs_checks.data import builtin_config_path
+
+    dirs, text = checkpoints
+    cfg, data = tmp_path / "exported.yaml", tmp_path / "data"
+    data.mkdir()
+    rc, out, err = _run(capsys, "--model", dirs[family], "--text", text, "--length", "32",
+                        "--samples", "2", "--export-config", str(cfg), "--save-influence",
+                        str(data), "--format", "json")
+    assert rc == 0, err
+    m = json.loads(out)["measurement"]
+    T, H = m["num_layers"], m["num_heads"]
+    assert (T, H, m["length"], m["metric"]) == (2, 4, 32, "top1-grad")
+    assert "2 window(s) of 32 tokens" in m["inputs"]
+    # the exported config has the keys and shapes of the shipped reference configs
+    shipped, mine = _yaml(builtin_config_path("all_content/bloom-7b1")), _yaml(cfg)
+    assert _key_tree(mine) == _key_tree(shipped)
+    att, cc = mine["attention_config"], mine["content_config"]
+    assert len(att["alibi_slopes"]) == T and all(len(r) == H for r in att["alibi_slopes"])
+    for key in ("diagonal_scores", "base_scores"):
+        assert len(cc[key]) == T and all(len(r) == H for r in cc[key])
+    assert len(mine["lambda_schedule_config"]["lambdas_custom"]) == T
+    assert mine["lambda_schedule_config"]["lambdas_custom"] == m["lambdas"]
+    # content scores are stated in logits: score_scale * (raw diagonal - raw lower)
+    raw = [[d - b for d, b in zip(rd, rb)] for rd, rb in zip(m["qk_diagonal"], m["qk_lower"])]
+    for t in range(T):
+        assert cc["diagonal_scores"][t] == pytest.approx(
+            [m["score_scale"][t] * x for x in raw[t]], rel=1e-5, abs=1e-9)
+    if family in ("bloom", "mpt", "falcon"):
+        assert all(s > 0 for s in att["alibi_slopes"][0])
+    else:
+        assert all(s == 0 for r in att["alibi_slopes"] for s in r)
+    assert (data / "measured-influence" / (family + ".yaml")).read_text() == cfg.read_text()
+    # roll it out
+    rc = main(["rollout", str(cfg), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert len(json.loads(out)["results"][0]["profile"]) == 32
+    # and the claim gives a computed verdict on it
+    rc = main(["check", "--data-dir", str(data), "empirical-match", "--format", "json"])
+    out, err = capsys.readouterr()
+    ev = json.loads(out)["claims"][0]["evidence"]
+    assert ev["verdict"] in ("verified", "refuted"), ev
+    assert ev["details"]["models"][0]["name"] == family and ev["details"]["models"][0]["L"] == 32
+
+
+def test_checkpoint_table_plot_and_bfloat16(capsys, tmp_path, checkpoints):
+    pytest.importorskip("matplotlib")
+    dirs, text = checkpoints
+    plot = tmp_path / "measured.png"
+    rc, out, err = _run(capsys, "--model", dirs["llama"], "--text", text, "--length", "24",
+                        "--dtype", "bfloat16", "--plot", str(plot))
+    assert rc == 0, err
+    assert "rollout (measured lambda)" in out and "attention only (lambda = 1)" in out
+    assert "bfloat16" in out and "positions: rope" in out
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_checkpoint_step0_and_pretrained_claims(capsys, tmp_path, checkpoints):
+    """A Step-0 (random ids, --random-init) and a pretrained measurement of the same checkpoint
+    in one data folder: the chowdhury2026 C10 claims pair them and compute a verdict."""
+    dirs, text = checkpoints
+    rc, out, err = _run(capsys, "--model", dirs["gpt2"], "--length", "32", "--samples", "2",
+                        "--random-init", "--save-influence", str(tmp_path), "--format", "json")
+    assert rc == 0, err
+    assert "random token ids" in json.loads(out)["measurement"]["inputs"]
+    record = json.loads((tmp_path / "measured-influence" / "gpt2-step0.measurement.json").read_text())
+    assert record["stage"] == "step-0" and record["architecture"]["num_layers"] == 2
+    rc, out, err = _run(capsys, "--model", dirs["gpt2"], "--text", text, "--length", "32",
+                        "--samples", "2", "--save-influence", str(tmp_path))
+    assert rc == 0, err
+    main(["check", "--data-dir", str(tmp_path), "u-persists-pretrained",
+          "peak-valley-pretrained", "--format", "json"])
+    claims = json.loads(capsys.readouterr().out)["claims"]
+    for c in claims:
+        ev = c["evidence"]
+        assert ev["verdict"] in ("verified", "qualified", "refuted"), ev
+        assert ev["details"]["paired step-0"] == 1 and ev["details"]["models"][0]["name"] == "gpt2"
+
+
+CHECKPOINT_BAD = [
+    (["--model", "{missing}"], "--model = "),
+    (["--model", "posbias-test-org/absent"], "--allow-download"),
+    (["--model", "{gpt2}", "--arch", "gpt2"], "--arch = gpt2"),
+    (["--model", "{gpt2}", "--dtype", "float64"], "--dtype = float64"),
+    (["--model", "{gpt2}", "--text", "{missing}"], "--text = "),
+    (["--model", "{gpt2}", "--save-influence", "{missing}"], "--save-influence = "),
+    (["--model", "{gpt2}", "--export-config", "{missing}/x.yaml"], "--export-config = "),
+    (["--model", "{gpt2}", "--length", "1"], "--length = 1"),
+    (["--model", "{gpt2}", "--length", "4096"], "--length = 4096"),
+    (["--model", "{gpt2}", "--text", "{text}", "--samples", "100000"], "--samples = 100000"),
+    (["--model", "{gpt2}", "--layers", "3"], "--layers = 3"),
+    (["--model", "{gpt2}", "--name", "../x"], "--name = ../x"),
+    (["--arch", "tiny-gpt2", "--text", "{text}"], "--text = "),
+    (["--arch", "tiny-gpt2", "--dtype", "bfloat16"], "--dtype = bfloat16"),
+]
+
+
+@pytest.mark.parametrize("argv,fragment", CHECKPOINT_BAD)
+def test_checkpoint_bad_input_is_one_line_exit_2(capsys, tmp_path, checkpoints, argv, fragment):
+    dirs, text = checkpoints
+    subst = {"missing": str(tmp_path / "missing"), "gpt2": dirs["gpt2"], "text": text}
+    argv = [a.format(**subst) for a in argv]
+    rc, out, err = _run(capsys, *argv)
+    lines = [line for line in err.splitlines() if not line.startswith("[measure] ")]
+    assert rc == 2 and out == ""
+    assert len(lines) == 1 and lines[0].startswith("posbias"), err
+    assert fragment in lines[0]
+    assert not list(tmp_path.glob("**/*.yaml"))   # nothing written

@@ -34,8 +34,9 @@ def add_parser(subparsers):
             f"Presets: {presets}; any causal-LM model type of transformers also works. "
             "Needs the 'models' extra (torch, transformers)."),
     )
-    p.add_argument("--arch", required=True, metavar="NAME",
-                   help="preset name or transformers model type (e.g. gpt2, qwen2-0.5b, llama)")
+    p.add_argument("--arch", metavar="NAME",
+                   help="preset name or transformers model type (e.g. gpt2, qwen2-0.5b, llama); "
+                        "or measure a checkpoint with --model")
     p.add_argument("--layers", type=int, metavar="N", help="number of blocks (override)")
     p.add_argument("--hidden", type=int, metavar="D", help="hidden size (override; divisible by heads)")
     p.add_argument("--heads", type=int, metavar="H", help="attention heads (override)")
@@ -52,15 +53,17 @@ def add_parser(subparsers):
                    help="probe distribution (default rademacher)")
     p.add_argument("--samples", type=int, default=1, metavar="N",
                    help="random input sequences to average over (default 1)")
-    p.add_argument("--metric", choices=("jacobian", "top1-grad"), default="jacobian",
-                   help="influence metric (default jacobian)")
+    p.add_argument("--metric", choices=("jacobian", "top1-grad"), default=None,
+                   help="influence metric (default jacobian; top1-grad with --model)")
     p.add_argument("--rope", choices=("on", "off", "both"), default="on",
                    help="RoPE on, patched to the identity, or both compared (rotary models)")
-    p.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    p.add_argument("--dtype", choices=("float32", "float64", "bfloat16"), default="float32",
+                   help="float32 (default) or float64 with --arch; float32 or bfloat16 with --model")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="torch threads (default 1: fastest for small shapes on shared machines)")
     add_output(p, ("text", "json"), "text", aliases={"table": "text"})
     p.add_argument("--plot", metavar="FILE", help="write a plot of the profiles (.png or .pdf; needs matplotlib)")
+    _add_checkpoint_options(p)
     p.set_defaults(func=run)
     return p
 
@@ -177,6 +180,11 @@ def run(args) -> int:
     from posbias.proofs_checks import measured as mc
     from posbias.files import check_target
 
+    if args.model is not None:
+        return _run_checkpoint(args)
+    _reject_checkpoint_options(args)
+    if args.metric is None:
+        args.metric = "jacobian"
     _validate(args)
     check_target(args.output, args.format)
     if args.plot:
@@ -234,3 +242,192 @@ def run(args) -> int:
 
     write_output(text, args.output, fmt=args.format)
     return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# a pretrained checkpoint: --model PATH|NAME (herasimchyk2026 protocol, chowdhury2026 C10)
+
+_CHECKPOINT_ONLY = ("text", "export_config", "save_influence", "name", "allow_download",
+                    "random_init")
+
+
+def _add_checkpoint_options(p):
+    g = p.add_argument_group(
+        "a checkpoint (--model)",
+        "Load a causal LM and its tokenizer with transformers from a local directory or the "
+        "local Hugging Face cache (nothing is downloaded without --allow-download), measure it "
+        "on real text (--text) or random ids, and export its rollout config and influence.")
+    g.add_argument("--model", metavar="PATH|NAME",
+                   help="checkpoint directory (save_pretrained) or model name in the local cache")
+    g.add_argument("--text", metavar="FILE|DIR",
+                   help="plain text, .jsonl with a 'text' field, or a directory of them; windows "
+                        "of exactly --length tokens (default: random token ids)")
+    g.add_argument("--allow-download", action="store_true",
+                   help="fetch --model from the Hugging Face hub when it is not cached")
+    g.add_argument("--random-init", action="store_true",
+                   help="the checkpoint's architecture with freshly initialized weights (--seed): "
+                        "its Step-0 model, saved with stage step-0")
+    g.add_argument("--export-config", metavar="FILE.yaml",
+                   help="write the measured rollout config (herasimchyk2026 YAML schema, logit "
+                        "units; readable by posbias rollout)")
+    g.add_argument("--save-influence", metavar="DIR",
+                   help="write DIR/measured-influence/NAME.csv, NAME.yaml and "
+                        "NAME.measurement.json (what posbias check --data-dir DIR reads)")
+    g.add_argument("--name", metavar="NAME",
+                   help="file stem for --save-influence (default: the model's directory name, "
+                        "with -step0 appended under --random-init)")
+
+
+def _reject_checkpoint_options(args) -> None:
+    if args.arch is None:
+        raise InvalidArgument("--arch", None, "a preset or model type (or --model PATH|NAME)")
+    for key in _CHECKPOINT_ONLY:
+        value = getattr(args, key, None)
+        if value not in (None, False):
+            raise InvalidArgument("--" + key.replace("_", "-"), value, "no value without --model")
+    if args.dtype == "bfloat16":
+        raise InvalidArgument("--dtype", "bfloat16", "float32 or float64 with --arch")
+
+
+def _checkpoint_preflight(args) -> None:
+    """Every check that needs no model, before any work (nothing half-done on bad input)."""
+    import os
+    import re
+
+    from posbias.files import check_writable
+
+    if args.arch is not None:
+        raise InvalidArgument("--arch", args.arch, "no value with --model (one of the two)")
+    if args.dtype not in ("float32", "bfloat16"):
+        raise InvalidArgument("--dtype", args.dtype, "float32 or bfloat16 with --model")
+    for key in ("exact", "layers", "hidden", "heads", "kv_heads", "vocab"):
+        if getattr(args, key) not in (None, False):
+            raise InvalidArgument("--" + key.replace("_", "-"), getattr(args, key),
+                                  "no value with --model (the checkpoint fixes it)")
+    if args.rope != "on":
+        raise InvalidArgument("--rope", args.rope, "on with --model")
+    for key, lo in (("length", 2), ("samples", 1), ("seed", 0), ("threads", 1), ("probes", 1)):
+        value = getattr(args, key)
+        if value < lo:
+            raise InvalidArgument("--" + key, value, f"an integer >= {lo}")
+    if args.text is not None and not os.path.exists(args.text):
+        raise InvalidArgument("--text", args.text, "an existing text file, .jsonl file or directory")
+    if args.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args.name):
+        raise InvalidArgument("--name", args.name, "a file stem of letters, digits, '.', '_', '-'")
+    if args.plot:
+        check_writable(args.plot, "--plot")
+    if args.export_config:
+        check_writable(args.export_config, "--export-config")
+    if args.save_influence is not None and not os.path.isdir(args.save_influence):
+        raise InvalidArgument("--save-influence", args.save_influence, "an existing directory")
+
+
+def _measure_checkpoint(args):
+    from posbias.measurements.checkpoint import load_checkpoint
+    from posbias.measurements.pretrained import measure_pretrained
+    from posbias.measurements.text import text_windows
+
+    _progress(f"loading {args.model} ({args.dtype}"
+              f"{', random init' if args.random_init else ''})")
+    loaded = load_checkpoint(args.model, dtype=args.dtype, allow_download=args.allow_download,
+                             random_init=args.random_init, seed=args.seed)
+    windows, inputs = None, None
+    if args.text is not None:
+        tw = text_windows(loaded.tokenizer, args.text, length=args.length,
+                          samples=args.samples, seed=args.seed)
+        windows, inputs = tw.ids, tw.describe()
+        _progress(inputs)
+    return measure_pretrained(loaded, windows, length=args.length, samples=args.samples,
+                              seed=args.seed, metric=args.metric, probes=args.probes,
+                              threads=args.threads, inputs=inputs, progress=_progress)
+
+
+_PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
+               "samples": "--samples", "seed": "--seed", "metric": "--metric",
+               "threads": "--threads", "probes": "--probes", "dtype": "--dtype",
+               "windows": "--text"}
+
+
+def _run_checkpoint(args) -> int:
+    from posbias.files import check_target
+    from posbias.measurements import export
+    from posbias.measurements.measure import require_models_extra
+    from posbias.proofs_checks.pretrained import compare_with_rollout
+
+    _checkpoint_preflight(args)
+    check_target(args.output, args.format)
+    if args.plot:
+        from posbias.render.plots import check_plot_path
+
+        check_plot_path(args.plot, "--plot")
+    if args.metric is None:
+        args.metric = "top1-grad"
+    require_models_extra()
+    try:
+        m = _measure_checkpoint(args)
+    except InvalidArgument as exc:
+        if exc.parameter in _PARAMETERS:
+            raise InvalidArgument(_PARAMETERS[exc.parameter], exc.value, exc.allowed) from None
+        raise
+    config_text = export.rollout_config_yaml(m)
+    comparison = compare_with_rollout(m.profile, config_text)
+    files = {}
+    if args.export_config:
+        files[args.export_config] = (config_text, "--export-config")
+    if args.save_influence is not None:
+        stage = "step-0" if args.random_init else "pretrained"
+        name = args.name or (m.name + ("-step0" if args.random_init else ""))
+        import os
+
+        os.makedirs(os.path.join(args.save_influence, "measured-influence"), exist_ok=True)
+        for path, text in export.influence_files(m, args.save_influence, name=name,
+                                                 stage=stage).items():
+            files[path] = (text, "--save-influence")
+    from posbias.files import write_output
+
+    for path, (text, parameter) in files.items():
+        write_output(text, path, parameter)
+    if args.plot:
+        _plot_checkpoint(args.plot, m, comparison)
+    if args.format == "json":
+        text = json.dumps({"measurement": m.as_dict(), "theory": comparison.as_dict(),
+                           "written": sorted(files)}, indent=2, allow_nan=False)
+    else:
+        text = _checkpoint_table(m, comparison, sorted(files))
+    write_output(text, args.output, fmt=args.format)
+    return 0
+
+
+def _checkpoint_table(m, c, written) -> str:
+    lines = [
+        f"model {m.model} ({m.model_type}): {m.num_layers} layers, {m.num_heads} heads, d_head "
+        f"{m.head_dim}, {m.dtype}, attention {m.attn_implementation}, positions: {m.positional}",
+        f"inputs: {m.inputs}",
+        f"L = {m.length}, {m.metric}, {m.seconds:.1f} s",
+        "",
+        "layer  lambda    score scale  mean diag-lower q.k (raw)  ALiBi slopes (first, last)",
+    ]
+    for t in range(m.num_layers):
+        sl = "-" if m.alibi_slopes is None else (
+            f"{_fmt(float(m.alibi_slopes[t][0]))}, {_fmt(float(m.alibi_slopes[t][-1]))}"
+            f" (x {_fmt(float(m.alibi_scale[t]))})")
+        lines.append(f"{t + 1:>5}  {_fmt(float(m.lambdas[t])):<8}  "
+                     f"{_fmt(float(m.score_scale[t])):<11}  "
+                     f"{_fmt(float(m.diagonal_scores[t].mean())):<25}  {sl}")
+    lines += ["", "profile                      spearman  W1        p(1)/min  p(L)/min  argmin"]
+    for label, row in c.rows():
+        lines.append(f"{label:<28} {row['spearman']:<9} {row['w1']:<9} {row['first_over_min']:<9} "
+                     f"{row['last_over_min']:<9} {row['argmin']}")
+    if written:
+        lines += [""] + [f"wrote {path}" for path in written]
+    return "\n".join(lines)
+
+
+def _plot_checkpoint(path, m, c) -> None:
+    from posbias.render.plots import plot_curves
+
+    plot_curves([(f"measured ({m.metric})", m.profile, "-"),
+                 ("rollout, measured λ_t, slopes, content", c.rollout, "--"),
+                 ("rollout, attention only (λ = 1)", c.attention_only, ":")],
+                path, title=f"{m.name}, L = {m.length}, {m.samples} window(s)",
+                xlabel="input position j", parameter="--plot")

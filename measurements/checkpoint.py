@@ -1,0 +1,174 @@
+"""Loading a pretrained causal language model and its tokenizer, and per-block gradient
+checkpointing for the influence measurement.
+
+:func:`load_checkpoint` loads ``transformers.AutoModelForCausalLM`` and ``AutoTokenizer`` from a
+local directory or from the local Hugging Face cache (``local_files_only=True`` unless
+``allow_download``), on the CPU, in ``float32`` or ``bfloat16``, in evaluation mode with every
+parameter frozen (``requires_grad = False``: the measurement differentiates with respect to the
+input embeddings only, so no weight gradient is ever formed).
+
+:func:`block_checkpointing` wraps the ``forward`` of every decoder block in
+``torch.utils.checkpoint.checkpoint`` (non-reentrant): the backward pass keeps only the input of
+each block and recomputes the block, so the activation memory of a gradient pass is that of
+one block plus ``T`` block inputs (``T x L x d`` numbers) instead of ``T`` whole blocks.  The
+model's own ``gradient_checkpointing_enable`` acts only in training mode, which would switch
+dropout on; wrapping the blocks keeps evaluation mode.
+
+torch and transformers are the ``models`` extra, imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+from posbias.errors import InvalidArgument
+from posbias.measurements.measure import _locate_blocks, _quiet_transformers, require_models_extra
+
+__all__ = ["CHECKPOINT_DTYPES", "LoadedCheckpoint", "load_checkpoint", "block_checkpointing",
+           "hf_cache_dir"]
+
+CHECKPOINT_DTYPES = ("float32", "bfloat16")
+
+
+@dataclass
+class LoadedCheckpoint:
+    """A loaded model: ``model``, ``tokenizer``, the ``source`` string the user gave, the
+    ``location`` it was read from (a directory, or ``"<cache dir> (model NAME)"``), ``dtype``
+    and the attention implementation transformers chose."""
+
+    model: object
+    tokenizer: object
+    source: str
+    location: str
+    dtype: str
+    attn_implementation: str
+
+
+def hf_cache_dir() -> str:
+    """The Hugging Face hub cache directory transformers reads (``HF_HUB_CACHE``/``HF_HOME``
+    aware), as ``huggingface_hub`` resolves it."""
+    try:
+        from huggingface_hub import constants
+
+        return str(constants.HF_HUB_CACHE)
+    except Exception:  # pragma: no cover - huggingface_hub comes with transformers
+        return os.path.join(os.path.expanduser("~"), ".cache", "huggingface", "hub")
+
+
+def _looks_like_path(name: str) -> bool:
+    """A hub name is ``name`` or ``org/name``; anything else is meant as a path."""
+    return name.startswith((".", "/", "~")) or name.count("/") > 1 or (os.sep != "/" and os.sep in name)
+
+
+def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool = False,
+                    attn_implementation: str | None = None, random_init: bool = False,
+                    seed: int = 0) -> LoadedCheckpoint:
+    """Load the causal LM ``model`` (a local directory, or a hub name found in the local cache)
+    and its tokenizer on the CPU.
+
+    Parameters
+    ----------
+    model: a directory written by ``save_pretrained`` (config, weights, tokenizer files), or a
+        model name such as ``bigscience/bloom-560m`` present in the local cache
+        (:func:`hf_cache_dir`).
+    dtype: ``"float32"`` (default) or ``"bfloat16"``.
+    allow_download: fetch a name that is not in the cache (``local_files_only=False``).
+    attn_implementation: passed to transformers when given (default: transformers' choice,
+        ``sdpa`` where the architecture has it, else ``eager``).
+    random_init: build the checkpoint's architecture from its config with freshly initialized
+        weights (``torch.manual_seed(seed)`` first) instead of loading the trained weights: the
+        Step-0 model of the same architecture (chowdhury2026).
+
+    A model that cannot be found raises :class:`~posbias.errors.InvalidArgument` naming
+    ``model`` and where it was looked for; nothing is downloaded unless ``allow_download``.
+    """
+    torch, transformers = require_models_extra()
+    if not isinstance(model, str) or not model:
+        raise InvalidArgument("model", model, "a checkpoint directory or a model name")
+    if dtype not in CHECKPOINT_DTYPES:
+        raise InvalidArgument("dtype", dtype, "one of " + ", ".join(CHECKPOINT_DTYPES))
+    for key, value in (("allow_download", allow_download), ("random_init", random_init)):
+        if not isinstance(value, bool):
+            raise InvalidArgument(key, value, "True or False")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidArgument("seed", seed, "an integer >= 0")
+    expanded = os.path.expanduser(model)
+    if os.path.isdir(expanded):
+        where, location = expanded, os.path.abspath(expanded)
+        if not os.path.isfile(os.path.join(expanded, "config.json")):
+            raise InvalidArgument("model", model, f"a checkpoint directory with a config.json "
+                                  f"(looked in {location})")
+    elif os.path.exists(expanded) or _looks_like_path(model):
+        raise InvalidArgument("model", model, f"an existing checkpoint directory (looked at "
+                              f"{os.path.abspath(expanded)})")
+    else:
+        where = model
+        location = f"{hf_cache_dir()} (model {model})"
+    local = not allow_download
+    kwargs = {"local_files_only": local}
+    if attn_implementation is not None:
+        kwargs["attn_implementation"] = attn_implementation
+    bars = transformers.utils.logging.is_progress_bar_enabled()
+    transformers.utils.logging.disable_progress_bar()
+    with _quiet_transformers(transformers):
+        try:
+            tokenizer = transformers.AutoTokenizer.from_pretrained(where, **{"local_files_only": local})
+            if random_init:
+                config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
+                torch.manual_seed(seed)
+                net = transformers.AutoModelForCausalLM.from_config(
+                    config, dtype=getattr(torch, dtype),
+                    **{k: v for k, v in kwargs.items() if k != "local_files_only"})
+            else:
+                net = transformers.AutoModelForCausalLM.from_pretrained(
+                    where, dtype=getattr(torch, dtype), **kwargs)
+        except (OSError, ValueError, KeyError) as exc:
+            looked = location if os.path.isdir(expanded) else (
+                f"the local Hugging Face cache {hf_cache_dir()} (no directory "
+                f"{os.path.abspath(expanded)} either)"
+                + ("" if allow_download else "; pass --allow-download to fetch it"))
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if len(reason) > 160:
+                reason = reason[:157] + "..."
+            raise InvalidArgument("model", model, f"a loadable causal LM with its tokenizer "
+                                  f"(looked in {looked}: {reason})") from None
+        finally:
+            if bars:
+                transformers.utils.logging.enable_progress_bar()
+    net.eval()
+    net.requires_grad_(False)
+    impl = getattr(net.config, "_attn_implementation", None) or "eager"
+    return LoadedCheckpoint(net, tokenizer, model, location, dtype, str(impl))
+
+
+@contextlib.contextmanager
+def block_checkpointing(model):
+    """Within the context, every decoder block of ``model`` runs under non-reentrant
+    ``torch.utils.checkpoint.checkpoint``: its activations are recomputed in the backward pass
+    instead of being kept.  Values and gradients are unchanged (same operations, same order);
+    hooks on the modules inside a block fire again when the backward pass recomputes it, so
+    recorders that read the forward pass pause before the backward pass (``after_forward`` of
+    :func:`~posbias.measurements.measure.influence_profile`)."""
+    import torch.utils.checkpoint as cp
+
+    blocks, _, _ = _locate_blocks(model)
+    saved = []
+    for block in blocks:
+        original = block.forward
+
+        def forward(*args, _original=original, **kwargs):
+            return cp.checkpoint(_original, *args, use_reentrant=False,
+                                 preserve_rng_state=False, **kwargs)
+
+        saved.append((block, "forward" in vars(block), original))
+        block.forward = forward
+    try:
+        yield len(blocks)
+    finally:
+        for block, had_own, original in saved:
+            if had_own:
+                block.forward = original
+            else:
+                del block.forward

@@ -1,0 +1,422 @@
+r"""Measuring a pretrained causal LM on real text: influence, mixing coefficients, content
+scores and ALiBi slopes, everything the rollout model of herasimchyk2026 needs.
+
+For a loaded checkpoint (:mod:`posbias.measurements.checkpoint`) and ``N`` token windows of
+length ``L`` (:mod:`posbias.measurements.text`, or uniformly random ids):
+
+**Influence** (``metric="top1-grad"``, the herasimchyk2026 protocol): for each window, the L2 norm
+over the embedding dimension of :math:`\partial p_{\mathrm{top1}} / \partial e_j`, ``p_top1`` the
+model's own largest next-token probability at the last position, ``e_j`` the input embedding of
+position ``j``; each window's vector is normalised to sum 1 and the profile is the mean over
+windows.  ``metric="jacobian"``: the Jacobian Frobenius norm of the last hidden state (see
+:func:`posbias.measurements.measure.influence_profile`).  The gradient pass runs under
+per-block checkpointing.
+
+The forward pass of the same gradient computation reads, with hooks on every block (switched
+off before the backward pass, which recomputes the checkpointed blocks):
+
+* :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i}\| + \|a_{t,i}\|)`, ``x_t`` the
+  block input, ``a_t`` the attention sub-layer output before any residual add inside the module
+  (:class:`posbias.measurements.measure.lambda_hooks`; mean over positions, then over windows);
+* per head ``h`` the raw scores :math:`s_{ij} = q_i \cdot k_j` (queries and keys after the
+  model's rotary embedding where it has one, key/value groups expanded to the query heads,
+  *without* the model's scale factor): ``qk_diagonal[t, h]`` the mean over ``i`` of
+  :math:`s_{ii}`, ``qk_lower[t, h]`` the mean over ``j < i`` of :math:`s_{ij}` (computed as
+  :math:`\sum_i q_i \cdot \sum_{j<i} k_j`, never as an ``L x L`` matrix); the content scores of
+  the rollout model are ``diagonal = qk_diagonal - qk_lower`` and ``base = qk_lower``;
+* the model's logit scale ``score_scale[t]`` (the factor on ``q.k`` before the softmax, read from
+  the attention module: ``scaling``, ``inv_norm_factor`` or ``softmax_scale``) and, for ALiBi
+  models, the slopes from the bias tensor the model itself passes to the attention (the
+  difference of two neighbouring key positions) and ``alibi_scale[t]``, the factor the model puts
+  on that bias (1 for BLOOM and MPT; Falcon's ``1/sqrt(d_head)``).
+
+In logits, head ``h`` of layer ``t`` reads key ``j`` from query ``i`` with
+``score_scale * s_ij - alibi_scale * slope_h * (i - j)`` up to a per-row constant.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from posbias.errors import InvalidArgument
+from posbias.measurements.checkpoint import block_checkpointing
+from posbias.measurements.measure import (
+    METRICS,
+    _locate_blocks,
+    influence_profile,
+    lambda_hooks,
+    require_models_extra,
+)
+
+__all__ = ["PRETRAINED_FAMILIES", "PretrainedMeasurement", "AttentionProbe",
+           "measure_pretrained"]
+
+#: model types whose queries, keys, scale and ALiBi bias posbias reads (tested on tiny models)
+PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mistral")
+
+
+def _bind(module, args, kwargs) -> dict:
+    sig = inspect.signature(module.forward)
+    bound = sig.bind_partial(*args, **kwargs)
+    out = dict(bound.arguments)
+    out.update(out.pop("kwargs", {}) or {})
+    return out
+
+
+def _heads(x, batch, length, heads, d):
+    """``batch x length x (heads*d)`` -> ``batch x heads x length x d``."""
+    return x.reshape(batch, length, heads, d).transpose(1, 2)
+
+
+def _expand(k, heads):
+    """Repeat key heads to the query heads (each key head serves a consecutive group)."""
+    if k.shape[1] == heads:
+        return k
+    return k.repeat_interleave(heads // k.shape[1], dim=1)
+
+
+def _rotary(attn, q, k, cos, sin):
+    apply = getattr(sys.modules[type(attn).__module__], "apply_rotary_pos_emb")
+    return apply(q, k, cos, sin)
+
+
+def _queries_keys(model_type: str, attn, a: dict):
+    """(q, k, score_scale, alibi tensor or None, alibi_scale) of one attention call, q and k as
+    ``batch x heads x L x d`` after any rotary embedding, key heads expanded."""
+    h = a["hidden_states"]
+    B, L, _ = h.shape
+    if model_type == "gpt2":
+        q, k, _ = attn.c_attn(h).split(attn.split_size, dim=2)
+        H, d = attn.num_heads, attn.head_dim
+        return _heads(q, B, L, H, d), _heads(k, B, L, H, d), float(attn.scaling), None, 1.0
+    if model_type in ("llama", "qwen2", "mistral"):
+        d = attn.head_dim
+        q = attn.q_proj(h).view(B, L, -1, d).transpose(1, 2)
+        k = attn.k_proj(h).view(B, L, -1, d).transpose(1, 2)
+        cos, sin = a["position_embeddings"]
+        q, k = _rotary(attn, q, k, cos, sin)
+        return q, _expand(k, q.shape[1]), float(attn.scaling), None, 1.0
+    if model_type == "bloom":
+        q, k, _ = attn._reshape(attn.query_key_value(h))
+        return q, k, float(attn.inv_norm_factor), a["alibi"], 1.0
+    if model_type == "falcon":
+        q, k, _ = attn._split_heads(attn.query_key_value(h))
+        q, k = q.transpose(1, 2), k.transpose(1, 2)
+        alibi = a.get("alibi")
+        if alibi is None:
+            cos, sin = a["position_embeddings"]
+            q, k = _rotary(attn, q, k, cos, sin)
+        scale = float(attn.inv_norm_factor)
+        return q, _expand(k, q.shape[1]), scale, alibi, scale
+    if model_type == "mpt":
+        qkv = attn.Wqkv(h)
+        if attn.clip_qkv:
+            qkv = qkv.clamp(min=-attn.clip_qkv, max=attn.clip_qkv)
+        q, k, _ = qkv.chunk(3, dim=2)
+        H, d = attn.n_heads, attn.head_dim
+        return (_heads(q, B, L, H, d), _heads(k, B, L, H, d), float(attn.softmax_scale),
+                a["position_bias"], 1.0)
+    raise InvalidArgument("model", model_type, "one of the families posbias reads queries and keys "
+                          "of: " + ", ".join(PRETRAINED_FAMILIES))
+
+
+def _slopes(bias, heads: int) -> np.ndarray:
+    """ALiBi slopes from a bias tensor whose last axis runs over key positions (BLOOM/Falcon:
+    ``slope * j``; MPT: ``slope * (j - L + 1)``): the difference of the entry nearest zero and its
+    neighbour, which is exact in the bias tensor's own dtype."""
+    b = bias.detach().double().reshape(-1, bias.shape[-1])[:heads]
+    k = int(b[0].abs().argmin())
+    nxt = k + 1 if k + 1 < b.shape[1] else k - 1
+    step = (b[:, nxt] - b[:, k]) / (nxt - k)
+    return step.numpy()
+
+
+class AttentionProbe:
+    """Context manager: forward pre-hooks on every attention module accumulating the raw q.k
+    means, the logit scale and the ALiBi slopes (see the module docstring).  ``keep_last=True``
+    keeps the last call's ``q, k`` per layer in ``last`` (for tests)."""
+
+    def __init__(self, model, *, keep_last: bool = False):
+        self.model = model
+        self.keep_last = keep_last
+        self.active = True
+        self._handles = []
+        self.last = {}
+
+    def __enter__(self):
+        torch, _ = require_models_extra()
+        _, attns, _ = _locate_blocks(self.model)
+        model_type = self.model.config.model_type
+        n = len(attns)
+        self.calls = [0] * n
+        self.diag = [None] * n
+        self.lower = [None] * n
+        self.scale = [None] * n
+        self.alibi_scale = [None] * n
+        self.slopes = [None] * n
+        self.head_dim = None
+
+        for t, attn in enumerate(attns):
+            def pre(mod, args, kwargs, t=t):
+                if not self.active:
+                    return
+                with torch.no_grad():
+                    q, k, scale, bias, bias_scale = _queries_keys(model_type, mod,
+                                                                  _bind(mod, args, kwargs))
+                    q = q[0].double()
+                    k = k[0].double()
+                    L = q.shape[1]
+                    diag = (q * k).sum(-1).mean(-1)
+                    prev = torch.cumsum(k, dim=1)[:, :-1]            # sum_{j<i} k_j, i = 2..L
+                    lower = (q[:, 1:] * prev).sum((-1, -2)) / (L * (L - 1) / 2)
+                    if self.keep_last:
+                        self.last[t] = (q, k)
+                self.diag[t] = diag.numpy() + (0 if self.diag[t] is None else self.diag[t])
+                self.lower[t] = lower.numpy() + (0 if self.lower[t] is None else self.lower[t])
+                self.scale[t] = scale
+                self.head_dim = int(q.shape[-1])
+                self.alibi_scale[t] = bias_scale if bias is not None else None
+                if bias is not None:
+                    self.slopes[t] = _slopes(bias, q.shape[0])
+                self.calls[t] += 1
+
+            self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        return False
+
+    def results(self) -> dict:
+        if min(self.calls) < 1:
+            raise RuntimeError("AttentionProbe saw no forward pass")
+        out = {
+            "qk_diagonal": np.array([d / c for d, c in zip(self.diag, self.calls)]),
+            "qk_lower": np.array([d / c for d, c in zip(self.lower, self.calls)]),
+            "score_scale": np.array(self.scale, dtype=float),
+            "alibi_slopes": None,
+            "alibi_scale": None,
+            "head_dim": self.head_dim,
+        }
+        if all(s is not None for s in self.slopes):
+            out["alibi_slopes"] = np.array(self.slopes)
+            out["alibi_scale"] = np.array(self.alibi_scale, dtype=float)
+        return out
+
+
+@dataclass
+class PretrainedMeasurement:
+    """A pretrained model measured on ``samples`` windows of ``length`` tokens.
+
+    Arrays: ``profile[j-1]`` (normalised influence of position ``j``), ``sample_profiles``
+    (``N x L``), ``lambdas[t-1]``, ``qk_diagonal`` / ``qk_lower`` (``T x H``, raw ``q.k`` means
+    without the model's scale), ``score_scale`` (``T``), ``alibi_slopes`` (``T x H`` or None),
+    ``alibi_scale`` (``T`` or None).  ``digits = 7``: no value carries more than float32
+    precision (the models compute in float32 or bfloat16).
+    """
+
+    model: str
+    location: str
+    model_type: str
+    num_layers: int
+    num_heads: int
+    head_dim: int
+    hidden_size: int
+    length: int
+    metric: str
+    samples: int
+    seed: int
+    dtype: str
+    attn_implementation: str
+    inputs: str
+    profile: np.ndarray
+    sample_profiles: np.ndarray
+    lambdas: np.ndarray
+    qk_diagonal: np.ndarray
+    qk_lower: np.ndarray
+    score_scale: np.ndarray
+    alibi_slopes: np.ndarray | None
+    alibi_scale: np.ndarray | None
+    positional: str
+    seconds: float
+    details: dict = field(default_factory=dict)
+
+    digits = 7
+
+    @property
+    def diagonal_scores(self) -> np.ndarray:
+        """Raw content score per (layer, head): mean diagonal minus mean strictly-lower q.k."""
+        return self.qk_diagonal - self.qk_lower
+
+    @property
+    def base_scores(self) -> np.ndarray:
+        """Raw mean strictly-lower q.k per (layer, head)."""
+        return self.qk_lower
+
+    @property
+    def name(self) -> str:
+        """A file-name stem for the model: the last path component, lower case."""
+        import os
+        import re
+
+        stem = os.path.basename(self.model.rstrip("/\\")) or "model"
+        return re.sub(r"[^a-z0-9._-]+", "-", stem.lower()).strip("-.") or "model"
+
+    def as_dict(self) -> dict:
+        def r(x):
+            return float(f"{float(x):.{self.digits}g}")
+
+        def table(a):
+            return None if a is None else [[r(x) for x in row] for row in np.atleast_2d(a)]
+
+        return {
+            "model": self.model, "location": self.location, "model_type": self.model_type,
+            "num_layers": self.num_layers, "num_heads": self.num_heads,
+            "head_dim": self.head_dim, "hidden_size": self.hidden_size, "length": self.length,
+            "metric": self.metric, "samples": self.samples, "seed": self.seed,
+            "dtype": self.dtype, "attn_implementation": self.attn_implementation,
+            "inputs": self.inputs, "positional": self.positional,
+            "seconds": round(self.seconds, 3),
+            "lambdas": [r(x) for x in self.lambdas],
+            "qk_diagonal": table(self.qk_diagonal), "qk_lower": table(self.qk_lower),
+            "score_scale": [r(x) for x in self.score_scale],
+            "alibi_slopes": table(self.alibi_slopes),
+            "alibi_scale": None if self.alibi_scale is None else [r(x) for x in self.alibi_scale],
+            "profile": [r(x) for x in self.profile],
+            "details": self.details,
+        }
+
+
+def _positional(model, slopes) -> str:
+    if slopes is not None:
+        return "alibi"
+    if any(type(m).__name__.endswith("RotaryEmbedding") for m in model.modules()):
+        return "rope"
+    if model.config.model_type == "gpt2":
+        return "learned absolute"
+    return "none found"
+
+
+def measure_pretrained(
+    loaded,
+    windows=None,
+    *,
+    length: int | None = None,
+    samples: int = 1,
+    seed: int = 0,
+    metric: str = "top1-grad",
+    probes: int = 8,
+    threads: int = 1,
+    checkpointing: bool = True,
+    inputs: str | None = None,
+    progress=None,
+) -> PretrainedMeasurement:
+    """Measure a loaded checkpoint on token windows.
+
+    Parameters
+    ----------
+    loaded: a :class:`~posbias.measurements.checkpoint.LoadedCheckpoint`.
+    windows: an ``N x L`` integer array of token ids (:func:`~posbias.measurements.text.text_windows`),
+        or None for ``samples`` sequences of ``length`` ids drawn uniformly from the vocabulary
+        by a ``torch.Generator`` seeded with ``seed``.
+    length, samples: used only without ``windows`` (integers >= 2 and >= 1).
+    seed: integer >= 0 (random ids, and the Jacobian probes).
+    metric: ``"top1-grad"`` (default) or ``"jacobian"`` (``probes`` Rademacher probes).
+    threads: torch intra-op threads during the run (restored afterwards).
+    checkpointing: per-block gradient checkpointing in the gradient pass (default True).
+    inputs: a description of the inputs for the record (default: derived).
+    progress: optional callable receiving one-line messages.
+    """
+    torch, _ = require_models_extra()
+    if metric not in METRICS:
+        raise InvalidArgument("metric", metric, "one of " + ", ".join(METRICS))
+    for name, value, lo in (("samples", samples, 1), ("seed", seed, 0), ("threads", threads, 1),
+                            ("probes", probes, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            raise InvalidArgument(name, value, f"an integer >= {lo}")
+    model = loaded.model
+    config = model.config
+    if config.model_type not in PRETRAINED_FAMILIES:
+        raise InvalidArgument("model", loaded.source, "a causal LM of a family posbias measures ("
+                              + ", ".join(PRETRAINED_FAMILIES) + f"), not {config.model_type}")
+    vocab = int(model.get_input_embeddings().weight.shape[0])
+    if windows is None:
+        if isinstance(length, bool) or not isinstance(length, int) or length < 2:
+            raise InvalidArgument("length", length, "an integer >= 2")
+        gen = torch.Generator().manual_seed(seed)
+        ids = torch.randint(0, vocab, (samples, length), generator=gen)
+        inputs = inputs or f"{samples} sequence(s) of {length} uniformly random token ids (seed {seed})"
+    else:
+        ids = torch.as_tensor(np.asarray(windows), dtype=torch.long)
+        if ids.ndim != 2 or ids.shape[1] < 2:
+            raise InvalidArgument("windows", f"an array of shape {tuple(ids.shape)}",
+                                  "an N x L array of token ids, L >= 2")
+        if int(ids.min()) < 0 or int(ids.max()) >= vocab:
+            raise InvalidArgument("windows", f"ids in [{int(ids.min())}, {int(ids.max())}]",
+                                  f"token ids in [0, {vocab - 1}] (the model's vocabulary)")
+        inputs = inputs or f"{ids.shape[0]} given window(s) of {ids.shape[1]} tokens"
+    n, L = int(ids.shape[0]), int(ids.shape[1])
+    maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len", None)
+    if isinstance(maxpos, int) and L > maxpos:
+        raise InvalidArgument("length", L, f"at most {maxpos} (the model's maximum positions)")
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    start = time.perf_counter()
+    try:
+        gen = torch.Generator().manual_seed(seed + 1)
+        profiles = []
+        ctx = block_checkpointing(model) if checkpointing else _null()
+        with ctx, lambda_hooks(model) as rec, AttentionProbe(model) as probe:
+            def pause():  # recording stops before the backward pass recomputes the blocks
+                rec.active = probe.active = False
+
+            for s in range(n):
+                rec.active = probe.active = True
+                infl = influence_profile(model, ids[s], metric=metric, probes=probes,
+                                         generator=gen, chunk=1, after_forward=pause)
+                total = float(infl.sum())
+                if not math.isfinite(total) or total <= 0:
+                    raise InvalidArgument("model", loaded.source, "a model whose influence is "
+                                          "finite and nonzero (got a degenerate gradient)")
+                profiles.append(infl / total)
+                if progress:
+                    progress(f"window {s + 1}/{n}: {metric} done "
+                             f"({time.perf_counter() - start:.1f} s)")
+    finally:
+        torch.set_num_threads(previous)
+    att = probe.results()
+    sample_profiles = np.array(profiles)
+    profile = sample_profiles.mean(axis=0)
+    profile = profile / profile.sum()
+    heads = int(att["qk_diagonal"].shape[1])
+    hidden = int(config.hidden_size)
+    return PretrainedMeasurement(
+        model=loaded.source, location=loaded.location, model_type=config.model_type,
+        num_layers=int(att["qk_diagonal"].shape[0]), num_heads=heads,
+        head_dim=att["head_dim"], hidden_size=hidden, length=L, metric=metric, samples=n,
+        seed=seed, dtype=loaded.dtype, attn_implementation=loaded.attn_implementation,
+        inputs=inputs, profile=profile, sample_profiles=sample_profiles,
+        lambdas=np.asarray(rec.lambdas, dtype=float), qk_diagonal=att["qk_diagonal"],
+        qk_lower=att["qk_lower"], score_scale=att["score_scale"],
+        alibi_slopes=att["alibi_slopes"], alibi_scale=att["alibi_scale"],
+        positional=_positional(model, att["alibi_slopes"]),
+        seconds=time.perf_counter() - start,
+        details={"checkpointing": bool(checkpointing), "threads": threads,
+                 "estimator": "exact gradient" if metric == "top1-grad"
+                 else f"{probes} rademacher probes"})
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -1,0 +1,152 @@
+"""Windows of exactly ``L`` tokens of real text, tokenized with the model's own tokenizer.
+
+Sources: a plain-text file (one document), a ``.jsonl`` file (one JSON object per line with a
+string field ``text``; each line is a document), or a directory (its ``.txt``, ``.text``, ``.md``
+and ``.jsonl`` files, recursively, in sorted path order).
+
+Windows: each document is tokenized on its own with the tokenizer's defaults; when the tokenizer
+adds special tokens in front of a text (a BOS token), every window starts with those tokens
+followed by ``L - k`` consecutive text tokens, otherwise a window is ``L`` consecutive text
+tokens.  Windows are cut without overlap from the start of each document; a remainder shorter
+than a window is dropped and documents are never joined, so no window contains padding or a
+document boundary.  ``samples`` windows are drawn without replacement by
+``numpy.random.default_rng(seed)`` from all windows, in document order: the same files, tokenizer
+and seed give the same windows.  Reading stops after the document that brings the number of
+candidate windows to ``64 * samples`` (a large corpus is not tokenized whole), so the windows
+come from the first documents in file order.
+
+Paper: herasimchyk2026 (measured input-token influence on real text windows).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from posbias.errors import InvalidArgument
+
+__all__ = ["TEXT_SUFFIXES", "TextWindows", "read_documents", "text_windows"]
+
+TEXT_SUFFIXES = (".txt", ".text", ".md", ".jsonl")
+
+#: stop reading documents once this many candidate windows per requested sample are at hand
+_CANDIDATES_PER_SAMPLE = 64
+
+
+@dataclass
+class TextWindows:
+    """``ids``: an ``N x L`` int64 array of token ids; ``prefix``: the special tokens the
+    tokenizer puts in front of a text (every window starts with them); ``files`` read,
+    ``documents`` tokenized and ``candidates`` (windows available) for the record."""
+
+    ids: np.ndarray
+    prefix: list
+    source: str
+    files: int
+    documents: int
+    candidates: int
+    seed: int
+
+    def describe(self) -> str:
+        pre = f", each starting with special token(s) {self.prefix}" if self.prefix else ""
+        return (f"{self.ids.shape[0]} window(s) of {self.ids.shape[1]} tokens from {self.source} "
+                f"({self.files} file(s), {self.documents} document(s), {self.candidates} "
+                f"windows available, seed {self.seed}{pre})")
+
+
+def _files(path: str) -> list[str]:
+    if os.path.isfile(path):
+        return [path]
+    if os.path.isdir(path):
+        out = []
+        for root, dirs, names in os.walk(path):
+            dirs.sort()
+            out += [os.path.join(root, n) for n in sorted(names)
+                    if n.lower().endswith(TEXT_SUFFIXES) and not n.startswith(".")]
+        if not out:
+            raise InvalidArgument("text", path, "a directory holding " + ", ".join(TEXT_SUFFIXES)
+                                  + " files")
+        return out
+    raise InvalidArgument("text", path, "an existing text file, .jsonl file or directory")
+
+
+def read_documents(path):
+    """Yield ``(file, document text)`` for every document under ``path`` (see the module
+    docstring).  A ``.jsonl`` line that is not a JSON object with a string ``text`` raises
+    :class:`~posbias.errors.InvalidArgument` naming the file and line."""
+    path = os.fspath(path)
+    for name in _files(path):
+        try:
+            with open(name, encoding="utf-8") as fh:
+                if name.lower().endswith(".jsonl"):
+                    for k, line in enumerate(fh, 1):
+                        if not line.strip():
+                            continue
+                        try:
+                            obj = json.loads(line)
+                        except json.JSONDecodeError:
+                            obj = None
+                        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+                            raise InvalidArgument("text", f"{name}:{k}",
+                                                  "JSON lines with a string field 'text'")
+                        yield name, obj["text"]
+                else:
+                    yield name, fh.read()
+        except UnicodeDecodeError:
+            raise InvalidArgument("text", name, "UTF-8 text") from None
+        except OSError as exc:
+            raise InvalidArgument("text", name, f"a readable file ({exc.strerror})") from None
+
+
+def _prefix(tokenizer) -> list:
+    """The special tokens the tokenizer puts in front of a text (a BOS), found by comparing the
+    encodings of a probe text with and without special tokens."""
+    probe = "a"
+    bare = tokenizer(probe, add_special_tokens=False)["input_ids"]
+    full = tokenizer(probe)["input_ids"]
+    for k in range(len(full) - len(bare) + 1):
+        if full[k:k + len(bare)] == bare:
+            return list(full[:k])
+    return []
+
+
+def text_windows(tokenizer, path, *, length: int, samples: int, seed: int = 0) -> TextWindows:
+    """``samples`` token windows of exactly ``length`` tokens from the text under ``path``.
+
+    Parameters: ``tokenizer`` a transformers tokenizer; ``path`` a file or directory;
+    ``length`` integer >= 2; ``samples`` integer >= 1; ``seed`` integer >= 0.  Too little text
+    raises :class:`~posbias.errors.InvalidArgument` naming ``samples`` (or ``text`` when no
+    document is long enough) with the number of windows found.
+    """
+    for name, value, lo in (("length", length, 2), ("samples", samples, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            raise InvalidArgument(name, value, f"an integer >= {lo}")
+    path = os.fspath(path)
+    prefix = _prefix(tokenizer)
+    body = length - len(prefix)
+    if body < 1:
+        raise InvalidArgument("length", length, f"an integer > {len(prefix)} (the tokenizer's "
+                              "prefix tokens)")
+    windows, files, docs = [], set(), 0
+    want = _CANDIDATES_PER_SAMPLE * samples
+    for name, doc in read_documents(path):
+        files.add(name)
+        docs += 1
+        ids = tokenizer(doc, add_special_tokens=False, verbose=False)["input_ids"]
+        for start in range(0, len(ids) - body + 1, body):
+            windows.append(prefix + list(ids[start:start + body]))
+        if len(windows) >= want:
+            break
+    if not windows:
+        raise InvalidArgument("text", path, f"text with at least one document of {body} tokens "
+                              f"(L = {length}); {docs} document(s) read")
+    if len(windows) < samples:
+        raise InvalidArgument("samples", samples, f"at most {len(windows)} (the windows of "
+                              f"{length} tokens in {path})")
+    rng = np.random.default_rng(seed)
+    pick = np.sort(rng.choice(len(windows), size=samples, replace=False))
+    ids = np.array([windows[k] for k in pick], dtype=np.int64)
+    return TextWindows(ids, prefix, path, len(files), docs, len(windows), seed)

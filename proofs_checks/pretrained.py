@@ -1,0 +1,193 @@
+"""Pretrained measurements meet theory: the measured influence of a checkpoint against the
+rollout of its own measured config, and the reading of a ``measured-influence`` folder.
+
+:func:`compare_with_rollout` puts the measured profile next to the residual-aware rollout of the
+exported config (measured lambda_t, ALiBi slopes and content scores; fast ALiBi path of
+:mod:`posbias.numerics.configs`) and its attention-only counterpart (lambda = 1): Spearman and
+normalised Wasserstein-1 of each, as herasimchyk2026 (H5) reports them.
+
+:func:`read_measured_folder` reads ``<data_dir>/measured-influence/``: every ``<name>.csv``
+(``position,influence``) with its ``<name>.yaml`` rollout config and, when present, its
+``<name>.measurement.json`` record (written by ``posbias measure --model ... --save-influence``:
+``stage`` pretrained or step-0 and the architecture).  The ``empirical-match`` claim can take its
+rows from :func:`empirical_match_rows`, which adds the attention-only Spearman to what it prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from posbias.errors import InvalidArgument
+from posbias.numerics.compare import spearman, wasserstein1
+
+__all__ = ["RolloutComparison", "compare_with_rollout", "MeasuredRecord", "read_influence_csv",
+           "read_measured_folder", "empirical_match_rows", "macroscopic_profile"]
+
+
+def _summary(p: np.ndarray) -> dict:
+    k = int(np.argmin(p))
+    mn = float(p[k])
+
+    def ratio(x):
+        return float(x / mn) if mn > 0 else float("inf")
+
+    return {"argmin": k + 1, "first_over_min": ratio(p[0]), "last_over_min": ratio(p[-1])}
+
+
+@dataclass
+class RolloutComparison:
+    """Measured profile vs the rollout of its config (``rollout``) and attention only."""
+
+    measured: np.ndarray
+    rollout: np.ndarray
+    attention_only: np.ndarray
+
+    def metrics(self, q) -> dict:
+        return {"spearman": float(spearman(q, self.measured)),
+                "w1": float(wasserstein1(q, self.measured)), **_summary(q)}
+
+    def rows(self):
+        """``(label, printed row)`` for measured, rollout and attention only (4 digits)."""
+        def f(x):
+            return f"{x:.4g}" if isinstance(x, float) else str(x)
+
+        out = [("measured", {"spearman": "-", "w1": "-",
+                             **{k: f(v) for k, v in _summary(self.measured).items()}})]
+        for label, q in (("rollout (measured lambda)", self.rollout),
+                         ("attention only (lambda = 1)", self.attention_only)):
+            out.append((label, {k: f(v) for k, v in self.metrics(q).items()}))
+        return out
+
+    def as_dict(self) -> dict:
+        def r(x):
+            return float(f"{float(x):.7g}")
+
+        return {
+            "rollout": {k: (r(v) if isinstance(v, float) else v)
+                        for k, v in self.metrics(self.rollout).items()},
+            "attention_only": {k: (r(v) if isinstance(v, float) else v)
+                               for k, v in self.metrics(self.attention_only).items()},
+            "profile_rollout": [r(x) for x in self.rollout],
+            "profile_attention_only": [r(x) for x in self.attention_only],
+        }
+
+
+def compare_with_rollout(measured, config_text: str, *, source: str = "<measured config>"):
+    """Compare a measured profile (length ``L``) with the rollout of ``config_text`` (a rollout
+    config in the reference schema, read with the reference convention, at length ``L``)."""
+    from posbias.numerics.configs import parse_config
+
+    p = np.asarray(measured, dtype=float)
+    cfg = parse_config(config_text, source=source, length=int(p.size))
+    return RolloutComparison(p, np.asarray(cfg.profile()), np.asarray(cfg.attention_only().profile()))
+
+
+def read_influence_csv(path: str) -> np.ndarray:
+    """A ``position,influence`` csv as a normalised profile (positions consecutive from 0 or 1,
+    finite influences >= 0 with a positive sum)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = [ln.strip() for ln in fh if ln.strip()]
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidArgument("measured influence", path, f"a readable UTF-8 csv ({exc})") from None
+    if not lines or lines[0].replace(" ", "").lower() != "position,influence":
+        raise InvalidArgument("measured influence", path, "a csv with header 'position,influence'")
+    pos, vals = [], []
+    for ln in lines[1:]:
+        parts = ln.split(",")
+        if len(parts) != 2 or not re.fullmatch(r"\s*-?\d+\s*", parts[0]):
+            raise InvalidArgument("measured influence", ln, "rows 'position,influence'")
+        try:
+            vals.append(float(parts[1]))
+        except ValueError:
+            raise InvalidArgument("measured influence", ln, "a number as influence") from None
+        pos.append(int(parts[0]))
+    if not pos or pos[0] not in (0, 1) or pos != list(range(pos[0], pos[0] + len(pos))):
+        raise InvalidArgument("measured influence", path, "consecutive positions from 0 or 1")
+    v = np.array(vals)
+    if len(v) < 2 or not np.isfinite(v).all() or (v < 0).any() or not v.sum() > 0:
+        raise InvalidArgument("measured influence", path,
+                              "at least 2 finite influences >= 0 with a positive sum")
+    return v / v.sum()
+
+
+@dataclass
+class MeasuredRecord:
+    """One measured model of a data folder: ``name``, normalised ``profile``, the path of its
+    rollout config (or None), ``stage`` (``pretrained``, ``step-0`` or ``unknown`` without a
+    record) and the ``architecture`` key (or None)."""
+
+    name: str
+    profile: np.ndarray
+    config: str | None
+    stage: str
+    architecture: tuple | None
+    record: dict | None
+
+
+def read_measured_folder(data_dir: str | None) -> list[MeasuredRecord]:
+    """The measured models in ``data_dir/measured-influence`` (sorted by name; empty when the
+    folder is absent)."""
+    if not data_dir:
+        return []
+    folder = os.path.join(data_dir, "measured-influence")
+    if not os.path.isdir(folder):
+        return []
+    out = []
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".csv"):
+            continue
+        name = f[:-4]
+        profile = read_influence_csv(os.path.join(folder, f))
+        cfg = os.path.join(folder, name + ".yaml")
+        rec_path = os.path.join(folder, name + ".measurement.json")
+        record, stage, arch = None, "unknown", None
+        if os.path.exists(rec_path):
+            try:
+                with open(rec_path, encoding="utf-8") as fh:
+                    record = json.load(fh)
+            except (OSError, ValueError) as exc:
+                raise InvalidArgument("measurement record", rec_path, f"readable JSON ({exc})") from None
+            if not isinstance(record, dict) or record.get("stage") not in ("pretrained", "step-0"):
+                raise InvalidArgument("measurement record", rec_path,
+                                      "a JSON object with stage 'pretrained' or 'step-0'")
+            stage = record["stage"]
+            a = record.get("architecture") or {}
+            arch = tuple(a.get(k) for k in ("model_type", "num_layers", "num_heads", "hidden_size"))
+        out.append(MeasuredRecord(name, profile, cfg if os.path.exists(cfg) else None, stage, arch,
+                                  record))
+    return out
+
+
+def empirical_match_rows(data_dir: str) -> list[dict]:
+    """Per measured model with a config beside it: Spearman and W1 of the rollout and of the
+    attention-only rollout against the measured profile, side by side (floats)."""
+    rows = []
+    for r in read_measured_folder(data_dir):
+        if r.config is None:
+            continue
+        with open(r.config, encoding="utf-8") as fh:
+            c = compare_with_rollout(r.profile, fh.read(), source=r.config)
+        a, b = c.metrics(c.rollout), c.metrics(c.attention_only)
+        rows.append({"name": r.name, "L": int(r.profile.size), "spearman": a["spearman"],
+                     "w1": a["w1"], "spearman_attention_only": b["spearman"],
+                     "w1_attention_only": b["w1"]})
+    return rows
+
+
+def macroscopic_profile(profile, bins: int = 16) -> np.ndarray:
+    """Mean influence over ``bins`` consecutive, (nearly) equal blocks of positions: the shape of
+    the profile at the scale of the context, without single-token spikes (``L >= bins``).
+
+    >>> macroscopic_profile([4, 2, 1, 1, 2, 6], bins=3).tolist()
+    [3.0, 1.0, 4.0]
+    """
+    p = np.asarray(profile, dtype=float)
+    if p.size < bins:
+        raise InvalidArgument("profile", f"{p.size} positions", f"at least {bins} positions")
+    return np.array([blk.mean() for blk in np.array_split(p, bins)])
