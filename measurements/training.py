@@ -43,6 +43,7 @@ __all__ = [
     "TASKS",
     "train_run",
     "train_seeds",
+    "check_seeds",
     "results_document",
     "history_csv",
     "checkpoint_path",
@@ -132,7 +133,8 @@ def checkpoint_path(directory: str, config: TrainConfig, seed: int) -> str:
 
 def _atomic_save(torch, obj, path: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".posbias-", dir=directory)
+    # torch's zip writer names the archive after the file: no leading dot
+    fd, tmp = tempfile.mkstemp(prefix="posbias-partial-", suffix=".pt", dir=directory)
     os.close(fd)
     try:
         torch.save(obj, tmp)
@@ -296,15 +298,22 @@ def _worker(args):
                      resume=resume, progress=False)
 
 
+def check_seeds(seeds, jobs: int = 1) -> tuple[list[int], int]:
+    """Validated ``(seeds, jobs)``: distinct integer seeds in ``0..2^40``, ``1 <= jobs <= 64``."""
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise InvalidArgument("seeds", seeds, "a list of one or more distinct seeds")
+    seeds = [check_integer("seeds", s, 0, 2 ** 40) for s in seeds]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise InvalidArgument("seeds", seeds, "one or more distinct seeds")
+    return seeds, check_integer("jobs", jobs, 1, 64)
+
+
 def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: str | None = None,
                 resume: bool = False, progress: bool | None = None, log=None) -> list[dict]:
     """Train every seed; ``jobs > 1`` trains that many seeds at once in separate processes
     (one torch thread each, no progress bar).  Returns the run records in the order of
     ``seeds``."""
-    seeds = [check_integer("seeds", s, 0, 2 ** 40) for s in seeds]
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise InvalidArgument("seeds", seeds, "one or more distinct seeds")
-    jobs = check_integer("jobs", jobs, 1, 64)
+    seeds, jobs = check_seeds(seeds, jobs)
     if jobs == 1 or len(seeds) == 1:
         torch = _torch()
         torch.set_num_threads(1)

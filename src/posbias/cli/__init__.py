@@ -18,7 +18,7 @@ from posbias.errors import InvalidArgument, NeedsExtra
 
 __all__ = ["main", "UsageError", "build_parser"]
 
-_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure")
+_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure", "train")
 
 
 class UsageError(Exception):
