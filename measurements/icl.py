@@ -430,13 +430,14 @@ def final_position_influence(network, inputs):
     array of length ``T``.
     """
     torch = _torch()
-    from torch.func import jacrev, vmap
-
-    def last(x):
-        return network.encode(x.unsqueeze(0))[0, -1, :]
-
     with torch.enable_grad():
-        jac = vmap(jacrev(last))(inputs)                     # (b, d_out, T, d_in)
-    norms = jac.double().pow(2).sum(dim=(1, 3)).sqrt()    # (b, T)
+        x = inputs.detach().clone().requires_grad_(True)
+        h = network.encode(x)[:, -1, :]                      # (b, d)
+        sq = torch.zeros(x.shape[0], x.shape[1], dtype=torch.float64)
+        d = h.shape[-1]
+        for c in range(d):  # one backward pass per output coordinate (rows of the Jacobian)
+            (g,) = torch.autograd.grad(h[:, c].sum(), x, retain_graph=c < d - 1)
+            sq += g.double().pow(2).sum(-1)                  # sequences are independent
+    norms = sq.sqrt()                                        # (b, T): ||dh_T/dx_j||_F
     prof = norms / norms.sum(dim=1, keepdim=True)
     return prof.mean(dim=0).detach().numpy()
