@@ -90,13 +90,13 @@ def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
     prof = np.array([e["influence"] for e in hist])
     its = [e["iteration"] for e in hist]
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    im = ax.imshow(prof, aspect="auto", origin="lower", cmap="viridis",
-                   norm=LogNorm(vmin=max(prof.min(), 1e-4), vmax=prof.max()),
-                   extent=(0.5, prof.shape[1] + 0.5, -0.5, len(its) - 0.5))
+    T = prof.shape[1]
+    rows = np.arange(len(its) + 1) - 0.5
+    im = ax.pcolormesh(np.arange(T + 1) + 0.5, rows, prof, cmap="viridis", shading="flat",
+                       norm=LogNorm(vmin=max(prof.min(), 1e-4), vmax=prof.max()))
     step = max(1, len(its) // 8)
     ax.set_yticks(range(0, len(its), step))
     ax.set_yticklabels([str(its[i]) for i in range(0, len(its), step)])
-    T = prof.shape[1]
     ax.set_xticks(range(1, T + 1))
     ax.set_xticklabels([("q" if j == T else (f"x{(j - 1) // 2}" if j % 2 else f"y{(j - 2) // 2}"))
                         for j in range(1, T + 1)], fontsize=7)
