@@ -358,7 +358,7 @@ def results_document(config: TrainConfig, runs: list[dict], *, task: str = "wu20
             "seeds": [r["seed"] for r in runs],
             "versions": _versions(),
             "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
-            "torch_threads": torch.get_num_threads(),
+            "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
             "parallel_jobs": jobs,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },

@@ -299,7 +299,7 @@ _ASSUMPTIONS = ("wu2025's in-context classification task (K = 2048, L = 32, d = 
                "positional encoding prefers the first position: Acc(first_middle) - "
                "Acc(middle_first) > 0 and Acc(first_last) - Acc(last_first) > 0."),
     latex=r"\mathrm{Acc}(\mathrm{first}_Y) - \mathrm{Acc}(Y_{\mathrm{first}}) > 0,\ Y \in \{\mathrm{middle}, \mathrm{last}\}",
-    expected="inconclusive",
+    expected="verified",
     assumptions=_ASSUMPTIONS,
     section="5",
     needs=("stored results", "models (for --thorough)"),

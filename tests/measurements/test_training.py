@@ -120,3 +120,13 @@ def test_bad_seeds(seeds, jobs, parameter):
 def test_resume_needs_a_directory():
     with pytest.raises(InvalidArgument, match="^resume = "):
         tr.train_run(SHORT, 0, resume=True, progress=False)
+
+
+@pytest.mark.slow
+def test_parallel_seeds_equal_sequential_seeds():
+    """``jobs = 2`` (two single-thread processes, as ``posbias check --thorough`` runs) gives
+    the numbers of one process training the seeds one after the other."""
+    cfg = tr.TrainConfig(iterations=6, eval_every=3, test_size=60)
+    one = tr.train_seeds(cfg, [0, 1], jobs=1, progress=False)
+    two = tr.train_seeds(cfg, [0, 1], jobs=2)
+    assert [_strip(r) for r in one] == [_strip(r) for r in two]
