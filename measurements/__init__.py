@@ -9,10 +9,10 @@ attention's distance from the Cesàro matrix are read from forward/backward pass
 ``posbias.proofs_checks``.  torch and transformers are imported inside the functions that need them.
 """
 
-from posbias.measurements import checkpoint, export, measure, presets, pretrained, text
+from posbias.measurements import checkpoint, export, icl, measure, presets, pretrained, text, training
 
 #: the public modules, in the order their names are re-exported
-MODULES = (measure, presets, checkpoint, text, pretrained, export)
+MODULES = (measure, presets, checkpoint, text, pretrained, export, icl, training)
 
 for _module in MODULES:
     for _name in _module.__all__:

@@ -24,7 +24,7 @@ from posbias.errors import InvalidArgument, NeedsExtra, ResourceLimit
 __all__ = ["main", "UsageError", "build_parser", "OPTION", "EXIT_OK", "EXIT_DIFFERS", "EXIT_USAGE",
            "EXIT_INTERNAL"]
 
-_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure", "sweep")
+_SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure", "sweep", "train")
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -36,7 +36,8 @@ EXAMPLES = {
     "latex": "posbias latex --standalone -o formulas.tex",
     "rollout": "posbias rollout no_content/bloom-7b1 --compare --plot bloom.png",
     "measure": "posbias measure --arch tiny-qwen2 --length 64 --rope both",
-    "sweep": "posbias sweep --help",
+    "sweep": "posbias sweep docs/peak-valley-map.yaml -o peak-valley.csv --plot map.png",
+    "train": "posbias train --mask causal --pe none --iterations 2000 --seeds 0 1 -o run/",
 }
 
 

@@ -1,0 +1,382 @@
+r"""Training wu2025's in-context classification network and logging its position preference.
+
+One *run* trains :func:`~posbias.measurements.icl.build_network` on batches of
+:func:`~posbias.measurements.icl.train_batch` with AdamW and cross-entropy, and evaluates at
+iteration 0, every ``eval_every`` iterations and at the end:
+
+* the plain in-context accuracy on novel classes (:func:`~posbias.measurements.icl.in_context_set`;
+  a network that copies one of the two labels present at random scores about 0.516): the gate
+  that says whether the network has learned in-context matching at all;
+* the accuracies of the six test sets ``IC_X_Y`` and the paired differences
+  ``Acc(X_Y) - Acc(Y_X)`` for ``(X, Y)`` in (first, middle), (first, last), (middle, last), each
+  with its standard error ``sd(c_XY - c_YX) / sqrt(size)`` from the per-sequence correctness;
+* with ``influence_samples > 0``, the Jacobian influence profile of the final position
+  (:func:`~posbias.measurements.icl.final_position_influence`) on that many in-context sequences.
+
+Random streams, all from the run's ``seed``: the world (class means, labels) from
+``16 seed + 1``, the test sets from ``16 seed + 2``, the training batches from ``16 seed + 3``,
+the initial weights from torch's global generator seeded with ``16 seed + 4``.  With one thread
+the same seed gives the same numbers on the same machine, and a run resumed from a checkpoint
+(weights, optimizer state, batch-generator state, history) continues exactly as an
+uninterrupted one.
+
+torch (and tqdm for the progress bar) are the ``models`` extra, imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.measurements import icl
+from posbias.validation import check_choice, check_integer, check_real
+
+__all__ = [
+    "TrainConfig",
+    "TASKS",
+    "train_run",
+    "train_seeds",
+    "check_seeds",
+    "results_document",
+    "history_csv",
+    "checkpoint_path",
+    "RESULTS_FORMAT",
+]
+
+TASKS = ("wu2025-icl",)
+RESULTS_FORMAT = "posbias-trained/1"
+_EVAL_CHUNK = 2500
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training configuration (everything but the seed).
+
+    Defaults are wu2025's: AdamW, ``lr = 1e-3``, weight decay ``1e-6``, batch 128, test sets
+    of 10,000 sequences, residual connections on, unbiased training data.
+    """
+
+    mask: str = "causal"
+    pe: str = "none"
+    residual: bool = True
+    iterations: int = 20000
+    lr: float = 1e-3
+    weight_decay: float = 1e-6
+    batch: int = 128
+    train_bias: str = "none"
+    eval_every: int = 500
+    test_size: int = 10000
+    influence_samples: int = 0
+    task: icl.ICLTask = field(default_factory=icl.ICLTask)
+
+    def __post_init__(self):
+        icl.parse_mask(self.mask)
+        check_choice("pe", self.pe, icl.POSITIONAL_ENCODINGS)
+        if not isinstance(self.residual, bool):
+            raise InvalidArgument("residual", self.residual, "True or False")
+        check_integer("iterations", self.iterations, 0)
+        check_real("lr", self.lr, 0, lo_open=True)
+        check_real("weight_decay", self.weight_decay, 0)
+        check_integer("batch", self.batch, 1)
+        check_choice("train_bias", self.train_bias, ("none",) + icl.POSITIONS)
+        check_integer("eval_every", self.eval_every, 1)
+        check_integer("test_size", self.test_size, 2)
+        check_integer("influence_samples", self.influence_samples, 0)
+
+    @property
+    def name(self) -> str:
+        """A file-name-safe name, e.g. ``causal_none_res_lr0.003``."""
+        mask = self.mask.replace(":", "")
+        parts = [mask, self.pe, "res" if self.residual else "nores", f"lr{self.lr:g}"]
+        if self.train_bias != "none":
+            parts.append(f"bias-{self.train_bias}")
+        return "_".join(parts)
+
+    def as_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["task"] = self.task.as_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TrainConfig":
+        d = dict(d)
+        task = icl.ICLTask(**d.pop("task", {}))
+        return cls(task=task, **d)
+
+    def same_run(self, other: "TrainConfig") -> bool:
+        """Equal up to the number of iterations (a run may be resumed to go further)."""
+        return dataclasses.replace(self, iterations=0) == dataclasses.replace(other, iterations=0)
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise NeedsExtra("models", "torch") from None
+    return torch
+
+
+def _generator(torch, seed: int, stream: int):
+    return torch.Generator().manual_seed(16 * seed + stream)
+
+
+def checkpoint_path(directory: str, config: TrainConfig, seed: int) -> str:
+    return os.path.join(directory, f"{config.name}_seed{seed}.pt")
+
+
+def _atomic_save(torch, obj, path: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    # torch's zip writer names the archive after the file: no leading dot
+    fd, tmp = tempfile.mkstemp(prefix="posbias-partial-", suffix=".pt", dir=directory)
+    os.close(fd)
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _test_sets(torch, config: TrainConfig, world, seed: int):
+    g = _generator(torch, seed, 2)
+    sets = {"in_context": icl.in_context_set(world, config.test_size, g)}
+    for x, y in icl.TEST_PAIRS:
+        xy, yx, _ = icl.paired_test_sets(world, x, y, config.test_size, g)
+        sets[f"{x}_{y}"] = xy
+        sets[f"{y}_{x}"] = yx
+    return sets
+
+
+def _correct(torch, model, inputs, targets):
+    out = []
+    with torch.no_grad():
+        for start in range(0, inputs.shape[0], _EVAL_CHUNK):
+            logits = model(inputs[start:start + _EVAL_CHUNK])
+            out.append(logits.argmax(dim=-1) == targets[start:start + _EVAL_CHUNK])
+    return torch.cat(out).double()
+
+
+def _round(x: float, digits: int = 6) -> float:
+    return float(f"{x:.{digits}g}")
+
+
+def _evaluate(torch, model, sets, config: TrainConfig, influence_inputs):
+    model.eval()
+    correct = {name: _correct(torch, model, *data) for name, data in sets.items()}
+    n = config.test_size
+    acc = {name: _round(float(c.mean())) for name, c in correct.items() if name != "in_context"}
+    diff, se = {}, {}
+    for x, y in icl.TEST_PAIRS:
+        d = correct[f"{x}_{y}"] - correct[f"{y}_{x}"]
+        diff[f"{x}-{y}"] = _round(float(d.mean()))
+        se[f"{x}-{y}"] = _round(float(d.std(unbiased=True)) / math.sqrt(n), 3)
+    entry = {"ic_accuracy": _round(float(correct["in_context"].mean())), "accuracy": acc,
+             "difference": diff, "difference_se": se}
+    if influence_inputs is not None:
+        prof = icl.final_position_influence(model, influence_inputs)
+        entry["influence"] = [_round(float(p), 6) for p in prof]
+    model.train()
+    return entry
+
+
+def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = None,
+              resume: bool = False, progress: bool | None = None, log=None,
+              stop_after: int | None = None) -> dict:
+    """Train one seed of ``config``; returns the run record (``seed``, ``iterations``,
+    ``wall_seconds``, ``iterations_per_second``, ``history``).
+
+    ``checkpoint_dir``: a checkpoint is written there at every evaluation; with ``resume`` the
+    run continues from the checkpoint of the same configuration and seed when there is one
+    (a checkpoint of another configuration is an error).  ``progress``: a tqdm bar with ETA on
+    stderr (default: only when stderr is a terminal).  ``log(entry)`` is called after each
+    evaluation.  ``stop_after`` ends the run early after that many iterations (as an
+    interruption would; used to test ``resume``).
+    """
+    torch = _torch()
+    seed = check_integer("seed", seed, 0, 2 ** 40)
+    if resume and checkpoint_dir is None:
+        raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
+    world = icl.make_world(config.task, _generator(torch, seed, 1))
+    sets = _test_sets(torch, config, world, seed)
+    influence_inputs = None
+    if config.influence_samples:
+        influence_inputs = sets["in_context"][0][: config.influence_samples]
+    torch.manual_seed(16 * seed + 4)
+    model = icl.build_network(config.task, config.mask, config.pe, config.residual)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
+                                  weight_decay=config.weight_decay)
+    data = _generator(torch, seed, 3)
+    history: list[dict] = []
+    start_iter, elapsed = 0, 0.0
+    path = checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
+    if resume and path and os.path.exists(path):
+        state = torch.load(path, weights_only=False)
+        old = TrainConfig.from_dict(state["config"])
+        if not old.same_run(config) or state["seed"] != seed:
+            raise InvalidArgument("resume", path, f"a checkpoint of {config.name}, seed {seed}")
+        if state["iteration"] > config.iterations:
+            raise InvalidArgument("iterations", config.iterations,
+                                  f"at least the checkpoint's {state['iteration']} iterations")
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        data.set_state(state["data_generator"])
+        history, start_iter, elapsed = state["history"], state["iteration"], state["elapsed"]
+    model.train()
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def record(iteration, losses, hits, seconds):
+        entry = {"iteration": iteration,
+                 "loss": _round(sum(losses) / len(losses), 5) if losses else None,
+                 "train_accuracy": _round(sum(hits) / len(hits), 5) if hits else None}
+        entry.update(_evaluate(torch, model, sets, config, influence_inputs))
+        entry["seconds"] = round(seconds, 2)
+        history.append(entry)
+        if log is not None:
+            log(entry)
+        if path:
+            _atomic_save(torch, {"config": config.as_dict(), "seed": seed, "iteration": iteration,
+                                 "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                                 "data_generator": data.get_state(), "history": history,
+                                 "elapsed": seconds}, path)
+
+    t0 = time.perf_counter() - elapsed
+    if start_iter == 0 and not history:
+        record(0, [], [], 0.0)
+    end = config.iterations if stop_after is None else min(config.iterations, stop_after)
+    bar = None
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if progress and end > start_iter:
+        try:
+            from tqdm import tqdm
+        except ImportError:  # pragma: no cover - tqdm comes with transformers
+            tqdm = None
+        if tqdm is not None:
+            bar = tqdm(total=config.iterations, initial=start_iter, unit="it", file=sys.stderr,
+                       desc=f"{config.name} seed {seed}", dynamic_ncols=True, leave=False)
+    losses, hits = [], []
+    for it in range(start_iter + 1, end + 1):
+        x, y, _, _ = icl.train_batch(world, config.batch, data, config.train_bias)
+        optimizer.zero_grad(set_to_none=True)
+        logits = model(x)
+        loss = loss_fn(logits, y)
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss.detach()))
+        hits.append(float((logits.argmax(-1) == y).double().mean()))
+        if bar is not None:
+            bar.update(1)
+        if it % config.eval_every == 0 or it == config.iterations:
+            record(it, losses, hits, time.perf_counter() - t0)
+            losses, hits = [], []
+            if bar is not None:
+                e = history[-1]
+                bar.set_postfix(ic=e["ic_accuracy"], fm=e["difference"]["first-middle"],
+                                fl=e["difference"]["first-last"])
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - t0
+    done = history[-1]["iteration"]
+    return {"seed": seed, "iterations": done, "wall_seconds": round(wall, 1),
+            "iterations_per_second": round(done / wall, 1) if wall > 0 else None,
+            "history": history}
+
+
+def _worker(args):
+    config_dict, seed, checkpoint_dir, resume = args
+    torch = _torch()
+    torch.set_num_threads(1)
+    return train_run(TrainConfig.from_dict(config_dict), seed, checkpoint_dir=checkpoint_dir,
+                     resume=resume, progress=False)
+
+
+def check_seeds(seeds, jobs: int = 1) -> tuple[list[int], int]:
+    """Validated ``(seeds, jobs)``: distinct integer seeds in ``0..2^40``, ``1 <= jobs <= 64``."""
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise InvalidArgument("seeds", seeds, "a list of one or more distinct seeds")
+    seeds = [check_integer("seeds", s, 0, 2 ** 40) for s in seeds]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise InvalidArgument("seeds", seeds, "one or more distinct seeds")
+    return seeds, check_integer("jobs", jobs, 1, 64)
+
+
+def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: str | None = None,
+                resume: bool = False, progress: bool | None = None, log=None) -> list[dict]:
+    """Train every seed; ``jobs > 1`` trains that many seeds at once in separate processes
+    (one torch thread each, no progress bar).  Returns the run records in the order of
+    ``seeds``."""
+    seeds, jobs = check_seeds(seeds, jobs)
+    if jobs == 1 or len(seeds) == 1:
+        torch = _torch()
+        torch.set_num_threads(1)
+        return [train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
+                          progress=progress, log=log) for s in seeds]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(seeds)), mp_context=ctx) as pool:
+        return list(pool.map(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
+                                       for s in seeds]))
+
+
+def _versions() -> dict:
+    out = {"python": platform.python_version()}
+    for name in ("torch", "numpy"):
+        try:
+            out[name] = __import__(name).__version__
+        except ImportError:  # pragma: no cover
+            out[name] = None
+    from posbias import __version__
+
+    out["posbias"] = __version__
+    return out
+
+
+def results_document(config: TrainConfig, runs: list[dict], *, task: str = "wu2025-icl",
+                     command: str | None = None, jobs: int = 1) -> dict:
+    """The JSON document of a training: configuration, runs and provenance (seeds, versions,
+    command, machine, threads, iterations, wall time)."""
+    torch = _torch()
+    return {
+        "format": RESULTS_FORMAT,
+        "task": task,
+        "name": config.name,
+        "config": config.as_dict(),
+        "variant": {"residual": config.residual, "decay_is_mask": True,
+                    "class_labels_seeded": True, "generator": "vectorized (posbias)"},
+        "provenance": {
+            "command": command,
+            "seeds": [r["seed"] for r in runs],
+            "versions": _versions(),
+            "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+            "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
+            "parallel_jobs": jobs,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+        "runs": runs,
+    }
+
+
+def history_csv(document: dict) -> str:
+    """The runs' evaluations as CSV, one row per (seed, iteration)."""
+    pairs = [f"{x}-{y}" for x, y in icl.TEST_PAIRS]
+    sets = [f"{x}_{y}" for x, y in icl.TEST_PAIRS] + [f"{y}_{x}" for x, y in icl.TEST_PAIRS]
+    head = (["seed", "iteration", "loss", "train_accuracy", "ic_accuracy"] + pairs
+            + [p + "_se" for p in pairs] + ["acc_" + s for s in sets] + ["seconds"])
+    rows = [",".join(head)]
+    for run in document["runs"]:
+        for e in run["history"]:
+            vals = ([run["seed"], e["iteration"], e["loss"], e["train_accuracy"], e["ic_accuracy"]]
+                    + [e["difference"][p] for p in pairs] + [e["difference_se"][p] for p in pairs]
+                    + [e["accuracy"][s] for s in sets] + [e["seconds"]])
+            rows.append(",".join("" if v is None else str(v) for v in vals))
+    return "\n".join(rows) + "\n"

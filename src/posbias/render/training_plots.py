@@ -1,0 +1,108 @@
+"""Pictures of a training (``posbias train``): the accuracy differences and the in-context
+accuracy against iterations, and the final position's influence profile against training step
+as a heatmap (matplotlib, the ``plot`` extra, imported lazily; Agg backend)."""
+
+from __future__ import annotations
+
+import io
+
+from posbias.errors import NeedsExtra
+from posbias.files import write_output
+
+__all__ = ["plot_differences", "plot_influence_heatmap"]
+
+_PAIRS = ("first-middle", "first-last", "middle-last")
+#: copying one of the two labels present at random (1/2 + 1/(2L), L = 32)
+_COPY_CHANCE = 0.5 + 1 / 64
+
+
+def _plt():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise NeedsExtra("plot", "matplotlib") from None
+    return plt
+
+
+def _save(fig, plt, path: str, parameter: str) -> None:
+    buf = io.BytesIO()
+    fmt = path.rsplit(".", 1)[-1].lower() if "." in path else "png"
+    fig.savefig(buf, format=fmt if fmt in ("png", "pdf", "svg") else "png", dpi=110)
+    plt.close(fig)
+    write_output(buf.getvalue(), path, parameter)
+
+
+def _title(doc) -> str:
+    c = doc["config"]
+    return (f"mask {c['mask']}, PE {c['pe']}, residual {'on' if c['residual'] else 'off'}, "
+            f"lr {c['lr']:g}, train bias {c['train_bias']}")
+
+
+def plot_differences(doc: dict, path: str, parameter: str = "--output") -> None:
+    """Acc(X_Y) - Acc(Y_X) for the three pairs (± one standard error, shaded) and the
+    in-context accuracy, against iterations, one line style per seed."""
+    plt = _plt()
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(7.5, 6), sharex=True,
+                                 gridspec_kw={"height_ratios": [3, 2]})
+    colors = {"first-middle": "tab:blue", "first-last": "tab:red", "middle-last": "tab:green"}
+    styles = ["-", "--", ":", "-."]
+    for n, run in enumerate(doc["runs"]):
+        hist = run["history"]
+        its = [e["iteration"] for e in hist]
+        ls = styles[n % len(styles)]
+        for pair in _PAIRS:
+            d = [e["difference"][pair] for e in hist]
+            se = [e["difference_se"][pair] for e in hist]
+            ax.plot(its, d, ls, color=colors[pair],
+                    label=f"{pair}" + (f" (seed {run['seed']})" if len(doc["runs"]) > 1 else ""))
+            ax.fill_between(its, [a - b for a, b in zip(d, se)], [a + b for a, b in zip(d, se)],
+                            color=colors[pair], alpha=0.12, lw=0)
+        bx.plot(its, [e["ic_accuracy"] for e in hist], ls, color="k", label=f"seed {run['seed']}")
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_ylabel("Acc(X_Y) − Acc(Y_X)")
+    ax.set_title(_title(doc), fontsize=9)
+    ax.legend(fontsize=7, ncol=2)
+    bx.axhline(_COPY_CHANCE, color="0.5", lw=0.8, ls="--")
+    bx.text(0, _COPY_CHANCE, " random label copying", fontsize=7, va="bottom", color="0.4")
+    bx.set_ylabel("in-context accuracy")
+    bx.set_xlabel("training iteration")
+    bx.set_ylim(0, 1)
+    bx.legend(fontsize=7)
+    fig.tight_layout()
+    _save(fig, plt, path, parameter)
+
+
+def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
+                           seed_index: int = 0) -> None:
+    """The final position's normalized Jacobian influence on each token (columns) at each
+    evaluated step (rows), log colour scale, for one seed's run."""
+    plt = _plt()
+    import numpy as np
+    from matplotlib.colors import LogNorm
+
+    run = doc["runs"][seed_index]
+    hist = [e for e in run["history"] if "influence" in e]
+    if not hist:
+        return
+    prof = np.array([e["influence"] for e in hist])
+    its = [e["iteration"] for e in hist]
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    T = prof.shape[1]
+    rows = np.arange(len(its) + 1) - 0.5
+    im = ax.pcolormesh(np.arange(T + 1) + 0.5, rows, prof, cmap="viridis", shading="flat",
+                       norm=LogNorm(vmin=max(prof.min(), 1e-4), vmax=prof.max()))
+    step = max(1, len(its) // 8)
+    ax.set_yticks(range(0, len(its), step))
+    ax.set_yticklabels([str(its[i]) for i in range(0, len(its), step)])
+    ax.set_xticks(range(1, T + 1))
+    ax.set_xticklabels([("q" if j == T else (f"x{(j - 1) // 2}" if j % 2 else f"y{(j - 2) // 2}"))
+                        for j in range(1, T + 1)], fontsize=7)
+    ax.set_xlabel("token (x_i item i, y_i its label, q the query)")
+    ax.set_ylabel("training iteration")
+    ax.set_title(f"influence on the final position, seed {run['seed']}: " + _title(doc), fontsize=8)
+    fig.colorbar(im, ax=ax, label="‖∂h_T/∂x_j‖_F (normalized)")
+    fig.tight_layout()
+    _save(fig, plt, path, parameter)

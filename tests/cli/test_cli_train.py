@@ -1,0 +1,75 @@
+"""Tests of ``posbias train``: a tiny run writes results, CSV, plots and checkpoints and can be
+resumed further; bad input is one line naming the option, exit status 2, nothing written."""
+
+import json
+import os
+
+import pytest
+
+from posbias.cli import main
+
+
+def _run(capsys, *argv):
+    rc = main(["train", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_tiny_run_writes_everything_and_resumes(capsys, tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("matplotlib")
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        out = tmp_path / "run"
+        rc, text, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
+                             "--seeds", "0", "1", "--record-influence", "2", "-o", str(out), "-v")
+        assert rc == 0, err
+        assert "in-context acc" in text and "first-middle" in text
+        assert "[train] it 6:" in err
+        assert {"results.json", "history.csv", "differences.png", "influence.png",
+                "checkpoints"} <= set(os.listdir(out))
+        doc = json.loads((out / "results.json").read_text())
+        assert doc["provenance"]["seeds"] == [0, 1]
+        assert doc["provenance"]["command"] is None or "train" in doc["provenance"]["command"]
+        assert [e["iteration"] for e in doc["runs"][0]["history"]] == [0, 3, 6]
+        rc, text, err = _run(capsys, "--iterations", "9", "--eval-every", "3", "--test-size", "60",
+                             "--seeds", "0", "1", "--record-influence", "2", "-o", str(out),
+                             "--resume", "--format", "json")
+        assert rc == 0, err
+        doc2 = json.loads(text)
+        hist = doc2["runs"][1]["history"]
+        assert [e["iteration"] for e in hist] == [0, 3, 6, 9]
+        strip = lambda h: [{k: v for k, v in e.items() if k != "seconds"} for e in h]  # noqa: E731
+        assert strip(hist[:3]) == strip(doc["runs"][1]["history"])
+    finally:
+        torch.set_num_threads(old)
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--mask", "window:0"], "--mask"), (["--mask", "decay:-1"], "--mask"),
+    (["--pe", "alibi"], "--pe"), (["--residual", "yes"], "--residual"),
+    (["--iterations", "-5"], "--iterations"), (["--lr", "0"], "--lr"),
+    (["--train-bias", "centre"], "--train-bias"), (["--seeds", "2", "2"], "--seeds"),
+    (["--seeds", "-1"], "--seeds"), (["--jobs", "0"], "--jobs"),
+    (["--eval-every", "0"], "--eval-every"), (["--test-size", "1"], "--test-size"),
+    (["--record-influence", "-1"], "--record-influence"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, tmp_path, argv, option):
+    pytest.importorskip("torch")
+    out = tmp_path / "never"
+    rc, text, err = _run(capsys, *argv, "-o", str(out))
+    assert rc == 2
+    assert err.startswith(f"posbias: error: {option} = ") and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_resume_without_checkpoints_is_an_error(capsys, tmp_path):
+    pytest.importorskip("torch")
+    rc, _, err = _run(capsys, "--resume", "-o", str(tmp_path / "none"))
+    assert rc == 2 and "--resume" in err
+
+
+def test_task_choice(capsys):
+    rc, _, err = _run(capsys, "--task", "reddy2024")
+    assert rc == 2 and "--task" in err

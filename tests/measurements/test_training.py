@@ -1,0 +1,132 @@
+"""The training loop: a short smoke run, determinism, resume, the results document and CSV."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from posbias.errors import InvalidArgument  # noqa: E402
+from posbias.measurements import training as tr  # noqa: E402
+
+SHORT = tr.TrainConfig(iterations=20, eval_every=10, test_size=100, lr=3e-3, influence_samples=2)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+def _strip(run):
+    """The numbers of a run without its timings."""
+    return [{k: v for k, v in e.items() if k != "seconds"} for e in run["history"]]
+
+
+def test_smoke_run_learns_and_logs():
+    seen = []
+    run = tr.train_run(SHORT, 0, progress=False, log=seen.append)
+    its = [e["iteration"] for e in run["history"]]
+    assert its == [0, 10, 20] and seen == run["history"]
+    first, last = run["history"][0], run["history"][-1]
+    assert first["loss"] is None and last["loss"] < 3.6  # ln 32 = 3.47 at the start
+    for e in run["history"]:
+        assert set(e["difference"]) == {"first-middle", "first-last", "middle-last"}
+        d = e["accuracy"]["first_middle"] - e["accuracy"]["middle_first"]
+        assert e["difference"]["first-middle"] == pytest.approx(d, abs=1e-9)
+        assert 0 <= e["difference_se"]["first-last"] < 0.15
+        assert len(e["influence"]) == 17 and sum(e["influence"]) == pytest.approx(1, abs=1e-5)
+        assert 0 <= e["ic_accuracy"] <= 1
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers():
+    a = tr.train_run(SHORT, 3, progress=False)
+    b = tr.train_run(SHORT, 3, progress=False)
+    c = tr.train_run(tr.TrainConfig(**{**SHORT.as_dict(), "iterations": 10, "task": SHORT.task}),
+                     4, progress=False)
+    assert _strip(a) == _strip(b)
+    assert _strip(a)[:2] != _strip(c)
+
+
+def test_resume_continues_exactly(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    whole = tr.train_run(SHORT, 1, checkpoint_dir=str(tmp_path / "a"), progress=False)
+    part = tr.train_run(SHORT, 1, checkpoint_dir=str(tmp_path / "b"), progress=False,
+                        stop_after=10)
+    assert part["iterations"] == 10
+    rest = tr.train_run(SHORT, 1, checkpoint_dir=str(tmp_path / "b"), resume=True, progress=False)
+    assert _strip(rest) == _strip(whole)
+    # a longer run resumes from the finished one and keeps its history
+    longer = tr.TrainConfig(**{**SHORT.as_dict(), "iterations": 30, "task": SHORT.task})
+    more = tr.train_run(longer, 1, checkpoint_dir=str(tmp_path / "b"), resume=True, progress=False)
+    assert _strip(more)[:3] == _strip(whole) and more["history"][-1]["iteration"] == 30
+
+
+def test_resume_refuses_another_configuration(tmp_path):
+    tr.train_run(SHORT, 2, checkpoint_dir=str(tmp_path), progress=False, stop_after=0)
+    other = tr.TrainConfig(**{**SHORT.as_dict(), "lr": 1e-3, "task": SHORT.task})
+    path = tr.checkpoint_path(str(tmp_path), SHORT, 2)
+    torch.save({**torch.load(path, weights_only=False), "config": other.as_dict()}, path)
+    with pytest.raises(InvalidArgument, match="^resume = "):
+        tr.train_run(SHORT, 2, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+    shorter = tr.TrainConfig(**{**SHORT.as_dict(), "iterations": 5, "task": SHORT.task})
+    tr.train_run(SHORT, 5, checkpoint_dir=str(tmp_path), progress=False, stop_after=10)
+    with pytest.raises(InvalidArgument, match="^iterations = "):
+        tr.train_run(shorter, 5, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+
+
+def test_results_document_and_csv():
+    runs = tr.train_seeds(tr.TrainConfig(iterations=4, eval_every=2, test_size=50), [0, 1],
+                          progress=False)
+    doc = tr.results_document(tr.TrainConfig(iterations=4, eval_every=2, test_size=50), runs,
+                              command="posbias train --iterations 4")
+    doc = json.loads(json.dumps(doc))
+    prov = doc["provenance"]
+    assert prov["seeds"] == [0, 1] and prov["command"].startswith("posbias train")
+    assert set(prov["versions"]) >= {"torch", "python", "posbias", "numpy"}
+    assert all(r["iterations"] == 4 and r["wall_seconds"] >= 0 for r in doc["runs"])
+    assert tr.TrainConfig.from_dict(doc["config"]) == tr.TrainConfig(iterations=4, eval_every=2,
+                                                                    test_size=50)
+    rows = tr.history_csv(doc).strip().split("\n")
+    assert len(rows) == 1 + 2 * 3
+    head = rows[0].split(",")
+    assert head[:5] == ["seed", "iteration", "loss", "train_accuracy", "ic_accuracy"]
+    assert all(len(r.split(",")) == len(head) for r in rows)
+
+
+@pytest.mark.parametrize("kwargs, parameter", [
+    ({"mask": "window:0"}, "mask"), ({"pe": "alibi"}, "pe"), ({"lr": 0}, "lr"),
+    ({"iterations": -1}, "iterations"), ({"train_bias": "centre"}, "train_bias"),
+    ({"residual": 1}, "residual"), ({"eval_every": 0}, "eval_every"),
+    ({"test_size": 1}, "test_size")])
+def test_bad_configurations(kwargs, parameter):
+    with pytest.raises(InvalidArgument, match=f"^{parameter} = "):
+        tr.TrainConfig(**kwargs)
+
+
+@pytest.mark.parametrize("seeds, jobs, parameter", [
+    ([], 1, "seeds"), ([1, 1], 1, "seeds"), ([-1], 1, "seeds"), ("0", 1, "seeds"),
+    ([0], 0, "jobs")])
+def test_bad_seeds(seeds, jobs, parameter):
+    with pytest.raises(InvalidArgument, match=f"^{parameter} = "):
+        tr.check_seeds(seeds, jobs)
+
+
+def test_resume_needs_a_directory():
+    with pytest.raises(InvalidArgument, match="^resume = "):
+        tr.train_run(SHORT, 0, resume=True, progress=False)
+
+
+@pytest.mark.slow
+def test_parallel_seeds_equal_sequential_seeds():
+    """``jobs = 2`` (two single-thread processes, as ``posbias check --thorough`` runs) gives
+    the numbers of one process training the seeds one after the other."""
+    cfg = tr.TrainConfig(iterations=6, eval_every=3, test_size=60)
+    one = tr.train_seeds(cfg, [0, 1], jobs=1, progress=False)
+    two = tr.train_seeds(cfg, [0, 1], jobs=2)
+    assert [_strip(r) for r in one] == [_strip(r) for r in two]
