@@ -349,8 +349,9 @@ def run_claim(c: Claim, ctx: CheckContext | None = None) -> Result:
             method="check raised an exception",
             details={"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()},
         )
-    if ev.rule is None and c.rule:
-        ev.rule = c.rule
+    if ev.rule is None:  # the rule the check states, else the one the claim registered
+        stated = ev.details.get("rule") if isinstance(ev.details, dict) else None
+        ev.rule = stated if isinstance(stated, str) and stated else (c.rule or None)
     return Result(c, ev, time.perf_counter() - start)
 
 

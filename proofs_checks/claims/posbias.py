@@ -102,6 +102,7 @@ claim(
     expected="verified",
     assumptions=("0 < alpha < 1 constant", "H a positive integer"),
     section="C5",
+    rule=('verified when the symbolic identity (binomial sum = Laguerre form) closes for symbolic H (and expands exactly for H = 1..12) and the mpmath binomial sum agrees with mpmath.laguerre at the working precision for H = 1..12 (1..30 when thorough); refuted when the numbers disagree beyond the tolerance after escalation; inconclusive when the identity does not close or precision runs out'),
 )(laguerre_check)
 
 
@@ -174,6 +175,7 @@ claim(
     expected="verified",
     assumptions=("ALiBi slope m = lambda/L", "L -> oo"),
     section="X6",
+    rule=('verified when the symbolic warp identity closes and the closed-form densities (H = 2, 3) agree with quadrature of the composed ALiBi kernel at the working precision; qualified when only another substitution maps the kernel to the uniform one (it is named); refuted when the numbers disagree after escalation; inconclusive when the identity does not close or precision runs out'),
 )(alibi_warp_check)
 
 
@@ -196,6 +198,7 @@ def _latex_x4(sp):
     expected="verified",
     section="X4",
     assumptions=("one softmax head (any causal logits; here ALiBi), real d",),
+    rule=('verified when the two routes agree to the working precision (dps digits less a guard stated in the tolerance, rerun at doubled precision up to max_dps before deciding); refuted when some generated row differs beyond the tolerance; inconclusive when precision runs out'),
 )
 def check_content_as_residual(ctx):
     rng = np.random.default_rng(ctx.seed + 2)
@@ -257,6 +260,7 @@ def _latex_x5(sp):
     expected="verified",
     section="X5",
     assumptions=("causal ALiBi heads, slopes >= 0, real diagonal logits, positive head weights",),
+    rule=('verified when the two routes agree to the working precision (dps digits less a guard stated in the tolerance, rerun at doubled precision up to max_dps before deciding), the recurrence performs O(L) operations per head and the float64 path agrees with the dense product within 64 ulps; refuted when any of these fails; inconclusive when precision runs out'),
 )
 def check_alibi_linear_time(ctx):
     rng = np.random.default_rng(ctx.seed + 3)
@@ -388,6 +392,7 @@ def _show(lams) -> str:
     assumptions=("M[i,j] = 1/i for j <= i (uniform causal attention)", "λ_t rational in [0, 1]",
                  "0-indexed n, k"),
     section="THEORY X1",
+    rule=('verified when the Hausdorff entries, row and eigenvalues equal the exact rollout (Fractions) on every generated schedule; refuted by the first case that differs'),
 )
 def _check_hausdorff(ctx: CheckContext) -> Evidence:
     lengths = [1, 2, 3, 5, 8, 13] + ([21, 34] if ctx.thorough else [])
@@ -457,6 +462,7 @@ def _check_hausdorff(ctx: CheckContext) -> Evidence:
     expected="verified",
     assumptions=("M the Cesàro matrix", "λ_t in [0, 1]"),
     section="THEORY X2",
+    rule=('verified when the two routes agree to the working precision (dps digits less a guard stated in the tolerance, rerun at doubled precision up to max_dps before deciding) on every generated (n, k, schedule); refuted by the first case that disagrees beyond the tolerance; inconclusive when precision runs out'),
 )
 def _check_bernstein(ctx: CheckContext) -> Evidence:
     cases = [
@@ -526,6 +532,7 @@ def _check_bernstein(ctx: CheckContext) -> Evidence:
     expected="verified",
     assumptions=("attention only (λ ≡ 1)", "H >= 1 (H = 0 is the identity)"),
     section="THEORY X3",
+    rule=('verified when (1/L) h_{H-1}(1/j, ..., 1/L) equals the exact rollout entry (Fractions) for every generated (L, H, j); refuted by the first case that differs'),
 )
 def _check_symmetric(ctx: CheckContext) -> Evidence:
     Ls = range(1, (41 if ctx.thorough else 17))
@@ -582,6 +589,7 @@ def _tail_factor(c, T, d):
     expected="verified",
     assumptions=("c = 1 - 1/i for a position i >= 2 (so 0 < c < 1)", "0 <= a < 2 rational"),
     section="THEORY X7",
+    rule=('verified when the exact finite products equal the rising-factorial form exactly and the infinite/Gamma closed forms agree with the products at the working precision; refuted when any exact comparison fails or the numbers disagree after escalation; inconclusive when precision runs out'),
 )
 def _check_products(ctx: CheckContext) -> Evidence:
     a_values = [F(0), F(1, 3), F(1, 2), F(1), F(3, 2), F(5, 3)]

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from posbias.proofs_checks import registry
-from posbias.proofs_checks.claims import trained as tc
+from posbias.proofs_checks.claims import wu2025 as tc
 
 PAIRS = ("first-middle", "first-last", "middle-last")
 IDS = ("wu2025:trained-causal-primacy", "wu2025:trained-decay-recency",
