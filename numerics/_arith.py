@@ -8,7 +8,7 @@ Everything here is exact: no float enters.  ``mpz`` is :class:`gmpy2.mpz` when g
 from __future__ import annotations
 
 import numbers
-from decimal import Decimal
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 
 from posbias.errors import InvalidArgument
@@ -161,7 +161,8 @@ def _floor_log10(num, den) -> int:
 
 def round_significant(numerator, denominator, digits: int) -> str:
     """The rational ``numerator/denominator`` as a decimal with ``digits`` significant digits,
-    correctly rounded (ties to even), computed in integer arithmetic (no float anywhere).
+    correctly rounded (ties to even) by :mod:`decimal` division of the exact integers (no float
+    anywhere).
 
     Values with a decimal exponent in [-5, 21) print positionally, others as ``d.ddde±N``.
 
@@ -176,26 +177,20 @@ def round_significant(numerator, denominator, digits: int) -> str:
     """
     if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 1:
         raise InvalidArgument("digits", digits, "an integer >= 1")
-    num, den = mpz(_integer(numerator, "numerator")), mpz(_integer(denominator, "denominator"))
+    num, den = _integer(numerator, "numerator"), _integer(denominator, "denominator")
     if den <= 0:
         raise InvalidArgument("denominator", denominator, "a positive integer")
     if num == 0:
         return "0"
     sign = "-" if num < 0 else ""
-    num = abs(num)
-    e = _floor_log10(num, den)
-    shift = digits - 1 - e  # want round(num/den * 10**shift) with digits digits
-    if shift >= 0:
-        n2, d2 = num * mpz(10) ** shift, den
-    else:
-        n2, d2 = num, den * mpz(10) ** (-shift)
-    q, r = divmod(n2, d2)
-    if 2 * r > d2 or (2 * r == d2 and q % 2 == 1):
-        q += 1
-    if q == mpz(10) ** digits:  # rounding carried into a new digit
-        q //= 10
-        e += 1
-    s = str(q)
+    # decimal divides correctly rounded to the context's precision (ties to even); Decimal(int)
+    # is exact for integers of any length
+    ctx = Context(prec=int(digits), rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
+    quotient = ctx.divide(Decimal(abs(num)), Decimal(den))
+    _, ds, _ = quotient.as_tuple()
+    q = "".join(map(str, ds)).ljust(int(digits), "0")[: int(digits)]
+    e = quotient.adjusted()
+    s = q
     if -5 <= e < 21:
         if e >= len(s) - 1:
             body = s + "0" * (e - len(s) + 1)

@@ -110,7 +110,8 @@ def _precise_scalar(x: Any, parameter: str) -> mpmath.mpf:
     if isinstance(x, numbers.Integral):
         return mpmath.mpf(int(x))
     if isinstance(x, Fraction) or isinstance(x, numbers.Rational):
-        return mpmath.mpf(int(x.numerator)) / int(x.denominator)
+        # one correctly rounded conversion (mpf(n) / d would round twice for a long n)
+        return mpmath.mpmathify(Fraction(int(x.numerator), int(x.denominator)))
     if isinstance(x, str):
         try:
             return mpmath.mpf(x)

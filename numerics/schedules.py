@@ -189,11 +189,11 @@ class Schedule:
         dps = check_dps("dps", dps)
         with mpmath.workdps(dps):
             if self._exact is not None:
-                return [mpmath.mpf(v.numerator) / v.denominator for v in self._exact]
+                return [mpmath.mpmathify(v) for v in self._exact]
             if self._approx is not None:
                 return [+v for v in self._approx]
-            lam0 = mpmath.mpf(self.lambda0.numerator) / self.lambda0.denominator
-            beta = mpmath.mpf(self.beta.numerator) / self.beta.denominator
+            lam0 = mpmath.mpmathify(self.lambda0)
+            beta = mpmath.mpmathify(self.beta)
             return [lam0 * mpmath.power(t + 1, -beta) for t in range(self.depth)]
 
     def floats(self) -> np.ndarray:

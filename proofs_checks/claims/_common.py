@@ -131,7 +131,7 @@ def show_value(x) -> str:
         if len(s) <= 24:
             return s
         with mpmath.workdps(30):
-            return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, 6)
+            return mpmath.nstr(mpmath.mpmathify(x), 6)
     if isinstance(x, mpmath.mpf):
         return mpmath.nstr(x, 6)
     return str(x)

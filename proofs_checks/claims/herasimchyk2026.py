@@ -505,13 +505,13 @@ def _check_dichotomy(ctx: CheckContext) -> Evidence:
     # without the first-column bound: Σ λ_t = ∞, δ_t summable, no collapse
     fam = unbounded_logit_family(L, depth)
     with mpmath.workdps(30):
-        fam_diag = mpmath.mpf(fam["diagonal"].numerator) / fam["diagonal"].denominator
+        fam_diag = mpmath.mpmathify(fam["diagonal"])
         family_ok = fam["limit"] > 0 and fam_diag >= fam["limit"] and 1 - fam["first"] >= fam["diagonal"]
     with mpmath.workdps(20):
         # the harmonic product bound in closed form Γ(T+2-a)/(Γ(2-a)Γ(T+2)), a = 1/L (THEORY X7)
         a = mpmath.mpf(1) / L
         closed = mpmath.gamma(depth + 2 - a) / (mpmath.gamma(2 - a) * mpmath.gamma(depth + 2))
-        bound_mp = mpmath.mpf(bound_h.numerator) / bound_h.denominator
+        bound_mp = mpmath.mpmathify(bound_h)
         closed_ok = abs(closed - bound_mp) < mpmath.mpf(10) ** -15
     for good, what in ((regimes_ok, "the summable/harmonic regimes at depth %d" % depth),
                        (closed_ok, "the harmonic bound's Γ closed form"),
@@ -626,7 +626,7 @@ def _check_constant_residual_collapse(ctx: CheckContext) -> Evidence:
             # the leading Hausdorff term dominates at large depth (μ_1 > μ_j for j >= 2)
             with mpmath.workdps(60):
                 big = int(200 / float(lam)) + 200
-                lm = mpmath.mpf(lam.numerator) / lam.denominator
+                lm = mpmath.mpmathify(lam)
                 exact_tail = mpmath.fsum(
                     (-1) ** (j + 1) * math.comb(L - 1, j) * (1 - lm + lm / (j + 1)) ** big
                     for j in range(1, L)

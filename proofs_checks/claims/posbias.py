@@ -341,7 +341,7 @@ F = Fraction
 
 
 def _mpf(x: Fraction):
-    return mpmath.mpf(x.numerator) / x.denominator
+    return mpmath.mpmathify(x)
 
 
 def _schedules(ctx: CheckContext):

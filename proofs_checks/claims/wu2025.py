@@ -180,7 +180,7 @@ _show = show_value
 
 
 def _mpf(x: Fraction) -> mpmath.mpf:
-    return mpmath.mpf(x.numerator) / x.denominator
+    return mpmath.mpmathify(x)
 
 
 def _epsilon(kernels, mask) -> Fraction:

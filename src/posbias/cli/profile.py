@@ -132,8 +132,8 @@ def _check_fast_inputs(schedule: Schedule, parameter: str, shown) -> None:
         small = [v for v in schedule.exact() if v and v < _TINY]
     else:
         with mpmath.workdps(20):  # power decay is decreasing: its last value is the smallest
-            lam0 = mpmath.mpf(schedule.lambda0.numerator) / schedule.lambda0.denominator
-            beta = mpmath.mpf(schedule.beta.numerator) / schedule.beta.denominator
+            lam0 = mpmath.mpmathify(schedule.lambda0)
+            beta = mpmath.mpmathify(schedule.beta)
             last = lam0 * mpmath.power(schedule.depth, -beta)
             small = [last] if schedule.depth and 0 < last < _TINY else []
     if small:
