@@ -15,11 +15,12 @@ from posbias.numerics import (
     compare,
     configs,
     kernels,
+    rollout,
     schedules,
 )
 
 #: the public modules, in the order their names are re-exported
-MODULES = (alibi, cases, cesaro, closed_forms, compare, configs, kernels, schedules)
+MODULES = (alibi, cases, cesaro, closed_forms, compare, configs, kernels, rollout, schedules)
 
 for _module in MODULES:
     for _name in _module.__all__:

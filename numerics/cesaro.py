@@ -39,6 +39,7 @@ __all__ = [
     "cesaro_profile_precise",
     "cesaro_profile",
     "cesaro_log_profile",
+    "cesaro_profile_blocks",
     "cesaro_diagonal_exact",
     "cesaro_diagonal_precise",
 ]
@@ -507,7 +508,15 @@ def _compiled_rollout(L: int, lams: np.ndarray, B: int, compiled: bool = True):
     return a, np.repeat(k, B)[:L]
 
 
-def _fast_rollout(length, schedule):
+def cesaro_profile_blocks(length: int, schedule) -> tuple[np.ndarray, np.ndarray]:
+    """The fast-path profile as float64 mantissas and binary exponents: ``p(j) = a_j 2^(k_j)``
+    (0-indexed arrays), so that tails far below float64's range keep their value; the form
+    behind :func:`cesaro_profile` and :func:`cesaro_log_profile`.
+
+    >>> a, k = cesaro_profile_blocks(3, [1.0])
+    >>> [float(x) * 2.0 ** int(e) for x, e in zip(a, k)] == cesaro_profile(3, [1.0]).tolist()
+    True
+    """
     L = check_integer("length", length, 1, MAX_LENGTH)
     lams = _float_lambdas(schedule)
     from posbias.numerics import _compiled
@@ -548,7 +557,7 @@ def cesaro_log_profile(length: int, schedule) -> np.ndarray:
     >>> round(float(lp[-1]) / math.log(10), 9)
     -400.0
     """
-    a, k = _fast_rollout(length, schedule)
+    a, k = cesaro_profile_blocks(length, schedule)
     with np.errstate(divide="ignore"):
         return np.log(a) + k * _LN2
 
@@ -565,5 +574,5 @@ def cesaro_profile(length: int, schedule) -> np.ndarray:
     >>> cesaro_profile(3, [1, 1]).round(12).tolist()
     [0.611111111111, 0.277777777778, 0.111111111111]
     """
-    a, k = _fast_rollout(length, schedule)
+    a, k = cesaro_profile_blocks(length, schedule)
     return np.ldexp(a, k)

@@ -338,7 +338,7 @@ def load_sweep(path) -> Sweep:
 
 # ----------------------------------------------------------------------------- computing
 def _profile_point(p):
-    from posbias.numerics.cesaro import _fast_rollout
+    from posbias.numerics.cesaro import cesaro_profile_blocks
     from posbias.numerics.schedules import parse_schedule
 
     L = p["length"]
@@ -346,7 +346,7 @@ def _profile_point(p):
         schedule = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
     else:
         schedule = [p["alpha"]] * p["depth"]
-    a, e = _fast_rollout(L, schedule)  # p(j) = a_j 2^e_j, no underflow
+    a, e = cesaro_profile_blocks(L, schedule)  # p(j) = a_j 2^e_j, no underflow
     with np.errstate(divide="ignore"):
         lp = np.log(a) + e * math.log(2.0)
     k = int(np.argmin(lp))

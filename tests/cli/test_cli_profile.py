@@ -167,3 +167,35 @@ def test_plot_written(tmp_path, capsys):
     code, out, err = _run(capsys, "--length", "32", "--depth", "4", "--alpha", "1/2", "--exact",
                           "--summary", "--plot", str(target))
     assert code == 0 and os.path.getsize(target) > 1000 and "argmin" in out
+
+
+@pytest.mark.parametrize("kernel,path", [("window:3", "--exact"), ("prefix:2", "--exact"),
+                                         ("decay:0.5", "--dps=30"), ("alibi:0.25", None)])
+def test_profile_takes_any_kernel(capsys, kernel, path):
+    import json
+    from fractions import Fraction
+
+    from posbias.numerics import rollout
+
+    argv = ["--length", "7", "--depth", "3", "--alpha", "1/2", "--kernel", kernel, "-f", "json"]
+    code, out, _ = _run(capsys, *argv, *([path] if path else []))
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["kernel"] == kernel and len(doc["profile"]) == 7
+    lams = [Fraction(1, 2)] * 3
+    if path == "--exact":
+        assert [Fraction(x) for x in doc["profile"]] == rollout.kernel_profile_exact(7, kernel, lams)
+    elif path is None:
+        expected = rollout.kernel_profile(7, kernel, [0.5] * 3)
+        assert doc["profile"] == expected.tolist()
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["--kernel", "bogus"], "--kernel"),
+    (["--kernel", "prefix:9"], "--kernel"),
+    (["--kernel", "decay:0.5", "--exact"], "--kernel"),
+    (["--kernel", "window:0"], "--kernel"),
+])
+def test_profile_bad_kernel_is_one_line(capsys, argv, flag):
+    code, out, err = _run(capsys, "--length", "4", "--depth", "2", "--alpha", "1/2", *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and flag in err

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from posbias.errors import InvalidArgument
 from posbias.numerics._arith import mpz
 from posbias.numerics.cesaro import (
-    _fast_rollout,
+    cesaro_profile_blocks,
     cesaro_diagonal_exact,
     cesaro_diagonal_precise,
     cesaro_log_profile,
@@ -183,7 +183,7 @@ def test_precise_irrational_schedule_and_diagonal():
 
 # ---------------------------------------------------------------------------- fast path
 def _ulps_vs_exact(L, lams):
-    a, k = _fast_rollout(L, [float(x) for x in lams])
+    a, k = cesaro_profile_blocks(L, [float(x) for x in lams])
     exact = cesaro_profile_exact(L, lams)
     worst = 0.0
     with mpmath.workdps(40):
@@ -210,7 +210,7 @@ def test_fast_matches_exact_in_ulps(L, lams):
 def test_fast_deep_tail_not_flushed(L, T, lam):
     # attention-only T = 110 at L = 800: p(L) = 800^-110 ~ 4e-320, below the normal float64 range
     prec = cesaro_profile_precise(L, [lam] * T, 30)
-    a, k = _fast_rollout(L, [float(lam)] * T)
+    a, k = cesaro_profile_blocks(L, [float(lam)] * T)
     logp = cesaro_log_profile(L, [lam] * T)
     with mpmath.workdps(30):
         for j in (0, 1, L // 2, L - 2, L - 1):

@@ -39,14 +39,19 @@ _TINY = 2.2250738585072014e-308
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "profile",
-        help="influence profile of the residual-aware Cesàro rollout",
+        help="influence profile of the residual-aware rollout (Cesàro or another kernel)",
         description=(
-            "Last row of prod_t ((1 - lambda_t) I + lambda_t M), M the Cesaro matrix "
-            "(uniform causal attention), on the exact, precise (--dps) or fast path. "
+            "Last row of prod_t ((1 - lambda_t) I + lambda_t A), A the Cesaro matrix "
+            "(uniform causal attention) or the --kernel given, on the exact, precise (--dps) or "
+            "fast path. "
             "SPEC: const:V | list:V1,V2,... | power:LAMBDA0,BETA | file:PATH, numbers as "
             "integers, decimals or p/q."
         ),
     )
+    p.add_argument("--kernel", default="cesaro", metavar="SPEC",
+                   help="attention kernel of every layer: cesaro (default; uniform causal), "
+                        "window:W, prefix:K, decay:M or alibi:M (slope M >= 0; precise or fast "
+                        "path only for M > 0)")
     p.add_argument("--length", required=True, metavar="L",
                    help="number of positions, >= 1 (the largest run is set by --max-memory)")
     p.add_argument("--depth", metavar="T", help="number of layers, >= 0 (list:/file: set it)")
@@ -141,13 +146,20 @@ def _check_fast_inputs(schedule: Schedule, parameter: str, shown) -> None:
                               "path (float64); use --exact or --dps N for smaller ones")
 
 
-def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None = None) -> dict:
+def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None = None,
+                    kernel=None) -> dict:
     """Compute the profile on one path; returns the raw data used by the formatters.
 
-    ``exact``: ``{"num": [...], "den": D}`` (common denominator, unreduced);
-    ``precise``: ``{"values": [mpf]}``; ``fast``: ``{"values": ndarray, "log": ndarray}``.
+    ``exact``: ``{"num": [...], "den": D}`` (common denominator, unreduced; with a kernel other
+    than Cesàro also ``"fractions"``, the reduced values); ``precise``: ``{"values": [mpf]}``;
+    ``fast``: ``{"values": ndarray, "log": ndarray}``.  The Cesàro kernel runs on its dedicated
+    routes (scaled integers, block exponents); other kernels on the one driver per path of
+    :mod:`posbias.numerics.rollout` (plain float64 on the fast path).
     """
     from posbias.numerics import cesaro
+
+    if kernel is not None and kernel.spec != "cesaro":
+        return _kernel_profile(length, schedule, path, dps, kernel)
 
     if path == "exact":
         schedule.exact()  # fail early for irrational schedules
@@ -155,12 +167,32 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
         return {"num": N, "den": D}
     if path == "precise":
         return {"values": cesaro.cesaro_profile_precise(length, schedule, dps)}
-    a, k = cesaro._fast_rollout(length, schedule)
+    a, k = cesaro.cesaro_profile_blocks(length, schedule)
     with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
         log = np.log(a) + k * math.log(2.0)
         values = np.ldexp(a, k)
     if not (np.isfinite(values).all() and (np.isfinite(log) | (a == 0)).all()):
         raise ArithmeticError("the fast rollout produced a non-finite value")
+    return {"values": values, "log": log}
+
+
+def _kernel_profile(length, schedule, path, dps, kernel) -> dict:
+    from math import lcm
+
+    from posbias.numerics import rollout
+
+    if path == "exact":
+        fractions = rollout.kernel_profile_exact(length, kernel, schedule)
+        D = lcm(*(x.denominator for x in fractions))
+        return {"num": [x.numerator * (D // x.denominator) for x in fractions], "den": D,
+                "fractions": fractions}
+    if path == "precise":
+        return {"values": rollout.kernel_profile_precise(length, kernel, schedule, dps)}
+    values = rollout.kernel_profile(length, kernel, schedule)
+    if not np.isfinite(values).all():
+        raise ArithmeticError("the fast rollout produced a non-finite value")
+    with np.errstate(divide="ignore"):
+        log = np.log(values)
     return {"values": values, "log": log}
 
 
@@ -244,7 +276,12 @@ def _header(path, args, length, depth, spec, dps):
         d = min(args.digits_value or 17, 17)
         shown = (f"float64 with block exponents (no underflow inside), shown to {d} significant "
                  f"digits; values below 2^-1074 print as 0 (see log_min / --format json)")
-    return (f"# posbias profile: Cesaro rollout, L={length}, T={depth}, schedule {spec}, "
+    kernel = getattr(args, "kernel_spec", "cesaro")
+    what = "Cesaro rollout" if kernel == "cesaro" else f"{kernel} kernel rollout"
+    if path == "fast" and kernel != "cesaro":
+        shown = shown.replace("with block exponents (no underflow inside)", "(plain; values "
+                              "below about 1e-308 underflow to 0)")
+    return (f"# posbias profile: {what}, L={length}, T={depth}, schedule {spec}, "
             f"path {path}: {shown}")
 
 
@@ -267,6 +304,18 @@ def run(args) -> int:
     if args.fractions and path != "exact":
         raise InvalidArgument("--fractions", "set", "only together with --exact")
     schedule = _schedule(args, depth)
+    from posbias.numerics.rollout import parse_kernel
+
+    try:
+        kernel = parse_kernel(args.kernel)
+    except InvalidArgument as exc:
+        raise InvalidArgument("--kernel", args.kernel, exc.allowed) from None
+    if kernel.spec.startswith("prefix:") and kernel.K > length:
+        raise InvalidArgument("--kernel", args.kernel, f"prefix:K with K <= --length ({length})")
+    if path == "exact" and kernel.spec.startswith(("decay:", "alibi:")) and kernel.m != 0:
+        raise InvalidArgument("--kernel", args.kernel, "a kernel with exact entries on the exact "
+                              "path (decay/alibi with M > 0 are irrational: use --dps N or the "
+                              "fast path)")
     if path == "exact":
         exact = schedule.exact()
         den_bits = max((v.denominator.bit_length() for v in exact), default=0)
@@ -288,10 +337,12 @@ def run(args) -> int:
         print(f"posbias: computing the {path} profile (L={length}, T={schedule.depth}): about "
               f"{_duration(seconds)} and {human(needed)} of memory ...", file=sys.stderr)
 
-    data = compute_profile(length, schedule, path, dps)
+    data = compute_profile(length, schedule, path, dps, kernel)
     summary = _summary(data, path, length, dps)
     if path == "exact":
-        if not args.summary and (args.format == "json" or args.fractions):
+        if not args.summary and (args.format == "json" or args.fractions) and "fractions" in data:
+            values = data["fractions"]
+        elif not args.summary and (args.format == "json" or args.fractions):
             from posbias.numerics.cesaro import reduce_scaled_profile
 
             values = reduce_scaled_profile(length, schedule, data["num"], data["den"])
@@ -300,6 +351,7 @@ def run(args) -> int:
     else:
         values = list(data["values"])
 
+    args.kernel_spec = kernel.spec
     text = _render(args, path, length, schedule, dps, values, summary, data)
     if args.plot:
         _plot(args.plot, path, values, length, schedule)
@@ -316,6 +368,7 @@ def _render(args, path, length, schedule, dps, values, summary, data) -> str:
             "schedule": {"spec": schedule.spec,
                          "values": schedule.value_strings(dps if path == "precise" else None)},
             "path": path,
+            "kernel": getattr(args, "kernel_spec", "cesaro"),
         }
         if path == "precise":
             doc["dps"] = dps

@@ -1,0 +1,363 @@
+r"""One kernel protocol and one last-row driver per path.
+
+A *kernel* is one layer's attention pattern ``A`` (``L x L``, row-stochastic).  A profile only
+ever needs the row update ``v ↦ v A`` (THEORY.md section 1: propagate the last row, never multiply
+``L x L`` matrices), so a kernel supplies that update on each path it supports:
+
+* ``propagate_exact(v)``: ``v`` a list of Fractions, exactly;
+* ``propagate_precise(v, dps)``: ``v`` a list of mpf, inside ``mpmath.workdps(dps)``;
+* ``propagate_fast(v)``: ``v`` a float64 array.
+
+and the one driver per path rolls out the residual-aware layers
+``R(t) = (1 - λ_t) I + λ_t A(t)`` from the last layer to the first:
+
+.. math::  v \leftarrow (1 - \lambda_t) v + \lambda_t \, v A(t), \qquad v_0 = e_L .
+
+Kernels here (each in ``O(L)`` per layer except the dense one):
+
+=====================  ==========================================================  ===============
+spec                   ``A[i, j]`` (1-indexed, ``j <= i`` unless stated)            paths
+=====================  ==========================================================  ===============
+``cesaro``             ``1/i`` (uniform causal attention)                         all three
+``window:W``           ``1/min(i, W)`` for ``i - W < j <= i`` (wu2025 W2)           all three
+``prefix:K``           rows ``i <= K`` uniform on ``1..K``, later rows causal (W3)  all three
+``decay:M``            ``e^{-M(i-j)} / Σ_k e^{-M(i-k)}`` (ALiBi slope M, W4)        precise, fast
+``alibi:M``            the same single-head ALiBi kernel (herasimchyk2026 H2c)    precise, fast
+a matrix               any row-stochastic ``A`` (:class:`DenseKernel`)            as its entries
+=====================  ==========================================================  ===============
+
+``decay:M`` and ``alibi:M`` name the same kernel (wu2025 calls it a decay mask, herasimchyk2026
+an ALiBi bias); it has irrational entries for ``M > 0``, hence no exact path (a rational ratio
+``r = e^{-M}`` is :func:`~posbias.numerics.kernels.decay_kernel_exact` as a dense kernel).
+
+The Cesàro kernel with a schedule also has dedicated routes (:mod:`posbias.numerics.cesaro`:
+scaled integers, block exponents) that are faster and log-safe; the driver here is the general
+route, checked against them in the tests.  The fast driver is plain float64: entries below
+about ``1e-308`` underflow to 0 (the Cesàro routes keep them).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Protocol
+
+import mpmath
+import numpy as np
+
+from posbias.errors import InvalidArgument
+from posbias.numerics.alibi import alibi_layer, alibi_propagate, alibi_propagate_precise
+from posbias.numerics.kernels import validate_kernel, validate_kernel_exact, validate_kernel_precise
+from posbias.numerics.schedules import as_schedule
+from posbias.validation import (
+    MAX_DENSE_LENGTH,
+    MAX_LENGTH,
+    check_dps,
+    check_integer,
+    check_real,
+)
+
+__all__ = [
+    "Kernel",
+    "CesaroKernel",
+    "WindowKernel",
+    "PrefixKernel",
+    "DecayKernel",
+    "DenseKernel",
+    "KERNEL_SPECS",
+    "parse_kernel",
+    "kernel_profile_exact",
+    "kernel_profile_precise",
+    "kernel_profile",
+]
+
+#: the text forms of :func:`parse_kernel`
+KERNEL_SPECS = ("cesaro", "window:W", "prefix:K", "decay:M", "alibi:M")
+
+
+class Kernel(Protocol):
+    """What a layer's attention pattern supplies to the drivers (see the module doc)."""
+
+    spec: str
+
+    def propagate_exact(self, v: list) -> list: ...
+
+    def propagate_precise(self, v: list, dps: int) -> list: ...
+
+    def propagate_fast(self, v: np.ndarray) -> np.ndarray: ...
+
+
+def _no_path(kernel, path: str):
+    raise InvalidArgument("kernel", kernel.spec, f"a kernel with a {path} path (this one has "
+                          "irrational entries: use the precise or the fast path)")
+
+
+class _SuffixWeighted:
+    """Kernels whose row ``i`` is uniform, with weight ``1/c_i``, on a contiguous range
+    ``lo_i..hi_i``: ``(v A)_j = Σ_{i: lo_i <= j <= hi_i} v_i / c_i``, computed with one pass of
+    prefix sums over ``w_i = v_i / c_i`` (a difference array), ``O(L)``."""
+
+    def _ranges(self, L: int):  # -> (lo, hi, count) lists, 0-indexed inclusive
+        raise NotImplementedError
+
+    def _apply(self, v, zero, div):
+        L = len(v)
+        lo, hi, count = self._ranges(L)
+        diff = [zero] * (L + 1)
+        for i in range(L):
+            if v[i]:
+                w = div(v[i], count[i])
+                diff[lo[i]] += w
+                diff[hi[i] + 1] -= w
+        out, acc = [], zero
+        for j in range(L):
+            acc += diff[j]
+            out.append(acc)
+        return out
+
+    def propagate_exact(self, v: list) -> list:
+        return self._apply(v, Fraction(0), lambda x, c: x / c)
+
+    def propagate_precise(self, v: list, dps: int) -> list:
+        dps = check_dps("dps", dps)
+        with mpmath.workdps(dps):
+            return self._apply([+x for x in v], mpmath.mpf(0), lambda x, c: x / c)
+
+    def propagate_fast(self, v: np.ndarray) -> np.ndarray:
+        v = np.asarray(v, dtype=np.float64)
+        L = v.size
+        lo, hi, count = (np.asarray(a) for a in self._ranges(L))
+        w = v / count
+        diff = np.zeros(L + 1)
+        np.add.at(diff, lo, w)
+        np.add.at(diff, hi + 1, -w)
+        return np.cumsum(diff[:L])
+
+
+class CesaroKernel(_SuffixWeighted):
+    """Uniform causal attention ``A[i, j] = 1/i`` (chowdhury2026 C1).
+
+    >>> [str(x) for x in CesaroKernel().propagate_exact([Fraction(0), Fraction(1)])]
+    ['1/2', '1/2']
+    """
+
+    spec = "cesaro"
+
+    def _ranges(self, L):
+        return [0] * L, list(range(L)), list(range(1, L + 1))
+
+
+class WindowKernel(_SuffixWeighted):
+    """Uniform attention over the last ``w`` positions including self (wu2025 W2)."""
+
+    def __init__(self, w: int):
+        self.w = check_integer("w", w, 1)
+        self.spec = f"window:{self.w}"
+
+    def _ranges(self, L):
+        lo = [max(0, i - self.w + 1) for i in range(L)]
+        return lo, list(range(L)), [i - lo[i] + 1 for i in range(L)]
+
+
+class PrefixKernel(_SuffixWeighted):
+    """Uniform attention under wu2025's prefix mask: rows ``i <= K`` on ``1..K``, later rows
+    causal (W3; not lower-triangular for ``K >= 2``)."""
+
+    def __init__(self, K: int):
+        self.K = check_integer("K", K, 1)
+        self.spec = f"prefix:{self.K}"
+
+    def _ranges(self, L):
+        if self.K > L:
+            raise InvalidArgument("K", self.K, f"a number of prefix tokens in 1..L (L = {L})")
+        hi = [self.K - 1 if i < self.K else i for i in range(L)]
+        return [0] * L, hi, [h + 1 for h in hi]
+
+
+class DecayKernel:
+    """Single-head ALiBi / decay kernel with slope ``m >= 0``: ``A[i, j] ∝ e^{-m(i-j)}``
+    (wu2025 W4, herasimchyk2026 H2c); propagated by the ``O(L)`` recurrence of THEORY X5."""
+
+    def __init__(self, m, name: str = "decay"):
+        self.m = check_real("m", m, 0)
+        self.spec = f"{name}:{m}"
+        self._layer = alibi_layer([self.m])
+
+    def propagate_exact(self, v: list) -> list:
+        if self.m == 0:
+            return CesaroKernel().propagate_exact(v)
+        _no_path(self, "exact")
+
+    def propagate_precise(self, v: list, dps: int) -> list:
+        return alibi_propagate_precise(v, self._layer, dps=dps)
+
+    def propagate_fast(self, v: np.ndarray) -> np.ndarray:
+        return alibi_propagate(np.asarray(v, dtype=np.float64), self._layer)
+
+
+class DenseKernel:
+    """Any row-stochastic kernel given by its entries (``O(L^2)`` per layer): exact entries
+    (int, Fraction) allow every path, floats the fast one; validated once, on first use, on
+    the path asked for."""
+
+    spec = "dense"
+
+    def __init__(self, A, *, causal: bool = True):
+        self._A = A
+        self._causal = causal
+        self._cache: dict = {}
+
+    def _entries(self, path, dps=None):
+        key = (path, dps)
+        if key not in self._cache:
+            if path == "exact":
+                self._cache[key] = validate_kernel_exact(self._A, causal=self._causal)
+            elif path == "precise":
+                self._cache[key] = validate_kernel_precise(self._A, dps, causal=self._causal)
+            else:
+                self._cache[key] = validate_kernel(self._A, causal=self._causal)
+        return self._cache[key]
+
+    def propagate_exact(self, v: list) -> list:
+        A = self._entries("exact")
+        n = len(A)
+        out = [Fraction(0)] * n
+        for i, vi in enumerate(v):
+            if vi:
+                row = A[i]
+                for j in range(n):
+                    if row[j]:
+                        out[j] += vi * row[j]
+        return out
+
+    def propagate_precise(self, v: list, dps: int) -> list:
+        dps = check_dps("dps", dps)
+        A = self._entries("precise", dps)
+        with mpmath.workdps(dps):
+            n = len(A)
+            out = [mpmath.mpf(0)] * n
+            for i, vi in enumerate(v):
+                if vi:
+                    row = A[i]
+                    for j in range(n):
+                        if row[j]:
+                            out[j] += vi * row[j]
+            return out
+
+    def propagate_fast(self, v: np.ndarray) -> np.ndarray:
+        return np.asarray(v, dtype=np.float64) @ self._entries("fast")
+
+
+_SPEC = re.compile(r"(cesaro)|(window|prefix):([0-9]{1,12})|(decay|alibi):([0-9.eE+-]{1,40})")
+
+
+def parse_kernel(spec: str) -> Kernel:
+    """A kernel from its text form (``cesaro``, ``window:W``, ``prefix:K``, ``decay:M``,
+    ``alibi:M``); never evaluated as code.
+
+    >>> parse_kernel("window:3").spec, parse_kernel("decay:0.5").m
+    ('window:3', 0.5)
+    >>> parse_kernel("window:x")
+    Traceback (most recent call last):
+    ...
+    posbias.errors.InvalidArgument: kernel = window:x is invalid: expected one of cesaro, window:W, prefix:K, decay:M, alibi:M (W, K integers >= 1; M a real number >= 0)
+    """
+    allowed = ("one of " + ", ".join(KERNEL_SPECS)
+               + " (W, K integers >= 1; M a real number >= 0)")
+    m = _SPEC.fullmatch(spec.strip()) if isinstance(spec, str) else None
+    if m is None:
+        raise InvalidArgument("kernel", spec, allowed)
+    if m.group(1):
+        return CesaroKernel()
+    if m.group(2):
+        n = int(m.group(3))
+        try:
+            return WindowKernel(n) if m.group(2) == "window" else PrefixKernel(n)
+        except InvalidArgument:
+            raise InvalidArgument("kernel", spec, allowed) from None
+    try:
+        value = float(m.group(5))
+    except ValueError:
+        raise InvalidArgument("kernel", spec, allowed) from None
+    try:
+        return DecayKernel(value, m.group(4))
+    except InvalidArgument:
+        raise InvalidArgument("kernel", spec, allowed) from None
+
+
+def _layers(kernels, T: int) -> list:
+    if isinstance(kernels, str):
+        kernels = parse_kernel(kernels)
+    if all(callable(getattr(kernels, f, None)) for f in ("propagate_exact", "propagate_fast")):
+        return [kernels] * T
+    if isinstance(kernels, (bytes, np.ndarray)) or not isinstance(kernels, (list, tuple)):
+        raise InvalidArgument("kernels", kernels, "a kernel (a Kernel or a spec such as "
+                              "'window:4'), or one per layer")
+    seq = list(kernels)
+    if len(seq) != T:
+        raise InvalidArgument("kernels", f"{len(seq)} kernels", f"one per layer: {T}")
+    return [parse_kernel(k) if isinstance(k, str) else k for k in seq]
+
+
+def _drive(length: int, kernels, schedule, path: str, dps=None):
+    limit = MAX_DENSE_LENGTH if path != "fast" else MAX_LENGTH
+    L = check_integer("length", length, 1, limit)
+    sched = as_schedule(schedule)
+    lams = (sched.exact() if path == "exact" else sched.precise(dps) if path == "precise"
+            else sched.floats().tolist())
+    layers = _layers(kernels, len(lams))
+    if path == "exact":
+        v = [Fraction(0)] * L
+        v[-1] = Fraction(1)
+    elif path == "precise":
+        with mpmath.workdps(dps):
+            v = [mpmath.mpf(0)] * L
+            v[-1] = mpmath.mpf(1)
+    else:
+        v = np.zeros(L)
+        v[-1] = 1.0
+    for t in range(len(lams) - 1, -1, -1):
+        lam, K = lams[t], layers[t]
+        if lam == 0:
+            continue
+        if path == "exact":
+            u = K.propagate_exact(v)
+            v = [(1 - lam) * a + lam * b for a, b in zip(v, u)]
+        elif path == "precise":
+            u = K.propagate_precise(v, dps)
+            with mpmath.workdps(dps):
+                v = [(1 - lam) * a + lam * b for a, b in zip(v, u)]
+        else:
+            v = (1.0 - lam) * v + lam * K.propagate_fast(v)
+    return v
+
+
+def kernel_profile_exact(length: int, kernels, schedule) -> list:
+    """The influence profile ``e_L Π_t ((1-λ_t) I + λ_t A(t))`` exactly (Fractions).
+
+    ``kernels``: one kernel (a :class:`Kernel` or a spec text) for every layer, or one per
+    layer; ``schedule``: any form of :func:`~posbias.numerics.schedules.as_schedule`.
+
+    >>> [str(x) for x in kernel_profile_exact(3, "cesaro", [1, 1])]
+    ['11/18', '5/18', '1/9']
+    """
+    return _drive(length, kernels, schedule, "exact")
+
+
+def kernel_profile_precise(length: int, kernels, schedule, dps: int) -> list:
+    """The influence profile in mpmath at ``dps`` digits (see :func:`kernel_profile_exact`).
+
+    >>> [mpmath.nstr(x, 6) for x in kernel_profile_precise(3, "decay:0", [1, 1], dps=30)]
+    ['0.611111', '0.277778', '0.111111']
+    """
+    dps = check_dps("dps", dps)
+    return _drive(length, kernels, schedule, "precise", dps)
+
+
+def kernel_profile(length: int, kernels, schedule) -> np.ndarray:
+    """The influence profile in float64 (see :func:`kernel_profile_exact`).
+
+    >>> kernel_profile(3, "window:2", [1.0]).tolist()
+    [0.0, 0.5, 0.5]
+    """
+    return _drive(length, kernels, schedule, "fast")
