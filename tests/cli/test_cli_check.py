@@ -145,10 +145,21 @@ def test_output_directory_rejected(two_claims, tmp_path, capsys):
     assert code == 2 and "directory" in err
 
 
+def _remeasured_or_retrained(c) -> bool:
+    """Claims whose --thorough run measures full-width models again (10 Step-0 runs) or
+    re-trains wu2025's networks at paper scale (about 75 minutes on two cores): their shipped
+    data are reproduced by their own slow tests instead (tests/proofs_checks/test_measured.py,
+    test_claims_wu2025_trained.py)."""
+    return any("Step-0" in n or "--thorough" in n for n in c.needs)
+
+
 @pytest.mark.slow
 def test_thorough_run_matches_expected_verdicts(capsys):
-    """The whole registry with larger grids, more cases and full-width models (a few minutes)."""
-    code, out, _ = run(["check", "--thorough", "--quiet", "--format", "json"], capsys)
+    """The registry with larger grids and more cases (a few minutes): the default and the
+    thorough run may differ in case counts, never in verdict."""
+    ids = [c.id for c in registry.all_claims() if not _remeasured_or_retrained(c)]
+    assert len(ids) >= 30
+    code, out, _ = run(["check", "--thorough", "--quiet", "--format", "json", *ids], capsys)
     data = json.loads(out)
     assert code == 0, data["summary"]["failed"]
-    assert data["summary"]["total"] == len(registry.all_claims())
+    assert data["summary"]["total"] == len(ids)
