@@ -9,5 +9,5 @@ Subpackages (imported on demand):
 
 from posbias.errors import InvalidArgument, NeedsExtra
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["InvalidArgument", "NeedsExtra", "__version__"]
