@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+import posbias
 from posbias.cli import main
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
@@ -200,7 +201,7 @@ def test_bad_file_in_data_dir_is_named(tmp_path, capsys):
 def test_version_and_help_on_every_subcommand(name, capsys):
     with pytest.raises(SystemExit) as e:
         main([name, "--version"])
-    assert e.value.code == 0 and "posbias 0.1" in capsys.readouterr().out
+    assert e.value.code == 0 and f"posbias {posbias.__version__}" in capsys.readouterr().out
     with pytest.raises(SystemExit) as e:
         main([name, "--help"])
     text = capsys.readouterr().out
