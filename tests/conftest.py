@@ -1,7 +1,10 @@
 """Test configuration: Hypothesis profiles ``dev`` (default, quick) and ``ci`` (derandomized,
 more examples), chosen with the HYPOTHESIS_PROFILE environment variable (STYLE.md 8)."""
 
+import importlib.util
 import os
+import pathlib
+import sys
 
 pytest_plugins = ["pytester"]
 
@@ -17,3 +20,18 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+# Shared test helpers live beside their tests; the test folders are not packages, so the one
+# helper used from two folders is loaded here, once, under a fixed module name.
+def _load_helper(name: str, relative: str):
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, pathlib.Path(__file__).parent / relative)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+#: tiny causal-LM checkpoints of each family, saved with a trained tokenizer (no downloads)
+_load_helper("posbias_tests_tiny_checkpoints", "measurements/tiny_checkpoints.py")

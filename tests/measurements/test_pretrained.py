@@ -29,20 +29,10 @@ from posbias.measurements.pretrained import AttentionProbe, measure_pretrained  
 from posbias.measurements.text import text_windows  # noqa: E402
 
 def _tiny_checkpoints():
-    """The shared helper module tests/measurements/tiny_checkpoints.py, loaded by path (the test
-    folders are not packages)."""
-    import importlib.util
-    import pathlib
-    import sys
+    """The shared helper tests/measurements/tiny_checkpoints.py (loaded by tests/conftest.py)."""
+    import posbias_tests_tiny_checkpoints
 
-    name = "posbias_tests_tiny_checkpoints"
-    if name not in sys.modules:
-        path = pathlib.Path(__file__).resolve().parents[1] / "measurements" / "tiny_checkpoints.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return posbias_tests_tiny_checkpoints
 
 
 _tiny = _tiny_checkpoints()
