@@ -25,8 +25,8 @@ from itertools import accumulate
 import mpmath
 import numpy as np
 
-from posbias.validation import MAX_LENGTH, check_dps, check_integer
 from posbias.numerics._arith import HAVE_GMPY2, coprime_fraction, lcm_upto, mpz
+from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 if HAVE_GMPY2:
     import gmpy2
@@ -35,6 +35,7 @@ from posbias.numerics.schedules import as_schedule
 __all__ = [
     "cesaro_profile_exact",
     "cesaro_profile_scaled",
+    "cesaro_profile_numerators",
     "reduce_scaled_profile",
     "cesaro_profile_precise",
     "cesaro_profile",
@@ -109,6 +110,131 @@ def cesaro_profile_scaled(length: int, schedule) -> tuple[list, object]:
     return N, D
 
 
+def cesaro_profile_numerators(length: int, schedule) -> tuple[list, object]:
+    r"""The exact profile as integer numerators over the smallest known common denominator.
+
+    Returns ``(N, D)`` with ``p(j) = N[j-1] / D`` exactly (not reduced), where
+    ``D = Π b_t · L · Λ^(T-1)``, ``Λ = lcm(1..L)``, ``λ_t = a_t / b_t`` in lowest terms and ``T``
+    the number of nonzero ``λ_t``.
+
+    Why ``D`` works from the first layer on: ``P_t = Σ_k w_k M^k`` with Poisson-binomial
+    weights ``w_k`` (denominators dividing ``Π b_t``), and the last row of ``M^k`` is
+    ``h_{k-1}(1/j, ..., 1/L) / L`` (THEORY X3), whose denominator divides ``L Λ^(k-1)``.  So for
+    every ``t <= T`` both ``D p_t(j)`` and ``D p_{t-1}(i) / i`` are integers.  The row is
+    carried as the integers ``U_j = D p_t(j)``, starting from ``U = D e_L``, and one layer is
+
+        ``S_j = Σ_{i >= j} U_i / i``,   ``U_j ← ((b - a) U_j + a S_j) / b``,
+
+    where every division is exact: linear-time divisions of big integers by small ones, where
+    the common-denominator form :func:`cesaro_profile_scaled` multiplies every entry by the big
+    ``Λ / i`` in every layer.  The integers have the final size from the start, which costs
+    less than the products.
+
+    Two certificates are checked on every call, because an exact division by a number that
+    does not divide would silently give a wrong integer: the numerators sum to ``D``, and the
+    same rollout done independently modulo a 31-bit prime ``q`` agrees with every
+    ``N_j mod q``.  A failure raises :class:`ArithmeticError` (a bug, never expected).
+
+    >>> N, D = cesaro_profile_numerators(3, [1, 1])
+    >>> [int(n) for n in N], int(D)
+    ([11, 5, 2], 18)
+    """
+    L = check_integer("length", length, 1, MAX_LENGTH)
+    lams = [lam for lam in _exact_lambdas(schedule) if lam != 0]
+    if not lams:
+        return [mpz(0)] * (L - 1) + [mpz(1)], mpz(1)
+    D = mpz(L) * lcm_upto(L) ** (len(lams) - 1)
+    for lam in lams:
+        D *= lam.denominator
+    N = _divided_rollout(L, lams, D)
+    _certify(L, lams, N, D)
+    return N, D
+
+
+def _divided_rollout(L: int, lams: list, D) -> list:
+    """The layers of :func:`cesaro_profile_numerators` at the fixed scale ``D``.
+
+    One pass per layer from ``j = L`` down to 1: ``acc += U_j / j`` is ``S_j``, and ``U_j``
+    (no longer needed by the positions before it) is replaced in place by
+    ``((b - a) U_j + a S_j) / b``.  With gmpy2 the entries are mutable ``xmpz`` and the
+    divisions are ``divexact``, so a layer allocates one quotient per entry and nothing else.
+    Returns immutable integers.
+    """
+    if not HAVE_GMPY2:  # pragma: no cover
+        U = [0] * L
+        U[-1] = int(D)
+        for lam in lams:
+            a, b = lam.numerator, lam.denominator
+            acc = 0
+            for j in range(L - 1, -1, -1):
+                acc += U[j] // (j + 1)
+                U[j] = ((b - a) * U[j] + a * acc) // b
+        return U
+    divexact = gmpy2.divexact
+    U = [gmpy2.xmpz(0) for _ in range(L)]
+    U[-1] += D
+    for lam in lams:
+        a, b = int(lam.numerator), int(lam.denominator)
+        c = b - a
+        acc = gmpy2.xmpz(0)
+        if a == b:  # λ = 1: U ← S
+            for j in range(L - 1, -1, -1):
+                u = U[j]
+                acc += divexact(u, j + 1)
+                u -= u
+                u += acc
+        elif b == 2:  # λ = 1/2: (U + S) / 2 is a shift
+            for j in range(L - 1, -1, -1):
+                u = U[j]
+                acc += divexact(u, j + 1)
+                u += acc
+                u >>= 1
+        else:
+            for j in range(L - 1, -1, -1):
+                u = U[j]
+                acc += divexact(u, j + 1)
+                if c != 1:
+                    u *= c
+                if a == 1:
+                    u += acc
+                else:
+                    u += a * acc
+                U[j] = gmpy2.xmpz(divexact(u, b))
+    return [mpz(u) for u in U]
+
+
+#: a prime below 2^31 (products of two residues fit in int64); none of 1..L may share it
+_CERT_PRIMES = (2147483647, 2147483629, 2147483587)
+
+
+def _certify(L: int, lams: list, N: list, D) -> None:
+    """Check ``Σ N_j = D`` and ``N_j ≡ p(j) D (mod q)`` with ``p`` rolled out modulo a prime
+    ``q`` (int64 residues, no floats); raise :class:`ArithmeticError` on a mismatch."""
+    if sum(N, mpz(0)) != D:
+        raise ArithmeticError("Cesàro profile numerators: they do not sum to D")
+    q = next((q for q in _CERT_PRIMES
+              if L < q and all(lam.denominator % q for lam in lams)), None)
+    if q is None:  # pragma: no cover - a λ denominator divisible by three 31-bit primes
+        return
+    inv = np.array([pow(i, -1, q) for i in range(1, L + 1)], dtype=np.int64)
+    u = np.zeros(L, dtype=np.int64)
+    u[-1] = 1
+    for lam in lams:
+        a, b = lam.numerator % q, lam.denominator % q
+        lam_q = a * pow(b, -1, q) % q
+        keep = (1 - lam_q) % q
+        w = u * inv % q
+        s = np.cumsum(w[::-1]) % q  # L < q < 2^31: the partial sums stay below 2^62
+        s = s[::-1]
+        u = (keep * u % q + lam_q * s % q) % q
+    d = int(D % q)
+    got = np.array([int(n % q) for n in N], dtype=np.int64)
+    if not np.array_equal(got, u * d % q):
+        bad = int(np.argmax(got != u * d % q)) + 1
+        raise ArithmeticError(f"Cesàro profile numerators: position {bad} fails the check "
+                              f"modulo {q}")
+
+
 def cesaro_profile_exact(length: int, schedule) -> list[Fraction]:
     """Exact influence profile ``p(j) = P(T)[L, j]``, ``j = 1..L``, of the Cesàro rollout.
 
@@ -125,11 +251,13 @@ def cesaro_profile_exact(length: int, schedule) -> list[Fraction]:
 
     Returns a list of ``L`` reduced Fractions summing to 1 (entry ``j-1`` is ``p(j)``).
 
-    Method: integer numerators over per-position denominators ``Π b_t ℓ_j^T``,
-    ``ℓ_j = lcm(j..L)`` (:func:`_natural_rollout`, suffix sums, ``O(T L)`` big-integer
-    operations), then reduction: the known factor ``ℓ_j / L`` is divided out exactly and the rest
-    of the gcd is found with small gcds against ``lcm(1..L) Π b_t``.  The common-denominator
-    form :func:`cesaro_profile_scaled` is an independent route to the same numbers.
+    Method: the numerators over ``D = Π b_t L Λ^(T-1)`` from the rollout at that fixed denominator,
+    :func:`cesaro_profile_numerators` (``O(T L)`` linear-time big-integer
+    operations, certified by the sum and a modular rollout), then reduction: the known factor
+    ``(Λ / ℓ_j)^(T-1)``, ``ℓ_j = lcm(j..L)``, is divided out exactly and the rest of the gcd is
+    found with small gcds against ``Λ Π b_t``.  The common-denominator form
+    :func:`cesaro_profile_scaled` (multiplications, a denominator growing with the layers) is
+    an independent route to the same numbers, and the tests compare the two.
     Paper: chowdhury2026 section 2 (``N^H``), herasimchyk2026 section 3 (schedules).
 
     >>> cesaro_profile_exact(3, [Fraction(1, 2)])
@@ -145,75 +273,18 @@ def cesaro_profile_exact(length: int, schedule) -> list[Fraction]:
     lams = [lam for lam in _exact_lambdas(schedule) if lam != 0]
     if not lams:
         return [Fraction(0)] * (L - 1) + [Fraction(1)]
-    N, ell = _natural_rollout(L, lams)
-    T = len(lams)
-    prod_b = mpz(1)
-    for lam in lams:
-        prod_b *= lam.denominator
-    out = []
-    cache = {}
-    for j in range(1, L + 1):
-        lj = ell[j - 1]
-        # p(j) = N_j / (Π b_t ℓ_j^T); its denominator divides Π b_t L ℓ_j^(T-1) (THEORY X3)
-        den = cache.get(lj)
-        if den is None:
-            den = prod_b * L * lj ** (T - 1)
-            cache.clear()
-            cache[lj] = den
-        x = _divexact(N[j - 1], lj // L)
-        out.append(_coprime_part(x, den, ell[0] * prod_b))
-    return out
+    N, D = cesaro_profile_numerators(L, lams)
+    return _reduce_profile(L, lams, N, D)
 
 
-def _natural_rollout(L: int, lams: list) -> tuple[list, list]:
-    """Last-row propagation with per-position denominators: ``p(j) = N_j / (Π b_t ℓ_j^T)``.
-
-    ``ℓ_j = lcm(j..L)``.  ``S_j = Σ_{i>=j} u_i / i`` has denominator dividing
-    ``Π b ℓ_j^(t+1)``, and ``σ_j = S_j Π b ℓ_j^(t+1)`` obeys
-    ``σ_j = N_j (ℓ_j / j) + σ_{j+1} (ℓ_j / ℓ_{j+1})^(t+1)`` (the ratio is 1 unless ``j`` is a
-    prime power).  A layer ``λ = a/b`` maps ``N_j ← (b - a) j w_j + a σ_j``, ``w_j = N_j ℓ_j / j``.
-    Near the end of the sequence ``ℓ_j`` is much smaller than ``lcm(1..L)``, which saves about a
-    quarter of the big-integer work of the common-denominator form at ``L = 4096``.
-    Only nonzero ``λ`` may be passed.
-    """
-    ell = [mpz(0)] * L
-    cur = mpz(1)
-    for j in range(L, 0, -1):
-        cur = _lcm(cur, j)
-        ell[j - 1] = cur
-    mult = [ell[j - 1] // j for j in range(1, L + 1)]
-    ratio = [int(ell[j - 1] // ell[j]) for j in range(1, L)] + [1]
-    jumps = [j for j in range(L) if ratio[j] != 1]
-    N = [mpz(0)] * L
-    N[-1] = mpz(1)
-    idx = [mpz(j) for j in range(1, L + 1)]
-    for t, lam in enumerate(lams):
-        a, b = mpz(lam.numerator), mpz(lam.denominator)
-        w = [n * m for n, m in zip(N, mult)]
-        powers = {j: mpz(ratio[j]) ** (t + 1) for j in jumps}
-        sigma = [None] * L
-        acc = mpz(0)
-        for j in range(L - 1, -1, -1):
-            if j in powers:
-                acc = acc * powers[j]
-            acc = acc + w[j]
-            sigma[j] = acc
-        c = b - a
-        if c == 0:
-            N = sigma
-        elif a == 1:
-            N = [(c * j) * wj + sj for j, wj, sj in zip(idx, w, sigma)]
-        else:
-            N = [(c * j) * wj + a * sj for j, wj, sj in zip(idx, w, sigma)]
-    return N, ell
-
-
-def _coprime_part(x, den, radical) -> Fraction:
-    """``x / den`` in lowest terms when every prime of ``den`` divides ``radical``."""
+def _coprime_part(x, den, shared) -> Fraction:
+    """``x / den`` in lowest terms, given ``shared = gcd(R, den)`` for an ``R`` that every prime
+    of ``den`` divides (so ``gcd(x, shared)`` holds every common prime, to a power that may
+    fall short)."""
     if HAVE_GMPY2:
-        # a prime shared by x and den divides radical; after dividing by g, a prime still
-        # shared divides g, so later rounds need only small remainders modulo g
-        g = gmpy2.gcd(gmpy2.gcd(x % radical, radical), den)
+        # a prime still shared after dividing by g divides g, so later rounds need only small
+        # remainders modulo g
+        g = gmpy2.gcd(x % shared, shared)
         while g != 1:
             x = gmpy2.divexact(x, g)
             den = gmpy2.divexact(den, g)
@@ -223,8 +294,9 @@ def _coprime_part(x, den, radical) -> Fraction:
 
 
 def reduce_scaled_profile(length: int, schedule, N: list, D) -> list[Fraction]:
-    """The reduced Fractions ``N[j-1] / D`` for ``(N, D) = cesaro_profile_scaled(length,
-    schedule)``, much faster than one big gcd per entry (see :func:`_reduce_profile`).
+    """The reduced Fractions ``N[j-1] / D`` for ``(N, D)`` from :func:`cesaro_profile_scaled`
+    or :func:`cesaro_profile_numerators` of the same ``length`` and ``schedule``, much faster than
+    one big gcd per entry (see :func:`_reduce_profile`).
 
     >>> N, D = cesaro_profile_scaled(3, [1, 1])
     >>> reduce_scaled_profile(3, [1, 1], N, D)
@@ -242,46 +314,47 @@ def _reduce_profile(L: int, lams: list, N: list, D) -> list[Fraction]:
 
     ``P = Σ_k w_k M^k`` (Poisson-binomial weights ``w_k``, denominators dividing ``Π b_t``), and
     the last row of ``M^k`` is ``(1/L) h_{k-1}(1/j, ..., 1/L)`` (THEORY X3), whose denominator
-    divides ``L ℓ_j^{k-1}``, ``ℓ_j = lcm(j..L)``.  So ``D = Π b_t Λ^T`` carries the known factor
-    ``f_j = (Λ/L) (Λ/ℓ_j)^{T-1}``, removed by exact division; the remaining gcd involves only
-    primes of ``Λ Π b_t`` and is found by repeated small gcds with that number.
+    divides ``L ℓ_j^{k-1}``, ``ℓ_j = lcm(j..L)``.  ``D`` is ``F · Π b_t L Λ^(T-1)`` for an integer
+    ``F`` (1 for :func:`cesaro_profile_numerators`, ``Λ / L`` for :func:`cesaro_profile_scaled`),
+    so ``N_j`` carries the known factor ``F (Λ/ℓ_j)^(T-1)``, removed by exact division; the
+    remaining gcd involves only primes of ``Λ Π b_t`` and is found by repeated small gcds with
+    that number.
     """
     T = len(lams)
     big = lcm_upto(L)
     prod_b = mpz(1)
     for lam in lams:
         prod_b *= lam.denominator
+    base = prod_b * L * big ** (T - 1)
+    F, rem = divmod(mpz(D), base)
+    if rem or F < 1:
+        raise ValueError("D is not a multiple of the profile's known denominator")
     radical = big * prod_b  # every prime of every denominator divides this
     ell = [mpz(0)] * L
     cur = mpz(1)
     for j in range(L, 0, -1):
         cur = _lcm(cur, j)
         ell[j - 1] = cur
-    base = big // L
     out = []
     cache = {}
     for j in range(1, L + 1):
         lj = ell[j - 1]
         known = cache.get(lj)
         if known is None:  # ℓ_j changes only where j is a prime power: few distinct values
-            known = (base * (big // lj) ** (T - 1), prod_b * L * lj ** (T - 1))
+            den = prod_b * L * lj ** (T - 1)
+            known = (F * (big // lj) ** (T - 1), den, _gcd(radical, den))
             cache.clear()
             cache[lj] = known
-        f, den = known
-        x = _divexact(N[j - 1], f)
-        if HAVE_GMPY2:
-            # a prime shared by x and den divides radical; after dividing by g, a prime still
-            # shared divides g, so later rounds need only small remainders modulo g
-            g = gmpy2.gcd(gmpy2.gcd(x % radical, radical), den)
-            while g != 1:
-                x = gmpy2.divexact(x, g)
-                den = gmpy2.divexact(den, g)
-                g = gmpy2.gcd(gmpy2.gcd(x % g, g), den)
-            out.append(coprime_fraction(x, den))
-        else:  # pragma: no cover
-            out.append(Fraction(int(x), int(den)))
-    assert D == prod_b * big**T  # internal invariant of cesaro_profile_scaled
+        f, den, shared = known
+        x = N[j - 1] if f == 1 else _divexact(N[j - 1], f)
+        out.append(_coprime_part(x, den, shared))
     return out
+
+
+def _gcd(x, y):
+    if HAVE_GMPY2:
+        return gmpy2.gcd(x, y)
+    return math.gcd(int(x), int(y))  # pragma: no cover
 
 
 def _lcm(x, j):

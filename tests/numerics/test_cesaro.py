@@ -19,12 +19,13 @@ from hypothesis import strategies as st
 from posbias.errors import InvalidArgument
 from posbias.numerics._arith import mpz
 from posbias.numerics.cesaro import (
-    cesaro_profile_blocks,
     cesaro_diagonal_exact,
     cesaro_diagonal_precise,
     cesaro_log_profile,
     cesaro_profile,
+    cesaro_profile_blocks,
     cesaro_profile_exact,
+    cesaro_profile_numerators,
     cesaro_profile_precise,
     cesaro_profile_scaled,
 )
@@ -71,6 +72,58 @@ def test_propagation_equals_hausdorff_and_dense(L, lams):
         (F(int(n), int(D)).numerator, F(int(n), int(D)).denominator) for n in N
     ]
     assert all(type(x.numerator) is int and type(x.denominator) is int for x in p)
+
+
+big_rationals = st.tuples(st.integers(1, 10**30), st.integers(0, 10**30)).map(
+    lambda t: F(min(t[1], t[0]), t[0]))
+
+
+@given(st.integers(1, 40), st.lists(st.one_of(rationals, big_rationals), max_size=7))
+@example(1, [])
+@example(7, [F(0)] * 3)
+@example(7, [F(1)] * 5)
+@example(64, [F(1, 2)] * 6)
+@example(30, [F(10**30 - 1, 10**30)] * 3)
+def test_numerators_route_equals_scaled_route(L, lams):
+    # exact divisions at the final denominator against multiplications at a growing one
+    N, D = cesaro_profile_numerators(L, lams)
+    Ns, Ds = cesaro_profile_scaled(L, lams)
+    assert all(n * Ds == m * D for n, m in zip(N, Ns))
+    assert sum(N) == D
+    # D is the smallest known common denominator: Π b_t L lcm(1..L)^(T-1) over nonzero λ
+    nonzero = [lam for lam in lams if lam]
+    expected = math.prod(lam.denominator for lam in nonzero) * L * math.lcm(*range(1, L + 1)) ** (
+        len(nonzero) - 1) if nonzero else 1
+    assert D == expected
+
+
+def test_the_denominator_premise_is_what_makes_the_divisions_exact():
+    # D p_t(j) and D p_(t-1)(i)/i are integers for D = Π b L lcm(1..L)^(T-1) (THEORY X3); at a
+    # denominator missing one factor the exact divisions give wrong integers, and the
+    # certificates catch them: the premise is used, not decoration
+    import posbias.numerics.cesaro as ces
+
+    L, lams = 40, [F(1, 3)] * 5
+    N, D = cesaro_profile_numerators(L, lams)
+    assert ces._divided_rollout(L, lams, D) == N
+    short = D // 37  # 37 <= L divides lcm(1..L) once
+    with pytest.raises(ArithmeticError, match="Cesàro profile numerators"):
+        ces._certify(L, lams, ces._divided_rollout(L, lams, short), short)
+
+
+def test_certificates_catch_a_wrong_numerator():
+    import posbias.numerics.cesaro as ces
+
+    L, lams = 12, [F(1, 2), F(2, 3)]
+    N, D = cesaro_profile_numerators(L, lams)
+    ces._certify(L, lams, N, D)  # the genuine numerators pass
+    moved = list(N)
+    moved[0] += 1  # the sum still matches: only the modular rollout can see this
+    moved[1] -= 1
+    with pytest.raises(ArithmeticError, match="position 1 fails the check modulo"):
+        ces._certify(L, lams, moved, D)
+    with pytest.raises(ArithmeticError, match="do not sum to D"):
+        ces._certify(L, lams, N[:-1] + [N[-1] + 1], D)
 
 
 @given(st.integers(1, 10), schedules)

@@ -14,9 +14,20 @@ import sys
 
 from posbias.cli._common import add_output
 from posbias.errors import InvalidArgument
-from posbias.render.latex import equation_block, escape_text, render_json, render_tex
 
-__all__ = ["add_parser", "run", "render_tex", "render_json", "escape_text", "equation_block"]
+__all__ = ["add_parser", "run"]
+
+_RENDER = ("render_tex", "render_json", "escape_text", "equation_block")
+
+
+def __getattr__(name):
+    # posbias.render.latex's renderers, still reachable here, load on first use (with sympy): every other subcommand's
+    # start-up would otherwise pay about 0.3 s for sympy
+    if name in _RENDER:
+        from posbias.render import latex
+
+        return getattr(latex, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def add_parser(subparsers) -> None:
@@ -54,6 +65,8 @@ def run(args) -> int:
     if not args.quiet:
         print(f"posbias latex: building {len(names)} derivation(s)", file=sys.stderr)
     derivations = list(all_derivations(names).values())
+    from posbias.render.latex import render_json, render_tex
+
     if args.format == "json":
         text = render_json(derivations)
     else:

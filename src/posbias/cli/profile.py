@@ -101,16 +101,17 @@ def estimate_bytes(path: str, length: int, depth: int, denominator_bits: int, dp
                    output_values: bool) -> float:
     """Memory (bytes) of a profile run from its sizes, before any work.
 
-    Exact: after ``T`` layers the common denominator has about ``T (log2 lcm(1..L) + log2 b)``
-    bits with ``log2 lcm(1..L) ~ L log2 e``; three lists of ``L`` such integers are alive at once
-    (numerators, products, suffix sums), and printing all values as fractions doubles that.
+    Exact: the common denominator has about ``T (log2 lcm(1..L) + log2 b)`` bits with
+    ``log2 lcm(1..L) ~ L log2 e``, and the rollout at that denominator carries ``L`` integers of
+    that size from the first layer on; two lists of them are alive at once (the row and the
+    numerators), and printing all values as reduced fractions adds about as much again.
     Precise: ``L`` mpmath numbers of ``dps`` digits (about ``3.33 dps`` bits plus ~100 bytes of
     object) in three lists.  Fast: about eight float64 arrays of length ``L``.
     """
     if path == "exact":
         bits = depth * (1.4427 * length + denominator_bits) + 64
         per = bits / 8 + 40
-        return length * per * (5 if output_values else 3) + 50e6
+        return length * per * (4 if output_values else 2) + 50e6
     if path == "precise":
         per = (dps or 15) * 3.33 / 8 + 120
         return length * per * (4 if output_values else 3) + 50e6
@@ -119,13 +120,13 @@ def estimate_bytes(path: str, length: int, depth: int, denominator_bits: int, dp
 
 def estimate_seconds(path: str, length: int, depth: int, denominator_bits: int, dps: int | None) -> float:
     """Rough single-core time of a profile run from its sizes (measured on the development
-    machine: exact ``L = 4096, T = 24, lambda = 1/2`` took 4.7 s of CPU, i.e. about
-    ``7e-10`` s per layer, position and bit of the average integer; mpmath about 1 us per
-    operation at low precision, growing with ``dps``; float64 about 2 ns per layer and
-    position)."""
+    machine: the exact rollout at the final denominator at ``L = 4096, T = 24, lambda = 1/2`` took 1.0 s of
+    CPU, i.e. about ``7.5e-11`` s per layer, position and bit of its integers, which have the
+    final denominator's size from the first layer on; mpmath about 1 us per operation at low
+    precision, growing with ``dps``; float64 about 2 ns per layer and position)."""
     if path == "exact":
-        bits = depth * (1.4427 * length + denominator_bits) / 2 + 64
-        return depth * length * bits * 7e-10
+        bits = depth * (1.4427 * length + denominator_bits) + 64
+        return depth * length * bits * 7.5e-11
     if path == "precise":
         return depth * length * (1e-6 + (dps or 15) * 3e-9)
     return depth * length * 2e-9
@@ -153,7 +154,7 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
     ``exact``: ``{"num": [...], "den": D}`` (common denominator, unreduced; with a kernel other
     than Cesàro also ``"fractions"``, the reduced values); ``precise``: ``{"values": [mpf]}``;
     ``fast``: ``{"values": ndarray, "log": ndarray}``.  The Cesàro kernel runs on its dedicated
-    routes (scaled integers, block exponents); other kernels on the one driver per path of
+    routes (exact divisions at the final denominator, block exponents); other kernels on the one driver per path of
     :mod:`posbias.numerics.rollout` (plain float64 on the fast path).
     """
     from posbias.numerics import cesaro
@@ -163,7 +164,7 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
 
     if path == "exact":
         schedule.exact()  # fail early for irrational schedules
-        N, D = cesaro.cesaro_profile_scaled(length, schedule)
+        N, D = cesaro.cesaro_profile_numerators(length, schedule)
         return {"num": N, "den": D}
     if path == "precise":
         return {"values": cesaro.cesaro_profile_precise(length, schedule, dps)}
