@@ -110,7 +110,7 @@ def cesaro_profile_scaled(length: int, schedule) -> tuple[list, object]:
     return N, D
 
 
-def cesaro_profile_numerators(length: int, schedule) -> tuple[list, object]:
+def cesaro_profile_numerators(length: int, schedule, *, progress=None) -> tuple[list, object]:
     r"""The exact profile as integer numerators over the smallest known common denominator.
 
     Returns ``(N, D)`` with ``p(j) = N[j-1] / D`` exactly (not reduced), where
@@ -134,24 +134,30 @@ def cesaro_profile_numerators(length: int, schedule) -> tuple[list, object]:
     does not divide would silently give a wrong integer: the numerators sum to ``D``, and the
     same rollout done independently modulo a 31-bit prime ``q`` agrees with every
     ``N_j mod q``.  A failure raises :class:`ArithmeticError` (a bug, never expected).
+    ``progress``, if given, is called with the number of layers done after every nonzero layer
+    (e.g. a progress bar's ``update``; layers with ``λ = 0`` cost nothing and are counted with
+    the first one).
 
     >>> N, D = cesaro_profile_numerators(3, [1, 1])
     >>> [int(n) for n in N], int(D)
     ([11, 5, 2], 18)
     """
     L = check_integer("length", length, 1, MAX_LENGTH)
-    lams = [lam for lam in _exact_lambdas(schedule) if lam != 0]
+    every = _exact_lambdas(schedule)
+    lams = [lam for lam in every if lam != 0]
+    if progress is not None and len(every) > len(lams):
+        progress(len(every) - len(lams))
     if not lams:
         return [mpz(0)] * (L - 1) + [mpz(1)], mpz(1)
     D = mpz(L) * lcm_upto(L) ** (len(lams) - 1)
     for lam in lams:
         D *= lam.denominator
-    N = _divided_rollout(L, lams, D)
+    N = _divided_rollout(L, lams, D, progress)
     _certify(L, lams, N, D)
     return N, D
 
 
-def _divided_rollout(L: int, lams: list, D) -> list:
+def _divided_rollout(L: int, lams: list, D, progress=None) -> list:
     """The layers of :func:`cesaro_profile_numerators` at the fixed scale ``D``.
 
     One pass per layer from ``j = L`` down to 1: ``acc += U_j / j`` is ``S_j``, and ``U_j``
@@ -169,6 +175,8 @@ def _divided_rollout(L: int, lams: list, D) -> list:
             for j in range(L - 1, -1, -1):
                 acc += U[j] // (j + 1)
                 U[j] = ((b - a) * U[j] + a * acc) // b
+            if progress is not None:
+                progress(1)
         return U
     divexact = gmpy2.divexact
     U = [gmpy2.xmpz(0) for _ in range(L)]
@@ -200,6 +208,8 @@ def _divided_rollout(L: int, lams: list, D) -> list:
                 else:
                     u += a * acc
                 U[j] = gmpy2.xmpz(divexact(u, b))
+        if progress is not None:
+            progress(1)
     return [mpz(u) for u in U]
 
 
@@ -395,7 +405,8 @@ def cesaro_diagonal_exact(length: int, schedule) -> list[Fraction]:
 
 
 # ----------------------------------------------------------------------------- precise path
-def cesaro_profile_precise(length: int, schedule, dps: int, *, guard: int = 10) -> list:
+def cesaro_profile_precise(length: int, schedule, dps: int, *, guard: int = 10,
+                           progress=None) -> list:
     """Influence profile with mpmath at ``dps`` significant digits.
 
     The propagation (suffix sums of positive terms) runs at ``dps + guard`` digits and the
@@ -404,6 +415,8 @@ def cesaro_profile_precise(length: int, schedule, dps: int, *, guard: int = 10) 
 
     ``schedule`` may hold irrational values (a :class:`Schedule` of power decay with non-integer
     ``β``) or any real numbers in [0, 1] (floats are taken at their exact binary value).
+    ``progress``, if given, is called with 1 after every layer (e.g. a progress bar's
+    ``update``).
 
     >>> import mpmath
     >>> p = cesaro_profile_precise(3, [1, 1], 25)
@@ -420,13 +433,14 @@ def cesaro_profile_precise(length: int, schedule, dps: int, *, guard: int = 10) 
         u[-1] = one
         inv = [one / i for i in range(1, L + 1)]
         for lam in lams:
-            if lam == 0:
-                continue
-            w = [x * r for x, r in zip(u, inv)]
-            s = list(accumulate(reversed(w)))
-            s.reverse()
-            c = one - lam
-            u = [c * x + lam * y for x, y in zip(u, s)]
+            if lam != 0:
+                w = [x * r for x, r in zip(u, inv)]
+                s = list(accumulate(reversed(w)))
+                s.reverse()
+                c = one - lam
+                u = [c * x + lam * y for x, y in zip(u, s)]
+            if progress is not None:
+                progress(1)
     with mpmath.workdps(dps):
         return [+x for x in u]
 

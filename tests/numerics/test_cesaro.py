@@ -111,6 +111,15 @@ def test_the_denominator_premise_is_what_makes_the_divisions_exact():
         ces._certify(L, lams, ces._divided_rollout(L, lams, short), short)
 
 
+@pytest.mark.parametrize("lams", [[F(1, 2)] * 3, [F(0), F(1), F(0), F(2, 5)], [F(0)] * 2, []])
+def test_progress_counts_every_layer(lams):
+    for route in (lambda cb: cesaro_profile_numerators(9, lams, progress=cb),
+                  lambda cb: cesaro_profile_precise(9, lams, 20, progress=cb)):
+        calls = []
+        route(calls.append)
+        assert sum(calls) == len(lams) and all(n >= 1 for n in calls)
+
+
 def test_certificates_catch_a_wrong_numerator():
     import posbias.numerics.cesaro as ces
 

@@ -22,7 +22,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from posbias.cli._common import add_output, check_memory, dps_type, human
+from posbias.cli._common import add_output, check_memory, dps_type, human, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, write_output
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
@@ -148,14 +148,15 @@ def _check_fast_inputs(schedule: Schedule, parameter: str, shown) -> None:
 
 
 def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None = None,
-                    kernel=None) -> dict:
+                    kernel=None, progress=None) -> dict:
     """Compute the profile on one path; returns the raw data used by the formatters.
 
     ``exact``: ``{"num": [...], "den": D}`` (common denominator, unreduced; with a kernel other
     than Cesàro also ``"fractions"``, the reduced values); ``precise``: ``{"values": [mpf]}``;
     ``fast``: ``{"values": ndarray, "log": ndarray}``.  The Cesàro kernel runs on its dedicated
     routes (exact divisions at the final denominator, block exponents); other kernels on the one driver per path of
-    :mod:`posbias.numerics.rollout` (plain float64 on the fast path).
+    :mod:`posbias.numerics.rollout` (plain float64 on the fast path).  ``progress`` (called
+    with a number of layers done) reaches the exact and precise Cesàro routes.
     """
     from posbias.numerics import cesaro
 
@@ -164,10 +165,10 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
 
     if path == "exact":
         schedule.exact()  # fail early for irrational schedules
-        N, D = cesaro.cesaro_profile_numerators(length, schedule)
+        N, D = cesaro.cesaro_profile_numerators(length, schedule, progress=progress)
         return {"num": N, "den": D}
     if path == "precise":
-        return {"values": cesaro.cesaro_profile_precise(length, schedule, dps)}
+        return {"values": cesaro.cesaro_profile_precise(length, schedule, dps, progress=progress)}
     a, k = cesaro.cesaro_profile_blocks(length, schedule)
     with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
         log = np.log(a) + k * math.log(2.0)
@@ -338,7 +339,10 @@ def run(args) -> int:
         print(f"posbias: computing the {path} profile (L={length}, T={schedule.depth}): about "
               f"{_duration(seconds)} and {human(needed)} of memory ...", file=sys.stderr)
 
-    data = compute_profile(length, schedule, path, dps, kernel)
+    # a bar with an ETA, one step per layer, for the slow Cesàro routes (silent off a terminal)
+    slow = path != "fast" and kernel.spec == "cesaro" and seconds > 5
+    with progress(schedule.depth, "layers", quiet=args.quiet or not slow) as bar:
+        data = compute_profile(length, schedule, path, dps, kernel, progress=bar.update)
     summary = _summary(data, path, length, dps)
     if path == "exact":
         if not args.summary and (args.format == "json" or args.fractions) and "fractions" in data:
