@@ -14,7 +14,7 @@ def _modules():
     for info in pkgutil.walk_packages(posbias.__path__, "posbias."):
         names.append(info.name)
     # subpackages are mapped from other folders; walk them explicitly
-    for sub in ("numerics", "derivations", "proofs_checks"):
+    for sub in ("numerics", "derivations", "measurements", "proofs_checks"):
         pkg = importlib.import_module(f"posbias.{sub}")
         names.append(pkg.__name__)
         for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
