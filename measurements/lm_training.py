@@ -76,17 +76,17 @@ from posbias.measurements.training import (
 from posbias.validation import check_choice, check_integer, check_real
 
 __all__ = [
-    "LMTrainConfig",
+    "CONCENTRATION",
     "LM_ARCHS",
     "LM_RESULTS_FORMAT",
-    "CONCENTRATION",
-    "unigram_batch",
+    "LMTrainConfig",
     "bayes_losses",
+    "lm_checkpoint_path",
+    "lm_history_csv",
+    "lm_results_document",
     "lm_train_run",
     "lm_train_seeds",
-    "lm_results_document",
-    "lm_history_csv",
-    "lm_checkpoint_path",
+    "unigram_batch",
 ]
 
 #: architectures offered (transformers model types; GPT-2: learned positions, LLaMA: RoPE)
@@ -153,10 +153,10 @@ class LMTrainConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "LMTrainConfig":
+    def from_dict(cls, d: dict) -> LMTrainConfig:
         return cls(**d)
 
-    def same_run(self, other: "LMTrainConfig") -> bool:
+    def same_run(self, other: LMTrainConfig) -> bool:
         """Equal up to the number of iterations (a run may be resumed to go further)."""
         return dataclasses.replace(self, iterations=0) == dataclasses.replace(other, iterations=0)
 

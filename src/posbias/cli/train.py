@@ -167,9 +167,10 @@ def _final_table(doc) -> str:
 
 def _lm_table(doc) -> str:
     cfg = doc["config"]
-    lines = [f"{doc['name']}: {cfg['arch']}, {cfg['layers']} layers, hidden {cfg['hidden']}, "
-             f"{cfg['heads']} heads, L = {cfg['length']}, {cfg['tokens']} tokens, lr "
-             f"{cfg['lr']:g}, batch {cfg['batch']}, test sets of {cfg['test_size']}",
+    head = (f"{doc['name']}: {cfg['arch']}, {cfg['layers']} layers, hidden {cfg['hidden']}, "
+            f"{cfg['heads']} heads, L = {cfg['length']}, {cfg['tokens']} tokens, lr "
+            f"{cfg['lr']:g}, batch {cfg['batch']}, test sets of {cfg['test_size']}")
+    lines = [head,
              "",
              "seed  iterations  wall s  final loss  Bayes loss  learned (final)  learned (all)"]
     for r in doc["runs"]:
@@ -177,8 +178,8 @@ def _lm_table(doc) -> str:
         lines.append(f"{r['seed']:>4}  {r['iterations']:>10}  {r['wall_seconds']:>6.0f}  "
                      f"{e['final_loss']:>10.4f}  {e['final_bayes_loss']:>10.4f}  "
                      f"{e['final_learned']:>15.4f}  {e['learned']:>13.4f}")
-    lines += ["", "learned = (ln V - loss) / (ln V - Bayes loss): 0 ignores the context, 1 is "
-              "the Bayes optimum."]
+    lines += ["", ("learned = (ln V - loss) / (ln V - Bayes loss): 0 ignores the context, 1 is "
+                   "the Bayes optimum.")]
     return "\n".join(lines)
 
 
