@@ -1682,8 +1682,8 @@ def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
         return "inconclusive", "no U at Step 0 in every seed, nothing to persist: " + shown
     if all(not s["uN"]["u"] for s in summaries) or all(s["g"] < -LM_GROWTH for s in summaries):
         lost = all(not s["uN"]["u"] for s in summaries)
-        return "refuted", ("training removes the U in every seed: " if lost else
-                           "peak/valley falls in every seed: ") + shown
+        return "refuted", ("training removes the U in every seed" if lost else
+                           "peak/valley falls in every seed") + f" ({_LM_SCALE}): " + shown
     if all(s["uN"]["u"] and s["g"] > LM_GROWTH for s in summaries):
         return "qualified", (f"U kept and peak/valley grown in every seed, at small scale only "
                              f"({_LM_SCALE}): " + shown)
@@ -1753,7 +1753,7 @@ def _lm_evidence(ctx, verdict_fn, rule: str, what: str) -> Evidence:
     "macroscopic U of its Step-0 influence profile and the peak-to-valley ratio grows.",
     latex=r"U(p_0) \wedge U(p_N),\quad \frac{\max(p_{N,1}, p_{N,L})}{\min_j p_{N,j}} > "
     r"\frac{\max(p_{0,1}, p_{0,L})}{\min_j p_{0,j}}",
-    expected="qualified",
+    expected="refuted",
     section="C10",
     assumptions=("stored runs of posbias train --task lm-synthetic (data/trained-lm/), "
                  + _LM_SCALE,),
@@ -1772,7 +1772,7 @@ def _u_persists_trained(ctx) -> Evidence:
     "does not overcome the dead zone of its Step-0 influence profile (the valley stays below "
     "half the mean).",
     latex=r"\frac{\min_k \bar p_{N,k}}{\operatorname{mean}_k \bar p_{N,k}} < \tfrac12",
-    expected="qualified",
+    expected="refuted",
     section="C11",
     assumptions=("stored runs of posbias train --task lm-synthetic (data/trained-lm/), "
                  + _LM_SCALE,),
