@@ -1576,7 +1576,7 @@ def valley_depth(profile) -> float:
     """``D`` = smallest block mean / mean of the block means over :data:`BINS` blocks (1 for a
     flat profile; a dead zone when ``D < DEAD_ZONE_DEPTH``).
 
-    >>> round(valley_depth([9] * 4 + [1] * 24 + [3] * 4), 6)
+    >>> valley_depth([1] * 16 + [3] * 16)  # blocks 1 (x 8) and 3 (x 8): mean 2
     0.5
     """
     b = macroscopic_profile(profile, BINS)
@@ -1721,21 +1721,21 @@ def _lm_evidence(ctx, verdict_fn, rule: str, what: str) -> Evidence:
     try:
         doc = _lm_thorough() if ctx.thorough else lm_stored_results(ctx.data_dir)
     except FileNotFoundError as exc:
-        return Evidence("needs-data", method=f"missing stored results: {exc}",
+        return Evidence("needs-data", method=f"missing stored results: {exc}", rule=rule,
                         details={"rule": rule})
     except ImportError as exc:
-        return Evidence("needs-data", method=f"--thorough re-trains: {exc}",
+        return Evidence("needs-data", method=f"--thorough re-trains: {exc}", rule=rule,
                         details={"rule": rule})
     try:
         summaries = lm_summaries(doc)
     except ValueError as exc:
         return Evidence("inconclusive", method="trained-LM influence profiles",
-                        discrepancy=str(exc), details={"rule": rule})
+                        discrepancy=str(exc), rule=rule, details={"rule": rule})
     verdict, text = verdict_fn(summaries)
     kw = {"correction": text} if verdict == "qualified" else (
         {"counterexample": text} if verdict == "refuted" else {"discrepancy": text})
     return Evidence(
-        verdict, method=what, precision="float32 training; exact Jacobian influence",
+        verdict, method=what, rule=rule, precision="float32 training; exact Jacobian influence",
         tolerance=f"gate learned >= {LM_GATE}; U factor {U_FACTOR:g}; growth |g| > "
                   f"{LM_GROWTH}; dead zone D < {DEAD_ZONE_DEPTH:g}",
         cases=len(summaries),
