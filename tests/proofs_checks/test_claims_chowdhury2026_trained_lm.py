@@ -180,3 +180,12 @@ def test_retraining_reproduces_the_shipped_numbers():
             assert e["final_loss"] == pytest.approx(s["final_loss"], abs=2e-3)
             assert e["learned"] == pytest.approx(s["learned"], abs=5e-3)
             assert np.allclose(e["influence"], s["influence"], rtol=2e-2, atol=1e-5)
+
+
+def test_thorough_retrains_the_stored_configuration():
+    pytest.importorskip("torch")
+    from posbias.measurements import lm_training as lt
+
+    d = ch.lm_stored_results()
+    assert lt.LMTrainConfig(**ch._LM_THOROUGH).as_dict() == d["config"]
+    assert list(ch._LM_SEEDS) == d["provenance"]["seeds"]
