@@ -73,3 +73,51 @@ def test_resume_without_checkpoints_is_an_error(capsys, tmp_path):
 def test_task_choice(capsys):
     rc, _, err = _run(capsys, "--task", "reddy2024")
     assert rc == 2 and "--task" in err
+
+
+def test_lm_synthetic_tiny_run_writes_everything_and_resumes(capsys, tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("matplotlib")
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        out = tmp_path / "lm"
+        common = ["--task", "lm-synthetic", "--layers", "1", "--hidden", "16", "--heads", "2",
+                  "--length", "16", "--eval-every", "2", "--test-size", "20", "--batch", "4",
+                  "--record-influence", "2", "-o", str(out)]
+        rc, text, err = _run(capsys, *common, "--iterations", "2", "-v")
+        assert rc == 0, err
+        assert "learned (final)" in text and "[train] it 2:" in err
+        assert {"results.json", "history.csv", "influence.png", "checkpoints"} <= set(os.listdir(out))
+        doc = json.loads((out / "results.json").read_text())
+        assert doc["task"] == "lm-synthetic" and doc["config"]["arch"] == "llama"
+        assert len(doc["runs"][0]["history"][0]["influence"]) == 16
+        rc, text, err = _run(capsys, *common, "--iterations", "4", "--resume", "-f", "json")
+        assert rc == 0, err
+        hist = json.loads(text)["runs"][0]["history"]
+        assert [e["iteration"] for e in hist] == [0, 2, 4]
+    finally:
+        torch.set_num_threads(old)
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--task", "lm-synthetic", "--mask", "causal"], "--mask"),
+    (["--task", "lm-synthetic", "--pe", "rope"], "--pe"),
+    (["--task", "lm-synthetic", "--train-bias", "first"], "--train-bias"),
+    (["--arch", "llama"], "--arch"), (["--length", "32"], "--length"),
+    (["--task", "lm-synthetic", "--arch", "bert"], "--arch"),
+    (["--task", "lm-synthetic", "--hidden", "30"], "--hidden"),
+    (["--task", "lm-synthetic", "--length", "1"], "--length"),
+    (["--task", "lm-synthetic", "--layers", "0"], "--layers"),
+    (["--task", "lm-synthetic", "--record-influence", "50", "--test-size", "10"],
+     "--record-influence"),
+])
+def test_lm_synthetic_bad_input_is_one_line_exit_2(capsys, tmp_path, argv, option):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    out = tmp_path / "never"
+    rc, _, err = _run(capsys, *argv, "-o", str(out))
+    assert rc == 2
+    assert err.startswith(f"posbias: error: {option} = ") and err.count("\n") == 1
+    assert not out.exists()

@@ -1,5 +1,7 @@
 """``posbias train``: train wu2025's in-context classification network and log its position
-preference over training.
+preference over training (``--task wu2025-icl``), or a small transformers causal LM on a
+synthetic next-token task (``--task lm-synthetic``: in-context unigram estimation,
+:mod:`posbias.measurements.lm_training`) and log its loss against the Bayes optimum.
 
 Writes into ``--output`` (a directory, created when missing): ``results.json`` (configuration,
 every evaluation of every seed, provenance: seeds, versions, command, machine, threads,
@@ -7,7 +9,10 @@ iterations, wall time), ``history.csv`` (one row per seed and evaluation), ``dif
 (``Acc(X_Y) - Acc(Y_X)`` and the in-context accuracy against iterations; needs matplotlib),
 ``influence.png`` with ``--record-influence`` (the final position's Jacobian influence profile
 against training step), and ``checkpoints/`` (one per seed, rewritten at every evaluation;
-``--resume`` continues from them, also to more iterations).  A progress bar with ETA goes to
+``--resume`` continues from them, also to more iterations).  For ``lm-synthetic`` the
+accuracy differences and their plot do not apply (``--mask``, ``--pe``, ``--residual`` and
+``--train-bias`` are refused); ``--arch``, ``--layers``, ``--hidden``, ``--heads`` and
+``--length`` shape the model and the context (refused for ``wu2025-icl``).  A progress bar with ETA goes to
 stderr when it is a terminal; ``-v`` prints one line per evaluation.  Needs the ``models``
 extra (torch).
 """
@@ -29,45 +34,80 @@ _OPTION = {
     "lr": "--lr", "weight_decay": "--weight-decay", "batch": "--batch",
     "train_bias": "--train-bias", "eval_every": "--eval-every", "test_size": "--test-size",
     "influence_samples": "--record-influence", "seeds": "--seeds", "seed": "--seeds",
-    "jobs": "--jobs", "resume": "--resume",
+    "jobs": "--jobs", "resume": "--resume", "arch": "--arch", "layers": "--layers",
+    "hidden": "--hidden", "heads": "--heads", "length": "--length",
 }
+
+TASKS = ("wu2025-icl", "lm-synthetic")
+#: options of one task only: (dest, flag, the task they belong to)
+_ONLY = (("mask", "--mask", "wu2025-icl"), ("pe", "--pe", "wu2025-icl"),
+         ("residual", "--residual", "wu2025-icl"), ("train_bias", "--train-bias", "wu2025-icl"),
+         ("arch", "--arch", "lm-synthetic"), ("layers", "--layers", "lm-synthetic"),
+         ("hidden", "--hidden", "lm-synthetic"), ("heads", "--heads", "lm-synthetic"),
+         ("length", "--length", "lm-synthetic"))
+#: defaults that differ between the tasks: wu2025-icl, lm-synthetic
+_DEFAULTS = {"iterations": (20000, 2000), "lr": (1e-3, 3e-3), "weight_decay": (1e-6, 0.01),
+             "batch": (128, 32), "eval_every": (500, 100), "test_size": (10000, 2000)}
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "train",
-        help="train wu2025's in-context classification network and log its position preference",
+        help="train wu2025's in-context classification network or a small causal LM, and log "
+             "its position preference / influence profile",
         description=(
             "Train the 2-layer self-attention network of wu2025 on its in-context "
             "classification task (K = 2048 classes, 32 labels, d = 64, 8 items in bursts of 4, "
             "gamma = 0.75) and evaluate, every --eval-every iterations, the in-context accuracy "
             "on novel classes and the accuracy differences Acc(X_Y) - Acc(Y_X) of the test sets "
-            "IC_X_Y (X, Y in first, middle, last). Needs the 'models' extra (torch)."),
+            "IC_X_Y (X, Y in first, middle, last). --task lm-synthetic trains a small "
+            "transformers causal LM (GPT-2 or LLaMA architecture from a configuration, no "
+            "download) on in-context unigram estimation (each sequence from its own "
+            "Dirichlet(1/2) distribution over 16 tokens; next-token loss at every "
+            "position) and logs its loss against the Bayes optimum. Needs the 'models' extra "
+            "(torch; transformers for lm-synthetic)."),
     )
-    p.add_argument("--task", choices=("wu2025-icl",), default="wu2025-icl")
-    p.add_argument("--mask", default="causal", metavar="MASK",
-                   help="causal, full, window:W, prefix:K or decay:M (M > 0; wu2025: 0.2231 = "
-                        "-ln 0.8) (default causal)")
-    p.add_argument("--pe", default="none", metavar="PE",
-                   help="positional encoding: none, sin or rope (default none)")
-    p.add_argument("--residual", default="on", metavar="on|off",
-                   help="residual connections around attention (default on)")
-    p.add_argument("--iterations", type=int, default=20000, metavar="N",
-                   help="training iterations (batches) (default 20000; wu2025: 100000)")
-    p.add_argument("--lr", type=float, default=1e-3, help="AdamW learning rate (default 1e-3)")
-    p.add_argument("--weight-decay", type=float, default=1e-6, help="AdamW weight decay (default 1e-6)")
-    p.add_argument("--batch", type=int, default=128, help="batch size (default 128)")
+    p.add_argument("--task", choices=TASKS, default="wu2025-icl")
+    p.add_argument("--mask", default=None, metavar="MASK",
+                   help="wu2025-icl: causal, full, window:W, prefix:K or decay:M (M > 0; "
+                        "wu2025: 0.2231 = -ln 0.8) (default causal)")
+    p.add_argument("--pe", default=None, metavar="PE",
+                   help="wu2025-icl: positional encoding none, sin or rope (default none)")
+    p.add_argument("--residual", default=None, metavar="on|off",
+                   help="wu2025-icl: residual connections around attention (default on)")
+    p.add_argument("--arch", default=None, metavar="ARCH",
+                   help="lm-synthetic: gpt2 or llama (default llama)")
+    p.add_argument("--layers", type=int, default=None, metavar="H",
+                   help="lm-synthetic: decoder layers (default 4)")
+    p.add_argument("--hidden", type=int, default=None, metavar="D",
+                   help="lm-synthetic: hidden size (default 64)")
+    p.add_argument("--heads", type=int, default=None, metavar="N",
+                   help="lm-synthetic: attention heads (default 4)")
+    p.add_argument("--length", type=int, default=None, metavar="L",
+                   help="lm-synthetic: context length in tokens (default 64)")
+    p.add_argument("--iterations", type=int, default=None, metavar="N",
+                   help="training iterations (batches) (default 20000, lm-synthetic 2000; "
+                        "wu2025: 100000)")
+    p.add_argument("--lr", type=float, default=None,
+                   help="AdamW learning rate (default 1e-3, lm-synthetic 3e-3)")
+    p.add_argument("--weight-decay", type=float, default=None,
+                   help="AdamW weight decay (default 1e-6, lm-synthetic 0.01)")
+    p.add_argument("--batch", type=int, default=None,
+                   help="batch size (default 128, lm-synthetic 32)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0], metavar="S",
                    help="seeds, one run each (default 0)")
-    p.add_argument("--train-bias", default="none", metavar="POS",
-                   help="answer position of the training data: none (uniform), first, middle, last")
-    p.add_argument("--eval-every", type=int, default=500, metavar="N",
-                   help="evaluate (and checkpoint) every N iterations (default 500)")
-    p.add_argument("--test-size", type=int, default=10000, metavar="N",
-                   help="sequences per test set (default 10000)")
+    p.add_argument("--train-bias", default=None, metavar="POS",
+                   help="wu2025-icl: answer position of the training data: none (uniform), "
+                        "first, middle, last (default none)")
+    p.add_argument("--eval-every", type=int, default=None, metavar="N",
+                   help="evaluate (and checkpoint) every N iterations (default 500, "
+                        "lm-synthetic 100)")
+    p.add_argument("--test-size", type=int, default=None, metavar="N",
+                   help="sequences per test set (default 10000, lm-synthetic 2000)")
     p.add_argument("--record-influence", type=int, nargs="?", const=32, default=0, metavar="N",
                    help="record the final position's Jacobian influence profile at every "
-                        "evaluation, averaged over N in-context test sequences (default 32)")
+                        "evaluation (the exact route of posbias measure), averaged over N test "
+                        "sequences (default 32)")
     p.add_argument("--jobs", type=int, default=1, metavar="J",
                    help="seeds trained at once in separate single-thread processes (default 1)")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
@@ -82,14 +122,29 @@ def add_parser(subparsers):
 
 
 def _config(args):
+    lm = args.task == "lm-synthetic"
+    for dest, flag, task in _ONLY:
+        value = getattr(args, dest)
+        if value is not None and task != args.task:
+            raise InvalidArgument(flag, value, f"no value with --task {args.task} (it belongs "
+                                  f"to --task {task})")
+    common = {k: (getattr(args, k) if getattr(args, k) is not None else v[lm])
+              for k, v in _DEFAULTS.items()}
+    if lm:
+        from posbias.measurements.lm_training import LMTrainConfig
+
+        shape = {k: getattr(args, k) for k in ("arch", "layers", "hidden", "heads", "length")
+                 if getattr(args, k) is not None}
+        return LMTrainConfig(**{"arch": "llama", **shape}, **common,
+                             influence_samples=args.record_influence)
     from posbias.measurements.training import TrainConfig
 
-    if args.residual not in ("on", "off"):
-        raise InvalidArgument("--residual", args.residual, "on or off")
-    return TrainConfig(mask=args.mask, pe=args.pe, residual=args.residual == "on",
-                       iterations=args.iterations, lr=args.lr, weight_decay=args.weight_decay,
-                       batch=args.batch, train_bias=args.train_bias, eval_every=args.eval_every,
-                       test_size=args.test_size, influence_samples=args.record_influence)
+    residual = "on" if args.residual is None else args.residual
+    if residual not in ("on", "off"):
+        raise InvalidArgument("--residual", residual, "on or off")
+    return TrainConfig(mask=args.mask or "causal", pe=args.pe or "none",
+                       residual=residual == "on", train_bias=args.train_bias or "none",
+                       influence_samples=args.record_influence, **common)
 
 
 def _final_table(doc) -> str:
@@ -110,12 +165,35 @@ def _final_table(doc) -> str:
     return "\n".join(lines)
 
 
+def _lm_table(doc) -> str:
+    cfg = doc["config"]
+    head = (f"{doc['name']}: {cfg['arch']}, {cfg['layers']} layers, hidden {cfg['hidden']}, "
+            f"{cfg['heads']} heads, L = {cfg['length']}, {cfg['tokens']} tokens, lr "
+            f"{cfg['lr']:g}, batch {cfg['batch']}, test sets of {cfg['test_size']}")
+    lines = [head,
+             "",
+             "seed  iterations  wall s  final loss  Bayes loss  learned (final)  learned (all)"]
+    for r in doc["runs"]:
+        e = r["history"][-1]
+        lines.append(f"{r['seed']:>4}  {r['iterations']:>10}  {r['wall_seconds']:>6.0f}  "
+                     f"{e['final_loss']:>10.4f}  {e['final_bayes_loss']:>10.4f}  "
+                     f"{e['final_learned']:>15.4f}  {e['learned']:>13.4f}")
+    lines += ["", ("learned = (ln V - loss) / (ln V - Bayes loss): 0 ignores the context, 1 is "
+                   "the Bayes optimum.")]
+    return "\n".join(lines)
+
+
 def run(args) -> int:
     from posbias.measurements import training as tr
     from posbias.render import training_plots as tp
 
+    lm = args.task == "lm-synthetic"
     try:
         tr._torch()
+        if lm:
+            from posbias.measurements import lm_training as lt
+
+            lt.measure.require_models_extra()
         config = _config(args)
         out = args.output or f"posbias-train-{config.name}"
         if os.path.exists(out) and not os.path.isdir(out):
@@ -127,7 +205,12 @@ def run(args) -> int:
         if args.resume and not os.path.isdir(ckpt):
             raise InvalidArgument("--resume", out, "an output directory with checkpoints/")
         log = None
-        if args.verbose:
+        if args.verbose and lm:
+            def log(e):
+                print(f"[train] it {e['iteration']}: final loss {e['final_loss']:.4f} (Bayes "
+                      f"{e['final_bayes_loss']:.4f}), learned {e['final_learned']:.4f}",
+                      file=sys.stderr, flush=True)
+        elif args.verbose:
             def log(e):
                 d = e["difference"]
                 print(f"[train] it {e['iteration']}: in-context {e['ic_accuracy']:.4f}, "
@@ -135,21 +218,27 @@ def run(args) -> int:
                       f"middle-last {d['middle-last']:+.4f}", file=sys.stderr, flush=True)
         tr.check_seeds(args.seeds, args.jobs)
         os.makedirs(ckpt, exist_ok=True)
-        runs = tr.train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
-                              resume=args.resume, log=log)
+        train = lt.lm_train_seeds if lm else tr.train_seeds
+        runs = train(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
+                     resume=args.resume, log=log)
     except InvalidArgument as exc:
         if exc.parameter in _OPTION:
             raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None
         raise
     command = "posbias train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train" else None
-    doc = tr.results_document(config, runs, command=command, jobs=args.jobs)
+    if lm:
+        doc = lt.lm_results_document(config, runs, command=command, jobs=args.jobs)
+    else:
+        doc = tr.results_document(config, runs, command=command, jobs=args.jobs)
     from posbias.files import write_output
 
     write_output(json.dumps(doc, indent=1), os.path.join(out, "results.json"))
-    write_output(tr.history_csv(doc), os.path.join(out, "history.csv"))
+    write_output((lt.lm_history_csv if lm else tr.history_csv)(doc),
+                 os.path.join(out, "history.csv"))
     try:
-        tp.plot_differences(doc, os.path.join(out, "differences.png"))
+        if not lm:
+            tp.plot_differences(doc, os.path.join(out, "differences.png"))
         if config.influence_samples:
             tp.plot_influence_heatmap(doc, os.path.join(out, "influence.png"))
     except NeedsExtra as exc:
@@ -157,6 +246,6 @@ def run(args) -> int:
     if args.format == "json":
         print(json.dumps(doc, indent=1))
     else:
-        print(_final_table(doc))
+        print(_lm_table(doc) if lm else _final_table(doc))
         print(f"\nwritten: {out}/results.json, history.csv, plots, checkpoints/")
     return 0

@@ -37,6 +37,9 @@ def _save(fig, plt, path: str, parameter: str) -> None:
 
 def _title(doc) -> str:
     c = doc["config"]
+    if doc.get("task") == "lm-synthetic":
+        return (f"{c['arch']}, {c['layers']} layers, hidden {c['hidden']}, {c['heads']} heads, "
+                f"L = {c['length']}, in-context unigram task, lr {c['lr']:g}")
     return (f"mask {c['mask']}, PE {c['pe']}, residual {'on' if c['residual'] else 'off'}, "
             f"lr {c['lr']:g}, train bias {c['train_bias']}")
 
@@ -78,7 +81,8 @@ def plot_differences(doc: dict, path: str, parameter: str = "--output") -> None:
 def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
                            seed_index: int = 0) -> None:
     """The final position's normalized Jacobian influence on each token (columns) at each
-    evaluated step (rows), log colour scale, for one seed's run."""
+    evaluated step (rows), log colour scale, for one seed's run (wu2025-icl: tokens labelled
+    item / label / query; lm-synthetic: positions 1..L)."""
     plt = _plt()
     import numpy as np
     from matplotlib.colors import LogNorm
@@ -97,12 +101,21 @@ def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
     step = max(1, len(its) // 8)
     ax.set_yticks(range(0, len(its), step))
     ax.set_yticklabels([str(its[i]) for i in range(0, len(its), step)])
-    ax.set_xticks(range(1, T + 1))
-    ax.set_xticklabels([("q" if j == T else (f"x{(j - 1) // 2}" if j % 2 else f"y{(j - 2) // 2}"))
-                        for j in range(1, T + 1)], fontsize=7)
-    ax.set_xlabel("token (x_i item i, y_i its label, q the query)")
+    if doc.get("task") == "lm-synthetic":
+        ticks = sorted({1, *range(8, T, max(1, T // 8)), T})
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([str(j) for j in ticks], fontsize=7)
+        ax.set_xlabel("input position j (1 = BOS, L = the final position)")
+    else:
+        ax.set_xticks(range(1, T + 1))
+        ax.set_xticklabels([("q" if j == T else (f"x{(j - 1) // 2}" if j % 2
+                                                 else f"y{(j - 2) // 2}"))
+                            for j in range(1, T + 1)], fontsize=7)
+        ax.set_xlabel("token (x_i item i, y_i its label, q the query)")
     ax.set_ylabel("training iteration")
     ax.set_title(f"influence on the final position, seed {run['seed']}: " + _title(doc), fontsize=8)
-    fig.colorbar(im, ax=ax, label="‖∂h_T/∂x_j‖_F (normalized)")
+    label = ("‖∂h_L/∂e_j‖_F (normalized)" if doc.get("task") == "lm-synthetic"
+             else "‖∂h_T/∂x_j‖_F (normalized)")
+    fig.colorbar(im, ax=ax, label=label)
     fig.tight_layout()
     _save(fig, plt, path, parameter)

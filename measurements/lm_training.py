@@ -1,0 +1,404 @@
+r"""A small ``transformers`` causal LM trained on a synthetic next-token task, with the final
+position's influence profile followed from Step 0 to Step N.
+
+**The task: in-context unigram estimation.**  Token ids: ``0`` is BOS, ``1..V`` are data tokens.
+Each sequence draws its own distribution :math:`\pi \sim \mathrm{Dirichlet}(1/2, \dots, 1/2)`
+over the ``V`` tokens (as :math:`\pi_v = Z_v^2 / \sum_u Z_u^2`, :math:`Z_v` standard normal:
+:math:`Z^2/2 \sim \mathrm{Gamma}(1/2)`), then ``L`` tokens :math:`x_1, \dots, x_L` i.i.d. from
+:math:`\pi`.  The model reads ``BOS, x_1, ..., x_{L-1}`` (``L`` tokens) and is trained with the
+standard next-token cross-entropy at every position.  The Bayes-optimal prediction after ``t``
+tokens is the posterior predictive
+
+.. math::  P(x_{t+1} = v \mid x_{1..t}) = \frac{c_v(t) + 1/2}{t + V/2},
+
+with :math:`c_v(t)` the count of ``v`` among the first ``t`` tokens: it depends on every earlier
+token *equally*, wherever it sits.  So position matters in the sense that counts here: a model
+whose final position ignored the middle of its context (a dead zone) would lose next-token
+likelihood, and the ideal influence profile on the data tokens is flat.  Two references bound
+the final position's test loss: ``ln V`` (no use of the context) and the Bayes loss above
+(computed exactly per test sequence); the *learned fraction*
+``(ln V - loss) / (ln V - Bayes loss)`` is 0 for a model that ignores its context and 1 for the
+optimum.
+
+(Associative recall, where the final query must find its key anywhere in the context, was tried
+first: at 4 layers, hidden 64, L = 64, 2,750 steps of batch 8 or 700 of batch 32 (the CPU budget
+of a stored run) left the accuracy at the level of guessing among the values present, for GPT-2
+and LLaMA alike; the induction mechanism it needs is not formed in that budget.)
+
+**The model**: :func:`posbias.measurements.measure.build_model` (a transformers configuration,
+random weights, no download), by default LLaMA (RoPE, RMSNorm, SwiGLU MLP of width 172) with 4
+layers, hidden size 64, 4 heads, context L = 64: the smallest shape in the range where the
+Step-0 profile is U-shaped at all (measured at this shape, seed 0: first block / valley block
+8.9, last block / valley block 8.2 over 16 blocks), so that "the U persists" can be tested; GPT-2
+at the same shape (learned positions) has no macroscopic U at Step 0 (first block / valley
+1.8 < 2).  Small enough for a stored run of a few CPU minutes (one training step of batch 32
+takes about 80 ms on one thread).  ``gpt2`` is the alternative.  The model
+stays in evaluation mode while training (dropout off), so training and measurement compute the
+same function.
+
+**Influence profile** of the final position at Step 0 and at every evaluation: the exact
+Jacobian route of ``posbias measure`` (:func:`posbias.measurements.measure.influence_profile`
+with ``exact=True``: ``||dh_L/de_j||_F`` of the last hidden state after the final layer norm
+with respect to each input embedding), normalized to sum 1 per sequence and averaged over the
+first ``influence_samples`` test sequences (the same sequences at every step).
+
+**Random streams**, all from the run's ``seed``: the test set from ``16 seed + 2``, training
+batches from ``16 seed + 3``, the initial weights from ``torch.manual_seed(16 seed + 4)``.  With
+one thread the same seed gives the same numbers on the same machine, and a run resumed from a
+checkpoint continues exactly as an uninterrupted one (weights, optimizer state, batch-generator
+state and history are saved at every evaluation).
+
+torch, transformers and tqdm are the ``models`` extra, imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from posbias.errors import InvalidArgument
+from posbias.measurements import measure
+from posbias.measurements.training import (
+    _atomic_save,
+    _generator,
+    _round,
+    _torch,
+    _versions,
+    check_seeds,
+)
+from posbias.validation import check_choice, check_integer, check_real
+
+__all__ = [
+    "CONCENTRATION",
+    "LM_ARCHS",
+    "LM_RESULTS_FORMAT",
+    "LMTrainConfig",
+    "bayes_losses",
+    "lm_checkpoint_path",
+    "lm_history_csv",
+    "lm_results_document",
+    "lm_train_run",
+    "lm_train_seeds",
+    "unigram_batch",
+]
+
+#: architectures offered (transformers model types; GPT-2: learned positions, LLaMA: RoPE)
+LM_ARCHS = ("gpt2", "llama")
+LM_RESULTS_FORMAT = "posbias-trained-lm/1"
+_EVAL_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class LMTrainConfig:
+    """One configuration of the synthetic next-token training (everything but the seed).
+
+    ``length`` ``L`` is the number of input tokens, ``tokens`` the number ``V`` of data tokens
+    (vocabulary ``V + 1`` with BOS).
+    """
+
+    arch: str = "llama"
+    layers: int = 4
+    hidden: int = 64
+    heads: int = 4
+    length: int = 64
+    tokens: int = 16
+    iterations: int = 2000
+    lr: float = 3e-3
+    weight_decay: float = 0.01
+    batch: int = 32
+    eval_every: int = 100
+    test_size: int = 2000
+    influence_samples: int = 0
+
+    def __post_init__(self):
+        check_choice("arch", self.arch, LM_ARCHS)
+        check_integer("layers", self.layers, 1, 64)
+        check_integer("hidden", self.hidden, 2, 4096)
+        check_integer("heads", self.heads, 1, 256)
+        if self.hidden % self.heads:
+            raise InvalidArgument("hidden", self.hidden, f"a multiple of heads = {self.heads}")
+        if self.arch == "llama" and (self.hidden // self.heads) % 2:
+            raise InvalidArgument("hidden", self.hidden, "hidden / heads even for llama (RoPE)")
+        check_integer("length", self.length, 2, 4096)
+        check_integer("tokens", self.tokens, 2, 100000)
+        check_integer("iterations", self.iterations, 0)
+        check_real("lr", self.lr, 0, lo_open=True)
+        check_real("weight_decay", self.weight_decay, 0)
+        check_integer("batch", self.batch, 1)
+        check_integer("eval_every", self.eval_every, 1)
+        check_integer("test_size", self.test_size, 2)
+        check_integer("influence_samples", self.influence_samples, 0)
+        if self.influence_samples > self.test_size:
+            raise InvalidArgument("influence_samples", self.influence_samples,
+                                  f"at most the test size {self.test_size}")
+
+    @property
+    def vocab(self) -> int:
+        return 1 + self.tokens
+
+    @property
+    def name(self) -> str:
+        """A file-name-safe name, e.g. ``unigram_gpt2_H4_d64_L64_lr0.003``."""
+        return (f"unigram_{self.arch}_H{self.layers}_d{self.hidden}_L{self.length}"
+                f"_lr{self.lr:g}")
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> LMTrainConfig:
+        return cls(**d)
+
+    def same_run(self, other: LMTrainConfig) -> bool:
+        """Equal up to the number of iterations (a run may be resumed to go further)."""
+        return dataclasses.replace(self, iterations=0) == dataclasses.replace(other, iterations=0)
+
+
+#: the Dirichlet concentration of the per-sequence distributions
+CONCENTRATION = 0.5
+
+
+def unigram_batch(config: LMTrainConfig, size: int, generator):
+    """``(inputs, targets)``: ``size x L`` token ids ``BOS, x_1..x_{L-1}`` and the next tokens
+    ``x_1..x_L``, each row from its own distribution ``Dirichlet(1/2)`` over the ``V`` data
+    tokens (ids ``1..V``).  Whole batches as tensors, from ``generator`` only."""
+    torch = _torch()
+    z = torch.randn(size, config.tokens, generator=generator, dtype=torch.float64)
+    pi = z.pow(2)
+    pi = pi / pi.sum(dim=1, keepdim=True)
+    x = torch.multinomial(pi, config.length, replacement=True, generator=generator) + 1
+    bos = torch.zeros(size, 1, dtype=torch.long)
+    return torch.cat([bos, x[:, :-1]], dim=1), x
+
+
+def bayes_losses(config: LMTrainConfig, inputs, targets):
+    """Per sequence and position, ``-ln`` of the Bayes posterior predictive
+    ``(c_v(t) + 1/2) / (t + V/2)`` of the actual next token (float64, ``size x L``)."""
+    torch = _torch()
+    onehot = torch.nn.functional.one_hot(inputs, config.vocab)[:, :, 1:].double()
+    counts = onehot.cumsum(dim=1)                               # counts after position t
+    t = torch.arange(config.length, dtype=torch.float64)       # data tokens read so far
+    c = counts.gather(2, (targets - 1).unsqueeze(-1)).squeeze(-1)
+    return -torch.log((c + CONCENTRATION) / (t + CONCENTRATION * config.tokens))
+
+
+def lm_checkpoint_path(directory: str, config: LMTrainConfig, seed: int) -> str:
+    return os.path.join(directory, f"{config.name}_seed{seed}.pt")
+
+
+def _build(config: LMTrainConfig, seed: int):
+    model, settings = measure.build_model(
+        config.arch, layers=config.layers, hidden=config.hidden, heads=config.heads,
+        vocab=config.vocab, length=config.length, seed=16 * seed + 4)
+    return model, settings
+
+
+def _evaluate(torch, model, test, config: LMTrainConfig, influence_ids, chunk):
+    inputs, targets, bayes = test
+    loss, hits = [], []
+    with torch.no_grad():
+        for s in range(0, inputs.shape[0], _EVAL_CHUNK):
+            logits = model(input_ids=inputs[s:s + _EVAL_CHUNK], use_cache=False).logits
+            lp = torch.log_softmax(logits[:, :, 1:].double(), dim=-1)
+            t = targets[s:s + _EVAL_CHUNK] - 1
+            loss.append(-lp.gather(2, t.unsqueeze(-1)).squeeze(-1))
+            hits.append((lp.argmax(-1) == t).double())
+    loss, hits = torch.cat(loss), torch.cat(hits)
+    uniform = math.log(config.tokens)
+    final, final_bayes = float(loss[:, -1].mean()), float(bayes[:, -1].mean())
+    mean, mean_bayes = float(loss.mean()), float(bayes.mean())
+    entry = {"final_loss": _round(final), "final_bayes_loss": _round(final_bayes),
+             "final_learned": _round((uniform - final) / (uniform - final_bayes)),
+             "mean_loss": _round(mean), "mean_bayes_loss": _round(mean_bayes),
+             "learned": _round((uniform - mean) / (uniform - mean_bayes)),
+             "final_accuracy": _round(float(hits[:, -1].mean()))}
+    if influence_ids is not None:
+        profiles = []
+        for ids in influence_ids:  # posbias measure's exact Jacobian route, per sequence
+            infl = measure.influence_profile(model, ids, exact=True, chunk=chunk)
+            profiles.append(infl / infl.sum())
+        prof = np.mean(profiles, axis=0)
+        entry["influence"] = [_round(float(p), 6) for p in prof / prof.sum()]
+    return entry
+
+
+def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None = None,
+                 resume: bool = False, progress: bool | None = None, log=None,
+                 stop_after: int | None = None) -> dict:
+    """Train one seed of ``config``; returns the run record (``seed``, ``iterations``,
+    ``wall_seconds``, ``iterations_per_second``, ``history``), one history entry per
+    evaluation (iteration 0, every ``eval_every`` and the last): mean training loss since the
+    previous evaluation; on the test set the final position's loss, its Bayes loss and the
+    learned fraction ``(ln V - loss) / (ln V - Bayes loss)`` (``final_*``), the same over all
+    positions (``mean_loss``, ``mean_bayes_loss``, ``learned``), the final position's top-1
+    agreement with the actual next token (``final_accuracy``), and with
+    ``influence_samples > 0`` the final position's normalized influence profile.
+
+    ``checkpoint_dir``, ``resume``, ``progress``, ``log`` and ``stop_after`` as in
+    :func:`posbias.measurements.training.train_run`.
+    """
+    torch = _torch()
+    seed = check_integer("seed", seed, 0, 2 ** 40)
+    if resume and checkpoint_dir is None:
+        raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
+    inputs, targets = unigram_batch(config, config.test_size, _generator(torch, seed, 2))
+    test = (inputs, targets, bayes_losses(config, inputs, targets))
+    model, settings = _build(config, seed)
+    influence_ids, chunk = None, None
+    if config.influence_samples:
+        influence_ids = test[0][: config.influence_samples]
+        chunk = measure._probe_chunk(settings, config.length, config.hidden, 4)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
+                                  weight_decay=config.weight_decay)
+    data = _generator(torch, seed, 3)
+    history: list[dict] = []
+    start_iter, elapsed = 0, 0.0
+    path = lm_checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
+    if resume and path and os.path.exists(path):
+        state = torch.load(path, weights_only=False)
+        old = LMTrainConfig.from_dict(state["config"])
+        if not old.same_run(config) or state["seed"] != seed:
+            raise InvalidArgument("resume", path, f"a checkpoint of {config.name}, seed {seed}")
+        if state["iteration"] > config.iterations:
+            raise InvalidArgument("iterations", config.iterations,
+                                  f"at least the checkpoint's {state['iteration']} iterations")
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        data.set_state(state["data_generator"])
+        history, start_iter, elapsed = state["history"], state["iteration"], state["elapsed"]
+    model.eval()  # dropout off: training and measurement compute the same function
+
+    def record(iteration, losses, seconds):
+        entry = {"iteration": iteration,
+                 "loss": _round(sum(losses) / len(losses), 5) if losses else None}
+        entry.update(_evaluate(torch, model, test, config, influence_ids, chunk))
+        entry["seconds"] = round(seconds, 2)
+        history.append(entry)
+        if log is not None:
+            log(entry)
+        if path:
+            _atomic_save(torch, {"config": config.as_dict(), "seed": seed, "iteration": iteration,
+                                 "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                                 "data_generator": data.get_state(), "history": history,
+                                 "elapsed": seconds}, path)
+
+    t0 = time.perf_counter() - elapsed
+    if start_iter == 0 and not history:
+        record(0, [], 0.0)
+    end = config.iterations if stop_after is None else min(config.iterations, stop_after)
+    bar = None
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if progress and end > start_iter:
+        from tqdm import tqdm
+
+        bar = tqdm(total=config.iterations, initial=start_iter, unit="it", file=sys.stderr,
+                   desc=f"{config.name} seed {seed}", dynamic_ncols=True, leave=False)
+    losses = []
+    loss_fn = torch.nn.CrossEntropyLoss()
+    for it in range(start_iter + 1, end + 1):
+        x, y = unigram_batch(config, config.batch, data)
+        optimizer.zero_grad(set_to_none=True)
+        logits = model(input_ids=x, use_cache=False).logits
+        loss = loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss.detach()))
+        if bar is not None:
+            bar.update(1)
+        if it % config.eval_every == 0 or it == config.iterations:
+            record(it, losses, time.perf_counter() - t0)
+            losses = []
+            if bar is not None:
+                bar.set_postfix(learned=history[-1]["final_learned"])
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - t0
+    done = history[-1]["iteration"]
+    return {"seed": seed, "iterations": done, "wall_seconds": round(wall, 1),
+            "iterations_per_second": round(done / wall, 1) if wall > 0 else None,
+            "history": history}
+
+
+def _worker(args):
+    config_dict, seed, checkpoint_dir, resume = args
+    torch = _torch()
+    torch.set_num_threads(1)
+    return lm_train_run(LMTrainConfig.from_dict(config_dict), seed,
+                        checkpoint_dir=checkpoint_dir, resume=resume, progress=False)
+
+
+def lm_train_seeds(config: LMTrainConfig, seeds, *, jobs: int = 1,
+                   checkpoint_dir: str | None = None, resume: bool = False,
+                   progress: bool | None = None, log=None) -> list[dict]:
+    """Train every seed (one torch thread); ``jobs > 1`` trains that many seeds at once in
+    separate single-thread processes.  Returns the run records in the order of ``seeds``."""
+    seeds, jobs = check_seeds(seeds, jobs)
+    if jobs == 1 or len(seeds) == 1:
+        torch = _torch()
+        torch.set_num_threads(1)
+        return [lm_train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
+                             progress=progress, log=log) for s in seeds]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(seeds)), mp_context=ctx) as pool:
+        return list(pool.map(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
+                                       for s in seeds]))
+
+
+def lm_results_document(config: LMTrainConfig, runs: list[dict], *,
+                        command: str | None = None, jobs: int = 1) -> dict:
+    """The JSON document of a training: configuration, runs and provenance (seeds, versions,
+    command, machine, threads, iterations, wall time)."""
+    torch = _torch()
+    versions = _versions()
+    try:
+        import transformers
+
+        versions["transformers"] = transformers.__version__
+    except ImportError:  # pragma: no cover - build_model needs it
+        versions["transformers"] = None
+    return {
+        "format": LM_RESULTS_FORMAT,
+        "task": "lm-synthetic",
+        "name": config.name,
+        "config": config.as_dict(),
+        "variant": {"task": "in-context unigram estimation, Dirichlet(1/2) per sequence",
+                    "vocab": config.vocab, "uniform_loss": math.log(config.tokens),
+                    "loss": "next-token cross-entropy at every position",
+                    "dropout": "off (evaluation mode throughout)",
+                    "influence": "exact Jacobian of posbias measure, final position, "
+                                 "normalized per sequence, mean over the first "
+                                 f"{config.influence_samples} test sequences"},
+        "provenance": {
+            "command": command,
+            "seeds": [r["seed"] for r in runs],
+            "versions": versions,
+            "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+            "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
+            "parallel_jobs": jobs,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+        "runs": runs,
+    }
+
+
+def lm_history_csv(document: dict) -> str:
+    """The runs' evaluations as CSV, one row per (seed, iteration)."""
+    head = ["seed", "iteration", "loss", "final_loss", "final_bayes_loss", "final_learned",
+            "mean_loss", "mean_bayes_loss", "learned", "final_accuracy", "seconds"]
+    rows = [",".join(head)]
+    for run in document["runs"]:
+        for e in run["history"]:
+            vals = [run["seed"]] + [e[k] for k in head[1:]]
+            rows.append(",".join("" if v is None else str(v) for v in vals))
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,191 @@
+"""The trained-LM proxies of chowdhury2026 C10 and C11: every verdict their rules allow,
+reached from constructed profiles; the shipped runs, their provenance and the default check's
+speed (no torch); and (slow) a re-training compared with the shipped numbers."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from posbias.proofs_checks import registry
+from posbias.proofs_checks.claims import chowdhury2026 as ch
+
+IDS = ("chowdhury2026:u-persists-trained-proxy", "chowdhury2026:dead-zone-trained-proxy")
+L = 64
+
+
+def U(ends=24.0, valley=1.0):
+    """A U-shaped profile: end blocks ``ends`` times the interior valley."""
+    p = np.full(L, valley)
+    p[:4] = p[-4:] = ends * valley
+    p[-1] *= 3  # a recency spike on the final token
+    return (p / p.sum()).tolist()
+
+
+def flat(ramp=1.0):
+    """A nearly flat profile (no U, no dead zone), its last entry ``ramp`` times the rest."""
+    p = np.ones(L)
+    p[-1] = ramp
+    return (p / p.sum()).tolist()
+
+
+def doc(*seeds, learned=0.9):
+    """A results document: one run per (profile at Step 0, profile at Step N)."""
+    runs = []
+    for s, (p0, pn) in enumerate(seeds):
+        runs.append({"seed": s, "iterations": 100, "wall_seconds": 1.0, "history": [
+            {"iteration": 0, "final_learned": 0.0, "influence": p0},
+            {"iteration": 100, "final_learned": learned, "influence": pn}]})
+    return {"runs": runs}
+
+
+def verdicts(d):
+    s = ch.lm_summaries(d)
+    return ch.u_persists_trained_verdict(s)[0], ch.dead_zone_trained_verdict(s)[0]
+
+
+def test_valley_depth_and_growth_are_computed_from_the_profile():
+    s = ch.lm_summaries(doc((U(12), U(24))))[0]
+    assert s["u0"]["u"] and s["uN"]["u"] and s["g"] > ch.LM_GROWTH
+    assert s["D0"] < ch.DEAD_ZONE_DEPTH and s["DN"] < s["D0"]
+    assert ch.valley_depth(flat()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seeds, learned, u_verdict, words", [
+    # the U kept and sharper in both seeds: qualified (small scale)
+    ([(U(12), U(24)), (U(10), U(30))], 0.9, "qualified", "small scale"),
+    # the U flattened away in both seeds: refuted
+    ([(U(12), flat()), (U(10), flat(1.2))], 0.9, "refuted", "removes the U"),
+    # the U kept but peak/valley falls in both seeds: refuted
+    ([(U(24), U(10)), (U(30), U(8))], 0.9, "refuted", "falls"),
+    # seeds disagree
+    ([(U(12), U(24)), (U(10), flat())], 0.9, "inconclusive", "disagree"),
+    # no U at Step 0
+    ([(flat(), U(24)), (U(10), U(30))], 0.9, "inconclusive", "Step 0"),
+    # the task not learned: the gate
+    ([(U(12), U(24)), (U(10), U(30))], 0.3, "inconclusive", "gate not passed"),
+])
+def test_u_persists_rule_reaches_each_verdict(seeds, learned, u_verdict, words):
+    v, text = ch.u_persists_trained_verdict(ch.lm_summaries(doc(*seeds, learned=learned)))
+    assert v == u_verdict and words in text
+
+
+@pytest.mark.parametrize("seeds, learned, d_verdict, words", [
+    ([(U(12), U(24)), (U(10), U(30))], 0.9, "qualified", "stays"),
+    ([(U(12), flat()), (U(10), flat(1.2))], 0.9, "refuted", "lifts the valley"),
+    ([(U(12), U(24)), (U(10), flat())], 0.9, "inconclusive", "disagree"),
+    ([(flat(), U(24)), (U(10), U(30))], 0.9, "inconclusive", "no dead zone at Step 0"),
+    ([(U(12), flat()), (U(10), flat())], 0.2, "inconclusive", "gate not passed"),
+])
+def test_dead_zone_rule_reaches_each_verdict(seeds, learned, d_verdict, words):
+    v, text = ch.dead_zone_trained_verdict(ch.lm_summaries(doc(*seeds, learned=learned)))
+    assert v == d_verdict and words in text
+
+
+def test_a_run_without_a_step0_profile_is_rejected():
+    d = doc((U(), U()))
+    d["runs"][0]["history"] = d["runs"][0]["history"][1:]
+    with pytest.raises(ValueError, match="Step 0"):
+        ch.lm_summaries(d)
+
+
+# --- the shipped runs -----------------------------------------------------------------------
+
+def test_shipped_runs_have_provenance():
+    d = ch.lm_stored_results()
+    prov = d["provenance"]
+    assert d["format"] == "posbias-trained-lm/1" and d["task"] == "lm-synthetic"
+    assert d["name"] == ch.LM_STORED
+    assert prov["command"].startswith("posbias train --task lm-synthetic")
+    assert prov["seeds"] == [r["seed"] for r in d["runs"]] and len(prov["seeds"]) >= 2
+    assert {"torch", "transformers", "python", "posbias"} <= set(prov["versions"])
+    assert prov["machine"] and prov["torch_threads_per_process"] == 1
+    for run in d["runs"]:
+        assert run["iterations"] == run["history"][-1]["iteration"] > 0
+        assert run["wall_seconds"] > 0
+        assert all(len(e["influence"]) == d["config"]["length"] for e in run["history"])
+
+
+def test_default_check_reads_the_shipped_runs_fast_and_as_expected():
+    start = time.perf_counter()
+    results = [registry.run_claim(registry.get_claim(i)) for i in IDS]
+    assert time.perf_counter() - start < 1.0
+    for r in results:
+        assert r.evidence.verdict == r.expected, (r.claim.id, r.evidence)
+        assert r.evidence.details["rule"] == r.claim.rule
+        assert r.evidence.details["provenance"]["command"].startswith("posbias train")
+        assert "small" in r.evidence.parameters["scale"]
+
+
+def test_default_check_does_not_import_torch():
+    code = ("import sys; from posbias.proofs_checks import registry; "
+            f"[registry.run_claim(registry.get_claim(i)) for i in {IDS!r}]; "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_missing_results_are_needs_data(monkeypatch):
+    monkeypatch.setattr(ch, "LM_STORED", "absent")
+    r = registry.run_claim(registry.get_claim(IDS[0]))
+    assert r.evidence.verdict == "needs-data"
+
+
+def test_user_data_dir_overrides_the_shipped_runs(tmp_path):
+    d = ch.lm_stored_results()
+    for run in d["runs"]:
+        run["history"][-1]["final_learned"] = 0.1  # below the gate
+    (tmp_path / "trained-lm").mkdir()
+    (tmp_path / "trained-lm" / f"{ch.LM_STORED}.json").write_text(json.dumps(d))
+    ctx = registry.CheckContext(data_dir=str(tmp_path))
+    for i in IDS:
+        r = registry.run_claim(registry.get_claim(i), ctx)
+        assert r.evidence.verdict == "inconclusive" and "gate" in r.evidence.discrepancy
+
+
+@pytest.mark.slow
+def test_retraining_reproduces_the_shipped_numbers():
+    """Re-train the first 300 iterations of seed 0 of the stored run (under a minute on one
+    thread) and compare with the stored evaluations: every stored digit equal where the machine
+    and the torch and transformers versions are those that made them; elsewhere, where float
+    rounding in other kernels may differ, within small tolerances."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from posbias.measurements import lm_training as lt
+
+    torch.set_num_threads(1)
+    d = ch.lm_stored_results()
+    prov = d["provenance"]
+    same_machine = (prov["versions"]["torch"] == torch.__version__
+                    and prov["versions"]["transformers"] == transformers.__version__
+                    and prov["machine"] == f"{platform.system()} {platform.machine()}, "
+                                           f"{os.cpu_count()} CPUs")
+    config = lt.LMTrainConfig.from_dict({**d["config"], "iterations": 300})
+    run = lt.lm_train_run(config, d["runs"][0]["seed"], progress=False)
+    stored = {e["iteration"]: e for e in d["runs"][0]["history"]}
+    assert [e["iteration"] for e in run["history"]] == [0, 100, 200, 300]
+    for e in run["history"]:
+        s = stored[e["iteration"]]
+        if same_machine:
+            assert {k: v for k, v in e.items() if k != "seconds"} == \
+                {k: v for k, v in s.items() if k != "seconds"}
+        else:
+            assert e["final_loss"] == pytest.approx(s["final_loss"], abs=2e-3)
+            assert e["learned"] == pytest.approx(s["learned"], abs=5e-3)
+            assert np.allclose(e["influence"], s["influence"], rtol=2e-2, atol=1e-5)
+
+
+def test_thorough_retrains_the_stored_configuration():
+    pytest.importorskip("torch")
+    from posbias.measurements import lm_training as lt
+
+    d = ch.lm_stored_results()
+    assert lt.LMTrainConfig(**ch._LM_THOROUGH).as_dict() == d["config"]
+    assert list(ch._LM_SEEDS) == d["provenance"]["seeds"]
