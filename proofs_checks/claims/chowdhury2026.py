@@ -1568,7 +1568,9 @@ _LM_THOROUGH = {"arch": "llama", "layers": 4, "hidden": 64, "heads": 4, "length"
                 "iterations": 1500, "eval_every": 100, "test_size": 2000, "influence_samples": 8}
 _LM_SEEDS = (0, 1)
 _LM_SCALE = ("small-scale proxy: LLaMA architecture, 4 layers, hidden 64, 4 heads, L = 64, "
-             "in-context unigram estimation (16 tokens), not the paper's pretrained models")
+             "in-context unigram estimation (16 tokens: data whose Bayes predictor weighs every "
+             "earlier token equally, so the middle is as useful as the ends), not the paper's "
+             "pretrained models or natural text")
 _LM_TRAINED: dict = {}
 
 
