@@ -634,7 +634,7 @@ _DECAY_MASK = f"decay:{DECAY_M:.6g}"
 STORED = {
     "causal-nope": "causal_none_res_lr0.001",
     "causal-rope": "causal_rope_res_lr0.001",
-    "decay-nope": f"{_DECAY_MASK.replace(':', '')}_none_res_lr0.003",
+    "decay-nope": f"{_DECAY_MASK.replace(':', '')}_none_res_lr0.001",
     "full-nope": "full_none_res_lr0.003",
 }
 _THOROUGH = {
