@@ -57,7 +57,6 @@ import dataclasses
 import math
 import os
 import platform
-import sys
 import time
 from dataclasses import dataclass
 
@@ -66,9 +65,12 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.measurements import measure
 from posbias.measurements.training import (
-    _atomic_save,
     _generator,
+    _progress_bar,
+    _restore,
     _round,
+    _run_result,
+    _save_state,
     _torch,
     _versions,
     check_seeds,
@@ -262,17 +264,8 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
     start_iter, elapsed = 0, 0.0
     path = lm_checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
     if resume and path and os.path.exists(path):
-        state = torch.load(path, weights_only=False)
-        old = LMTrainConfig.from_dict(state["config"])
-        if not old.same_run(config) or state["seed"] != seed:
-            raise InvalidArgument("resume", path, f"a checkpoint of {config.name}, seed {seed}")
-        if state["iteration"] > config.iterations:
-            raise InvalidArgument("iterations", config.iterations,
-                                  f"at least the checkpoint's {state['iteration']} iterations")
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        data.set_state(state["data_generator"])
-        history, start_iter, elapsed = state["history"], state["iteration"], state["elapsed"]
+        history, start_iter, elapsed = _restore(torch, path, config, seed, model, optimizer, data,
+                                                LMTrainConfig)
     model.eval()  # dropout off: training and measurement compute the same function
 
     def record(iteration, losses, seconds):
@@ -284,23 +277,14 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
         if log is not None:
             log(entry)
         if path:
-            _atomic_save(torch, {"config": config.as_dict(), "seed": seed, "iteration": iteration,
-                                 "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                                 "data_generator": data.get_state(), "history": history,
-                                 "elapsed": seconds}, path)
+            _save_state(torch, path, config, seed, iteration, model, optimizer, data, history,
+                        seconds)
 
     t0 = time.perf_counter() - elapsed
     if start_iter == 0 and not history:
         record(0, [], 0.0)
     end = config.iterations if stop_after is None else min(config.iterations, stop_after)
-    bar = None
-    if progress is None:
-        progress = sys.stderr.isatty()
-    if progress and end > start_iter:
-        from tqdm import tqdm
-
-        bar = tqdm(total=config.iterations, initial=start_iter, unit="it", file=sys.stderr,
-                   desc=f"{config.name} seed {seed}", dynamic_ncols=True, leave=False)
+    bar = _progress_bar(progress, config, seed, start_iter, end)
     losses = []
     loss_fn = torch.nn.CrossEntropyLoss()
     for it in range(start_iter + 1, end + 1):
@@ -320,11 +304,7 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
                 bar.set_postfix(learned=history[-1]["final_learned"])
     if bar is not None:
         bar.close()
-    wall = time.perf_counter() - t0
-    done = history[-1]["iteration"]
-    return {"seed": seed, "iterations": done, "wall_seconds": round(wall, 1),
-            "iterations_per_second": round(done / wall, 1) if wall > 0 else None,
-            "history": history}
+    return _run_result(seed, history, time.perf_counter() - t0)
 
 
 def _worker(args):

@@ -187,6 +187,54 @@ def _evaluate(torch, model, sets, config: TrainConfig, influence_inputs):
     return entry
 
 
+def _restore(torch, path, config, seed: int, model, optimizer, data, config_class):
+    """Load the checkpoint at ``path`` (weights, optimizer state, batch-generator state) into
+    ``model``, ``optimizer`` and ``data`` after checking it belongs to this run; returns its
+    ``(history, iteration, elapsed)``."""
+    state = torch.load(path, weights_only=False)
+    old = config_class.from_dict(state["config"])
+    if not old.same_run(config) or state["seed"] != seed:
+        raise InvalidArgument("resume", path, f"a checkpoint of {config.name}, seed {seed}")
+    if state["iteration"] > config.iterations:
+        raise InvalidArgument("iterations", config.iterations,
+                              f"at least the checkpoint's {state['iteration']} iterations")
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    data.set_state(state["data_generator"])
+    return state["history"], state["iteration"], state["elapsed"]
+
+
+def _save_state(torch, path, config, seed: int, iteration: int, model, optimizer, data,
+                history, seconds) -> None:
+    """The checkpoint :func:`_restore` reads, written atomically."""
+    _atomic_save(torch, {"config": config.as_dict(), "seed": seed, "iteration": iteration,
+                         "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                         "data_generator": data.get_state(), "history": history,
+                         "elapsed": seconds}, path)
+
+
+def _progress_bar(progress, config, seed: int, start: int, end: int):
+    """A tqdm bar over the iterations (``progress=None``: when stderr is a terminal), or None."""
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress or end <= start:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm comes with transformers
+        return None
+    return tqdm(total=config.iterations, initial=start, unit="it", file=sys.stderr,
+                desc=f"{config.name} seed {seed}", dynamic_ncols=True, leave=False)
+
+
+def _run_result(seed: int, history: list, wall: float) -> dict:
+    """The per-seed result document of a finished run."""
+    done = history[-1]["iteration"]
+    return {"seed": seed, "iterations": done, "wall_seconds": round(wall, 1),
+            "iterations_per_second": round(done / wall, 1) if wall > 0 else None,
+            "history": history}
+
+
 def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = None,
               resume: bool = False, progress: bool | None = None, log=None,
               stop_after: int | None = None) -> dict:
@@ -218,17 +266,8 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
     start_iter, elapsed = 0, 0.0
     path = checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
     if resume and path and os.path.exists(path):
-        state = torch.load(path, weights_only=False)
-        old = TrainConfig.from_dict(state["config"])
-        if not old.same_run(config) or state["seed"] != seed:
-            raise InvalidArgument("resume", path, f"a checkpoint of {config.name}, seed {seed}")
-        if state["iteration"] > config.iterations:
-            raise InvalidArgument("iterations", config.iterations,
-                                  f"at least the checkpoint's {state['iteration']} iterations")
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        data.set_state(state["data_generator"])
-        history, start_iter, elapsed = state["history"], state["iteration"], state["elapsed"]
+        history, start_iter, elapsed = _restore(torch, path, config, seed, model, optimizer, data,
+                                                TrainConfig)
     model.train()
     loss_fn = torch.nn.CrossEntropyLoss()
 
@@ -242,26 +281,14 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
         if log is not None:
             log(entry)
         if path:
-            _atomic_save(torch, {"config": config.as_dict(), "seed": seed, "iteration": iteration,
-                                 "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                                 "data_generator": data.get_state(), "history": history,
-                                 "elapsed": seconds}, path)
+            _save_state(torch, path, config, seed, iteration, model, optimizer, data, history,
+                        seconds)
 
     t0 = time.perf_counter() - elapsed
     if start_iter == 0 and not history:
         record(0, [], [], 0.0)
     end = config.iterations if stop_after is None else min(config.iterations, stop_after)
-    bar = None
-    if progress is None:
-        progress = sys.stderr.isatty()
-    if progress and end > start_iter:
-        try:
-            from tqdm import tqdm
-        except ImportError:  # pragma: no cover - tqdm comes with transformers
-            tqdm = None
-        if tqdm is not None:
-            bar = tqdm(total=config.iterations, initial=start_iter, unit="it", file=sys.stderr,
-                       desc=f"{config.name} seed {seed}", dynamic_ncols=True, leave=False)
+    bar = _progress_bar(progress, config, seed, start_iter, end)
     losses, hits = [], []
     for it in range(start_iter + 1, end + 1):
         x, y, _, _ = icl.train_batch(world, config.batch, data, config.train_bias)
@@ -283,11 +310,7 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
                                 fl=e["difference"]["first-last"])
     if bar is not None:
         bar.close()
-    wall = time.perf_counter() - t0
-    done = history[-1]["iteration"]
-    return {"seed": seed, "iterations": done, "wall_seconds": round(wall, 1),
-            "iterations_per_second": round(done / wall, 1) if wall > 0 else None,
-            "history": history}
+    return _run_result(seed, history, time.perf_counter() - t0)
 
 
 def _worker(args):
