@@ -173,6 +173,19 @@ class Derivation:
     section: str = ""
     notes: tuple = ()
     data: dict = field(default_factory=dict)
+    #: the parameter range the identities cover when they are instances (e.g. ``"H = 1..12"``);
+    #: empty when they are symbolic in every parameter (proven for all parameters)
+    proven_for: str = ""
+
+    @property
+    def proof_status(self) -> str:
+        """``proven for all parameters``, ``proven for <range> only`` or ``not proven (open:
+        ...)``: never a plain "yes" for a finite range."""
+        if not self.proven:
+            return "not proven (open: " + "; ".join(self.unproven()) + ")"
+        if self.proven_for:
+            return f"proven for {self.proven_for} only"
+        return "proven for all parameters"
 
     @property
     def latex(self) -> str:
@@ -211,6 +224,8 @@ class Derivation:
             "paper": self.paper,
             "section": self.section,
             "proven": self.proven,
+            "proven_for": self.proven_for or "all parameters",
+            "proof_status": self.proof_status,
             "unproven": self.unproven(),
             "notes": list(self.notes),
             "data": {str(k): (v if isinstance(v, (str, int, bool)) else

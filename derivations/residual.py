@@ -220,6 +220,7 @@ def residual_mixture_derivation() -> Derivation:
         identities=tuple(idents),
         paper="chowdhury2026",
         section="C5",
+        proven_for="H = 1..12",
         notes=("Mellin identity (hence also the mass 1 - (1-alpha)^H of the continuous part, "
                "s = 0) proven exactly for H = 1..12; the binomial theorem for symbolic H is not "
                "closed by sympy without a convergence condition",),

@@ -31,10 +31,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from posbias.errors import InvalidArgument
+from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES, Card, Rule
 from posbias.validation import check_dps
 
 __all__ = [
     "VERDICTS",
+    "SCOPES",
+    "PAPER_SCOPES",
     "PAPERS",
     "Evidence",
     "Claim",
@@ -106,6 +109,18 @@ class Evidence:
         for property claims: how many generated cases were tried and the worst margin seen.
     parameters, details:
         the parameters of the computation and any further JSON-safe facts.
+    figures:
+        the numbers the claim's :class:`~posbias.proofs_checks.cards.Rule` decides on; when the
+        claim registers a Rule, the registry recomputes the verdict from them (a verdict that
+        does not follow from its figures is reported as an error) and finds the flip point.
+    thresholds:
+        threshold values of this run that differ from the rule's defaults (e.g. tied to dps).
+    setting:
+        fields of the test setting this run refines (e.g. the data it read), merged into the
+        card's test setting before the scope is computed.
+    alternatives:
+        for a claim that a theory *fits* a measurement: the same figure for the named
+        alternatives (attention-only rollout, uniform profile, best constant α, ...).
     """
 
     verdict: str
@@ -120,6 +135,10 @@ class Evidence:
     worst_margin: str | None = None
     parameters: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)
+    thresholds: dict = field(default_factory=dict)
+    setting: dict = field(default_factory=dict)
+    alternatives: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -184,8 +203,16 @@ class Claim:
     section: str = ""
     needs: tuple = ()  # optional extras or data sets the check needs (informational)
     #: the rule mapping the computed numbers to a verdict, written from the statement before
-    #: computing; copied into the evidence when the check does not state its own
-    rule: str = ""
+    #: computing: a :class:`~posbias.proofs_checks.cards.Rule` (thresholds as data, examples)
+    #: or, for a user's claim, its text; the text is copied into the evidence when the check
+    #: does not state its own
+    rule: str | Rule = ""
+    #: the claim card (setting of the paper and of the test, scope, proof status)
+    card: Card | None = None
+
+    @property
+    def rule_text(self) -> str:
+        return self.rule.text if isinstance(self.rule, Rule) else self.rule
 
     @property
     def latex_text(self) -> str:
@@ -221,6 +248,48 @@ class Result:
             return not strict
         return self.evidence.verdict == self.expected
 
+    @property
+    def card(self) -> dict | None:
+        """The claim card resolved against this run (scope, settings, differences, proof)."""
+        if self.claim.card is None:
+            return None
+        return self.claim.card.resolve(self.evidence.setting)
+
+    @property
+    def scope(self) -> str:
+        """The computed scope (``unscoped`` for a claim without a card)."""
+        card = self.card
+        return card["scope"] if card else "unscoped"
+
+    @property
+    def decision(self) -> dict | None:
+        return self.evidence.details.get("decision") if isinstance(self.evidence.details, dict) else None
+
+    @property
+    def threshold_sensitive(self) -> bool:
+        d = self.decision
+        return bool(d and d.get("threshold_sensitive"))
+
+    def card_dict(self) -> dict:
+        """The JSON fields of the card: scope, setting (paper, test, differences), rule, flip,
+        proof, figures and the alternatives' figures."""
+        card = self.card
+        out: dict = {"scope": self.scope}
+        if card:
+            out["setting"] = {"paper": card["paper"].as_dict(), "test": card["test"].as_dict(),
+                              "differences": card["differences"]}
+            out["proof"] = card["proof"].as_dict()
+        rule = self.claim.rule
+        out["rule"] = (rule.as_dict() if isinstance(rule, Rule)
+                       else {"text": self.evidence.rule or rule or "", "thresholds": {}})
+        d = self.decision
+        out["flip"] = d.get("flip") if d else None
+        out["threshold_sensitive"] = self.threshold_sensitive
+        out["figures"] = _jsonable(self.evidence.figures)
+        if self.evidence.alternatives:
+            out["alternatives"] = _jsonable(self.evidence.alternatives)
+        return out
+
     def as_dict(self) -> dict:
         try:
             latex = self.claim.latex_text
@@ -237,6 +306,7 @@ class Result:
             "ok": self.ok,
             "method": self.evidence.method,
             "evidence": self.evidence.as_dict(),
+            **self.card_dict(),
             "seconds": round(self.seconds, 3),
         }
 
@@ -250,6 +320,8 @@ def register(c: Claim) -> Claim:
         raise InvalidArgument("id", c.id, "'<paper-key>:<slug>'")
     if c.expected not in VERDICTS:
         raise InvalidArgument("expected", c.expected, "one of " + ", ".join(VERDICTS))
+    if c.card is not None and not isinstance(c.card, Card):
+        raise InvalidArgument("card", type(c.card).__name__, "a posbias.proofs_checks.cards.Card")
     if c.id in _REGISTRY and _REGISTRY[c.id].check is not c.check:
         raise InvalidArgument("id", c.id, "an id not registered yet")
     _REGISTRY[c.id] = c
@@ -270,7 +342,8 @@ def claim(
     assumptions: Iterable[str] = (),
     section: str = "",
     needs: Iterable[str] = (),
-    rule: str = "",
+    rule: str | Rule = "",
+    card: Card | None = None,
 ) -> Callable[[Callable[[CheckContext], Evidence]], Callable[[CheckContext], Evidence]]:
     """Decorator registering ``check(ctx) -> Evidence`` as the check of claim ``id``."""
 
@@ -287,6 +360,7 @@ def claim(
                 section=section,
                 needs=tuple(needs),
                 rule=rule,
+                card=card,
             )
         )
         return fn
@@ -351,8 +425,39 @@ def run_claim(c: Claim, ctx: CheckContext | None = None) -> Result:
         )
     if ev.rule is None:  # the rule the check states, else the one the claim registered
         stated = ev.details.get("rule") if isinstance(ev.details, dict) else None
-        ev.rule = stated if isinstance(stated, str) and stated else (c.rule or None)
+        ev.rule = stated if isinstance(stated, str) and stated else (c.rule_text or None)
+    ev = _decide(c, ev)
     return Result(c, ev, time.perf_counter() - start)
+
+
+def _decide(c: Claim, ev: Evidence) -> Evidence:
+    """Recompute the verdict of a claim with a Rule from the figures the check reported.
+
+    The verdict must follow from the figures under the rule: if it does not, the evidence
+    becomes ``inconclusive`` with the disagreement as its error (a check whose verdict is not
+    the rule's is a defect, never hidden).  The decision (thresholds used, flip point,
+    threshold sensitivity) is stored in ``details["decision"]``.  Verdicts the rule does not
+    give (``needs-data``, a crash) are left as they are.
+    """
+    rule = c.rule
+    if not isinstance(rule, Rule) or ev.verdict not in rule.outcomes or not ev.figures:
+        return ev
+    if ev.details.get("error"):
+        return ev
+    try:
+        decision = rule.apply(ev.figures, **ev.thresholds)
+    except Exception as exc:
+        ev.details["error"] = f"rule could not decide on the figures: {type(exc).__name__}: {exc}"
+        ev.details["verdict_claimed"] = ev.verdict
+        ev.verdict = "inconclusive"
+        return ev
+    ev.details["decision"] = decision.as_dict()
+    if decision.verdict != ev.verdict:
+        ev.details["error"] = (f"the check returned {ev.verdict} but its rule gives "
+                               f"{decision.verdict} on the reported figures")
+        ev.details["verdict_claimed"] = ev.verdict
+        ev.verdict = "inconclusive"
+    return ev
 
 
 def exit_status(results: Iterable[Result], strict: bool = False) -> int:

@@ -354,8 +354,7 @@ def _section(d) -> str:
     if d.assumptions:
         parts.append("\\noindent Assumptions: " + "; ".join(prose_to_latex(a) for a in d.assumptions)
                      + ".\\par\n")
-    status = "yes" if d.proven else "no (open: " + "; ".join(d.unproven()) + ")"
-    parts.append("\\noindent Proven symbolically: " + escape_text(status) + ".\n\n")
+    parts.append("\\noindent Proof status: " + escape_text(d.proof_status) + ".\n\n")
     return "".join(parts)
 
 

@@ -4,25 +4,41 @@ from __future__ import annotations
 
 import json
 import platform
+import shutil
+import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter
 from typing import Sequence
 
 from posbias import __version__
+from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES
 from posbias.proofs_checks.registry import Result
 
-__all__ = ["render", "summary", "latex_escape", "decided_by", "FORMATS"]
+__all__ = ["render", "summary", "latex_escape", "decided_by", "decided_line", "FORMATS"]
 
 FORMATS = ("text", "md", "json", "latex", "junit")
 
 
 def summary(results: Sequence[Result]) -> dict:
-    """Counts by verdict, and the ids whose verdict differs from the expected one."""
+    """Counts by verdict and by scope, the paper's verdicts (scopes ``paper`` and ``reduced``
+    only), and the ids whose verdict differs from the expected one."""
     counts = Counter(r.evidence.verdict for r in results)
     failed = [r.claim.id for r in results if not r.ok]
+    order = {s: n for n, s in enumerate(SCOPES + ("unscoped",))}
+    by_scope: dict = {}
+    for r in results:
+        by_scope.setdefault(r.scope, Counter())[r.evidence.verdict] += 1
+    by_scope = {s: dict(sorted(c.items())) for s, c in sorted(by_scope.items(), key=lambda kv: order.get(kv[0], 99))}
+    papers: dict = {}
+    for r in results:
+        if r.scope in PAPER_SCOPES:
+            papers.setdefault(r.claim.paper, Counter())[r.evidence.verdict] += 1
     return {
         "total": len(results),
         "by_verdict": dict(sorted(counts.items())),
+        "by_scope": by_scope,
+        "papers_verdicts": {p: dict(sorted(c.items())) for p, c in papers.items()},
+        "threshold_sensitive": [r.claim.id for r in results if r.threshold_sensitive],
         "matching_expected": sum(1 for r in results if r.evidence.verdict == r.expected),
         "needs_data": counts.get("needs-data", 0),
         "failed": failed,
@@ -71,6 +87,36 @@ def decided_by(ev) -> str:
     return text or ev.method
 
 
+def decided_line(r: Result) -> str:
+    """The deciding figure of a result in full: the rule's deciding figures when the claim
+    names them, then :func:`decided_by`, then the flip point when the verdict is near it."""
+    ev = r.evidence
+    parts = []
+    rule = r.claim.rule
+    names = getattr(rule, "deciding", ()) or ()
+    figs = [f"{n} = {_fig(ev.figures[n])}" for n in names if n in ev.figures]
+    if figs and ev.verdict not in ("needs-data",) and not ev.details.get("error"):
+        parts.append("; ".join(figs))
+    parts.append(decided_by(ev))
+    d = r.decision
+    if d and d.get("flip"):
+        f = d["flip"]
+        tag = "THRESHOLD-SENSITIVE: " if d.get("threshold_sensitive") else ""
+        parts.append(f"{tag}flips to {f['to']} at {f['threshold']} = {f['flips_at']} "
+                     f"(rule: {f['value']}; {f['distance']})")
+    return " | ".join(p for p in parts if p)
+
+
+def _fig(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fig(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_fig(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
 def _mark(r: Result) -> str:
     if r.evidence.verdict == r.expected:
         return "ok"
@@ -79,26 +125,40 @@ def _mark(r: Result) -> str:
     return "FAIL"
 
 
-def _text(results: Sequence[Result], verbose: bool = False) -> str:
+def _width() -> int:
+    return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _text(results: Sequence[Result], verbose: bool = False, width: int | None = None) -> str:
+    """The table: one row per claim, the deciding figure in full, wrapped (never cut) to the
+    terminal width (100 columns when it is not known)."""
     if verbose:
         return _text_verbose(results)
-    rows = [("id", "verdict", "expected", "", "method", "decided by", "s")]
-    for r in results:
-        rows.append(
-            (
-                r.claim.id,
-                r.evidence.verdict,
-                r.expected,
-                _mark(r),
-                _cut(r.evidence.method, 44),
-                _cut(decided_by(r.evidence), 80),
-                f"{r.seconds:.2f}",
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines) + "\n" + _text_footer(results)
+    width = width or _width()
+    head = ("id", "scope", "verdict", "expected", "match", "s")
+    rows = [head] + [(r.claim.id, r.scope, r.evidence.verdict
+                      + ("*" if r.threshold_sensitive else ""), r.expected, _mark(r),
+                      f"{r.seconds:.2f}") for r in results]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    indent = 4
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip(),
+             " " * indent + "decided by (the deciding figure, in full)",
+             "-" * min(width, sum(widths) + 2 * (len(widths) - 1))]
+    for row, r in zip(rows[1:], results):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        text = " ".join(decided_line(r).split())
+        lines.extend(textwrap.wrap(text, width=width, initial_indent=" " * indent,
+                                   subsequent_indent=" " * indent, break_long_words=True,
+                                   break_on_hyphens=False))
+    lines.append("")
+    lines.append("* threshold-sensitive: the verdict is within its rule's stated factor of a flip "
+                 "point (see the decided-by line)")
+    lines.extend(_text_footer(results).splitlines())
+    out = []
+    for line in lines:
+        out.extend(textwrap.wrap(line, width=width, subsequent_indent="  ", break_long_words=True,
+                                 break_on_hyphens=False) if len(line) > width else [line])
+    return "\n".join(out) + "\n"
 
 
 def _text_verbose(results: Sequence[Result]) -> str:
@@ -109,7 +169,21 @@ def _text_verbose(results: Sequence[Result]) -> str:
     for r in results:
         ev = r.evidence
         lines.append(f"{r.claim.id}: {ev.verdict} (expected {r.expected}, {_mark(r)}, {r.seconds:.2f} s)")
-        lines.append(f"  decided by: {_cut(decided_by(ev), None)}")
+        lines.append(f"  scope: {r.scope}")
+        card = r.card
+        if card:
+            lines.append(f"  paper setting: {card['paper'].line()}")
+            lines.append(f"  test setting: {card['test'].line()}")
+            if card["differences"]:
+                lines.append("  differences: " + "; ".join(card["differences"]))
+            lines.append(f"  proof: {card['proof'].text()}")
+        lines.append(f"  decided by: {_cut(decided_line(r), None)}")
+        if r.claim.rule_text:
+            lines.append(f"  rule: {_cut(r.claim.rule_text, None)}")
+        if ev.figures:
+            lines.append("  figures: " + "; ".join(f"{k} = {_fig(v)}" for k, v in ev.figures.items()))
+        if ev.alternatives:
+            lines.append("  alternatives: " + "; ".join(f"{k}: {_fig(v)}" for k, v in ev.alternatives.items()))
         for name in fields:
             value = getattr(ev, name)
             if value not in (None, ""):
@@ -131,6 +205,14 @@ def _text_footer(results: Sequence[Result]) -> str:
         + (f", {s['needs_data']} need data" if s["needs_data"] else "")
         + f" ({s['seconds']:.1f} s)"
     )
+    lines.append("by scope: " + "; ".join(
+        f"{scope} " + ", ".join(f"{n} {v}" for v, n in c.items()) for scope, c in s["by_scope"].items()))
+    if s["papers_verdicts"]:
+        lines.append("the papers' verdicts (scopes paper and reduced only): " + "; ".join(
+            f"{p} " + ", ".join(f"{n} {v}" for v, n in c.items())
+            for p, c in s["papers_verdicts"].items()))
+    if s["threshold_sensitive"]:
+        lines.append("threshold-sensitive: " + ", ".join(s["threshold_sensitive"]))
     for r in results:
         if not r.ok:
             why = r.evidence.details.get("error") or r.evidence.summary() or r.evidence.method
@@ -146,14 +228,16 @@ def _md_cell(text: str) -> str:
 
 def _md(results: Sequence[Result]) -> str:
     out = [
-        "| id | verdict | expected | method | evidence | seconds |",
-        "|---|---|---|---|---|---|",
+        "| id | scope | verdict | expected | method | decided by | seconds |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results:
         verdict = r.evidence.verdict if r.ok else f"**{r.evidence.verdict}**"
+        if r.threshold_sensitive:
+            verdict += " (threshold-sensitive)"
         out.append(
-            f"| `{r.claim.id}` | {verdict} | {r.expected} | {_md_cell(r.evidence.method)} "
-            f"| {_md_cell(r.evidence.summary())} | {r.seconds:.2f} |"
+            f"| `{r.claim.id}` | {r.scope} | {verdict} | {r.expected} | {_md_cell(r.evidence.method)} "
+            f"| {_md_cell(decided_line(r))} | {r.seconds:.2f} |"
         )
     s = summary(results)
     out.append("")
@@ -235,11 +319,14 @@ def _latex(results: Sequence[Result]) -> str:
         verdict = latex_escape(r.evidence.verdict)
         if not r.ok:
             verdict = r"\textbf{" + verdict + "}"
+        if r.threshold_sensitive:
+            verdict += r" (threshold-sensitive)"
         rows.append(
             r"\texttt{" + latex_escape(r.claim.id).replace(":", r":\allowbreak{}") + "} & "
+            + latex_escape(r.scope) + " & "
             + _prose(r.claim.statement) + " & "
             + verdict + " & " + latex_escape(r.expected) + " & "
-            + _prose(_cut(decided_by(r.evidence), 160)) + r" \\ \hline"
+            + _prose(decided_line(r)) + r" \\ \hline"
         )
     body = "\n".join(rows)
     return (
@@ -252,9 +339,13 @@ def _latex(results: Sequence[Result]) -> str:
         f"{s['total']} claims; {s['matching_expected']} match their expected verdict"
         + (f"; failed: \\texttt{{{latex_escape(', '.join(s['failed']))}}}" if s["failed"] else "")
         + ".\n\n"
-        "\\begin{longtable}{|>{\\raggedright}p{4.2cm}|>{\\raggedright}p{8cm}|p{1.7cm}|p{1.7cm}|"
-        ">{\\raggedright\\arraybackslash}p{7cm}|}\n\\hline\n"
-        "claim & statement & verdict & expected & evidence \\\\ \\hline\\endhead\n"
+        + latex_escape("By scope: " + "; ".join(
+            f"{scope} " + ", ".join(f"{n} {v}" for v, n in c.items())
+            for scope, c in s["by_scope"].items()) + ". Only the scopes paper and reduced are "
+            "the papers' verdicts.") + "\n\n"
+        "\\begin{longtable}{|>{\\raggedright}p{3.6cm}|p{1.4cm}|>{\\raggedright}p{6.4cm}|p{1.7cm}|p{1.6cm}|"
+        ">{\\raggedright\\arraybackslash}p{9cm}|}\n\\hline\n"
+        "claim & scope & statement & verdict & expected & decided by \\\\ \\hline\\endhead\n"
         f"{body}\n"
         "\\end{longtable}\n"
         "\\end{document}\n"
@@ -288,7 +379,7 @@ def _junit(results: Sequence[Result]) -> str:
             )
             f.text = json.dumps(r.evidence.as_dict(), indent=2, ensure_ascii=False)
         out = ET.SubElement(case, "system-out")
-        out.text = f"{r.evidence.verdict}: {r.evidence.method}; {r.evidence.summary()}"
+        out.text = f"{r.evidence.verdict} (scope {r.scope}): {r.evidence.method}; {decided_line(r)}"
     suites = ET.Element("testsuites")
     suites.append(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
