@@ -191,17 +191,59 @@ def _restore(torch, path, config, seed: int, model, optimizer, data, config_clas
     """Load the checkpoint at ``path`` (weights, optimizer state, batch-generator state) into
     ``model``, ``optimizer`` and ``data`` after checking it belongs to this run; returns its
     ``(history, iteration, elapsed)``."""
-    state = torch.load(path, weights_only=False)
-    old = config_class.from_dict(state["config"])
+    state = _load_state(torch, path)
+    try:
+        old = config_class.from_dict(state["config"])
+    except (InvalidArgument, KeyError, TypeError, ValueError) as exc:
+        raise InvalidArgument("resume", path, f"a checkpoint whose config is readable ({exc})") from None
     if not old.same_run(config) or state["seed"] != seed:
         raise InvalidArgument("resume", path, f"a checkpoint of {config.name}, seed {seed}")
     if state["iteration"] > config.iterations:
         raise InvalidArgument("iterations", config.iterations,
                               f"at least the checkpoint's {state['iteration']} iterations")
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    data.set_state(state["data_generator"])
+    try:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        data.set_state(state["data_generator"])
+    except (RuntimeError, KeyError, TypeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InvalidArgument("resume", path, "a checkpoint whose weights, optimizer and "
+                              f"generator state fit this model ({first})") from None
     return state["history"], state["iteration"], state["elapsed"]
+
+
+#: the entries of a checkpoint and their types (validated after a weights-only load)
+_STATE_TYPES = {"config": dict, "seed": int, "iteration": int, "model": dict, "optimizer": dict,
+                "history": list, "elapsed": (int, float)}
+
+
+def _load_state(torch, path: str) -> dict:
+    """Read a checkpoint written by :func:`_save_state` without executing anything in it.
+
+    ``torch.load(weights_only=True)`` unpickles only tensors, containers and plain values: a
+    crafted file that would run code on loading is refused.  A truncated or foreign file, or one
+    whose entries have the wrong types, is refused naming the file (exit status 2 at the
+    command line), never an internal error.
+    """
+    import pickle
+    import zipfile
+
+    try:
+        state = torch.load(path, weights_only=True, map_location="cpu")
+    except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, ValueError,
+            AttributeError, ImportError, TypeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InvalidArgument("resume", path, "a posbias training checkpoint (weights-only "
+                              f"loading refused it: {first[:200]})") from None
+    if not isinstance(state, dict):
+        raise InvalidArgument("resume", path, "a posbias training checkpoint (a dict of entries)")
+    for key, kind in _STATE_TYPES.items():
+        if not isinstance(state.get(key), kind) or isinstance(state.get(key), bool):
+            raise InvalidArgument("resume", path, f"a posbias training checkpoint with entry "
+                                  f"{key!r} of type {kind if isinstance(kind, type) else kind[0]}")
+    if not isinstance(state.get("data_generator"), torch.Tensor):
+        raise InvalidArgument("resume", path, "a posbias training checkpoint with a generator state")
+    return state
 
 
 def _save_state(torch, path, config, seed: int, iteration: int, model, optimizer, data,

@@ -71,7 +71,7 @@ def test_resume_refuses_another_configuration(tmp_path):
     tr.train_run(SHORT, 2, checkpoint_dir=str(tmp_path), progress=False, stop_after=0)
     other = tr.TrainConfig(**{**SHORT.as_dict(), "lr": 1e-3, "task": SHORT.task})
     path = tr.checkpoint_path(str(tmp_path), SHORT, 2)
-    torch.save({**torch.load(path, weights_only=False), "config": other.as_dict()}, path)
+    torch.save({**torch.load(path, weights_only=True), "config": other.as_dict()}, path)
     with pytest.raises(InvalidArgument, match="^resume = "):
         tr.train_run(SHORT, 2, checkpoint_dir=str(tmp_path), resume=True, progress=False)
     shorter = tr.TrainConfig(**{**SHORT.as_dict(), "iterations": 5, "task": SHORT.task})
@@ -130,3 +130,52 @@ def test_parallel_seeds_equal_sequential_seeds():
     one = tr.train_seeds(cfg, [0, 1], jobs=1, progress=False)
     two = tr.train_seeds(cfg, [0, 1], jobs=2)
     assert [_strip(r) for r in one] == [_strip(r) for r in two]
+
+
+class _Planted:
+    """An object whose unpickling would run a command (what a crafted checkpoint carries)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_malicious_checkpoint_is_refused_without_executing(tmp_path):
+    marker = tmp_path / "executed"
+    path = tr.checkpoint_path(str(tmp_path), SHORT, 7)
+    # a full-looking checkpoint with one planted object: loading it unrestricted would run it
+    tr.train_run(SHORT, 7, checkpoint_dir=str(tmp_path), progress=False, stop_after=0)
+    state = torch.load(path, weights_only=True)
+    state["history"].append(_Planted(str(marker)))
+    torch.save(state, path)
+    with pytest.raises(InvalidArgument, match="^resume = .*weights-only loading refused it"):
+        tr.train_run(SHORT, 7, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+    assert not marker.exists()
+    # the same bytes *would* execute under an unrestricted load: the test plants a real threat
+    torch.load(path, weights_only=False)
+    assert marker.exists()
+
+
+def test_truncated_foreign_and_mismatched_checkpoints_name_the_file(tmp_path):
+    path = tr.checkpoint_path(str(tmp_path), SHORT, 8)
+    tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), progress=False, stop_after=0)
+    good = open(path, "rb").read()
+    for data, why in ((good[: len(good) // 2], "weights-only loading refused it"),
+                      (b"not a checkpoint", "weights-only loading refused it")):
+        open(path, "wb").write(data)
+        with pytest.raises(InvalidArgument, match=f"^resume = .*{why}"):
+            tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+    open(path, "wb").write(good)
+    state = torch.load(path, weights_only=True)
+    torch.save({**state, "iteration": "ten"}, path)
+    with pytest.raises(InvalidArgument, match="entry 'iteration'"):
+        tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+    first = next(iter(state["model"]))
+    bad_model = {**state["model"], first: torch.zeros(3, 3, 3)}
+    torch.save({**state, "model": bad_model}, path)
+    with pytest.raises(InvalidArgument, match="fit this model"):
+        tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), resume=True, progress=False)
