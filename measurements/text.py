@@ -27,10 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.validation import read_text_bounded
 
-__all__ = ["TEXT_SUFFIXES", "TextWindows", "read_documents", "text_windows"]
+__all__ = ["TEXT_SUFFIXES", "MAX_TEXT_FILE_BYTES", "TextWindows", "read_documents", "text_windows"]
 
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".jsonl")
+
+#: the largest text file read (each file of a folder is bounded on its own)
+MAX_TEXT_FILE_BYTES = 512 * 2**20
 
 #: stop reading documents once this many candidate windows per requested sample are at hand
 _CANDIDATES_PER_SAMPLE = 64
@@ -58,8 +62,8 @@ class TextWindows:
 
 
 def _files(path: str) -> list[str]:
-    if os.path.isfile(path):
-        return [path]
+    if os.path.exists(path) and not os.path.isdir(path):
+        return [path]  # a file or a special file: read_text_bounded decides
     if os.path.isdir(path):
         out = []
         for root, dirs, names in os.walk(path):
@@ -79,26 +83,23 @@ def read_documents(path):
     :class:`~posbias.errors.InvalidArgument` naming the file and line."""
     path = os.fspath(path)
     for name in _files(path):
-        try:
-            with open(name, encoding="utf-8") as fh:
-                if name.lower().endswith(".jsonl"):
-                    for k, line in enumerate(fh, 1):
-                        if not line.strip():
-                            continue
-                        try:
-                            obj = json.loads(line)
-                        except json.JSONDecodeError:
-                            obj = None
-                        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-                            raise InvalidArgument("text", f"{name}:{k}",
-                                                  "JSON lines with a string field 'text'")
-                        yield name, obj["text"]
-                else:
-                    yield name, fh.read()
-        except UnicodeDecodeError:
-            raise InvalidArgument("text", name, "UTF-8 text") from None
-        except OSError as exc:
-            raise InvalidArgument("text", name, f"a readable file ({exc.strerror})") from None
+        # regular files only (a FIFO in a text folder would block forever, a device never
+        # ends), at most MAX_TEXT_FILE_BYTES each, counted on the bytes read
+        text = read_text_bounded(name, MAX_TEXT_FILE_BYTES, "text")
+        if name.lower().endswith(".jsonl"):
+            for k, line in enumerate(text.splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError:
+                    obj = None
+                if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+                    raise InvalidArgument("text", f"{name}:{k}",
+                                          "JSON lines with a string field 'text'")
+                yield name, obj["text"]
+        else:
+            yield name, text
 
 
 def _prefix(tokenizer) -> list:

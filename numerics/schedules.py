@@ -34,7 +34,7 @@ import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.numerics._arith import as_rational
-from posbias.validation import MAX_DEPTH, MIN_DPS, check_dps, check_integer
+from posbias.validation import MAX_DEPTH, MIN_DPS, check_dps, check_integer, read_text_bounded
 
 __all__ = [
     "Schedule",
@@ -354,20 +354,12 @@ def parse_schedule(spec: str, depth: int | None = None, *, parameter: str = "sch
         path = body.strip()
         if not path:
             raise InvalidArgument(parameter, spec, "file:PATH with a path")
+        # regular files only (a device never ends, a FIFO would block), the cap counted on
+        # the bytes read; the refusal names the parameter and the whole spec
         try:
-            # regular files only (a device such as /dev/zero never ends; a FIFO would block:
-            # O_NONBLOCK opens it at once), and the cap is counted on the bytes read, not on
-            # the size the file system reports
-            with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as fh:
-                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                    raise InvalidArgument(parameter, spec, "a regular file (not a device, FIFO or directory)")
-                raw = fh.read(_MAX_FILE_BYTES + 1)
-            if len(raw) > _MAX_FILE_BYTES:
-                raise InvalidArgument(parameter, spec, "a file of at most 16 MiB")
-            text = raw.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or type(exc).__name__
-            raise InvalidArgument(parameter, spec, f"a readable text file ({reason})")
+            text = read_text_bounded(path, _MAX_FILE_BYTES, parameter)
+        except InvalidArgument as exc:
+            raise InvalidArgument(parameter, spec, exc.allowed) from None
         text = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
         nums = _numbers(text, parameter, spec)
     else:

@@ -24,9 +24,13 @@ import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.numerics.compare import spearman, wasserstein1
+from posbias.validation import read_text_bounded
 
 __all__ = ["RolloutComparison", "compare_with_rollout", "MeasuredRecord", "read_influence_csv",
            "read_measured_folder", "empirical_match_rows", "macroscopic_profile"]
+
+#: the largest data file (csv, record, config) read from a data folder
+_MAX_DATA_BYTES = 256 * 2**20
 
 
 def _summary(p: np.ndarray) -> dict:
@@ -90,11 +94,8 @@ def compare_with_rollout(measured, config_text: str, *, source: str = "<measured
 def read_influence_csv(path: str) -> np.ndarray:
     """A ``position,influence`` csv as a normalised profile (positions consecutive from 0 or 1,
     finite influences >= 0 with a positive sum)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = [ln.strip() for ln in fh if ln.strip()]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidArgument("measured influence", path, f"a readable UTF-8 csv ({exc})") from None
+    text = read_text_bounded(path, _MAX_DATA_BYTES, "measured influence")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines or lines[0].replace(" ", "").lower() != "position,influence":
         raise InvalidArgument("measured influence", path, "a csv with header 'position,influence'")
     pos, vals = [], []
@@ -149,9 +150,8 @@ def read_measured_folder(data_dir: str | None) -> list[MeasuredRecord]:
         record, stage, arch = None, "unknown", None
         if os.path.exists(rec_path):
             try:
-                with open(rec_path, encoding="utf-8") as fh:
-                    record = json.load(fh)
-            except (OSError, ValueError) as exc:
+                record = json.loads(read_text_bounded(rec_path, _MAX_DATA_BYTES, "measurement record"))
+            except ValueError as exc:
                 raise InvalidArgument("measurement record", rec_path, f"readable JSON ({exc})") from None
             if not isinstance(record, dict) or record.get("stage") not in ("pretrained", "step-0"):
                 raise InvalidArgument("measurement record", rec_path,
@@ -171,8 +171,8 @@ def empirical_match_rows(data_dir: str) -> list[dict]:
     for r in read_measured_folder(data_dir):
         if r.config is None:
             continue
-        with open(r.config, encoding="utf-8") as fh:
-            c = compare_with_rollout(r.profile, fh.read(), source=r.config)
+        c = compare_with_rollout(r.profile, read_text_bounded(r.config, _MAX_DATA_BYTES, "config"),
+                                 source=r.config)
         a, b = c.metrics(c.rollout), c.metrics(c.attention_only)
         rows.append({"name": r.name, "L": int(r.profile.size), "spearman": a["spearman"],
                      "w1": a["w1"], "spearman_attention_only": b["spearman"],

@@ -43,6 +43,7 @@ from fractions import Fraction
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.validation import read_text_bounded
 
 __all__ = ["COMMANDS", "METRICS", "Sweep", "parse_sweep", "load_sweep", "sweep_point", "sweep_batch"]
 
@@ -320,13 +321,7 @@ def load_sweep(path) -> Sweep:
         from ruamel.yaml.error import YAMLError
     except ImportError:  # pragma: no cover - depends on the environment
         raise NeedsExtra("yaml", "ruamel.yaml") from None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read(1 << 20 + 1)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidArgument("SPEC", path, f"a readable UTF-8 YAML file ({exc})") from None
-    if len(text) > 1 << 20:
-        raise InvalidArgument("SPEC", path, "a sweep file of at most 1 MiB")
+    text = read_text_bounded(path, 1 << 20, "SPEC")
     try:
         data = YAML(typ="safe", pure=True).load(text)
     except YAMLError as exc:

@@ -178,40 +178,9 @@ def write_output(data: str | bytes, path, parameter: str = "output", *, fmt: str
             os.unlink(tmp)
 
 
-def check_readable(path, parameter: str = "path", max_bytes: int | None = None) -> str:
-    """``path`` when it names an existing regular file (links followed) of at most
-    ``max_bytes`` bytes as reported by the file system; devices, FIFOs and directories are
-    refused (reading ``/dev/zero`` would never end)."""
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, str) or not path or "\x00" in path:
-        raise InvalidArgument(parameter, path, "a non-empty file path")
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise InvalidArgument(parameter, path, f"a readable file ({exc.strerror})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InvalidArgument(parameter, path, "a regular file (not a directory, device or FIFO)")
-    if max_bytes is not None and st.st_size > max_bytes:
-        raise InvalidArgument(parameter, path, f"a file of at most {_bytes(max_bytes)}")
-    return path
-
-
-def read_bounded(path, max_bytes: int, parameter: str = "path") -> bytes:
-    """The bytes of the regular file ``path``, refusing special files and files longer than
-    ``max_bytes`` (counted while reading: a file that grows is still caught)."""
-    check_readable(path, parameter, max_bytes)
-    try:
-        # O_NONBLOCK: a FIFO put in place since the check opens at once instead of blocking
-        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # replaced since the check
-                raise InvalidArgument(parameter, path, "a regular file")
-            data = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise InvalidArgument(parameter, path, f"a readable file ({exc.strerror})") from None
-    if len(data) > max_bytes:
-        raise InvalidArgument(parameter, path, f"a file of at most {_bytes(max_bytes)}")
-    return data
+# the bounded readers live in the bottom layer (posbias.validation) so that every route can use
+# them; they are re-exported here for the front door
+from posbias.validation import check_readable, read_bounded  # noqa: E402
 
 
 def _bytes(n: int) -> str:

@@ -21,11 +21,15 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import stat
 from typing import Any, Iterable
 
 from posbias.errors import InvalidArgument
 
 __all__ = [
+    "check_readable",
+    "read_bounded",
+    "read_text_bounded",
     "MIN_DPS",
     "MAX_DPS",
     "MAX_LENGTH",
@@ -179,3 +183,59 @@ def check_path(name: str, value: Any, *, must_exist: bool = True, kind: str = "f
         elif not os.path.isfile(value):
             raise InvalidArgument(name, value, "an existing regular file")
     return value
+
+
+# ----------------------------------------------------------------------------- bounded reading
+def _nbytes(n: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
+
+
+def check_readable(path, parameter: str = "path", max_bytes: int | None = None) -> str:
+    """``path`` when it names an existing regular file (links followed) of at most
+    ``max_bytes`` bytes as reported by the file system; devices, FIFOs and directories are
+    refused (reading ``/dev/zero`` would never end)."""
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str) or not path or "\x00" in path:
+        raise InvalidArgument(parameter, path, "a non-empty file path")
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise InvalidArgument(parameter, path, f"a readable file ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidArgument(parameter, path, "a regular file (not a directory, device or FIFO)")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise InvalidArgument(parameter, path, f"a file of at most {_nbytes(max_bytes)}")
+    return path
+
+
+def read_bounded(path, max_bytes: int, parameter: str = "path") -> bytes:
+    """The bytes of the regular file ``path``, refusing special files and files longer than
+    ``max_bytes`` (counted while reading: a file that grows is still caught)."""
+    check_readable(path, parameter, max_bytes)
+    try:
+        # O_NONBLOCK: a FIFO put in place since the check opens at once instead of blocking
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # replaced since the check
+                raise InvalidArgument(parameter, path, "a regular file")
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise InvalidArgument(parameter, path, f"a readable file ({exc.strerror})") from None
+    if len(data) > max_bytes:
+        raise InvalidArgument(parameter, path, f"a file of at most {_nbytes(max_bytes)}")
+    return data
+
+
+
+def read_text_bounded(path, max_bytes: int, parameter: str = "path") -> str:
+    """The UTF-8 text of the regular file ``path`` (see :func:`read_bounded`); text that is not
+    UTF-8 is refused naming the file."""
+    data = read_bounded(path, max_bytes, parameter)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidArgument(parameter, os.fspath(path),
+                              f"UTF-8 text (byte {exc.start} is not)") from None

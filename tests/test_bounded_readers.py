@@ -1,0 +1,68 @@
+"""Every input file goes through one bounded reader (posbias.validation.read_bounded): regular
+files only, a byte cap counted on the bytes read, one line naming the file.  Devices, FIFOs
+(which would block forever) and huge sparse files are refused before anything is read."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from posbias.errors import InvalidArgument
+from posbias.validation import read_bounded, read_text_bounded
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    path = tmp_path / "corpus.txt"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.fixture
+def sparse(tmp_path):
+    path = tmp_path / "huge.txt"
+    with open(path, "wb") as fh:  # 2 GiB that occupy no disk: only the size is reported
+        fh.truncate(2 * 2**30)
+    return path
+
+
+def test_reader_refuses_special_and_huge_files(fifo, sparse, tmp_path):
+    with pytest.raises(InvalidArgument, match="^text = .*a regular file"):
+        read_bounded(fifo, 100, "text")
+    with pytest.raises(InvalidArgument, match="^text = /dev/zero is invalid: expected a regular"):
+        read_bounded("/dev/zero", 100, "text")
+    with pytest.raises(InvalidArgument, match="at most 1 MiB"):
+        read_bounded(sparse, 2**20, "text")
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("caf\xe9".encode("latin-1"))
+    with pytest.raises(InvalidArgument, match="UTF-8 text"):
+        read_text_bounded(bad, 100, "text")
+    good = tmp_path / "ok.txt"
+    good.write_text("Cesàro", encoding="utf-8")
+    assert read_text_bounded(good, 100, "text") == "Cesàro"
+
+
+def test_text_folder_with_a_fifo_is_refused_naming_it(fifo, tmp_path):
+    from posbias.measurements.text import read_documents
+
+    (tmp_path / "a.txt").write_text("some prose", encoding="utf-8")
+    with pytest.raises(InvalidArgument, match=r"^text = .*corpus\.txt is invalid: expected a regular"):
+        list(read_documents(tmp_path))
+    with pytest.raises(InvalidArgument, match="^text = /dev/zero"):
+        list(read_documents("/dev/zero"))
+
+
+def test_schedule_file_and_sweep_spec_and_data_dir_are_bounded(fifo, sparse, tmp_path):
+    from posbias.numerics.schedules import parse_schedule
+    from posbias.proofs_checks.pretrained import read_influence_csv
+    from posbias.proofs_checks.sweeps import load_sweep
+
+    with pytest.raises(InvalidArgument, match="^alpha = file:/dev/zero is invalid: expected a regular"):
+        parse_schedule("file:/dev/zero", 4, parameter="alpha")
+    with pytest.raises(InvalidArgument, match="at most 16 MiB"):
+        parse_schedule(f"file:{sparse}", 4, parameter="alpha")
+    with pytest.raises(InvalidArgument, match="^SPEC = "):
+        load_sweep(str(fifo))
+    with pytest.raises(InvalidArgument, match="^measured influence = .*a regular file"):
+        read_influence_csv(str(fifo))
