@@ -188,6 +188,40 @@ def test_user_module_raising_on_import_exits_3(tmp_path, capsys, monkeypatch):
     assert code == 2 and one_line(err)
 
 
+def test_user_module_that_exits_or_registers_twice_exits_3(tmp_path, capsys, monkeypatch):
+    (tmp_path / "exiting_claims_mod.py").write_text("import sys\nsys.exit(0)\n")
+    (tmp_path / "twice_claims_mod.py").write_text(
+        "from posbias.proofs_checks import claim, Evidence\n"
+        "for n in (1, 2):\n"
+        "    @claim('twice:same', statement='s', latex='x', expected='verified')\n"
+        "    def _c(ctx):\n"
+        "        return Evidence('verified')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = run(["check", "--import", "exiting_claims_mod", "-q"], capsys)
+    assert code == 3 and one_line(err) and "exiting_claims_mod" in err and "sys.exit(0)" in err
+    code, _, err = run(["list", "--import", "twice_claims_mod"], capsys)
+    assert code == 3 and one_line(err) and "twice_claims_mod" in err and "twice:same" in err
+    registry.unregister("twice:same")
+
+
+def test_import_finds_modules_in_the_working_directory(tmp_path, capsys, monkeypatch):
+    pkg = tmp_path / "mylab_cwd"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "claims.py").write_text(
+        "from posbias.proofs_checks import claim, Evidence\n"
+        "@claim('mylabcwd:one', statement='s', latex='x', expected='verified')\n"
+        "def _c(ctx):\n"
+        "    return Evidence('verified', method='exact', discrepancy='0')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    try:
+        code, out, _ = run(["check", "--import", "mylab_cwd.claims", "mylabcwd:one", "-q"], capsys)
+        assert code == 0 and "mylabcwd:one" in out
+    finally:
+        registry.unregister("mylabcwd:one")
+
+
 def test_bad_file_in_data_dir_is_named(tmp_path, capsys):
     folder = tmp_path / "measured-influence"
     folder.mkdir()

@@ -22,6 +22,13 @@ __all__ = ["add_parser", "run_list", "run_check", "select_claims"]
 
 
 def _import_user_modules(names):
+    """Import the user's claim modules.  As pytest does for test modules, the working
+    directory is searched first (``--import mylab.claims`` finds ``./mylab/claims.py`` without
+    PYTHONPATH).  A module that raises, calls ``sys.exit`` or registers an id twice ends the
+    check with exit status 3 and a report naming the module."""
+    cwd = os.getcwd()
+    if names and cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
     for name in names or ():
         if not all(part.isidentifier() for part in name.split(".")):
             raise InvalidArgument("--import", name, "a dotted Python module name")
@@ -31,6 +38,8 @@ def _import_user_modules(names):
             if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
                 raise InvalidArgument("--import", name, f"an importable module ({exc})") from None
             raise _import_failed(name, exc) from exc
+        except SystemExit as exc:  # sys.exit() in a module must not end the check silently
+            raise _import_failed(name, RuntimeError(f"sys.exit({exc.code!r}) while importing")) from None
         except Exception as exc:  # the user's module raised: an error in it, exit status 3
             raise _import_failed(name, exc) from exc
 
