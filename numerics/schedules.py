@@ -57,6 +57,15 @@ _MAX_FILE_BYTES = 16 * 2**20
 _UNIT = "a number in [0, 1] (integer, decimal or p/q)"
 
 
+def _short(v: Fraction) -> str:
+    """A very small or large rational shown briefly (its decimal exponent)."""
+    text = str(v)
+    if len(text) <= 24:
+        return text
+    e = len(str(v.numerator)) - len(str(v.denominator))
+    return f"about 10^{e}"
+
+
 def parse_number(text: str, parameter: str = "value") -> Fraction:
     """Parse one number (integer, decimal, ``p/q``) into an exact Fraction; never evaluates text.
 
@@ -200,7 +209,14 @@ class Schedule:
         """The ``λ_t`` as a float64 array (each correctly rounded from the exact value when
         rational; power decay with irrational values via 30-digit mpmath, then rounded)."""
         if self._exact is not None:
-            return np.array([float(v) for v in self._exact], dtype=np.float64)
+            out = np.array([float(v) for v in self._exact], dtype=np.float64)
+            for v, f in zip(self._exact, out):
+                if v != 0 and f == 0:  # a value that underflows must not silently become 0
+                    raise InvalidArgument(self.parameter, self.spec,
+                                          f"values a float64 can carry on the fast path (λ = "
+                                          f"{_short(v)} underflows "
+                                          "to 0; use the exact or the precise path)")
+            return out
         if self._approx is not None:
             return np.array([float(v) for v in self._approx], dtype=np.float64)
         return np.array([float(v) for v in self.precise(30)], dtype=np.float64)

@@ -117,6 +117,9 @@ def _value(command, name, x, where):
             f = Fraction(x)
         if not 0 <= f <= 1:
             raise InvalidArgument(where, _shown(x), "a number in [0, 1]")
+        if f != 0 and float(f) == 0:  # never silently 0: the table would hold NaN or inf
+            raise InvalidArgument(where, _shown(x), "a number in [0, 1] that a float64 can carry "
+                                  "(this one underflows to 0)")
         return float(f)
     if not isinstance(x, str) or not x or len(x) > 4096:
         raise InvalidArgument(where, _shown(x), "a non-empty text")
@@ -308,6 +311,27 @@ def _check_point(command, point):
                 raise InvalidArgument(k, point[k], "one of " + ", ".join(allowed))
 
 
+def _float_constructor(path):
+    """A YAML float constructor that refuses a decimal whose float64 under- or overflows
+    (``1e-400`` would silently become 0, ``1e400`` infinity); ``.inf`` and ``.nan`` written as
+    such are kept (the parameter checks refuse them with the parameter's name)."""
+
+    def construct(constructor, node):
+        value = constructor.construct_yaml_float(node)
+        text = str(node.value).strip().lower().replace("_", "")
+        spelled_special = text.lstrip("+-") in (".inf", ".nan")
+        if not spelled_special:
+            digits = text.lstrip("+-").split("e")[0].replace(".", "").strip("0")
+            if (value == 0 and digits) or value in (float("inf"), float("-inf")):
+                mark = node.start_mark
+                raise InvalidArgument("SPEC", path, f"numbers a float64 can carry: {node.value} "
+                                      f"(line {mark.line + 1}) would become {value}; write it "
+                                      "as text (quoted) for an exact value")
+        return value
+
+    return construct
+
+
 def load_sweep(path) -> Sweep:
     """Read and validate a sweep file (YAML, safe mode; the ``yaml`` extra)."""
     import os
@@ -322,8 +346,10 @@ def load_sweep(path) -> Sweep:
     except ImportError:  # pragma: no cover - depends on the environment
         raise NeedsExtra("yaml", "ruamel.yaml") from None
     text = read_text_bounded(path, 1 << 20, "SPEC")
+    yaml = YAML(typ="safe", pure=True)
+    yaml.constructor.add_constructor("tag:yaml.org,2002:float", _float_constructor(path))
     try:
-        data = YAML(typ="safe", pure=True).load(text)
+        data = yaml.load(text)
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""

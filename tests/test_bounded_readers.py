@@ -66,3 +66,25 @@ def test_schedule_file_and_sweep_spec_and_data_dir_are_bounded(fifo, sparse, tmp
         load_sweep(str(fifo))
     with pytest.raises(InvalidArgument, match="^measured influence = .*a regular file"):
         read_influence_csv(str(fifo))
+
+
+# ------------------------------------------------------------------- numbers never change silently
+def test_underflowing_values_are_refused_on_every_route(tmp_path):
+    from fractions import Fraction
+
+    from posbias.numerics.schedules import list_schedule
+    from posbias.proofs_checks.sweeps import load_sweep
+
+    tiny = Fraction(1, 10**400)
+    with pytest.raises(InvalidArgument, match="underflows to 0"):
+        list_schedule([tiny, Fraction(1, 2)], parameter="alpha").floats()
+    assert list_schedule([tiny], parameter="alpha").exact() == (tiny,)  # exact path keeps it
+    spec = tmp_path / "grid.yaml"
+    for value, message in (("1e-400", "would become 0.0"), ("1e400", "would become inf"),
+                           ('"1e-400"', "underflows to 0")):
+        spec.write_text(f"command: profile\ngrid:\n  alpha: [{value}, 0.5]\n"
+                        "fixed:\n  length: 16\n  depth: 2\n")
+        with pytest.raises(InvalidArgument, match=message):
+            load_sweep(str(spec))
+    spec.write_text("command: profile\ngrid:\n  alpha: [0.0, 0.5]\nfixed:\n  length: 16\n  depth: 2\n")
+    assert load_sweep(str(spec))  # a zero written as zero is a zero
