@@ -95,3 +95,25 @@ def test_linear_axis_when_the_shape_fits_and_log_otherwise(tmp_path, monkeypatch
     plot_profile(u, tmp_path / "u.png", attention_only=np.array([1 - 4e-20, 1e-20, 1e-20, 1e-20, 1e-20]))
     plot_profile(np.array([0.9, 1e-12, 1e-13, 0.1]), tmp_path / "v.png")
     assert scales == [["linear", "log"], ["log"]]
+
+
+def test_heatmap_goes_through_the_atomic_writer(tmp_path):
+    """The heatmap follows a symbolic link (the link stays), leaves no temporary file, and two
+    writers in one folder never share a temporary name."""
+    import os
+
+    pytest.importorskip("matplotlib")
+    from posbias.render.heatmap import plot_heatmap
+
+    target = tmp_path / "real.png"
+    target.write_bytes(b"")
+    link = tmp_path / "link.png"
+    os.symlink(target, link)
+    rows = [{"a": a, "h": h, "r": 10.0 ** (a * h)} for a in (0.5, 1.0) for h in (1, 2)]
+    plot_heatmap(rows, "a", "h", ["r"], str(link))
+    assert link.is_symlink() and target.stat().st_size > 1000
+    assert sorted(os.listdir(tmp_path)) == ["link.png", "real.png"]
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidArgument):
+        plot_heatmap(rows, "a", "h", ["r"], str(fifo))

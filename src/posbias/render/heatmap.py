@@ -5,12 +5,14 @@ equals 10^2 (the peak-to-valley ratio of chowdhury2026 C7) when the values cross
 
 from __future__ import annotations
 
+import io
 import math
 import os
 
 import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.files import write_output
 
 __all__ = ["plot_heatmap"]
 
@@ -101,12 +103,9 @@ def plot_heatmap(rows, x: str, y: str, values, path, *, title=None, log_values=N
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    tmp = os.path.join(os.path.dirname(os.path.abspath(p)), "." + os.path.basename(p) + ".tmp-posbias")
-    try:
-        fig.savefig(tmp, format=suffix[1:])
-        os.replace(tmp, p)
-    except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise InvalidArgument(parameter, p, f"a writable path ({exc.strerror})") from None
+    # through the one atomic writer: a unique temporary file per run (concurrent runs cannot
+    # corrupt the picture), links followed, special files refused, umask permissions
+    buf = io.BytesIO()
+    fig.savefig(buf, format=suffix[1:])
+    write_output(buf.getvalue(), p, parameter, fmt=suffix[1:])
     return p
