@@ -78,7 +78,7 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.numerics import _compiled
 from posbias.numerics.schedules import as_schedule
-from posbias.validation import MAX_LENGTH, check_dps, check_integer
+from posbias.validation import MAX_HEADS, MAX_LENGTH, check_dps, check_integer
 
 __all__ = [
     "SLOPE_RULES",
@@ -134,7 +134,7 @@ def alibi_slopes(num_heads: int, rule: str = "bloom") -> np.ndarray:
     Method: ``2 ** (exponent)`` with the exponent a dyadic rational (exact in float64) for
     power-of-two head counts.  Paper: herasimchyk2026 (ALiBi models BLOOM, MPT), THEORY 6.
     """
-    H = check_integer("num_heads", num_heads, 1)
+    H = check_integer("num_heads", num_heads, 1, MAX_HEADS)
     if rule == "power-of-two":
         return np.array([2.0 ** (-8.0 * h / H) for h in range(1, H + 1)])
     if rule == "bloom":

@@ -88,3 +88,17 @@ def test_underflowing_values_are_refused_on_every_route(tmp_path):
             load_sweep(str(spec))
     spec.write_text("command: profile\ngrid:\n  alpha: [0.0, 0.5]\nfixed:\n  length: 16\n  depth: 2\n")
     assert load_sweep(str(spec))  # a zero written as zero is a zero
+
+
+def test_api_refuses_absurd_head_counts_and_malformed_profiles():
+    from posbias.numerics.alibi import alibi_slopes
+    from posbias.validation import check_profile
+
+    with pytest.raises(InvalidArgument, match="^num_heads = 1000000000 is invalid"):
+        alibi_slopes(10**9)  # refused before a 10^9-entry list is built
+    assert len(alibi_slopes(112)) == 112
+    for bad, where in (([], "profile"), ([0.5, float("nan")], r"profile\[1\]"),
+                       ([0.5, True], r"profile\[1\]"), ([1j], r"profile\[0\]"),
+                       ([[0.5, 0.5]], "profile"), ([-0.1, 1.1], r"profile\[0\]")):
+        with pytest.raises(InvalidArgument, match=f"^{where} = "):
+            check_profile("profile", bad)

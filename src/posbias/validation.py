@@ -27,6 +27,8 @@ from typing import Any, Iterable
 from posbias.errors import InvalidArgument
 
 __all__ = [
+    "MAX_HEADS",
+    "check_profile",
     "check_readable",
     "read_bounded",
     "read_text_bounded",
@@ -54,6 +56,8 @@ MAX_LENGTH = 1_000_000_000
 MAX_DEPTH = 10_000_000
 #: largest L of a dense L x L kernel (10^10 entries exceed any machine's memory)
 MAX_DENSE_LENGTH = 100_000
+#: attention heads per layer (BLOOM-176B has 112; a million heads would be a typo)
+MAX_HEADS = 65_536
 
 
 def _is_integer(value: Any) -> bool:
@@ -142,6 +146,36 @@ def check_real(name: str, value: Any, lo: float | None = None, hi: float | None 
     if hi is not None and (x > hi or (hi_open and x == hi)):
         raise InvalidArgument(name, value, allowed)
     return x
+
+
+def check_profile(name: str, values: Any, *, min_length: int = 1, nonnegative: bool = True,
+                  max_length: int = MAX_LENGTH) -> list:
+    """``values`` as a list of finite floats: a non-empty one-dimensional sequence of real
+    numbers (bools, complex numbers, strings, NaN and infinities refused), each ``>= 0`` unless
+    ``nonnegative=False``.  The refusal names the entry.
+
+    >>> check_profile("profile", [0.5, 0.25, 0.25])
+    [0.5, 0.25, 0.25]
+    >>> check_profile("profile", [0.5, complex(0, 1)])
+    Traceback (most recent call last):
+    ...
+    posbias.errors.InvalidArgument: profile[1] = 1j is invalid: expected a finite real number >= 0
+    """
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
+        try:
+            values = list(values)
+        except TypeError:
+            raise InvalidArgument(name, values, "a sequence of real numbers") from None
+    n = len(values)
+    if not min_length <= n <= max_length:
+        raise InvalidArgument(name, f"a sequence of length {n}",
+                              f"a sequence of length between {min_length} and {max_length}")
+    out = []
+    for i, v in enumerate(values):
+        if hasattr(v, "__len__") and not isinstance(v, str):
+            raise InvalidArgument(name, f"an entry of length {len(v)} at {i}", "a one-dimensional sequence")
+        out.append(check_real(f"{name}[{i}]", v, 0 if nonnegative else None))
+    return out
 
 
 def check_probability(name: str, value: Any) -> float:
