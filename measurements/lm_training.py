@@ -64,6 +64,7 @@ import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.measurements import measure
+from posbias.resources import Plan
 from posbias.measurements.training import (
     _generator,
     _progress_bar,
@@ -78,6 +79,7 @@ from posbias.measurements.training import (
 from posbias.validation import check_choice, check_integer, check_real
 
 __all__ = [
+    "plan_lm_training",
     "CONCENTRATION",
     "LM_ARCHS",
     "LM_RESULTS_FORMAT",
@@ -315,12 +317,53 @@ def _worker(args):
                         checkpoint_dir=checkpoint_dir, resume=resume, progress=False)
 
 
+#: calibration of :func:`plan_lm_training` on this project's machine (2 cores, torch 2.13 CPU,
+#: one thread): peak RSS 490 MiB (test 200, batch 8), 779 MiB (test 8,000), 1,224 MiB (batch
+#: 256) at 4 layers, hidden 64, L = 64; 2,040 MiB at 8 layers, hidden 256, L = 256, batch 8;
+#: the stored 1,500-iteration runs (evaluations every 100 of 2,000 sequences) took 216-248 s
+_LM_BASE_BYTES = 480 * 2**20
+_LM_TEST_BYTES_PER_TOKEN = 600         # per test token, for a vocabulary of 17
+_LM_ACT_BYTES_PER_HIDDEN = 250         # per (batch token, layer, hidden unit): activations + grads
+_LM_ATT_BYTES_PER_KEY = 16             # per (batch token, layer, head, key): attention probabilities
+_LM_SECONDS_PER_FLOP_TRAIN = 1.0e-9    # per (batch token, layer, hidden^2)
+_LM_SECONDS_PER_FLOP_EVAL = 5.0e-9     # per (test token, layer, hidden^2), with the Bayes reference
+
+
+def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1) -> Plan:
+    """The memory and time plan of :func:`lm_train_seeds` (see
+    :func:`posbias.measurements.training.plan_training`): model and AdamW state, one training
+    batch with its graph, the test set, per process; wall seconds on this project's machine."""
+    seeds = check_integer("seeds", seeds, 1)
+    jobs = check_integer("jobs", jobs, 1)
+    c = config
+    at_once = min(jobs, seeds)
+    vocab = c.tokens + 1
+    params = vocab * c.hidden * 2 + c.layers * 12 * c.hidden ** 2 + c.length * c.hidden
+    tokens = c.batch * c.length
+    act = tokens * c.layers * (c.hidden * _LM_ACT_BYTES_PER_HIDDEN
+                               + c.length * c.heads * _LM_ATT_BYTES_PER_KEY)
+    test = c.test_size * c.length * _LM_TEST_BYTES_PER_TOKEN * max(1.0, vocab / 17)
+    evals = c.iterations // c.eval_every + 1
+    per_seed = (c.iterations * tokens * c.layers * c.hidden ** 2 * _LM_SECONDS_PER_FLOP_TRAIN
+                + evals * c.test_size * c.length * c.layers * c.hidden ** 2 * _LM_SECONDS_PER_FLOP_EVAL)
+    rounds = -(-seeds // at_once)
+    parts = [("interpreter, torch and transformers", _LM_BASE_BYTES * at_once, 0.0),
+             (f"model and AdamW state ({params} parameters)", params * 16 * at_once, 0.0),
+             (f"test set ({c.test_size} sequences of {c.length})", test * at_once, 0.0),
+             (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
+    return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once)", parts,
+                "use a smaller --test-size, --batch, --length or --hidden, or fewer --jobs")
+
+
 def lm_train_seeds(config: LMTrainConfig, seeds, *, jobs: int = 1,
                    checkpoint_dir: str | None = None, resume: bool = False,
-                   progress: bool | None = None, log=None) -> list[dict]:
+                   progress: bool | None = None, log=None,
+                   max_memory: int | None = None) -> list[dict]:
     """Train every seed (one torch thread); ``jobs > 1`` trains that many seeds at once in
-    separate single-thread processes.  Returns the run records in the order of ``seeds``."""
+    separate single-thread processes.  Returns the run records in the order of ``seeds``.
+    A run whose plan (:func:`plan_lm_training`) does not fit is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
+    plan_lm_training(config, len(seeds), jobs).check(max_memory)
     if jobs == 1 or len(seeds) == 1:
         torch = _torch()
         torch.set_num_threads(1)

@@ -156,71 +156,9 @@ def add_common(p, name: str, example: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # resources
 
-def _physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return None
-
-
-def _cgroup_memory() -> int | None:
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            with open(path) as fh:
-                text = fh.read(64).strip()
-        except OSError:
-            continue
-        if text.isdigit() and int(text) < 2**60:
-            return int(text)
-    return None
-
-
-def _address_space_limit() -> int | None:
-    try:
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    except (ImportError, OSError, ValueError):  # pragma: no cover
-        return None
-    if soft == resource.RLIM_INFINITY or soft <= 0:
-        return None
-    # what is already mapped (the interpreter, numpy, ...) is not available to the run
-    try:
-        with open("/proc/self/statm") as fh:
-            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        used = 0
-    return max(soft - used, 0)
-
-
-def memory_limit(max_memory: int | None = None) -> tuple[int | None, str]:
-    """The bytes a run may use and where that figure comes from."""
-    if max_memory is not None:
-        return max_memory, "--max-memory"
-    found = [(v, what) for v, what in ((_physical_memory(), "this machine has"),
-                                       (_cgroup_memory(), "this container may use"),
-                                       (_address_space_limit(), "the address-space limit (ulimit -v) leaves"))
-             if v is not None]
-    if not found:
-        return None, ""
-    return min(found)
-
-
-def human(n: float) -> str:
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{int(n)} bytes"
-
-
-def check_memory(needed: float, max_memory: int | None, advice: str) -> None:
-    """Refuse in one line (exit status 2) when ``needed`` bytes exceed what the run may use."""
-    limit, source = memory_limit(max_memory)
-    if limit is None or needed <= limit:
-        return
-    if max_memory is not None:
-        source = "--max-memory allows"
-    raise ResourceLimit(needed, limit, source, advice + " (or raise --max-memory)")
+# memory_limit, check_memory and human live in posbias.resources (the bottom layer), so that
+# the Python entry points refuse what cannot fit exactly as the command line does
+from posbias.resources import check_memory, human, memory_limit  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------

@@ -199,8 +199,10 @@ def run(args) -> int:
         if os.path.exists(out) and not os.path.isdir(out):
             raise InvalidArgument("--output", out, "a directory")
         parent = os.path.dirname(os.path.abspath(out))
-        if not os.path.isdir(parent):
-            raise InvalidArgument("--output", out, "a directory in an existing directory")
+        while parent and not os.path.exists(parent):  # missing parents are created, later
+            parent = os.path.dirname(parent)
+        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+            raise InvalidArgument("--output", out, "a directory that can be created")
         ckpt = os.path.join(out, "checkpoints")
         if args.resume and not os.path.isdir(ckpt):
             raise InvalidArgument("--resume", out, "an output directory with checkpoints/")
@@ -216,11 +218,15 @@ def run(args) -> int:
                 print(f"[train] it {e['iteration']}: in-context {e['ic_accuracy']:.4f}, "
                       f"first-middle {d['first-middle']:+.4f}, first-last {d['first-last']:+.4f}, "
                       f"middle-last {d['middle-last']:+.4f}", file=sys.stderr, flush=True)
-        tr.check_seeds(args.seeds, args.jobs)
+        seeds, jobs = tr.check_seeds(args.seeds, args.jobs)
+        plan = (lt.plan_lm_training if lm else tr.plan_training)(config, len(seeds), jobs)
+        if args.verbose:
+            print(plan.describe(), file=sys.stderr, flush=True)
+        plan.check(args.max_memory)  # before any directory is made or any work starts
         os.makedirs(ckpt, exist_ok=True)
         train = lt.lm_train_seeds if lm else tr.train_seeds
         runs = train(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
-                     resume=args.resume, log=log)
+                     resume=args.resume, log=log, max_memory=args.max_memory)
     except InvalidArgument as exc:
         if exc.parameter in _OPTION:
             raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None

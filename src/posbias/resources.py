@@ -1,0 +1,142 @@
+"""What a run may use and what it will need: the memory limit of this process and the plan of
+a run (its estimated peak memory and wall time) that refuses, before any work, what cannot fit.
+
+The limit is the smallest of: ``--max-memory`` (or ``max_memory=`` in the Python API) when
+given, else the machine's physical memory, the container's cgroup limit and what the
+address-space limit (``ulimit -v``) leaves.  A :class:`Plan` lists the parts of a run with
+their bytes and seconds; :meth:`Plan.check` raises
+:class:`~posbias.errors.ResourceLimit` (exit status 2 on the command line, one line) when the
+total exceeds the limit.
+
+>>> p = Plan("example", [("inputs", 3 * 2**20, 0.5), ("output", 2**20, 0.1)])
+>>> p.bytes, round(p.seconds, 2)
+(4194304, 0.6)
+>>> p.check(max_memory=2**20)
+Traceback (most recent call last):
+...
+posbias.errors.ResourceLimit: needs about 4 MiB; --max-memory allows 1 MiB; example: use a smaller run (or raise --max-memory)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from posbias.errors import ResourceLimit
+
+__all__ = ["memory_limit", "check_memory", "human", "Plan"]
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return None
+
+
+def _cgroup_memory() -> int | None:
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as fh:
+                text = fh.read(64).strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < 2**60:
+            return int(text)
+    return None
+
+
+def _address_space_limit() -> int | None:
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):  # pragma: no cover
+        return None
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return None
+    # what is already mapped (the interpreter, numpy, ...) is not available to the run
+    try:
+        with open("/proc/self/statm") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        used = 0
+    return max(soft - used, 0)
+
+
+def memory_limit(max_memory: int | None = None) -> tuple[int | None, str]:
+    """The bytes a run may use and where that figure comes from."""
+    if max_memory is not None:
+        return max_memory, "--max-memory"
+    found = [(v, what) for v, what in ((_physical_memory(), "this machine has"),
+                                       (_cgroup_memory(), "this container may use"),
+                                       (_address_space_limit(), "the address-space limit (ulimit -v) leaves"))
+             if v is not None]
+    if not found:
+        return None, ""
+    return min(found)
+
+
+def human(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_memory(needed: float, max_memory: int | None, advice: str) -> None:
+    """Refuse in one line (exit status 2) when ``needed`` bytes exceed what the run may use."""
+    limit, source = memory_limit(max_memory)
+    if limit is None or needed <= limit:
+        return
+    if max_memory is not None:
+        source = "--max-memory allows"
+    raise ResourceLimit(needed, limit, source, advice + " (or raise --max-memory)")
+
+
+
+
+@dataclass
+class Plan:
+    """The plan of a run: named parts ``(name, bytes, seconds)``; memory adds up (the parts are
+    alive together: a conservative peak), and so does time."""
+
+    what: str
+    parts: list = field(default_factory=list)
+    advice: str = "use a smaller run"
+
+    @property
+    def bytes(self) -> int:
+        return int(sum(b for _, b, _ in self.parts))
+
+    @property
+    def seconds(self) -> float:
+        return float(sum(s for _, _, s in self.parts))
+
+    def check(self, max_memory: int | None = None) -> "Plan":
+        """Refuse (ResourceLimit) when the plan does not fit; returns the plan."""
+        check_memory(self.bytes, max_memory, f"{self.what}: {self.advice}")
+        return self
+
+    def describe(self) -> str:
+        """The plan in lines: each part, then the total (for ``-v``)."""
+        lines = [f"plan of {self.what}:"]
+        for name, b, s in self.parts:
+            lines.append(f"  {name}: {human(b)}, {_seconds(s)}")
+        limit, source = memory_limit()
+        lim = f" (limit {human(limit)}: {source})" if limit else ""
+        lines.append(f"  total: about {human(self.bytes)}{lim}, about {_seconds(self.seconds)}")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        return {"what": self.what, "bytes": self.bytes, "seconds": round(self.seconds, 1),
+                "parts": [{"name": n, "bytes": int(b), "seconds": round(float(s), 1)}
+                          for n, b, s in self.parts]}
+
+
+def _seconds(s: float) -> str:
+    if s < 60:
+        return f"{s:.2g} s"
+    if s < 3600:
+        return f"{s / 60:.2g} min"
+    return f"{s / 3600:.3g} h"

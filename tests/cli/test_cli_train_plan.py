@@ -1,0 +1,78 @@
+"""`posbias train` plans memory and time before any work: a run that cannot fit is refused in
+one line (exit 2) before a directory is made; -v prints the plan; the plan's peak holds a
+measured peak within a factor 1.5 (subprocess, peak RSS)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+
+from posbias.cli import main  # noqa: E402
+from posbias.measurements import training as tr  # noqa: E402
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("extra", [["--test-size", "1000000000"], ["--batch", "1000000000"],
+                                   ["--task", "lm-synthetic", "--test-size", "1000000000"],
+                                   ["--test-size", "100000", "--max-memory", "1G"]])
+def test_runs_that_cannot_fit_are_refused_before_work(extra, tmp_path, capsys):
+    out = tmp_path / "never" / "made"
+    code, _, err = _run(["train", "--iterations", "2", "--seeds", "0", "-o", str(out), "-q",
+                         *extra], capsys)
+    assert code == 2 and err.count("\n") == 1 and "needs about" in err
+    assert not (tmp_path / "never").exists()  # nothing made, nothing half-written
+
+
+def test_plan_is_printed_with_verbose_and_missing_parents_are_created(tmp_path, capsys):
+    out = tmp_path / "runs" / "causal"
+    code, _, err = _run(["train", "--iterations", "2", "--eval-every", "2", "--test-size", "50",
+                         "--seeds", "0", "-o", str(out), "-v"], capsys)
+    assert code == 0 and "plan of training" in err and "total: about" in err
+    assert (out / "results.json").exists()
+
+
+def test_python_entry_point_refuses_too(tmp_path):
+    from posbias.errors import ResourceLimit
+
+    cfg = tr.TrainConfig(iterations=2, eval_every=2, test_size=10**8)
+    with pytest.raises(ResourceLimit, match="use a smaller --test-size"):
+        tr.train_seeds(cfg, [0], max_memory=2**30)
+
+
+def _peak_rss(args) -> int:
+    """Peak RSS (bytes) of `posbias train ARGS`, measured by a fresh parent process whose only
+    child it is (RUSAGE_CHILDREN keeps the maximum over all children of a process)."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+             "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "posbias", "train",
+                           *args], check=True, capture_output=True, text=True,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return int(done.stdout.split()[-1]) * 1024
+
+
+@pytest.mark.slow
+def test_plan_holds_measured_peaks_within_a_factor(tmp_path):
+    from posbias.measurements import lm_training as lt
+
+    cases = [
+        (["--task", "lm-synthetic", "--layers", "8", "--hidden", "256", "--length", "256",
+          "--batch", "8", "--test-size", "200"],
+         lt.plan_lm_training(lt.LMTrainConfig(layers=8, hidden=256, length=256, batch=8,
+                                              test_size=200, iterations=2, eval_every=2))),
+        (["--test-size", "30000"], tr.plan_training(tr.TrainConfig(test_size=30000, iterations=2,
+                                                                     eval_every=2))),
+    ]
+    for args, plan in cases:
+        peak = _peak_rss(["--iterations", "2", "--eval-every", "2", "--seeds", "0", "-q",
+                          "-o", str(tmp_path / args[-1]), *args])
+        assert plan.bytes / 1.5 <= peak <= plan.bytes * 1.5, (args, peak, plan.bytes)
