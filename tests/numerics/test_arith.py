@@ -1,7 +1,9 @@
-"""round_significant (decimal division) against an independent integer route."""
+"""round_significant (one integer division) against two independent routes: Fractions with
+exact powers of ten, and the decimal module's correctly rounded division."""
 
 from __future__ import annotations
 
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 
 from hypothesis import example, given
@@ -39,3 +41,23 @@ def test_round_significant_is_correctly_rounded(num, den, digits):
         text.split("e")[0]) * Fraction(10) ** int(text.split("e")[1])
     assert abs(value) == Fraction(q) * Fraction(10) ** (e - digits + 1)
     assert (value < 0) == (num < 0)
+
+
+def _by_decimal(num: int, den: int, digits: int) -> tuple[int, int]:
+    """The same by the decimal module's division, correctly rounded to ``digits`` (ties to even)."""
+    ctx = Context(prec=digits, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
+    quotient = ctx.divide(Decimal(abs(num)), Decimal(den))
+    _, ds, exp = quotient.as_tuple()
+    q = int("".join(map(str, ds)))
+    q *= 10 ** (digits - len(ds))
+    return q, quotient.adjusted()
+
+
+@given(st.integers(1, 2**3000), st.integers(1, 2**3000), st.integers(1, 30))
+@example(10**400 + 1, 3 * 10**400, 17)  # entries of the exact profiles have thousands of digits
+def test_round_significant_agrees_with_the_decimal_module(num, den, digits):
+    q, e = _by_decimal(num, den, digits)
+    text = round_significant(num, den, digits)
+    mant, _, exp = text.partition("e")
+    value = Fraction(mant) * Fraction(10) ** int(exp or 0)
+    assert value == Fraction(q) * Fraction(10) ** (e - digits + 1)
