@@ -99,3 +99,20 @@ def test_missing_spec_file(tmp_path, capsys):
     code = main(["sweep", str(tmp_path / "none.yaml")])
     _, err = capsys.readouterr()
     assert code == 2 and err.startswith("posbias: error: SPEC = ")
+
+
+def test_sweep_is_planned_before_any_point(tmp_path, capsys):
+    """The plan (largest point x workers, the table) is printed with -v and refuses, before any
+    point is computed, a sweep that exceeds --max-memory."""
+    from posbias.cli import main
+
+    spec = tmp_path / "grid.yaml"
+    spec.write_text("command: profile\ngrid:\n  length: [64, 50000000]\nfixed:\n  depth: 4\n  alpha: 0.5\n")
+    out = tmp_path / "table.csv"
+    code = main(["sweep", str(spec), "-o", str(out), "--max-memory", "1G", "--quiet"])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1 and "needs about" in err and not out.exists()
+    spec.write_text("command: profile\ngrid:\n  length: [64, 128]\nfixed:\n  depth: 4\n  alpha: 0.5\n")
+    code = main(["sweep", str(spec), "-o", str(out), "-v", "--quiet"])
+    _, err = capsys.readouterr()
+    assert code == 0 and "plan of the sweep of 2 profile point(s)" in err and out.exists()

@@ -91,6 +91,55 @@ def _batches(points, workers: int) -> list:
     return [points[i:i + size] for i in range(0, len(points), size)]
 
 
+def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
+    """``(bytes, seconds)`` of one grid point, from the estimates of the subcommand it runs."""
+    if command == "profile":
+        from posbias.cli.profile import estimate_bytes, estimate_seconds
+
+        depth = point.get("depth") or 1
+        return (estimate_bytes("fast", point["length"], depth, 0, None, False),
+                estimate_seconds("fast", point["length"], depth, 0, None) + 1e-3)
+    if command == "rollout":
+        from posbias.cli.rollout import estimate_bytes
+        from posbias.numerics.configs import load_config
+        from posbias.proofs_checks.data import builtin_config_path, builtin_configs
+
+        name = point["config"]
+        if name not in cache:
+            path = name if os.path.exists(name) or name not in builtin_configs() else builtin_config_path(name)
+            cfg = load_config(path)  # validates the config before any point is computed
+            cache[name] = (cfg.length, cfg.num_layers, cfg.num_heads)
+        L0, layers, heads = cache[name]
+        L = point.get("length") or L0
+        return estimate_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
+    from posbias.cli.measure import estimate_bytes as measure_bytes
+    from posbias.measurements.presets import PRESETS, resolve_settings
+
+    arch = point["arch"]
+    if arch not in PRESETS:
+        return 0.0, 0.0  # sized by the measurement itself once transformers is loaded
+    settings = resolve_settings(PRESETS[arch], layers=point.get("layers"), hidden=point.get("hidden"),
+                                heads=point.get("heads"), length=point.get("length"))
+    return measure_bytes(settings, point.get("length") or 256, False,
+                         point.get("dtype") or "float32"), 0.0
+
+
+def plan_sweep(sweep, workers: int):
+    """The plan of a sweep: the largest point's memory in each of ``workers`` processes at once,
+    the table (one row per point), and the points' time divided among the workers."""
+    from posbias.resources import Plan
+
+    cache: dict = {}
+    costs = [_point_cost(sweep.command, p, cache) for p in sweep.points]
+    peak = max((b for b, _ in costs), default=0.0)
+    seconds = sum(s for _, s in costs) / max(1, workers)
+    rows = len(sweep.points) * (len(sweep.columns) * 24 + 200)
+    return Plan(f"the sweep of {len(sweep.points)} {sweep.command} point(s)",
+                [(f"largest point x {workers} worker(s)", peak * workers, seconds),
+                 ("table", rows * 3, len(sweep.points) * 2e-5)],
+                "use a smaller grid, smaller lengths or fewer workers")
+
+
 def run(args) -> int:
     from posbias.proofs_checks import parallel, sweeps
 
@@ -109,6 +158,10 @@ def run(args) -> int:
         check_plot_path(args.plot, "--plot")
         if sweep.heatmap is None:
             raise InvalidArgument("--plot", args.plot, "a spec with a heatmap section (x, y, values)")
+    plan = plan_sweep(sweep, workers if args.scheduler is None else 1)
+    if getattr(args, "verbose", False):
+        print(plan.describe(), file=sys.stderr, flush=True)
+    plan.check(getattr(args, "max_memory", None))
     batches = _batches(sweep.points, workers if args.scheduler is None else max(workers, 2))
     quiet = args.quiet
     start = time.perf_counter()
