@@ -411,7 +411,7 @@ claim(
     "away from the ends.",
     latex=r"\max_{\epsilon\le j/L\le 1-\epsilon}\bigl|L\,(M^H)_{Lj}-\rho_H(j/L)\bigr| = O(1/L),"
     r"\quad \rho_H(x)=\frac{(\ln 1/x)^{H-1}}{(H-1)!}",
-    expected="verified",
+    expected="qualified",
     section="2 (C2, C3); THEORY X2",
     rule=DISCRETE_LIMIT_RULE,
     card=DISCRETE_LIMIT_CARD,
@@ -829,7 +829,7 @@ claim(
     f"{PAPER}:dead-zone",
     statement="Between the two ends the influence is O(1/(H-1)!) (the factorial dead zone).",
     latex=r"\rho\bigl(\tfrac12\bigr)=O\!\Bigl(\frac{1}{(H-1)!}\Bigr)",
-    expected="qualified",
+    expected="refuted",
     section="2 (C6)",
     rule=DEAD_ZONE_RULE,
     card=DEAD_ZONE_CARD,
@@ -1638,7 +1638,7 @@ claim(
     "(as the power H-1 of ln 1/x, slower than any power of 1/x); on the discrete route the "
     "first token's influence L·p(1) grows as (ln L)^(H-1)/(H-1)!.",
     latex=_latex_primacy,
-    expected="verified",
+    expected="qualified",
     assumptions=("H >= 2 an integer (H = 1: rho_1 = 1 and L·p(1) = 1, no divergence)",
                  "attention only (α = 1)"),
     section="C4",
