@@ -229,3 +229,22 @@ def test_primacy_tail_refuted_for_one_power_of_the_logarithm_less():
                                rollout=lambda L, H: _first_token(L, H - 1) if L != 256
                                else _first_token(L, H))
     assert ev.verdict == "refuted" and ev.figures["decay_exponent"] < 0.5
+
+
+# ------------------------------------------------------------------------- cards
+@pytest.mark.parametrize("slug, scope, proof", [
+    ("discrete-limit", "paper", "numeric"), ("primacy-tail", "paper", "numeric"),
+    ("dead-zone", "paper", "numeric"), ("u-shape", "paper", "numeric"),
+    ("residual-density", "reduced", "range"), ("recency-delta", "reduced", "range"),
+    ("continuum-kernel", "paper", "all"), ("density", "paper", "all")])
+def test_cards_state_the_setting_scope_and_proof(slug, scope, proof):
+    card = get_claim(f"chowdhury2026:{slug}").card
+    resolved = card.resolve()
+    assert resolved["scope"] == scope, resolved["differences"]
+    assert card.proof.level == proof
+    paper = card.paper.values
+    if slug in ("discrete-limit", "primacy-tail", "dead-zone", "u-shape"):
+        # decided at the paper's depth (and, for the discrete claims, its running length)
+        assert paper["H"] == 24 and 24 in np.atleast_1d(card.test.values["H"])
+    if slug in ("dead-zone", "u-shape"):
+        assert paper["residual"] == "on" and "alpha" in card.paper.unconfirmed
