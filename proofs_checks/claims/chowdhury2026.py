@@ -291,7 +291,7 @@ def _interior_errors(profile, c, lo=Fraction(1, 10), hi=Fraction(9, 10)):
 def _discrete_limit_decide(f, t):
     if f["growth"] > t["growth_max"]:
         return "refuted"
-    return "verified" if f["paper_rel_error"] <= t["rel_tol"] else "qualified"
+    return "verified" if f["paper_error"] <= t["rel_tol"] else "qualified"
 
 
 DISCRETE_LIMIT_RULE = Rule(
@@ -299,9 +299,9 @@ DISCRETE_LIMIT_RULE = Rule(
     "Cesàro rollout (exact profiles for H = 2, 3, 4, 6 at L = 64..512; mpmath at dps for the "
     "paper's depth H = 24 at L = 512..2048). growth: the largest ratio L·e(2L)·2/(L·e(L)) over "
     "the last two doublings of L, over all depths (e = O(1/L) keeps it near 1 or below); "
-    "paper_rel_error: max |L p(j)/rho_24(j/L) - 1| over the window at the paper's H = 24, "
+    "paper_error: max |L p(j)/rho_24(j/L) - 1| over the window at the paper's H = 24, "
     "L = 2048. refuted: growth > growth_max (no O(1/L) convergence at some depth); verified: "
-    "growth <= growth_max and paper_rel_error <= rel_tol (the limit describes the discrete "
+    "growth <= growth_max and paper_error <= rel_tol (the limit describes the discrete "
     "profile at the paper's scale); qualified: the O(1/L) rate holds but at H = 24, L = 2048 the "
     "limit is off by more than rel_tol (an asymptotic statement the paper's scale has not reached).",
     decide=_discrete_limit_decide,
@@ -314,15 +314,15 @@ DISCRETE_LIMIT_RULE = Rule(
     outcomes=("verified", "qualified", "refuted"),
     examples=(
         Example("H = 6 at L = 2048 (a shallow network: growth 1.005, relative error 0.075)",
-                {"growth": 1.005, "paper_rel_error": 0.075}, "verified", "realistic"),
+                {"growth": 1.005, "paper_error": 0.075}, "verified", "realistic"),
         Example("the paper's H = 24 at L = 2048: growth 0.93, relative error 2.67 near j/L = 0.1",
-                {"growth": 0.93, "paper_rel_error": 2.67}, "qualified", "realistic"),
+                {"growth": 0.93, "paper_error": 2.67}, "qualified", "realistic"),
         Example("false: the power H of the logarithm instead of H-1 (the error stays O(1): "
                 "growth 2.0 at H = 2 .. 5.7 at H = 24)",
-                {"growth": 5.68, "paper_rel_error": 33.8}, "refuted", "false"),
+                {"growth": 5.68, "paper_error": 33.8}, "refuted", "false"),
     ),
     fixed=ANALYTIC_RULES_FIXED,
-    deciding=("growth", "paper_rel_error"),
+    deciding=("growth", "paper_error"),
     no_paper_figures="the paper reports no discrete-vs-continuum error or rate",
 )
 
@@ -375,7 +375,7 @@ def discrete_limit_check(ctx: CheckContext, density=None) -> Evidence:
         growth[H] = _growth(paper_lengths, errs)
         rel = {str(L): float(r) for L, (_, r) in zip(paper_lengths, pairs)}
     figures = {"growth": round(max(growth.values()), 4),
-               "paper_rel_error": float(f"{rel[str(ANALYTIC_LENGTH)]:.4g}"),
+               "paper_error": float(f"{rel[str(ANALYTIC_LENGTH)]:.4g}"),
                "growth_by_depth": {str(h): round(g, 4) for h, g in growth.items()},
                "rel_error_at_H24": {k: float(f"{v:.4g}") for k, v in rel.items()},
                "window_mass_at_H24": float(f"{window_mass:.3g}"),
@@ -405,7 +405,7 @@ def discrete_limit_check(ctx: CheckContext, density=None) -> Evidence:
             "the O(1/L) rate holds at every depth checked (L·err ratio per doubling <= "
             f"{figures['growth']:.3g}), but its constant grows with H: at the paper's H = 24, "
             f"L = {ANALYTIC_LENGTH} L·p(j) differs from rho_24(j/L) by up to "
-            f"{100 * figures['paper_rel_error']:.0f}% in 0.1 <= j/L <= 0.9 (L = 1024: "
+            f"{100 * figures['paper_error']:.0f}% in 0.1 <= j/L <= 0.9 (L = 1024: "
             f"{100 * rel['1024']:.0f}%, L = 512: {100 * rel['512']:.0f}%); the continuum "
             "describes the paper's depth only at longer contexts; at its scale the window carries "
             f"{figures['window_mass_at_H24']:.2g} of the influence while the first token holds "
@@ -428,8 +428,8 @@ claim(
 
 # ----------------------------------------------------------------------------- C5
 def _residual_density_decide(f, t):
-    exact_ok = (f["closed_form_failures"] == 0 and f["atom_gap_min"] >= 0
-                and f["atom_gap_max"] <= t["bernoulli"])
+    exact_ok = (f["identity_failures"] == 0 and f["atom_low"] >= 0
+                and f["atom_gap"] <= t["bernoulli"])
     if not exact_ok or f["growth"] > t["growth_max"] or f["mass_digits"] < t["mass_wrong_digits"]:
         return "refuted"
     return "verified" if f["mass_digits"] >= t["mass_digits"] else "inconclusive"
@@ -437,13 +437,14 @@ def _residual_density_decide(f, t):
 
 RESIDUAL_DENSITY_RULE = Rule(
     text="For every α in {1/4, 1/2, 3/4}, H in {3, 6}, L in {64, 128, 256, 512} (exact N^H last "
-    "rows): closed_form_failures counts p(L) != (1-α+α/L)^H; atom_gap = (p(L) - a)·L/(Hα) with "
-    "a the stated atom (1-α)^H (Bernoulli: 0 <= atom_gap <= 1 when the atom is right); growth: "
+    "rows): identity_failures counts p(L) != (1-α+α/L)^H; atom_low and atom_gap: the smallest and "
+    "largest (p(L) - a)·L/(Hα) with a the stated atom (1-α)^H (Bernoulli: both in [0, 1] when "
+    "the atom is right); growth: "
     "the largest L·err(L) ratio per doubling of the interior error against the stated "
     "continuous part over the last two doublings; mass_digits: the digits to which the "
-    "continuous part's mass (mpmath.quad) equals 1 - a. verified: no failure, atom_gap in "
-    "[0, bernoulli], growth <= growth_max, mass_digits >= mass_digits (dps - 10); refuted: a "
-    "failure, atom_gap outside [0, 1], growth > growth_max or mass_digits < mass_wrong_digits "
+    "continuous part's mass (mpmath.quad) equals 1 - a. verified: no failure, atom_low >= 0, "
+    "atom_gap <= bernoulli, growth <= growth_max, mass_digits >= mass_digits (dps - 10); refuted: a "
+    "failure, atom_low < 0 or atom_gap > 1, growth > growth_max or mass_digits < mass_wrong_digits "
     "(a wrong density or atom); inconclusive: the mass agrees to more than mass_wrong_digits "
     "but fewer than dps - 10 digits (raise dps).",
     decide=_residual_density_decide,
@@ -461,20 +462,20 @@ RESIDUAL_DENSITY_RULE = Rule(
     outcomes=("verified", "refuted", "inconclusive"),
     examples=(
         Example("the mixture and the atom (1-α)^H at dps 30", {
-            "closed_form_failures": 0, "atom_gap_min": 0.00099, "atom_gap_max": 0.565,
+            "identity_failures": 0, "atom_low": 0.00099, "atom_gap": 0.565,
             "growth": 0.996, "mass_digits": 27.5}, "verified", "realistic"),
         Example("false: the atom (1-α)^(H+1) (p(L) stays α(1-α)^H above it; mass off)", {
-            "closed_form_failures": 0, "atom_gap_min": 0.0037, "atom_gap_max": 72.6,
+            "identity_failures": 0, "atom_low": 0.0037, "atom_gap": 72.6,
             "growth": 0.996, "mass_digits": 1.0}, "refuted", "false"),
         Example("false: the density shifted to c(0.9x) (interior error O(1), mass off)", {
-            "closed_form_failures": 0, "atom_gap_min": 0.00099, "atom_gap_max": 0.565,
+            "identity_failures": 0, "atom_low": 0.00099, "atom_gap": 0.565,
             "growth": 4.06, "mass_digits": 1.0}, "refuted", "false"),
         Example("the right density with a quadrature short of precision (12 digits)", {
-            "closed_form_failures": 0, "atom_gap_min": 0.00099, "atom_gap_max": 0.565,
+            "identity_failures": 0, "atom_low": 0.00099, "atom_gap": 0.565,
             "growth": 0.996, "mass_digits": 12}, "inconclusive", "realistic"),
     ),
     fixed=ANALYTIC_RULES_FIXED,
-    deciding=("growth", "atom_gap_max", "mass_digits"),
+    deciding=("growth", "atom_gap", "mass_digits"),
     no_paper_figures="the paper states the density as a formula and reports no figure of it",
 )
 
@@ -528,8 +529,8 @@ def residual_density_check(ctx: CheckContext, density=None, atom=None) -> Eviden
                 masses[key] = _nstr(gap, 3)
                 digits[key] = ctx.dps if gap == 0 else min(ctx.dps, float(-mpmath.log10(gap)))
     lo, hi = min(gaps), max(gaps)
-    figures = {"closed_form_failures": len(failures), "atom_gap_min": float(f"{float(lo[0]):.6g}"),
-               "atom_gap_max": float(f"{float(hi[0]):.6g}"),
+    figures = {"identity_failures": len(failures), "atom_low": float(f"{float(lo[0]):.6g}"),
+               "atom_gap": float(f"{float(hi[0]):.6g}"),
                "growth": round(max(growth.values()), 4),
                "mass_digits": round(min(digits.values()), 1)}
     over = {"mass_digits": ctx.dps - 10}
@@ -575,7 +576,7 @@ claim(
 
 # ----------------------------------------------------------------------------- recency delta
 def _recency_decide(f, t):
-    ok = (f["closed_form_failures"] == 0 and f["below_atom"] == 0 and f["not_monotone"] == 0
+    ok = (f["identity_failures"] == 0 and f["below_atom"] == 0 and f["not_monotone"] == 0
           and f["bernoulli_max"] <= t["bernoulli"])
     return "verified" if ok else "refuted"
 
@@ -584,7 +585,7 @@ RECENCY_RULE = Rule(
     text="For every α in {1/10, 1/2, 9/10} at H in {1, 4, 12} and the paper's residual α "
     "(7/100, 1/10, 13/100) at its depth H = 24, L in {2, 16, 128, 1024} (exact last entries of "
     "N^H): "
-    "closed_form_failures counts p(L) != (1-α+α/L)^H, below_atom counts p(L) < a with a the "
+    "identity_failures counts p(L) != (1-α+α/L)^H, below_atom counts p(L) < a with a the "
     "stated atom (1-α)^H, not_monotone counts p(L) increasing in L, bernoulli_max = max "
     "(p(L) - a)·L/(Hα) (the distance to the atom is at most Hα/L: it vanishes as L grows). "
     "verified: no failure and bernoulli_max <= 1; refuted: any failure (the case is printed).",
@@ -594,17 +595,17 @@ RECENCY_RULE = Rule(
     outcomes=("verified", "refuted"),
     examples=(
         Example("the atom (1-α)^H: p(L) = (1-α+α/L)^H exactly", {
-            "closed_form_failures": 0, "below_atom": 0, "not_monotone": 0, "bernoulli_max": 1.0},
+            "identity_failures": 0, "below_atom": 0, "not_monotone": 0, "bernoulli_max": 1.0},
             "verified", "realistic"),
         Example("false: the atom (1-α)^(H+1) (p(L) stays α(1-α)^H above it)", {
-            "closed_form_failures": 0, "below_atom": 0, "not_monotone": 0, "bernoulli_max": 922.6},
+            "identity_failures": 0, "below_atom": 0, "not_monotone": 0, "bernoulli_max": 922.6},
             "refuted", "false"),
         Example("false: the atom (1-α)^(H-1) (above p(L) at large L)", {
-            "closed_form_failures": 0, "below_atom": 34, "not_monotone": 0, "bernoulli_max": 0.43},
+            "identity_failures": 0, "below_atom": 34, "not_monotone": 0, "bernoulli_max": 0.43},
             "refuted", "false"),
     ),
     fixed=ANALYTIC_RULES_FIXED,
-    deciding=("closed_form_failures", "below_atom", "bernoulli_max"),
+    deciding=("identity_failures", "below_atom", "bernoulli_max"),
     no_paper_figures="the paper states the atom as a formula ('O(1)') and reports no value of it",
 )
 
@@ -638,7 +639,7 @@ def recency_delta_check(ctx: CheckContext, atom=None) -> Evidence:
 
     atom = atom or (lambda a, h: (1 - a) ** h)
     cases = 0
-    bad = {"closed_form_failures": [], "below_atom": [], "not_monotone": []}
+    bad = {"identity_failures": [], "below_atom": [], "not_monotone": []}
     worst, worst_case = None, None
     atoms = {}
     for alpha, H in RECENCY_GRID:
@@ -648,7 +649,7 @@ def recency_delta_check(ctx: CheckContext, atom=None) -> Evidence:
             pL = cesaro_profile_exact(L, [alpha] * H)[-1]
             case = f"α={alpha}, H={H}, L={L}: p(L) = {_nstr(_mpf(pL), 6)}"
             if pL != (1 - alpha + alpha / L) ** H:
-                bad["closed_form_failures"].append(case)
+                bad["identity_failures"].append(case)
             if pL < a:
                 bad["below_atom"].append(case + f" < atom {_nstr(_mpf(a), 6)}")
             if prev is not None and pL > prev:
@@ -695,7 +696,7 @@ claim(
 def _dead_zone_decide(f, t):
     if not f["routes_agree"]:
         return "inconclusive"
-    if f["scaled_attention_only"] > t["o_constant"]:
+    if f["scaled_attn"] > t["o_constant"]:
         return "refuted"  # not factorial even at α = 1, where the paper's formula is exact
     if f["scaled"] <= t["o_constant"]:
         return "verified"
@@ -706,10 +707,10 @@ DEAD_ZONE_RULE = Rule(
     text="At the paper's depth H = 24, in the residual regime the statement is made in (it lies "
     "'between' the primacy tail and the recency delta, which needs α < 1; α = 7/100, 1/10, "
     "13/100, the best constant α of the Step-0 fits): rho_half = the largest ρ(1/2) over these α "
-    "(the mixture density, mpmath), scaled = rho_half·(H-1)!; scaled_attention_only = "
+    "(the mixture density, mpmath), scaled = rho_half·(H-1)!; scaled_attn = "
     "ρ_H(1/2)·(H-1)! at α = 1; routes_agree: the discrete L·p(L/2) at L = 2048 lies on the same "
     "side of every threshold as the continuum value. inconclusive: the routes disagree; refuted: "
-    "scaled_attention_only > o_constant (not factorial even at α = 1); verified: scaled <= "
+    "scaled_attn > o_constant (not factorial even at α = 1); verified: scaled <= "
     "o_constant (a factorial dead zone at the paper's α); qualified: not factorial but rho_half "
     "<= dead_level (an exponential dead zone, ρ(1/2) >= Hα(1-α)^(H-1)); refuted: rho_half > "
     "dead_level (no dead zone in the middle at the paper's α).",
@@ -723,25 +724,25 @@ DEAD_ZONE_RULE = Rule(
     examples=(
         Example("the statement read at α = 1 (attention only, no recency delta): H = 24, "
                 "ρ(1/2) = (ln 2)^23/23! = 8.44e-27", {
-                    "routes_agree": True, "scaled_attention_only": 2.18e-4, "scaled": 2.18e-4,
+                    "routes_agree": True, "scaled_attn": 2.18e-4, "scaled": 2.18e-4,
                     "rho_half": 8.44e-27}, "verified", "realistic"),
         Example("false at α = 1/2 (H = 24): ρ(1/2) = 1.16e-4 is 3e18 times 1/23!, yet a dead "
                 "zone exponential in H", {
-                    "routes_agree": True, "scaled_attention_only": 2.18e-4, "scaled": 3.0e18,
+                    "routes_agree": True, "scaled_attn": 2.18e-4, "scaled": 3.0e18,
                     "rho_half": 1.16e-4}, "qualified", "false"),
         Example("the paper's residual α = 7/100..13/100 at H = 24: ρ(1/2) = 0.35..0.55, 1.4e22 "
-                "times 1/23!", {"routes_agree": True, "scaled_attention_only": 2.18e-4,
+                "times 1/23!", {"routes_agree": True, "scaled_attn": 2.18e-4,
                                 "scaled": 1.41e22, "rho_half": 0.546}, "refuted", "realistic"),
         Example("false: a density whose value at 1/2 is (ln 2)^(H-1)/(H/2)! at α = 1 (not "
                 "factorial in H-1)", {
-                    "routes_agree": True, "scaled_attention_only": 1.18e10, "scaled": 1.18e10,
+                    "routes_agree": True, "scaled_attn": 1.18e10, "scaled": 1.18e10,
                     "rho_half": 4.56e-13}, "refuted", "false"),
         Example("the discrete route on the other side of a threshold", {
-            "routes_agree": False, "scaled_attention_only": 2.18e-4, "scaled": 2.18e-4,
+            "routes_agree": False, "scaled_attn": 2.18e-4, "scaled": 2.18e-4,
             "rho_half": 8.44e-27}, "inconclusive", "realistic"),
     ),
     fixed=ANALYTIC_RULES_FIXED,
-    deciding=("rho_half", "scaled", "scaled_attention_only"),
+    deciding=("rho_half", "scaled", "scaled_attn"),
     no_paper_figures="the paper states the order O(1/(H-1)!) and reports neither ρ(1/2) nor α",
 )
 
@@ -799,7 +800,7 @@ def dead_zone_check(ctx: CheckContext, density=None, profile=None) -> Evidence:
         rho_half = max(values[a] for a in RESIDUAL_ALPHAS)
         figures = {"rho_half": float(mpmath.nstr(rho_half, 6)),
                    "scaled": float(mpmath.nstr(rho_half * fact, 6)),
-                   "scaled_attention_only": float(mpmath.nstr(values[Fraction(1)] * fact, 6)),
+                   "scaled_attn": float(mpmath.nstr(values[Fraction(1)] * fact, 6)),
                    "routes_agree": bool(agree_all),
                    "rho_half_by_alpha": {str(a): float(mpmath.nstr(values[a], 4)) for a in values},
                    "inverse_factorial": float(mpmath.nstr(1 / fact, 4))}
@@ -813,9 +814,9 @@ def dead_zone_check(ctx: CheckContext, density=None, profile=None) -> Evidence:
         details={"table": rows}, figures=figures, rule=DEAD_ZONE_RULE.text)
     at_one = (f"the factorial form holds only at α = 1 (no recency delta), where ρ_24(1/2) = "
               f"(ln 2)^23/23! = {rows['alpha=1']['rho(1/2)']}")
-    if verdict == "refuted" and figures["scaled_attention_only"] > t["o_constant"]:
+    if verdict == "refuted" and figures["scaled_attn"] > t["o_constant"]:
         return Evidence("refuted", counterexample=f"at α = 1, H = 24: ρ(1/2)·23! = "
-                        f"{figures['scaled_attention_only']:.3g} > {t['o_constant']:g}", **common)
+                        f"{figures['scaled_attn']:.3g} > {t['o_constant']:g}", **common)
     if verdict == "refuted":
         return Evidence("refuted", counterexample=(
             f"in the residual regime the dead zone needs (α = 7/100..13/100, H = 24) ρ(1/2) = "
@@ -857,7 +858,7 @@ def u_shape_figures(p) -> dict:
     given (exactly for Fractions); the ratios are floats.
 
     >>> f = u_shape_figures([4, 1, 1, 1, 4])
-    >>> f["first_over_middle"], f["last_over_middle"], f["valley_from_end"]
+    >>> f["first_over_middle"], f["last_over_middle"], f["valley_offset"]
     (4.0, 4.0, 0.25)
     """
     L = len(p)
@@ -865,21 +866,21 @@ def u_shape_figures(p) -> dict:
     mid = [float(p[j]) for j in range(L) if L - 1 <= 4 * j <= 3 * (L - 1)]
     middle = math.fsum(mid) / len(mid)
     return {"first_over_middle": float(p[0]) / middle, "last_over_middle": float(p[-1]) / middle,
-            "valley_from_end": min(arg, L - 1 - arg) / (L - 1), "argmin": arg + 1}
+            "valley_offset": min(arg, L - 1 - arg) / (L - 1), "argmin": arg + 1}
 
 
 def _u_shape_decide(f, t):
     if f["end_ratio"] < t["end_factor"]:
         return "refuted"
-    return "verified" if f["valley_from_end"] >= t["valley_position"] else "qualified"
+    return "verified" if f["valley_offset"] >= t["valley_position"] else "qualified"
 
 
 U_SHAPE_RULE = Rule(
     text="Profiles: the last rows of N^H at the paper's H = 24, L = 2048 for the residual α "
     "7/100, 1/10, 13/100. end_ratio = the smallest of p(1)/m and p(L)/m over "
     "these profiles, m the mean of p over the middle half (1/4 <= (j-1)/(L-1) <= 3/4); "
-    "valley_from_end = the smallest distance of a profile's minimum from the nearer end, as a "
-    "fraction of L - 1. verified: end_ratio >= end_factor and valley_from_end >= "
+    "valley_offset = the smallest distance of a profile's minimum from the nearer end, as a "
+    "fraction of L - 1. verified: end_ratio >= end_factor and valley_offset >= "
     "valley_position (both ends above the middle, an interior valley); qualified: end_ratio >= "
     "end_factor but the minimum sits within valley_position of an end (a primacy tail plus a "
     "recency atom, no interior valley); refuted: end_ratio < end_factor (an end is not above the "
@@ -895,22 +896,22 @@ U_SHAPE_RULE = Rule(
     examples=(
         Example("ALiBi rollout with an interior valley (16 heads, BLOOM slopes / 10, λ = 0.1, "
                 "H = 24, L = 2048): ends 9.3 and 265 times the middle, minimum at j/L = 0.22",
-                {"end_ratio": 9.3, "valley_from_end": 0.217}, "verified", "realistic"),
+                {"end_ratio": 9.3, "valley_offset": 0.217}, "verified", "realistic"),
         Example("the Cesàro model at the paper's residual α (H = 24, L = 2048): ends 35..626 "
                 "times the middle, minimum at L - 1", {"end_ratio": 35.0,
-                                                       "valley_from_end": 1 / 2047},
+                                                       "valley_offset": 1 / 2047},
                 "qualified", "realistic"),
         Example("false: a uniform profile (no end above the middle)",
-                {"end_ratio": 1.0, "valley_from_end": 0.0}, "refuted", "false"),
+                {"end_ratio": 1.0, "valley_offset": 0.0}, "refuted", "false"),
         Example("false: the monotone attention-only profile (α = 1: no recency atom, "
-                "p(L)/m = 2.6e-56)", {"end_ratio": 2.6e-56, "valley_from_end": 0.0},
+                "p(L)/m = 2.6e-56)", {"end_ratio": 2.6e-56, "valley_offset": 0.0},
                 "refuted", "false"),
         Example("the Cesàro model at α = 1/2 (H = 24, L = 2048): the last token is 0.45 of the "
-                "middle", {"end_ratio": 0.45, "valley_from_end": 1 / 2047}, "refuted",
+                "middle", {"end_ratio": 0.45, "valley_offset": 1 / 2047}, "refuted",
                 "realistic"),
     ),
     fixed=ANALYTIC_RULES_FIXED,
-    deciding=("end_ratio", "valley_from_end"),
+    deciding=("end_ratio", "valley_offset"),
     no_paper_figures="the paper shows the U as a figure of profiles, with no end factor or "
     "valley position stated",
 )
@@ -965,7 +966,7 @@ def u_shape_check(ctx: CheckContext, profile=None) -> Evidence:
                 p[j] > p[j + 1] for j in range(f["argmin"] - 1))
     figures = {"end_ratio": min(min(f["first_over_middle"], f["last_over_middle"])
                                 for f in per.values()),
-               "valley_from_end": min(f["valley_from_end"] for f in per.values()),
+               "valley_offset": min(f["valley_offset"] for f in per.values()),
                "profiles": per}
     verdict = U_SHAPE_RULE.apply(figures).verdict
     # the grid: where is the minimum of each exact profile?
@@ -991,7 +992,7 @@ def u_shape_check(ctx: CheckContext, profile=None) -> Evidence:
         "the grid", precision="float64 at L = 2048 (figures to 4 digits); exact on the grid",
         cases=len(per) + len(lengths) * len(depths) * len(alphas),
         worst_margin=f"smallest end/middle ratio {figures['end_ratio']:.3g}, minimum "
-        f"{figures['valley_from_end']:.3g} of the context from an end",
+        f"{figures['valley_offset']:.3g} of the context from an end",
         parameters={"L": ANALYTIC_LENGTH, "H": ANALYTIC_DEPTH, "alphas": list(per),
                     "grid": {"lengths": list(lengths), "depths": list(depths),
                              "alphas": [str(a) for a in alphas]}},

@@ -42,7 +42,7 @@ def test_discrete_limit_at_the_paper_scale_is_qualified():
     r = run_claim(get_claim("chowdhury2026:discrete-limit"), FAST)
     f = r.evidence.figures
     assert r.evidence.verdict == "qualified", r.evidence.details
-    assert f["growth"] <= 1.1 and 2.0 < f["paper_rel_error"] < 3.5
+    assert f["growth"] <= 1.1 and 2.0 < f["paper_error"] < 3.5
     # the relative error shrinks with L at the paper's depth (an asymptotic statement)
     rel = f["rel_error_at_H24"]
     assert rel["512"] > rel["1024"] > rel["2048"]
@@ -55,7 +55,7 @@ def test_discrete_limit_at_the_paper_scale_is_qualified():
 def test_residual_density_refuted_for_the_atom_with_one_power_too_many():
     ev = cd.residual_density_check(FAST, atom=lambda a, h: (1 - a) ** (h + 1))
     assert ev.verdict == "refuted", ev.figures
-    assert ev.figures["atom_gap_max"] > 1 and ev.figures["mass_digits"] < 3
+    assert ev.figures["atom_gap"] > 1 and ev.figures["mass_digits"] < 3
 
 
 def test_residual_density_refuted_for_a_shifted_density():
@@ -91,7 +91,7 @@ def test_dead_zone_refuted_in_the_residual_regime_at_the_paper_depth():
     ev = r.evidence
     assert ev.verdict == "refuted", ev.details
     f = ev.figures
-    assert 0.3 < f["rho_half"] < 0.7 and f["scaled"] > 1e21 and f["scaled_attention_only"] < 1e-3
+    assert 0.3 < f["rho_half"] < 0.7 and f["scaled"] > 1e21 and f["scaled_attn"] < 1e-3
     # the independent sum: ρ(1/2) at H = 24, α = 7/100 from the binomial mixture
     from math import comb
 
@@ -134,7 +134,7 @@ def test_dead_zone_refuted_for_a_density_not_factorial_at_alpha_one():
 
     ev = cd.dead_zone_check(CheckContext(), density=false, profile=_consistent(false))
     assert ev.verdict == "refuted" and "at α = 1" in ev.counterexample
-    assert ev.figures["scaled_attention_only"] > 1e6
+    assert ev.figures["scaled_attn"] > 1e6
 
 
 def test_dead_zone_inconclusive_when_the_routes_disagree():
@@ -151,7 +151,7 @@ def _alibi(L, H, a):
 def test_u_shape_verified_for_an_alibi_profile_with_an_interior_valley():
     ev = cd.u_shape_check(CheckContext(), profile=_alibi)
     assert ev.verdict == "verified", ev.figures
-    assert ev.figures["end_ratio"] > 2 and ev.figures["valley_from_end"] > 0.1
+    assert ev.figures["end_ratio"] > 2 and ev.figures["valley_offset"] > 0.1
 
 
 def test_u_shape_refuted_for_a_uniform_profile():
@@ -171,7 +171,7 @@ def test_u_shape_cesaro_model_is_qualified_and_flips_with_the_end_factor():
     ev = r.evidence
     assert ev.verdict == "qualified" and "no interior valley" in ev.correction
     assert ev.details["interior_minima_count"] == 0
-    assert ev.figures["valley_from_end"] == pytest.approx(1 / 2047, rel=1e-3)
+    assert ev.figures["valley_offset"] == pytest.approx(1 / 2047, rel=1e-3)
     flip = ev.details["decision"]["flip"]
     assert flip["threshold"] == "end_factor" and flip["to"] == "refuted"
     assert 30 < flip["flips_at"] < 40 and not flip["sensitive"]
