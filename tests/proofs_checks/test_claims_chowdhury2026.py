@@ -56,7 +56,8 @@ def test_dead_zone_figure_matches_an_independent_sum():
                   for k in range(1, 25))
     assert mpmath.nstr(rho, 3) == "0.000116"  # 1.15994e-4
     ev = run_claim(get_claim("chowdhury2026:dead-zone"), CheckContext()).evidence
-    assert "ρ(1/2) = 0.000116" in ev.correction and "3.87e-23" in ev.correction
+    assert ev.figures["rho_half_by_alpha"]["1/2"] == 0.000116
+    assert "(α = 1/2: 0.000116)" in ev.counterexample and "3.87e-23" in ev.counterexample
 
 
 def test_u_shape_correction_matches_the_profiles():
@@ -68,19 +69,16 @@ def test_u_shape_correction_matches_the_profiles():
     assert min(p) == p[-1] and all(p[j] > p[j + 1] for j in range(6))
 
 
-def test_u_shape_check_can_say_verified(monkeypatch):
-    """A profile with an interior valley (a stand-in for an ALiBi one) flips the verdict."""
-    import posbias.numerics.cesaro as ces
-
-    def valley(L, sched):
+def test_u_shape_check_can_say_verified():
+    """A profile with an interior valley and both ends raised (a stand-in for an ALiBi one)
+    flips the verdict."""
+    def valley(L, H, alpha):
         p = [Fraction(1, L)] * L
-        if L >= 4:
-            p[L // 2] -= Fraction(1, 2 * L)
-            p[0] += Fraction(1, 2 * L)
+        p[L // 2] -= Fraction(1, 2 * L)
+        p[0] = p[-1] = Fraction(3, L)
         return p
 
-    monkeypatch.setattr(ces, "cesaro_profile_exact", valley)
-    assert run_claim(get_claim("chowdhury2026:u-shape"), CheckContext()).evidence.verdict == "verified"
+    assert cd.u_shape_check(CheckContext(), profile=valley).verdict == "verified"
 
 
 def test_recency_delta_can_be_refuted(monkeypatch):
@@ -132,11 +130,14 @@ def test_primacy_asymptotic_against_an_independent_sum():
         assert abs(h2 / _first_token(L, 3) - 1) < 1e-12
 
 
-def test_primacy_tail_verified_with_rate():
+def test_primacy_tail_rate_holds_and_the_paper_scale_is_qualified():
     ev = cd.primacy_tail_check(CheckContext())
-    assert ev.verdict == "verified", ev.as_dict()
-    assert "(H-1)γ/ln L" in ev.discrepancy and ev.rule
-    assert cd.primacy_tail_check(CheckContext(), lengths=SHORT).verdict == "verified"
+    # the expansion holds in the asymptotic regime; at the paper's H = 24, L = 2048 the first
+    # token is far from the tail formula (qualified: it describes the first token for ln L >> H)
+    assert ev.verdict == "qualified", ev.as_dict()
+    assert ev.figures["decay_exponent"] >= 0.5
+    assert "(H-1)γ/ln L" in ev.correction and ev.rule
+    assert cd.primacy_tail_check(CheckContext(), lengths=SHORT).verdict == "qualified"
     # the reported leading-order ratio at L = 2^20, H = 8, recomputed here
     L = 2**20
     lead = mpmath.log(L) ** 7 / mpmath.factorial(7)

@@ -1,0 +1,250 @@
+"""Power of the analytic chowdhury2026 claims (C2-C7), shown through the real checks.
+
+Each test feeds a check function a plausible *false* version of the claim (a wrong power of the
+logarithm, a shifted density, the atom (1-α)^(H+1), a profile with no valley) or another
+realistic input (an ALiBi rollout with an interior valley, the statement read at α = 1) and
+shows the verdict that follows.  The paper reports no figure these rules could take (it states
+formulas), so there are no paper-figure tests here; the rules' registered examples are tested by
+test_claim_cards_all.py.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+from posbias.numerics.alibi import alibi_layer, alibi_rollout, alibi_slopes
+from posbias.numerics.cesaro import cesaro_profile
+from posbias.proofs_checks.claims import chowdhury2026 as cd
+from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
+
+FAST = CheckContext(dps=20, max_dps=40)
+
+
+# ------------------------------------------------------------------------- discrete-limit
+def test_discrete_limit_refuted_for_the_wrong_power_of_the_logarithm():
+    """ρ with (ln 1/x)^H instead of (ln 1/x)^(H-1): the interior error stays O(1)."""
+    def wrong(h):
+        return lambda x: mpmath.log(1 / x) ** h / mpmath.factorial(h - 1)
+
+    ev = cd.discrete_limit_check(FAST, density=wrong)
+    assert ev.verdict == "refuted" and ev.figures["growth"] > 1.5, ev.figures
+    assert "no O(1/L) convergence" in ev.counterexample
+
+
+def test_discrete_limit_at_the_paper_scale_is_qualified():
+    """The stated density: the rate holds at every depth, but at H = 24, L = 2048 the limit is
+    off by more than the 10% the rule allows (about 2.7 relative near j/L = 0.1)."""
+    r = run_claim(get_claim("chowdhury2026:discrete-limit"), FAST)
+    f = r.evidence.figures
+    assert r.evidence.verdict == "qualified", r.evidence.details
+    assert f["growth"] <= 1.1 and 2.0 < f["paper_error"] < 3.5
+    # the relative error shrinks with L at the paper's depth (an asymptotic statement)
+    rel = f["rel_error_at_H24"]
+    assert rel["512"] > rel["1024"] > rel["2048"]
+    flip = r.evidence.details["decision"]["flip"]
+    assert flip["threshold"] == "growth_max" and flip["to"] == "refuted"
+    assert r.scope == "paper"
+
+
+# ------------------------------------------------------------------------- residual-density
+def test_residual_density_refuted_for_the_atom_with_one_power_too_many():
+    ev = cd.residual_density_check(FAST, atom=lambda a, h: (1 - a) ** (h + 1))
+    assert ev.verdict == "refuted", ev.figures
+    assert ev.figures["atom_gap"] > 1 and ev.figures["mass_digits"] < 3
+
+
+def test_residual_density_refuted_for_a_shifted_density():
+    """The mixture evaluated at 0.9x: neither O(1/L) close to the profile nor of the right mass."""
+    def shifted(h, a):
+        c = cd._continuous_part(h, a)
+        return lambda x: c(mpmath.mpf(9) / 10 * x)
+
+    ev = cd.residual_density_check(FAST, density=shifted)
+    assert ev.verdict == "refuted" and ev.figures["growth"] > 1.1, ev.figures
+
+
+# ------------------------------------------------------------------------- recency-delta
+def test_recency_delta_refuted_for_the_atom_with_one_power_too_many():
+    ev = cd.recency_delta_check(CheckContext(), atom=lambda a, h: (1 - a) ** (h + 1))
+    assert ev.verdict == "refuted" and ev.figures["bernoulli_max"] > 1
+    assert "does not approach the stated atom" in ev.counterexample
+
+
+def test_recency_delta_refuted_for_the_atom_with_one_power_too_few():
+    ev = cd.recency_delta_check(CheckContext(), atom=lambda a, h: (1 - a) ** (h - 1))
+    assert ev.verdict == "refuted" and ev.figures["below_atom"] > 0
+
+
+# ------------------------------------------------------------------------- dead-zone
+def _consistent(density):
+    """A discrete route that agrees with an injected density: L·p(L/2) = ρ(1/2)."""
+    return lambda L, H, a: float(density(H, a)(mpmath.mpf(1) / 2))
+
+
+def test_dead_zone_refuted_in_the_residual_regime_at_the_paper_depth():
+    r = run_claim(get_claim("chowdhury2026:dead-zone"), CheckContext())
+    ev = r.evidence
+    assert ev.verdict == "refuted", ev.details
+    f = ev.figures
+    assert 0.3 < f["rho_half"] < 0.7 and f["scaled"] > 1e21 and f["scaled_attn"] < 1e-3
+    # the independent sum: ρ(1/2) at H = 24, α = 7/100 from the binomial mixture
+    from math import comb
+
+    with mpmath.workdps(30):
+        a, t = mpmath.mpf(7) / 100, mpmath.log(2)
+        rho = sum(comb(24, k) * a**k * (1 - a) ** (24 - k) * t ** (k - 1) / mpmath.factorial(k - 1)
+                  for k in range(1, 25))
+    assert abs(f["rho_half_by_alpha"]["7/100"] / float(rho) - 1) < 1e-3
+    flip = ev.details["decision"]["flip"]
+    assert flip["threshold"] == "dead_level" and flip["to"] == "qualified"
+    assert abs(flip["flips_at"] - f["rho_half"]) < 1e-3 * f["rho_half"]
+
+
+def test_dead_zone_verified_when_read_at_alpha_one():
+    """The attention-only reading (every α replaced by 1): ρ_24(1/2) = (ln 2)^23/23!."""
+    def at_one(h, a):
+        return cd._continuous_part(h, Fraction(1))
+
+    ev = cd.dead_zone_check(CheckContext(), density=at_one, profile=_consistent(at_one))
+    assert ev.verdict == "verified", ev.figures
+    with mpmath.workdps(30):
+        exact = mpmath.log(2) ** 23 / mpmath.factorial(23)
+    assert abs(ev.figures["rho_half"] / float(exact) - 1) < 1e-5
+
+
+def test_dead_zone_qualified_for_a_network_with_alpha_one_half():
+    """α = 1/2 in place of the fitted α: an exponential dead zone (1.16e-4), not factorial."""
+    def half(h, a):
+        return cd._continuous_part(h, Fraction(1, 2) if a < 1 else a)
+
+    ev = cd.dead_zone_check(CheckContext(), density=half, profile=_consistent(half))
+    assert ev.verdict == "qualified" and "exponential, not factorial" in ev.correction
+    assert abs(ev.figures["rho_half"] - 1.16e-4) < 1e-6
+
+
+def test_dead_zone_refuted_for_a_density_not_factorial_at_alpha_one():
+    """A false density whose value at 1/2 is (ln 2)^(H-1)/(H/2)!: refuted even at α = 1."""
+    def false(h, a):
+        return lambda x: mpmath.log(1 / x) ** (h - 1) / mpmath.factorial(h // 2)
+
+    ev = cd.dead_zone_check(CheckContext(), density=false, profile=_consistent(false))
+    assert ev.verdict == "refuted" and "at α = 1" in ev.counterexample
+    assert ev.figures["scaled_attn"] > 1e6
+
+
+def test_dead_zone_inconclusive_when_the_routes_disagree():
+    ev = cd.dead_zone_check(CheckContext(), profile=lambda L, H, a: 1.0)
+    assert ev.verdict == "inconclusive" and not ev.figures["routes_agree"]
+
+
+# ------------------------------------------------------------------------- u-shape
+def _alibi(L, H, a):
+    """A residual-aware ALiBi rollout (16 heads, BLOOM slopes / 10, λ = 0.1 whatever α)."""
+    return alibi_rollout(L, [alibi_layer(alibi_slopes(16) / 10)] * H, 0.1).tolist()
+
+
+def test_u_shape_verified_for_an_alibi_profile_with_an_interior_valley():
+    ev = cd.u_shape_check(CheckContext(), profile=_alibi)
+    assert ev.verdict == "verified", ev.figures
+    assert ev.figures["end_ratio"] > 2 and ev.figures["valley_offset"] > 0.1
+
+
+def test_u_shape_refuted_for_a_uniform_profile():
+    ev = cd.u_shape_check(CheckContext(), profile=lambda L, H, a: [1.0 / L] * L)
+    assert ev.verdict == "refuted" and ev.figures["end_ratio"] == pytest.approx(1.0)
+
+
+def test_u_shape_refuted_for_the_monotone_attention_only_profile():
+    ev = cd.u_shape_check(CheckContext(), profile=lambda L, H, a: cesaro_profile(L, [1.0] * H).tolist())
+    assert ev.verdict == "refuted" and ev.figures["end_ratio"] < 1e-40
+
+
+def test_u_shape_cesaro_model_is_qualified_and_flips_with_the_end_factor():
+    """The Cesàro model at the residual α: both ends far above the middle, the minimum at L-1;
+    the verdict flips to refuted only at an end factor of about 35 (17.5 times the rule's 2)."""
+    r = run_claim(get_claim("chowdhury2026:u-shape"), CheckContext())
+    ev = r.evidence
+    assert ev.verdict == "qualified" and "no interior valley" in ev.correction
+    assert ev.details["interior_minima_count"] == 0
+    assert ev.figures["valley_offset"] == pytest.approx(1 / 2047, rel=1e-3)
+    flip = ev.details["decision"]["flip"]
+    assert flip["threshold"] == "end_factor" and flip["to"] == "refuted"
+    assert 30 < flip["flips_at"] < 40 and not flip["sensitive"]
+    # independent recomputation of the deciding end ratio (float64 rollout, α = 7/100)
+    p = cesaro_profile(2048, [0.07] * 24)
+    x = np.arange(2048) / 2047
+    middle = p[(x >= 0.25) & (x <= 0.75)].mean()
+    assert ev.figures["end_ratio"] == pytest.approx(p[0] / middle, rel=1e-3)
+
+
+# ------------------------------------------------------------------------- continuum routes
+def test_continuum_kernel_refuted_for_the_wrong_power_of_the_logarithm():
+    wrong = lambda d, a, b: sympy.log(a / b) ** d / sympy.factorial(d - 1) / a  # noqa: E731
+    ev = cd.continuum_kernel_check(FAST, kernel=wrong)
+    assert ev.verdict == "refuted" and ev.figures["digits"] < 2, ev.figures
+    assert ev.figures["open_identities"] >= 1
+
+
+def test_density_refuted_for_a_density_shifted_in_depth():
+    """ρ_{H+1} offered as ρ_H: it integrates to 1 but its Mellin moments are (1+s)^-(H+1)."""
+    shifted = lambda h, xx: sympy.log(1 / xx) ** h / sympy.factorial(h)  # noqa: E731
+    ev = cd.density_check(FAST, density=shifted)
+    assert ev.verdict == "refuted" and ev.figures["digits"] < 2, ev.figures
+
+
+def test_route_figures_tie_the_digits_to_the_precision():
+    ev = cd.density_check(FAST)
+    assert ev.verdict == "verified" and ev.thresholds == {"digits": ev.figures["final_dps"] - 10}
+
+
+# ------------------------------------------------------------------------- primacy-tail
+def _first_token(L, H):
+    return L * float(cesaro_profile(L, [1.0] * H)[0])
+
+
+SHORT = tuple(4**k for k in range(3, 8))
+
+
+def test_primacy_tail_at_the_paper_depth_is_qualified():
+    ev = cd.primacy_tail_check(CheckContext(), lengths=SHORT)
+    assert ev.verdict == "qualified" and "holds only for ln L >> H" in ev.correction
+    pp = ev.figures["paper_point"]
+    assert pp["L*p(1)"] == pytest.approx(2047.76, abs=0.01)
+    assert pp["leading (ln L)^23/23!"] == pytest.approx(0.00756, rel=1e-2)
+    assert 2e5 < ev.figures["paper_ratio"] < 3e5
+    # independent: (ln 2048)^23/23! and the first token of the float64 rollout
+    lead = float(mpmath.log(2048) ** 23 / mpmath.factorial(23))
+    assert ev.figures["paper_ratio"] == pytest.approx(_first_token(2048, 24) / lead, rel=1e-3)
+    # where the formula starts to describe the first token at H = 24: ln L ≈ 39
+    assert 35 < ev.figures["lnL_within_factor_at_H24"] < 45
+
+
+def test_primacy_tail_refuted_for_one_power_of_the_logarithm_less():
+    ev = cd.primacy_tail_check(CheckContext(), lengths=SHORT,
+                               rollout=lambda L, H: _first_token(L, H - 1) if L != 256
+                               else _first_token(L, H))
+    assert ev.verdict == "refuted" and ev.figures["decay_exponent"] < 0.5
+
+
+# ------------------------------------------------------------------------- cards
+@pytest.mark.parametrize("slug, scope, proof", [
+    ("discrete-limit", "paper", "numeric"), ("primacy-tail", "paper", "numeric"),
+    ("dead-zone", "paper", "numeric"), ("u-shape", "paper", "numeric"),
+    ("residual-density", "reduced", "range"), ("recency-delta", "reduced", "range"),
+    ("continuum-kernel", "paper", "all"), ("density", "paper", "all")])
+def test_cards_state_the_setting_scope_and_proof(slug, scope, proof):
+    card = get_claim(f"chowdhury2026:{slug}").card
+    resolved = card.resolve()
+    assert resolved["scope"] == scope, resolved["differences"]
+    assert card.proof.level == proof
+    paper = card.paper.values
+    if slug in ("discrete-limit", "primacy-tail", "dead-zone", "u-shape"):
+        # decided at the paper's depth (and, for the discrete claims, its running length)
+        assert paper["H"] == 24 and 24 in np.atleast_1d(card.test.values["H"])
+    if slug in ("dead-zone", "u-shape"):
+        assert paper["residual"] == "on" and "alpha" in card.paper.unconfirmed
