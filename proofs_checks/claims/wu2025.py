@@ -40,6 +40,7 @@ from posbias.proofs_checks.claims._common import (
     show_value,
     sympy_latex,
 )
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ['causal_collapse_margins', 'check_decay_mask', 'decay_mask_profile', 'deep_window_depth', 'prefix_margins', 'sliding_window_margins']
@@ -570,43 +571,49 @@ def _check_prefix(ctx: CheckContext) -> Evidence:
 
 
 # ----------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------
 # trained models: wu2025's in-context classification experiments
-# Claims of wu2025 about *trained* networks: the in-context classification experiments.
 #
 # wu2025 (section 5) trains a 2-layer self-attention network on in-context classification with
 # *unbiased* data and reads its position preference from the test sets ``IC_X_Y`` (the answer at
 # ``X``, an exact copy of the answer item at ``Y`` under another label):
-# ``Acc(X_Y) - Acc(Y_X) > 0`` is a preference for ``X``.  It claims that a causal mask alone
-# biases the trained network toward the beginning, that a decay mask or RoPE trade this against
-# recency, and that a full mask has no positional preference.
+# ``Acc(X_Y) - Acc(Y_X) > 0`` is a preference for ``X``.  Two settings:
 #
-# The default check reads results that ``posbias train`` produced and that ship with posbias
-# (``posbias/proofs_checks/data/trained/*.json``, with their provenance: command, seeds,
-# versions, machine, iterations, wall time); it never trains and never imports torch.  Under
-# ``--thorough`` every configuration is re-trained at wu2025's scale (lr ``1e-3``, 100,000
-# iterations, seeds 0 and 1 in two single-thread processes at once; about 75 minutes for four
-# configurations on two cores).
+# * **Figure 2** (the mask / PE comparison): attention-only networks, *no residual connections*
+#   (the public code's default: its ``--not_res`` flag is ``store_false`` with default True, so
+#   ``residual = not args.not_res`` is False unless the flag is given).  Causal no-PE prefers the
+#   first position (first-last about +0.08 at depth 2), RoPE trades it toward recency
+#   (first-last about -0.00), the decay mask prefers the end (first-middle about -0.055,
+#   first-last about -0.07).  Claims ``wu2025:trained-causal-primacy``, ``-rope-tradeoff``,
+#   ``-decay-recency``: decided only on stored runs with ``residual: false``; none are stored yet
+#   (training them at wu2025's scale is a later task), so they return ``needs-data`` with the
+#   ``posbias train`` command that makes them.
+# * **Figure 5** (the same with residual connections): a stronger first-position preference, and
+#   RoPE *above* no PE (first-middle about +0.38 vs +0.25 at depth 2).  The stored runs (all
+#   with residual connections) are decided against this figure: claims
+#   ``wu2025:trained-causal-primacy-residual``, ``-rope-residual``, ``-decay-residual``.
 #
-# **Verdict rules** (fixed before the stored runs were trained, ``data/trained/RULES.md``).  Per
-# seed, at the final evaluation (a comparison of two configurations uses the largest iteration
-# evaluated in both):
+# The figures of wu2025 quoted here come from a third-party reading of its plots (THEORY.md W5):
+# the cards list them as not confirmed.
 #
-# * the *gate*: the plain in-context accuracy on novel classes is at least :data:`GATE` = 0.75
-#   for every seed of every configuration read (copying one of the two labels present at random
-#   scores ``1/2 + 1/(2L) = 0.516``; 0.75 is about halfway to perfect matching).  A difference
-#   measured before the network has learned in-context matching is not evidence: short causal
-#   runs show a spurious first-position preference (about +0.05 at 1,000 iterations) that vanishes
-#   once matching is learned, and the decay mask shows a recency that is label copying, not
-#   retrieval.  Gate not passed: the verdict is ``inconclusive`` and the numbers are printed;
-# * the noise threshold ``t = max(3 SE, 0.01)``, ``SE`` the largest standard error of the paired
-#   differences read (from the per-sequence correctness over the test set).
+# **What a difference means without in-context matching.**  Every rule applies the *gate*: the
+# in-context accuracy on novel classes must reach :data:`GATE` = 0.75 in every seed read (random
+# copying of one of the two labels present scores 1/2 + 1/(2*32) = 0.516).  A network below the
+# gate does not retrieve by matching; it memorises training classes (training accuracy far above
+# the in-context accuracy) and copies a context label.  Its ``Acc(X_Y) - Acc(Y_X)`` is then a
+# positional preference in *which label it copies*: the quantity Figure 2 plots, but not a
+# preference of in-context retrieval.  The rules say so with the verdict ``qualified`` (the
+# stated sign beyond noise in every seed, gate not passed: the correction names the in-context
+# and training accuracy), never ``verified``.  The other sign beyond noise in every seed is
+# ``refuted`` with or without the gate; no preference without the gate is ``inconclusive``.
 #
-# The rule of each claim is in its function below (:func:`primacy_verdict`,
-# :func:`decay_verdict`, :func:`rope_verdict`, :func:`full_verdict`); the evidence states it.
-#
-# Variant (stated in every evidence): residual connections on (wu2025's public code trains
-# without them unless ``--not_res`` is passed), the decay is a mask, class labels are seeded, the
-# generator is posbias' vectorized one (:mod:`posbias.measurements.icl`).
+# The noise threshold of one seed's difference is ``max(k SE, floor)`` (``k`` = 3, ``floor`` =
+# 0.01; SE the standard error of that paired difference over the test set; a paper figure
+# without a reported SE gets the floor); a shift between two configurations (same seeds) uses
+# ``sqrt(2)`` times the larger of their thresholds.  The default check reads stored results
+# (``data/trained/*.json``, with provenance: command, seeds, versions, machine, iterations, wall
+# time) and never imports torch; ``--thorough`` re-trains the stored configurations at the same
+# scale (lr 1e-3, 100,000 iterations, seeds 0 and 1: it does not train longer).
 
 __all__ += [
     "GATE",
@@ -614,28 +621,47 @@ __all__ += [
     "DECAY_M",
     "STORED",
     "stored_results",
+    "find_attention_only",
+    "attention_only_command",
     "summarize",
-    "threshold",
-    "primacy_verdict",
-    "decay_verdict",
-    "rope_verdict",
-    "full_verdict",
+    "direction_figures",
+    "shift_figures",
+    "direction_decide",
+    "shift_decide",
+    "full_decide",
+    "PRIMACY_RULE",
+    "ROPE_TRADEOFF_RULE",
+    "DECAY_RULE",
+    "PRIMACY_RESIDUAL_RULE",
+    "ROPE_RESIDUAL_RULE",
+    "DECAY_RESIDUAL_RULE",
+    "FULL_CONTROL_RULE",
 ]
 
-#: in-context accuracy every seed must reach before a difference counts
+#: in-context accuracy every seed must reach before a difference counts as in-context retrieval
 GATE = 0.75
 #: floor of the noise threshold on a difference of accuracies
 MIN_THRESHOLD = 0.01
-#: wu2025's decay rate per token, m = -ln 0.8
+#: random copying of one of the two labels present (1/2 + 1/(2 * 32 labels))
+LABEL_COPYING = 0.516
+#: wu2025's decay rate per token, m = -ln 0.8 (public code: --mask decay --gamma 0.8)
 DECAY_M = -math.log(0.8)
 _DECAY_MASK = f"decay:{DECAY_M:.6g}"
+_FIXED = "2026-12-01"
+PAIRS = ("first-middle", "first-last", "middle-last")
 
-#: the stored configurations (file names under data/trained/), all trained by posbias train
+#: the stored configurations with residual connections (file names under data/trained/)
 STORED = {
     "causal-nope": "causal_none_res_lr0.001",
     "causal-rope": "causal_rope_res_lr0.001",
     "decay-nope": f"{_DECAY_MASK.replace(':', '')}_none_res_lr0.001",
     "full-nope": "full_none_res_lr0.003",
+}
+#: the configurations of the Figure-2 claims: (mask, pe) of the attention-only runs
+ATTENTION_ONLY = {
+    "causal-nope": ("causal", "none"),
+    "causal-rope": ("causal", "rope"),
+    "decay-nope": (_DECAY_MASK, "none"),
 }
 _THOROUGH = {
     "causal-nope": dict(mask="causal", pe="none"),
@@ -645,12 +671,16 @@ _THOROUGH = {
 }
 _THOROUGH_SCALE = dict(lr=1e-3, iterations=100_000, eval_every=2000)
 _THOROUGH_SEEDS = (0, 1)
-_VARIANT = ("residual connections on (wu2025's public code: off unless --not_res), decay as a "
-            "mask, seeded class labels, posbias' vectorized generator")
+_IMPLEMENTATION = ("posbias train: the public model re-implemented (decay as a γ^(i-j) mask as "
+                   "in the public code), seeded class labels, posbias' vectorized generator")
 
 
 class _Missing(Exception):
     pass
+
+
+def _shipped_dir() -> str:
+    return os.fspath(resources.files("posbias.proofs_checks.data") / "trained")
 
 
 def _data_dir(ctx: CheckContext) -> str | None:
@@ -663,7 +693,7 @@ def _data_dir(ctx: CheckContext) -> str | None:
 
 def stored_results(key: str, data_dir: str | None = None) -> dict:
     """The stored results document of configuration ``key`` (a key of :data:`STORED`)."""
-    base = data_dir or os.fspath(resources.files("posbias.proofs_checks.data") / "trained")
+    base = data_dir or _shipped_dir()
     path = os.path.join(base, STORED[key] + ".json")
     if not os.path.isfile(path):
         raise _Missing(path)
@@ -671,11 +701,52 @@ def stored_results(key: str, data_dir: str | None = None) -> dict:
         return json.load(fh)
 
 
+def attention_only_command(key: str) -> str:
+    """The ``posbias train`` command that produces the attention-only (no residual) runs of
+    configuration ``key`` at wu2025's scale, as the Figure-2 claims read them."""
+    mask, pe = ATTENTION_ONLY[key]
+    name = f"{mask.replace(':', '')}_{pe}_nores"
+    return (f"posbias train --task wu2025-icl --mask {mask} --pe {pe} --residual off "
+            f"--iterations 100000 --lr 0.001 --seeds 0 1 --jobs 2 --eval-every 2000 -o {name} "
+            f"(then copy {name}/results.json to <data-dir>/trained/{name}_lr0.001.json)")
+
+
+def find_attention_only(key: str, data_dir: str | None = None) -> dict:
+    """The stored attention-only run of configuration ``key``: a results document in
+    ``data_dir`` (else the shipped folder) whose config has ``residual: false`` and the mask and
+    PE of ``key``, trained on unbiased data.  Raises :class:`_Missing` naming the command that
+    would produce it."""
+    mask, pe = ATTENTION_ONLY[key]
+    found = []
+    for base in [d for d in (data_dir, _shipped_dir()) if d]:
+        if not os.path.isdir(base):
+            continue
+        for fname in sorted(os.listdir(base)):
+            if not fname.endswith(".json"):
+                continue
+            try:
+                with open(os.path.join(base, fname), encoding="utf-8") as fh:
+                    doc = json.load(fh)
+            except (OSError, ValueError):
+                continue
+            cfg = doc.get("config", {}) if isinstance(doc, dict) else {}
+            if (doc.get("task") == "wu2025-icl" and cfg.get("residual") is False
+                    and cfg.get("mask") == mask and cfg.get("pe") == pe
+                    and cfg.get("train_bias", "none") == "none"):
+                found.append(doc)
+        if found:
+            break
+    if not found:
+        raise _Missing("no stored attention-only run (residual: false) of mask "
+                       f"{mask}, PE {pe}; to produce it: {attention_only_command(key)}")
+    return max(found, key=lambda d: (min(r["iterations"] for r in d["runs"]), len(d["runs"])))
+
+
 _TRAINED: dict = {}
 
 
 def _thorough(key: str) -> dict:
-    """Re-train configuration ``key`` at wu2025's scale (cached for the process)."""
+    """Re-train stored configuration ``key`` at wu2025's scale (cached for the process)."""
     if key not in _TRAINED:
         try:
             from posbias.measurements import training as tr
@@ -696,7 +767,7 @@ def _results(ctx: CheckContext, key: str) -> dict:
 
 def summarize(doc: dict, at: int | None = None) -> list[dict]:
     """Per seed: the evaluation at iteration ``at`` (default: each run's last), as
-    ``{"seed", "iteration", "ic_accuracy", "difference", "se"}``."""
+    ``{"seed", "iteration", "ic_accuracy", "train_accuracy", "difference", "se"}``."""
     out = []
     for run in doc["runs"]:
         hist = run["history"]
@@ -704,118 +775,429 @@ def summarize(doc: dict, at: int | None = None) -> list[dict]:
         if entry is None:
             raise ValueError(f"seed {run['seed']} has no evaluation at iteration {at}")
         out.append({"seed": run["seed"], "iteration": entry["iteration"],
-                    "ic_accuracy": entry["ic_accuracy"], "difference": entry["difference"],
-                    "se": entry["difference_se"]})
+                    "ic_accuracy": entry["ic_accuracy"],
+                    "train_accuracy": entry.get("train_accuracy"),
+                    "difference": entry["difference"], "se": entry["difference_se"]})
     return out
 
 
-def threshold(*groups: list[dict]) -> float:
-    """``max(3 SE, MIN_THRESHOLD)`` over every seed and pair of the summaries given."""
-    se = max(s["se"][p] for g in groups for s in g for p in s["se"])
-    return max(3 * se, MIN_THRESHOLD)
+def direction_figures(summaries: list[dict]) -> dict:
+    """The figures a direction rule reads: per seed (in seed order) the three differences, their
+    standard errors, the in-context and the training accuracy."""
+    f: dict = {"seeds": [s["seed"] for s in summaries],
+               "iteration": [s["iteration"] for s in summaries],
+               "ic_accuracy": [s["ic_accuracy"] for s in summaries],
+               "train_accuracy": [s.get("train_accuracy") for s in summaries]}
+    for p in PAIRS:
+        f[p] = [s["difference"][p] for s in summaries]
+        f["se " + p] = [s["se"][p] for s in summaries]
+    return f
 
 
-def _gate(*groups: list[dict]) -> bool:
-    return all(s["ic_accuracy"] >= GATE for g in groups for s in g)
+def shift_figures(a: list[dict], b: list[dict], pair: str, names=("RoPE", "no PE")) -> dict:
+    """The figures of a shift rule: ``pair`` and its SE per seed for configurations ``a`` and
+    ``b`` (same seeds, same iteration), both in-context accuracies, and the shift a - b."""
+    by_seed = {s["seed"]: s for s in b}
+    if set(by_seed) != {s["seed"] for s in a}:
+        raise ValueError("the two configurations do not have the same seeds")
+    b = [by_seed[s["seed"]] for s in a]
+    na, nb = names
+    return {"seeds": [s["seed"] for s in a], "iteration": [s["iteration"] for s in a],
+            f"{na} {pair}": [s["difference"][pair] for s in a],
+            f"{nb} {pair}": [s["difference"][pair] for s in b],
+            f"{na} se": [s["se"][pair] for s in a], f"{nb} se": [s["se"][pair] for s in b],
+            f"{na} ic_accuracy": [s["ic_accuracy"] for s in a],
+            f"{nb} ic_accuracy": [s["ic_accuracy"] for s in b],
+            f"{na} train_accuracy": [s.get("train_accuracy") for s in a],
+            f"{nb} train_accuracy": [s.get("train_accuracy") for s in b],
+            "shift": [round(x["difference"][pair] - y["difference"][pair], 6)
+                      for x, y in zip(a, b)]}
 
 
-def _show_differences(summaries: list[dict], pairs) -> str:
-    parts = []
-    for s in summaries:
-        diffs = ", ".join(f"{p} {s['difference'][p]:+.4f}±{s['se'][p]:.4f}" for p in pairs)
-        parts.append(f"seed {s['seed']} at {s['iteration']} it: in-context acc "
-                     f"{s['ic_accuracy']:.4f}; {diffs}")
-    return "; ".join(parts)
+def _noise(se, t) -> float:
+    """The noise threshold of one difference: ``max(k SE, floor)``; the floor alone when no SE
+    is reported (a paper figure)."""
+    return t["floor"] if se is None else max(t["noise_multiple"] * se, t["floor"])
 
 
-def _gate_failed(summaries, pairs, t) -> tuple[str, str]:
-    low = [f"{s['ic_accuracy']:.4f} (seed {s['seed']})" for s in summaries if s["ic_accuracy"] < GATE]
-    return "inconclusive", (
-        f"in-context gate not passed: accuracy {', '.join(low)} < {GATE} (random label copying "
-        f"0.516); the differences are not evidence at this scale: {_show_differences(summaries, pairs)} "
-        f"(threshold t = {t:.4f}); train longer (posbias check --thorough)")
+def _gate(ics, t) -> bool | None:
+    """True when every reported in-context accuracy reaches the gate, None when none is
+    reported (wu2025's figures), False otherwise."""
+    known = [x for x in ics if x is not None]
+    if not known:
+        return None
+    return len(known) == len(ics) and all(x >= t["gate"] for x in known)
 
 
-def primacy_verdict(summaries: list[dict]) -> tuple[str, str]:
-    """Causal mask, no PE: every seed first-middle > t and first-last > t -> verified;
-    every seed both <= t -> refuted; gate not passed or seeds/pairs disagreeing ->
+def direction_decide(pair: str, sign: int, support: str | None = None):
+    """A rule's ``decide``: ``sign * pair`` beyond its noise threshold in every seed is the
+    stated preference (``support`` must not lie beyond noise on the other side); ``-sign *
+    pair`` beyond noise in every seed is the other preference.
+
+    gate passed (or no in-context accuracy reported): stated in every seed -> verified; no seed
+    with the stated preference -> refuted; otherwise inconclusive.  Gate not passed: stated in
+    every seed -> qualified (a preference in which label is copied, not in retrieval); the other
+    preference in every seed -> refuted; otherwise inconclusive.
+    """
+
+    def decide(f, t):
+        n = len(f[pair])
+        ses = f.get("se " + pair) or [None] * n
+        th = [_noise(se, t) for se in ses]
+        main = [sign * x for x in f[pair]]
+        sup = f.get(support) if support else None
+        if sup is None:
+            sup_ok = [True] * n
+        else:
+            sse = f.get("se " + support) or [None] * n
+            sup_ok = [x is None or sign * x >= -_noise(se, t) for x, se in zip(sup, sse)]
+        stated = [m > h and ok for m, h, ok in zip(main, th, sup_ok)]
+        other = [m < -h for m, h in zip(main, th)]
+        gate = _gate(f.get("ic_accuracy") or [None] * n, t)
+        if gate is False:
+            if all(stated):
+                return "qualified"
+            if all(other):
+                return "refuted"
+            return "inconclusive"
+        if all(stated):
+            return "verified"
+        if not any(m > h for m, h in zip(main, th)):
+            return "refuted"
+        return "inconclusive"
+
+    return decide
+
+
+def shift_decide(pair: str, sign: int, a: str = "RoPE", b: str = "no PE"):
+    """A rule's ``decide`` on the shift ``S = pair(a) - pair(b)`` per seed, threshold
+    ``sqrt(2) max(noise(a), noise(b))``: ``sign * S`` beyond it in every seed is the stated
+    shift.  Gate passed in both (or not reported): stated in every seed -> verified; no seed
+    with the stated shift -> refuted; otherwise inconclusive.  Gate not passed in either:
+    stated in every seed -> qualified; the opposite shift in every seed -> refuted; otherwise
     inconclusive."""
-    pairs = ("first-middle", "first-last")
-    t = threshold(summaries)
-    if not _gate(summaries):
-        return _gate_failed(summaries, pairs, t)
-    up = [all(s["difference"][p] > t for p in pairs) for s in summaries]
-    flat = [all(s["difference"][p] <= t for p in pairs) for s in summaries]
-    shown = f"{_show_differences(summaries, pairs)} (threshold t = {t:.4f})"
-    if all(up):
-        return "verified", "first-position preference beyond noise in every seed: " + shown
-    if all(flat):
-        return "refuted", "no first-position preference beyond noise in any seed: " + shown
-    return "inconclusive", "seeds or pairs disagree: " + shown
+
+    def decide(f, t):
+        xa, xb = f[f"{a} {pair}"], f[f"{b} {pair}"]
+        n = len(xa)
+        sa = f.get(f"{a} se") or [None] * n
+        sb = f.get(f"{b} se") or [None] * n
+        th = [math.sqrt(2) * max(_noise(u, t), _noise(v, t)) for u, v in zip(sa, sb)]
+        s = [sign * (x - y) for x, y in zip(xa, xb)]
+        stated = [v > h for v, h in zip(s, th)]
+        other = [v < -h for v, h in zip(s, th)]
+        ga = _gate(f.get(f"{a} ic_accuracy") or [None] * n, t)
+        gb = _gate(f.get(f"{b} ic_accuracy") or [None] * n, t)
+        if ga is False or gb is False:
+            if all(stated):
+                return "qualified"
+            if all(other):
+                return "refuted"
+            return "inconclusive"
+        if all(stated):
+            return "verified"
+        if not any(stated):
+            return "refuted"
+        return "inconclusive"
+
+    return decide
 
 
-def decay_verdict(summaries: list[dict]) -> tuple[str, str]:
-    """Decay mask, no PE: every seed first-last < -t and middle-last < -t -> verified; every
-    seed both >= -t -> refuted; gate not passed or disagreement -> inconclusive."""
-    pairs = ("first-last", "middle-last")
-    t = threshold(summaries)
-    if not _gate(summaries):
-        return _gate_failed(summaries, pairs, t)
-    down = [all(s["difference"][p] < -t for p in pairs) for s in summaries]
-    none = [all(s["difference"][p] >= -t for p in pairs) for s in summaries]
-    shown = f"{_show_differences(summaries, pairs)} (threshold t = {t:.4f})"
-    if all(down):
-        return "verified", "last-position preference beyond noise in every seed: " + shown
-    if all(none):
-        return "refuted", "no last-position preference beyond noise in any seed: " + shown
-    return "inconclusive", "seeds or pairs disagree: " + shown
+def _thresholds(gate: bool = True) -> dict:
+    out = {
+        "noise_multiple": Threshold(3, "a difference counts when beyond this many standard "
+                                    "errors of its paired difference", scale="linear", step=0.25,
+                                    sensitive=1.0, domain=(0.25, None)),
+        "floor": Threshold(MIN_THRESHOLD, "smallest noise threshold on a difference of accuracies "
+                           "(the whole threshold for a paper figure without SE)", scale="log",
+                           sensitive=2.0),
+    }
+    if gate:
+        out["gate"] = Threshold(GATE, "in-context accuracy every seed must reach for a difference "
+                                "to count as in-context retrieval (label copying scores 0.516)",
+                                scale="linear", step=0.01, sensitive=0.05,
+                                domain=(LABEL_COPYING, 1.0))
+    return out
 
 
-def rope_verdict(rope: list[dict], nope: list[dict]) -> tuple[str, str]:
-    """Causal mask, RoPE against no PE (same seeds, same iteration): the shift
-    ``S = (first-last)_rope - (first-last)_nope`` per seed, ``t_S = sqrt(2) t``.  Every seed
-    ``S < -t_S`` -> verified (RoPE moves the preference toward the end); every seed
-    ``S >= -t_S`` with ``(first-last)_rope > t`` -> refuted (primacy kept, no shift);
-    gate not passed in either configuration, or anything else -> inconclusive."""
-    pair = "first-last"
-    t = threshold(rope, nope)
-    ts = math.sqrt(2) * t
-    shown = (f"RoPE: {_show_differences(rope, (pair,))}; no PE: {_show_differences(nope, (pair,))} "
-             f"(t = {t:.4f}, t_S = {ts:.4f})")
-    if not (_gate(rope) and _gate(nope)):
-        low = [f"{s['ic_accuracy']:.4f} ({name}, seed {s['seed']})"
-               for name, g in (("RoPE", rope), ("no PE", nope)) for s in g
-               if s["ic_accuracy"] < GATE]
-        return "inconclusive", (f"in-context gate not passed: accuracy {', '.join(low)} < "
-                                f"{GATE}; not evidence at this scale: {shown}")
-    by_seed = {s["seed"]: s for s in nope}
-    if set(by_seed) != {s["seed"] for s in rope}:
-        return "inconclusive", "the RoPE and no-PE runs do not have the same seeds: " + shown
-    shifts = [s["difference"][pair] - by_seed[s["seed"]]["difference"][pair] for s in rope]
-    shown += "; shift S per seed: " + ", ".join(f"{x:+.4f}" for x in shifts)
-    if all(x < -ts for x in shifts):
-        return "verified", "RoPE shifts the preference toward the end in every seed: " + shown
-    if all(x >= -ts for x in shifts) and all(s["difference"][pair] > t for s in rope):
-        return "refuted", ("RoPE keeps the first-position preference and does not shift it "
-                           "toward the end in any seed: " + shown)
-    return "inconclusive", "seeds disagree: " + shown
+_GATE_TEXT = (f"Gate: in-context accuracy >= gate = {GATE} in every seed (random label copying "
+              f"scores {LABEL_COPYING}); below it the network memorises classes and copies a "
+              "context label, and a difference is a positional preference in which label it "
+              "copies (what Figure 2 plots), not in in-context retrieval: the stated sign then "
+              "gives qualified, never verified. Noise: a seed's difference counts beyond "
+              f"max(noise_multiple SE, floor) = max(3 SE, {MIN_THRESHOLD}) (the floor alone for a "
+              "paper figure without SE).")
 
 
-def full_verdict(summaries: list[dict]) -> tuple[str, str]:
-    """Full mask, no PE (a set function of the context: every expected difference is exactly
-    0): every seed every pair ``|d| <= t`` -> verified, else refuted.  No gate: this checks the
-    test machinery's noise level, it is a control, not evidence for wu2025's claim."""
-    pairs = ("first-middle", "first-last", "middle-last")
-    t = threshold(summaries)
-    shown = f"{_show_differences(summaries, pairs)} (threshold t = {t:.4f})"
-    if all(abs(s["difference"][p]) <= t for s in summaries for p in pairs):
-        return "verified", "every difference within noise: " + shown
-    return "refuted", "a difference beyond noise for a permutation-invariant network: " + shown
+def _seed(ic, fm=None, fl=None, ml=None, se=0.0055, train=None):
+    """An example seed (one entry of each per-seed list)."""
+    return {"ic": ic, "fm": fm, "fl": fl, "ml": ml, "se": se, "train": train}
+
+
+def _dir_fig(*seeds) -> dict:
+    f = {"ic_accuracy": [s["ic"] for s in seeds], "train_accuracy": [s["train"] for s in seeds]}
+    for key, p in (("fm", "first-middle"), ("fl", "first-last"), ("ml", "middle-last")):
+        if all(s[key] is not None for s in seeds):
+            f[p] = [s[key] for s in seeds]
+            f["se " + p] = [s["se"] for s in seeds]
+    return f
+
+
+def _shift_fig(pair, rope, nope, se=0.0055, ic_rope=None, ic_nope=None, names=("RoPE", "no PE")):
+    a, b = names
+    n = len(rope)
+    return {f"{a} {pair}": list(rope), f"{b} {pair}": list(nope),
+            f"{a} se": [se] * n if se is not None else [None] * n,
+            f"{b} se": [se] * n if se is not None else [None] * n,
+            f"{a} ic_accuracy": list(ic_rope or [None] * n),
+            f"{b} ic_accuracy": list(ic_nope or [None] * n),
+            "shift": [round(x - y, 6) for x, y in zip(rope, nope)]}
+
+
+_NO_SE = None
+
+PRIMACY_RULE = Rule(
+    text=("Figure 2 (attention only, no residual), causal mask, no PE: the first-position "
+          "preference wu2025 reports is first-last (about +0.08 at depth 2); decided on "
+          "first-last, first-middle as support (it must not lie beyond noise below 0). "
+          "verified: first-last > its noise threshold in every seed, gate passed; refuted: no "
+          "seed with first-last beyond noise above 0 (gate passed), or below -noise in every "
+          "seed (any gate); qualified: first-last beyond noise in every seed but gate not "
+          "passed; inconclusive otherwise. " + _GATE_TEXT
+          + " Read only from stored runs with residual: false; none stored -> needs-data."),
+    decide=direction_decide("first-last", +1, support="first-middle"),
+    thresholds=_thresholds(),
+    outcomes=("verified", "qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("wu2025 Figure 2, depth 2: first-last +0.08 (no in-context accuracy or SE "
+                "reported)", _dir_fig(_seed(None, fl=0.08, se=_NO_SE)), "verified", "paper"),
+        Example("attention-only network that matches in context (ic 0.88), first-last +0.07, "
+                "+0.06", _dir_fig(_seed(0.88, 0.05, 0.07), _seed(0.86, 0.04, 0.06)), "verified"),
+        Example("no primacy: first-last within noise in both seeds (ic 0.85)",
+                _dir_fig(_seed(0.85, 0.004, 0.003), _seed(0.86, -0.002, 0.006)), "refuted", "false"),
+        Example("recency instead (the decay-mask sign): first-last -0.05, -0.04",
+                _dir_fig(_seed(0.52, -0.03, -0.05), _seed(0.53, -0.02, -0.04)), "refuted", "false"),
+        Example("primacy in label copying only: ic 0.52, first-last +0.05, +0.04 (THEORY.md W5: "
+                "no matching by 95k iterations)",
+                _dir_fig(_seed(0.52, 0.03, 0.05, train=0.65), _seed(0.52, 0.02, 0.04, train=0.64)),
+                "qualified"),
+        Example("seeds disagree: +0.07 and +0.004 (ic 0.85)",
+                _dir_fig(_seed(0.85, 0.05, 0.07), _seed(0.85, 0.0, 0.004)), "inconclusive"),
+    ),
+    fixed=_FIXED,
+    deciding=("first-last", "first-middle", "ic_accuracy", "train_accuracy"),
+)
+
+ROPE_TRADEOFF_RULE = Rule(
+    text=("Figure 2 (attention only, no residual): RoPE trades the causal mask's first-position "
+          "preference toward recency: its first-last (about -0.00) lies below no PE's (about "
+          "+0.08). Shift S = first-last(RoPE) - first-last(no PE) per seed (same seeds, same "
+          "iteration), threshold sqrt(2) max(noise(RoPE), noise(no PE)). verified: S below "
+          "minus the threshold in every seed, gate passed in both configurations; refuted: no "
+          "seed with that shift (gate passed), or S above the threshold in every seed (any "
+          "gate); qualified: the stated shift in every seed but a gate not passed; inconclusive "
+          "otherwise. " + _GATE_TEXT + " Read only from stored runs with residual: false; none "
+          "stored -> needs-data."),
+    decide=shift_decide("first-last", -1),
+    thresholds=_thresholds(),
+    outcomes=("verified", "qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("wu2025 Figure 2, depth 2: first-last RoPE -0.00, no PE +0.08 (no SE or in-context "
+                "accuracy reported)", _shift_fig("first-last", [-0.00], [0.08], se=None),
+                "verified", "paper"),
+        Example("RoPE above no PE (what the residual runs show): S = +0.044, +0.060",
+                _shift_fig("first-last", [0.234, 0.251], [0.190, 0.191], ic_rope=[0.90, 0.91],
+                           ic_nope=[0.89, 0.88]), "refuted", "false"),
+        Example("no shift: RoPE +0.08, +0.07 vs no PE +0.08, +0.08 (gate passed)",
+                _shift_fig("first-last", [0.08, 0.07], [0.08, 0.08], ic_rope=[0.85, 0.86],
+                           ic_nope=[0.85, 0.86]), "refuted", "false"),
+        Example("the stated shift in label copying only (ic 0.52)",
+                _shift_fig("first-last", [0.0, -0.01], [0.06, 0.05], ic_rope=[0.52, 0.52],
+                           ic_nope=[0.52, 0.53]), "qualified"),
+        Example("seeds disagree", _shift_fig("first-last", [0.0, 0.08], [0.08, 0.08],
+                                             ic_rope=[0.85, 0.86], ic_nope=[0.85, 0.86]),
+                "inconclusive"),
+    ),
+    fixed=_FIXED,
+    deciding=("shift", "RoPE first-last", "no PE first-last", "RoPE ic_accuracy",
+              "no PE ic_accuracy"),
+)
+
+DECAY_RULE = Rule(
+    text=("Figure 2 (attention only, no residual), decay mask gamma = 0.8 (m = -ln 0.8), no PE: "
+          "the recency wu2025 reports is first-middle (about -0.055 at depth 2) with first-last "
+          "(about -0.07) beside it; decided on first-middle, first-last as support (it must not "
+          "lie beyond noise above 0). verified: first-middle below minus its noise threshold in "
+          "every seed, gate passed; refuted: no seed with first-middle beyond noise below 0 "
+          "(gate passed), or above +noise in every seed (any gate); qualified: the stated sign "
+          "in every seed but gate not passed; inconclusive otherwise. " + _GATE_TEXT
+          + " Read only from stored runs with residual: false; none stored -> needs-data."),
+    decide=direction_decide("first-middle", -1, support="first-last"),
+    thresholds=_thresholds(),
+    outcomes=("verified", "qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("wu2025 Figure 2, depth 2: first-middle -0.055, first-last -0.07 (no SE or "
+                "in-context accuracy reported)",
+                _dir_fig(_seed(None, fm=-0.055, fl=-0.07, se=_NO_SE)), "verified", "paper"),
+        Example("the old reading: middle-last must also be < 0; wu2025's middle-last -0.003 is "
+                "within noise, first-middle decides: still verified",
+                _dir_fig(_seed(0.80, fm=-0.055, fl=-0.07, ml=-0.003)), "verified"),
+        Example("primacy instead (the causal no-PE sign): first-middle +0.06, +0.05",
+                _dir_fig(_seed(0.85, 0.06, 0.07), _seed(0.85, 0.05, 0.06)), "refuted", "false"),
+        Example("no recency: first-middle within noise (ic 0.85)",
+                _dir_fig(_seed(0.85, 0.003, 0.0), _seed(0.85, -0.004, 0.002)), "refuted", "false"),
+        Example("recency in label copying only: ic 0.527, first-middle -0.088, -0.098 (the "
+                "residual decay runs)",
+                _dir_fig(_seed(0.527, -0.0876, -0.0252, 0.0596, 0.0063, 0.713),
+                         _seed(0.527, -0.0981, -0.0446, 0.0503, 0.0063, 0.719)), "qualified"),
+        Example("support contradicts: first-middle -0.06 but first-last +0.05 (ic 0.85)",
+                _dir_fig(_seed(0.85, -0.06, 0.05), _seed(0.85, -0.06, 0.05)), "inconclusive"),
+    ),
+    fixed=_FIXED,
+    deciding=("first-middle", "first-last", "ic_accuracy", "train_accuracy"),
+)
+
+PRIMACY_RESIDUAL_RULE = Rule(
+    text=("Figure 5 (with residual connections), causal mask, no PE: a first-position "
+          "preference, first-middle about +0.25 at depth 2 (stronger than Figure 2's); decided "
+          "on first-middle, first-last as support (it must not lie beyond noise below 0). "
+          "verified: first-middle above its noise threshold in every seed, gate passed; "
+          "refuted: no seed with first-middle beyond noise above 0 (gate passed), or below "
+          "-noise in every seed (any gate); qualified: the stated sign in every seed but gate "
+          "not passed; inconclusive otherwise. " + _GATE_TEXT
+          + " The comparison with Figure 2's strength needs attention-only runs: not decided "
+          "here."),
+    decide=direction_decide("first-middle", +1, support="first-last"),
+    thresholds=_thresholds(),
+    outcomes=("verified", "qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("wu2025 Figure 5, depth 2, no PE: first-middle +0.25 (no SE or in-context "
+                "accuracy reported)", _dir_fig(_seed(None, fm=0.25, se=_NO_SE)), "verified",
+                "paper"),
+        Example("the stored residual runs: first-middle +0.178, +0.174 (ic 0.889, 0.881)",
+                _dir_fig(_seed(0.889, 0.1778, 0.19, -0.0128, 0.0054),
+                         _seed(0.881, 0.1741, 0.1907, -0.0093, 0.0055)), "verified"),
+        Example("no primacy: first-middle +0.004, -0.003 (ic 0.88)",
+                _dir_fig(_seed(0.88, 0.004, 0.01), _seed(0.88, -0.003, 0.0)), "refuted", "false"),
+        Example("recency: first-middle -0.03, -0.04 (gate not passed)",
+                _dir_fig(_seed(0.6, -0.03, -0.02), _seed(0.6, -0.04, -0.03)), "refuted", "false"),
+        Example("primacy in label copying only (ic 0.54, as at 20,000 iterations)",
+                _dir_fig(_seed(0.54, 0.05, 0.06), _seed(0.52, 0.04, 0.05)), "qualified"),
+        Example("seeds disagree", _dir_fig(_seed(0.88, 0.1, 0.1), _seed(0.88, 0.0, 0.1)),
+                "inconclusive"),
+    ),
+    fixed=_FIXED,
+    deciding=("first-middle", "first-last", "ic_accuracy", "train_accuracy"),
+)
+
+ROPE_RESIDUAL_RULE = Rule(
+    text=("Figure 5 (with residual connections): RoPE lies above no PE in the first-position "
+          "preference, first-middle about +0.38 vs +0.25 at depth 2. Shift S = first-middle(RoPE) "
+          "- first-middle(no PE) per seed (same seeds, same iteration), threshold sqrt(2) "
+          "max(noise(RoPE), noise(no PE)). verified: S above the threshold in every seed, gate "
+          "passed in both configurations; refuted: no seed with that shift (gate passed), or S "
+          "below minus the threshold in every seed (any gate: Figure 2's trade-off direction); "
+          "qualified: the stated shift in every seed but a gate not passed; inconclusive "
+          "otherwise. " + _GATE_TEXT),
+    decide=shift_decide("first-middle", +1),
+    thresholds=_thresholds(),
+    outcomes=("verified", "qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("wu2025 Figure 5, depth 2: first-middle RoPE +0.38, no PE +0.25 (no SE or "
+                "in-context accuracy reported)", _shift_fig("first-middle", [0.38], [0.25], se=None),
+                "verified", "paper"),
+        Example("the stored residual runs: RoPE +0.234, +0.240 vs no PE +0.178, +0.174",
+                _shift_fig("first-middle", [0.2343, 0.24], [0.1778, 0.1741], ic_rope=[0.905, 0.911],
+                           ic_nope=[0.889, 0.881]), "verified"),
+        Example("RoPE below no PE (Figure 2's trade-off carried over): S = -0.08, -0.07",
+                _shift_fig("first-middle", [0.10, 0.10], [0.18, 0.17], ic_rope=[0.9, 0.9],
+                           ic_nope=[0.89, 0.88]), "refuted", "false"),
+        Example("RoPE equal to no PE: S = +0.005, -0.004",
+                _shift_fig("first-middle", [0.183, 0.170], [0.178, 0.174], ic_rope=[0.9, 0.9],
+                           ic_nope=[0.89, 0.88]), "refuted", "false"),
+        Example("the stated shift in label copying only (RoPE ic 0.51, as at 6,000 iterations)",
+                _shift_fig("first-middle", [0.10, 0.11], [0.03, 0.04], ic_rope=[0.51, 0.51],
+                           ic_nope=[0.54, 0.52]), "qualified"),
+        Example("seeds disagree", _shift_fig("first-middle", [0.24, 0.17], [0.18, 0.17],
+                                             ic_rope=[0.9, 0.9], ic_nope=[0.89, 0.88]),
+                "inconclusive"),
+    ),
+    fixed=_FIXED,
+    deciding=("shift", "RoPE first-middle", "no PE first-middle", "RoPE ic_accuracy",
+              "no PE ic_accuracy"),
+)
+
+DECAY_RESIDUAL_RULE = Rule(
+    text=("With residual connections, decay mask gamma = 0.8, no PE: the recency wu2025 states "
+          "for the decay mask (Figure 2: first-middle about -0.055, first-last about -0.07), "
+          "carried to the residual setting of Figure 5 (whether Figure 5 shows the decay mask "
+          "is not confirmed here); decided on first-middle, first-last as support (it must not "
+          "lie beyond noise above 0). verified: first-middle below minus its noise threshold in "
+          "every seed, gate passed; refuted: no seed with first-middle beyond noise below 0 "
+          "(gate passed), or above +noise in every seed (any gate); qualified: the stated sign "
+          "in every seed but gate not passed; inconclusive otherwise. " + _GATE_TEXT),
+    decide=direction_decide("first-middle", -1, support="first-last"),
+    thresholds=_thresholds(),
+    outcomes=("verified", "qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("Figure 2's attention-only decay figures read as residual ones: first-middle "
+                "-0.055, first-last -0.07", _dir_fig(_seed(None, fm=-0.055, fl=-0.07, se=_NO_SE)),
+                "verified"),
+        Example("the stored residual decay runs: ic 0.527, first-middle -0.088, -0.098, "
+                "first-last -0.025, -0.045 (training accuracy 0.71, 0.72)",
+                _dir_fig(_seed(0.5266, -0.0876, -0.0252, 0.0596, 0.00626, 0.713),
+                         _seed(0.5269, -0.0981, -0.0446, 0.0503, 0.00634, 0.719)), "qualified"),
+        Example("matching network with recency: ic 0.8, first-middle -0.05, -0.06",
+                _dir_fig(_seed(0.8, -0.05, -0.06), _seed(0.8, -0.06, -0.05)), "verified"),
+        Example("residual primacy wins over the decay (the causal sign): first-middle +0.05",
+                _dir_fig(_seed(0.8, 0.05, 0.04), _seed(0.8, 0.06, 0.05)), "refuted", "false"),
+        Example("no recency with matching: first-middle within noise",
+                _dir_fig(_seed(0.8, 0.002, 0.0), _seed(0.8, -0.003, 0.0)), "refuted", "false"),
+        Example("no recency and no matching: first-middle within noise, ic 0.52",
+                _dir_fig(_seed(0.52, 0.002, 0.0), _seed(0.52, -0.003, 0.0)), "inconclusive"),
+    ),
+    fixed=_FIXED,
+    deciding=("first-middle", "first-last", "ic_accuracy", "train_accuracy"),
+    no_paper_figures=("Figure 5's decay-mask figures are not confirmed here (the third-party "
+                      "reading gives Figure 5's causal no-PE and RoPE curves only)"),
+)
+
+
+def full_decide(f, t):
+    """Every difference of every seed within ``max(k SE, floor)`` -> verified, else refuted."""
+    for p in PAIRS:
+        for x, se in zip(f[p], f.get("se " + p) or [None] * len(f[p])):
+            if abs(x) > _noise(se, t):
+                return "refuted"
+    return "verified"
+
+
+FULL_CONTROL_RULE = Rule(
+    text=("Machinery control: a full-mask network without PE is a set function of its context, "
+          "so every expected Acc(X_Y) - Acc(Y_X) is exactly 0. verified: every pair of every seed "
+          "within max(noise_multiple SE, floor) = max(3 SE, 0.01); refuted: some difference "
+          "beyond it (a generator, a test set or an accuracy that leaks position). No gate: the "
+          "control checks the test machinery's noise level, not a claim of wu2025."),
+    decide=full_decide,
+    thresholds=_thresholds(gate=False),
+    examples=(
+        Example("the stored full-mask runs: |d| <= 0.0072 with SE 0.0063-0.0067",
+                _dir_fig(_seed(0.40, -0.0016, 0.0017, 0.005, 0.0063),
+                         _seed(0.44, -0.0039, -0.001, -0.0072, 0.0066)), "verified"),
+        Example("a test set that leaks position (answer copies placed after the query): "
+                "first-last +0.05", _dir_fig(_seed(0.40, 0.0, 0.05, 0.0), _seed(0.44, 0.0, 0.04, 0.0)),
+                "refuted", "false"),
+    ),
+    fixed=_FIXED,
+    deciding=("first-middle", "first-last", "middle-last"),
+    no_paper_figures="a check of posbias' own test machinery: no paper reports these figures",
+)
 
 
 def _provenance(doc: dict) -> dict:
     prov = doc.get("provenance", {})
     return {"name": doc["name"], "command": prov.get("command"), "seeds": prov.get("seeds"),
+            "residual": doc["config"].get("residual"),
             "iterations": [r["iterations"] for r in doc["runs"]],
             "wall_seconds": [r["wall_seconds"] for r in doc["runs"]],
             "lr": doc["config"]["lr"], "test_size": doc["config"]["test_size"],
@@ -823,128 +1205,361 @@ def _provenance(doc: dict) -> dict:
             "created": prov.get("created")}
 
 
-def _scale(docs, ctx) -> str:
+def _run_setting(docs, ctx, source: str) -> dict:
+    """The test-setting fields this run refines: iterations, lr, seeds, residual."""
     its = sorted({r["iterations"] for d in docs for r in d["runs"]})
     lrs = sorted({d["config"]["lr"] for d in docs})
-    where = "re-trained (--thorough)" if ctx.thorough else "stored results"
-    return (f"{where}: lr {', '.join(f'{x:g}' for x in lrs)}, {', '.join(map(str, its))} "
-            f"iterations (wu2025: lr 1e-3, 100000 iterations)")
+    seeds = sorted({s for d in docs for s in d.get("provenance", {}).get("seeds", [])})
+    res = {bool(d["config"].get("residual", True)) for d in docs}
+    where = "re-trained (--thorough)" if ctx.thorough else "stored runs"
+    return {"source": f"{source} ({where})",
+            "iterations": its[0] if len(its) == 1 else tuple(its),
+            "lr": lrs[0] if len(lrs) == 1 else tuple(lrs),
+            "seeds": len(seeds), "residual": "on" if res == {True} else "off" if res == {False}
+            else "mixed"}
 
 
-def _evidence(verdict_text, docs, ctx, rule: str, method: str, keys) -> Evidence:
-    verdict, text = verdict_text
+def _memorisation(figs: dict, prefix: str = "") -> str:
+    """The evidence's reading of the accuracies: matching or memorised classes."""
+    ic = figs.get(prefix + "ic_accuracy") or []
+    tr = figs.get(prefix + "train_accuracy") or []
+    parts = []
+    for seed, a, b in zip(figs.get("seeds", range(len(ic))), ic, tr):
+        if a is None:
+            continue
+        gap = "" if b is None else f", training accuracy {b:.4f}"
+        if a >= GATE:
+            parts.append(f"seed {seed}: in-context accuracy {a:.4f}{gap}: matches in context")
+        else:
+            parts.append(f"seed {seed}: in-context accuracy {a:.4f} < gate {GATE}{gap}: "
+                         "does not match in context (classes memorised, a context label copied)")
+    return "; ".join(parts)
+
+
+def _show_direction(figs: dict, pairs=PAIRS) -> str:
+    out = []
+    for i, seed in enumerate(figs["seeds"]):
+        diffs = ", ".join(f"{p} {figs[p][i]:+.4f}±{figs['se ' + p][i]:.4f}" for p in pairs)
+        out.append(f"seed {seed} at {figs['iteration'][i]} it: in-context acc "
+                   f"{figs['ic_accuracy'][i]:.4f}; {diffs}")
+    return "; ".join(out)
+
+
+_NOT_MATCHING = ("what would change it is not known here: the decay runs' in-context accuracy "
+                 "stays at 0.52-0.53 from 20,000 to 100,000 iterations while the training "
+                 "accuracy rises (0.58 -> 0.71), and --thorough re-trains the same 100,000 "
+                 "iterations (it does not train longer)")
+
+
+def _direction_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, source: str,
+                        pairs=PAIRS) -> Evidence:
+    d = rule.apply(figs)
+    verdict = d.verdict
+    shown = _show_direction(figs, pairs)
+    reading = _memorisation(figs)
+    correction = None
+    if verdict == "qualified":
+        correction = ("the stated sign holds beyond noise in every seed, but the network does not "
+                      "learn in-context matching (" + reading + "): the difference is a positional "
+                      "preference in which context label is copied, not in in-context retrieval; "
+                      + _NOT_MATCHING)
     return Evidence(
-        verdict,
-        method=method,
-        discrepancy=text,
+        verdict, method=method, discrepancy=shown,
         precision="float32 training; accuracies exact ratios over the test sets",
-        tolerance=f"gate in-context accuracy >= {GATE}; threshold max(3 SE, {MIN_THRESHOLD})",
-        parameters={"configurations": list(keys), "scale": _scale(docs, ctx),
-                    "variant": _VARIANT},
-        details={"rule": rule, "provenance": [_provenance(d) for d in docs]},
-    )
+        tolerance=f"gate in-context accuracy >= {GATE}; noise max(3 SE, {MIN_THRESHOLD})",
+        correction=correction,
+        counterexample=shown if verdict == "refuted" else None,
+        parameters={"configurations": list(keys), "implementation": _IMPLEMENTATION},
+        details={"rule": rule.text, "accuracies": reading,
+                 "provenance": [_provenance(x) for x in docs]},
+        figures=figs, setting=_run_setting(docs, ctx, source))
+
+
+def _shift_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, source: str,
+                    pair: str) -> Evidence:
+    d = rule.apply(figs)
+    verdict = d.verdict
+    shown = "; ".join(
+        f"seed {s}: RoPE {pair} {figs['RoPE ' + pair][i]:+.4f}±{figs['RoPE se'][i]:.4f} (in-context "
+        f"acc {figs['RoPE ic_accuracy'][i]:.4f}), no PE {figs['no PE ' + pair][i]:+.4f}±"
+        f"{figs['no PE se'][i]:.4f} (in-context acc {figs['no PE ic_accuracy'][i]:.4f}), shift "
+        f"{figs['shift'][i]:+.4f}" for i, s in enumerate(figs["seeds"]))
+    reading = "; ".join(x for x in (
+        "RoPE: " + _memorisation(figs, "RoPE ").replace("seed", "seed"),
+        "no PE: " + _memorisation({**figs, "ic_accuracy": figs["no PE ic_accuracy"],
+                                   "train_accuracy": figs["no PE train_accuracy"]})) if x)
+    correction = None
+    if verdict == "qualified":
+        correction = ("the stated shift holds beyond noise in every seed, but a configuration does "
+                      "not learn in-context matching (" + reading + "): a shift of label-copying "
+                      "preference, not of in-context retrieval")
+    return Evidence(
+        verdict, method=method, discrepancy=shown,
+        precision="float32 training; accuracies exact ratios over the test sets",
+        tolerance=f"gate in-context accuracy >= {GATE}; noise sqrt(2) max(3 SE, {MIN_THRESHOLD})",
+        correction=correction, counterexample=shown if verdict == "refuted" else None,
+        parameters={"configurations": list(keys), "implementation": _IMPLEMENTATION},
+        details={"rule": rule.text, "accuracies": reading,
+                 "provenance": [_provenance(x) for x in docs]},
+        figures=figs, setting=_run_setting(docs, ctx, source))
 
 
 def _needs(exc) -> Evidence:
-    return Evidence("needs-data", method=f"missing: {exc}")
+    return Evidence("needs-data", method=f"missing: {exc}", details={"needs": str(exc)})
 
 
-_ASSUMPTIONS = ("wu2025's in-context classification task (K = 2048, L = 32, d = 64, n = 8, B = 4, "
-                "gamma = 0.75), unbiased training data",
-                "2-layer single-head self-attention network, residual connections, AdamW",
-                "stored runs at wu2025's scale (lr 1e-3, 100k iterations, seeds 0 and 1) except "
-                "the full-mask control (2,000 iterations); --thorough re-trains all four at that "
-                "scale")
+def _common_summaries(a_doc, b_doc):
+    common = min(max(e["iteration"] for e in r["history"]) for d in (a_doc, b_doc)
+                 for r in d["runs"])
+    return summarize(a_doc, common), summarize(b_doc, common), common
+
+
+# ---- cards ------------------------------------------------------------------------------------
+_TASK = ("in-context classification (Gaussian mixture): K 2048 classes, 32 labels, d 64, "
+         "N 8 items in bursts of 4, eps 0.75; unbiased training data")
+_FIG2_UNCONFIRMED = ("iterations", "lr", "batch")
+
+
+def _paper(fig: str, residual: str, mask: str, pe: str, extra: str = "") -> Setting:
+    return Setting(
+        f"wu2025 section 5, {fig} (depth 2; figures from a third-party reading of the plot, "
+        f"not confirmed against the paper's text{extra}); public code xinyiwu98/"
+        "position-bias-in-attention train.py (residual off unless --not_res is given)",
+        architecture="self-attention network (SAN), single head, 3-layer MLP readout of the "
+                     "last token", layers=2, residual=residual, mask=mask, pe=pe, data=_TASK,
+        training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
+        unconfirmed=_FIG2_UNCONFIRMED,
+        note="iterations 100,000 as THEORY.md W5 reads the paper; the public code's default is "
+             "--iter 50000 (lr 1e-3, batch 128 are its defaults)")
+
+
+def _test(residual: str, mask: str, pe: str, source: str) -> Setting:
+    return Setting(source, architecture="self-attention network (SAN), single head, 3-layer MLP "
+                   "readout of the last token", layers=2, residual=residual, mask=mask, pe=pe,
+                   data=_TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3,
+                   batch=128, seeds=2, note=_IMPLEMENTATION)
+
+
+_DECAY_PAPER = "decay (gamma = 0.8, a γ^(i-j) mask)"
+_DECAY_TEST = _DECAY_PAPER
+_ONLY_SOURCE = "stored attention-only runs (residual: false) of posbias train, when present"
+_RES_SOURCE = "stored runs of posbias train with residual connections (data/trained/*_res_*.json)"
+
+_ASSUMPTIONS = ("wu2025's in-context classification task (K = 2048, L = 32, d = 64, n = 8, "
+                "B = 4, eps = 0.75), unbiased training data",
+                "2-layer single-head self-attention network, AdamW, lr 1e-3, batch 128")
+_NEEDS = ("stored results", "models (for --thorough)")
+
+
+def _figure2(key: str, rule: Rule, ctx: CheckContext, method: str) -> Evidence:
+    try:
+        doc = find_attention_only(key, _data_dir(ctx))
+    except _Missing as exc:
+        return _needs(exc)
+    figs = direction_figures(summarize(doc))
+    return _direction_evidence(rule, figs, [doc], ctx, method, [key], _ONLY_SOURCE)
 
 
 @claim(
     f"{PAPER}:trained-causal-primacy",
-    statement=("Trained on unbiased in-context classification, a causal-mask network without "
-               "positional encoding prefers the first position: Acc(first_middle) - "
-               "Acc(middle_first) > 0 and Acc(first_last) - Acc(last_first) > 0."),
-    latex=r"\mathrm{Acc}(\mathrm{first}_Y) - \mathrm{Acc}(Y_{\mathrm{first}}) > 0,\ Y \in \{\mathrm{middle}, \mathrm{last}\}",
+    statement=("Trained on unbiased in-context classification, an attention-only causal network "
+               "(no residual connections) without positional encoding prefers the first "
+               "position: Acc(first_last) - Acc(last_first) > 0 (wu2025 Figure 2)."),
+    latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{last}}) - \mathrm{Acc}(\mathrm{last}_{\mathrm{first}}) > 0",
     expected="verified",
-    assumptions=_ASSUMPTIONS,
+    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
     section="5",
-    needs=("stored results", "models (for --thorough)"),
+    needs=_NEEDS,
+    rule=PRIMACY_RULE,
+    card=Card(paper=_paper("Figure 2", "off", "causal", "none"),
+              test=_test("off", "causal", "none", _ONLY_SOURCE), proof=ProofStatus("none")),
 )
 def _check_primacy(ctx: CheckContext) -> Evidence:
-    try:
-        doc = _results(ctx, "causal-nope")
-    except _Missing as exc:
-        return _needs(exc)
-    return _evidence(primacy_verdict(summarize(doc)), [doc], ctx, primacy_verdict.__doc__,
-                     "trained causal/no-PE network, paired test sets IC_X_Y vs IC_Y_X",
-                     ["causal-nope"])
+    return _figure2("causal-nope", PRIMACY_RULE, ctx,
+                    "trained attention-only causal/no-PE network, paired test sets IC_X_Y vs IC_Y_X")
 
 
 @claim(
     f"{PAPER}:trained-decay-recency",
-    statement=("Trained on unbiased in-context classification, a decay-mask network "
-               "(m = -ln 0.8 per token) prefers the last position: Acc(first_last) - "
-               "Acc(last_first) < 0 and Acc(middle_last) - Acc(last_middle) < 0."),
-    latex=r"\mathrm{Acc}(X_{\mathrm{last}}) - \mathrm{Acc}(\mathrm{last}_X) < 0,\ X \in \{\mathrm{first}, \mathrm{middle}\}",
+    statement=("Trained on unbiased in-context classification, an attention-only decay-mask "
+               "network (gamma = 0.8 per token, no residual connections, no PE) prefers the end "
+               "over the first position: Acc(first_middle) - Acc(middle_first) < 0, with "
+               "Acc(first_last) - Acc(last_first) < 0 beside it (wu2025 Figure 2)."),
+    latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{middle}}) - \mathrm{Acc}(\mathrm{middle}_{\mathrm{first}}) < 0",
     expected="inconclusive",
-    assumptions=_ASSUMPTIONS,
+    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
     section="5",
-    needs=("stored results", "models (for --thorough)"),
+    needs=_NEEDS,
+    rule=DECAY_RULE,
+    card=Card(paper=_paper("Figure 2", "off", _DECAY_PAPER, "none"),
+              test=_test("off", _DECAY_TEST, "none", _ONLY_SOURCE), proof=ProofStatus("none")),
 )
 def _check_decay(ctx: CheckContext) -> Evidence:
+    return _figure2("decay-nope", DECAY_RULE, ctx,
+                    "trained attention-only decay-mask/no-PE network, paired test sets")
+
+
+def _figure2_rope(ctx: CheckContext) -> Evidence:
     try:
-        doc = _results(ctx, "decay-nope")
+        rope_doc = find_attention_only("causal-rope", _data_dir(ctx))
+        nope_doc = find_attention_only("causal-nope", _data_dir(ctx))
     except _Missing as exc:
         return _needs(exc)
-    return _evidence(decay_verdict(summarize(doc)), [doc], ctx, decay_verdict.__doc__,
-                     "trained decay-mask/no-PE network, paired test sets IC_X_Y vs IC_Y_X",
-                     ["decay-nope"])
+    try:
+        rope, nope, common = _common_summaries(rope_doc, nope_doc)
+        figs = shift_figures(rope, nope, "first-last")
+    except ValueError as exc:
+        return Evidence("inconclusive", method="no common evaluation", discrepancy=str(exc))
+    return _shift_evidence(ROPE_TRADEOFF_RULE, figs, [rope_doc, nope_doc], ctx,
+                           f"trained attention-only causal networks with RoPE and without PE, "
+                           f"compared at iteration {common}", ["causal-rope", "causal-nope"],
+                           _ONLY_SOURCE, "first-last")
+
+
+claim(
+    f"{PAPER}:trained-rope-tradeoff",
+    statement=("Trained on unbiased in-context classification, an attention-only causal network "
+               "(no residual connections) with RoPE trades the causal mask's first-position "
+               "preference against recency: its Acc(first_last) - Acc(last_first) is lower than "
+               "without positional encoding (wu2025 Figure 2)."),
+    latex=r"\Delta_{\mathrm{RoPE}}(\mathrm{first}, \mathrm{last}) < \Delta_{\mathrm{NoPE}}(\mathrm{first}, \mathrm{last})",
+    expected="refuted",
+    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
+    section="5",
+    needs=_NEEDS,
+    rule=ROPE_TRADEOFF_RULE,
+    card=Card(paper=_paper("Figure 2", "off", "causal", ("rope", "none")),
+              test=_test("off", "causal", ("rope", "none"), _ONLY_SOURCE),
+              proof=ProofStatus("none")),
+)(_figure2_rope)
+
+
+def _residual_direction(key: str, rule: Rule, ctx: CheckContext, method: str) -> Evidence:
+    try:
+        doc = _results(ctx, key)
+    except _Missing as exc:
+        return _needs(exc)
+    figs = direction_figures(summarize(doc))
+    return _direction_evidence(rule, figs, [doc], ctx, method, [key], _RES_SOURCE)
 
 
 @claim(
-    f"{PAPER}:trained-rope-tradeoff",
-    statement=("Trained on unbiased in-context classification, a causal network with RoPE "
-               "trades the causal mask's first-position preference against recency: its "
-               "Acc(first_last) - Acc(last_first) is lower than without positional encoding."),
-    latex=r"\Delta_{\mathrm{RoPE}}(\mathrm{first}, \mathrm{last}) < \Delta_{\mathrm{NoPE}}(\mathrm{first}, \mathrm{last})",
-    # at wu2025's scale (lr 1e-3, 100k iterations, two seeds) RoPE keeps and strengthens the
-    # first-position preference: refuted is what posbias finds, kept as the regression value
-    expected="refuted",
-    assumptions=_ASSUMPTIONS,
+    f"{PAPER}:trained-causal-primacy-residual",
+    statement=("With residual connections, a causal network without positional encoding trained "
+               "on unbiased in-context classification prefers the first position: "
+               "Acc(first_middle) - Acc(middle_first) > 0 (wu2025 Figure 5)."),
+    latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{middle}}) - \mathrm{Acc}(\mathrm{middle}_{\mathrm{first}}) > 0",
+    expected="verified",
+    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
     section="5",
-    needs=("stored results", "models (for --thorough)"),
+    needs=_NEEDS,
+    rule=PRIMACY_RESIDUAL_RULE,
+    card=Card(paper=_paper("Figure 5", "on", "causal", "none"),
+              test=_test("on", "causal", "none", _RES_SOURCE), proof=ProofStatus("none")),
 )
-def _check_rope(ctx: CheckContext) -> Evidence:
+def _check_primacy_residual(ctx: CheckContext) -> Evidence:
+    return _residual_direction("causal-nope", PRIMACY_RESIDUAL_RULE, ctx,
+                               "trained causal/no-PE network with residual connections, paired "
+                               "test sets IC_X_Y vs IC_Y_X")
+
+
+@claim(
+    f"{PAPER}:trained-decay-residual",
+    statement=("With residual connections, a decay-mask network (gamma = 0.8, no PE) trained on "
+               "unbiased in-context classification prefers the end over the first position: "
+               "Acc(first_middle) - Acc(middle_first) < 0 (Figure 2's statement in Figure 5's "
+               "setting; Figure 5's decay curve is not confirmed here)."),
+    latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{middle}}) - \mathrm{Acc}(\mathrm{middle}_{\mathrm{first}}) < 0",
+    # the network memorises classes instead of matching (in-context accuracy 0.527, training
+    # accuracy 0.71): the recency is one of label copying, hence qualified
+    expected="qualified",
+    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
+    section="5",
+    needs=_NEEDS,
+    rule=DECAY_RESIDUAL_RULE,
+    card=Card(paper=Setting(
+        "wu2025 section 5, Figure 5 (residual connections; whether it shows the decay mask is "
+        "not confirmed: the statement tested is Figure 2's decay recency in this setting)",
+        architecture="self-attention network (SAN), single head, 3-layer MLP readout of the "
+                     "last token", layers=2, residual="on", mask=_DECAY_PAPER, pe="none",
+        data=_TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
+        unconfirmed=("mask",) + _FIG2_UNCONFIRMED),
+        test=_test("on", _DECAY_TEST, "none", _RES_SOURCE), proof=ProofStatus("none")),
+)
+def _check_decay_residual(ctx: CheckContext) -> Evidence:
+    return _residual_direction("decay-nope", DECAY_RESIDUAL_RULE, ctx,
+                               "trained decay-mask/no-PE network with residual connections, "
+                               "paired test sets IC_X_Y vs IC_Y_X")
+
+
+@claim(
+    f"{PAPER}:trained-rope-residual",
+    statement=("With residual connections, a causal network with RoPE trained on unbiased "
+               "in-context classification prefers the first position more than without "
+               "positional encoding: Acc(first_middle) - Acc(middle_first) is higher with RoPE "
+               "(wu2025 Figure 5)."),
+    latex=r"\Delta_{\mathrm{RoPE}}(\mathrm{first}, \mathrm{middle}) > \Delta_{\mathrm{NoPE}}(\mathrm{first}, \mathrm{middle})",
+    expected="verified",
+    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
+    section="5",
+    needs=_NEEDS,
+    rule=ROPE_RESIDUAL_RULE,
+    card=Card(paper=_paper("Figure 5", "on", "causal", ("rope", "none")),
+              test=_test("on", "causal", ("rope", "none"), _RES_SOURCE),
+              proof=ProofStatus("none")),
+)
+def _check_rope_residual(ctx: CheckContext) -> Evidence:
     try:
         rope_doc = _results(ctx, "causal-rope")
         nope_doc = _results(ctx, "causal-nope")
     except _Missing as exc:
         return _needs(exc)
-    common = min(max(e["iteration"] for e in r["history"]) for d in (rope_doc, nope_doc)
-                 for r in d["runs"])
     try:
-        rope, nope = summarize(rope_doc, common), summarize(nope_doc, common)
+        rope, nope, common = _common_summaries(rope_doc, nope_doc)
+        figs = shift_figures(rope, nope, "first-middle")
     except ValueError as exc:
         return Evidence("inconclusive", method="no common evaluation", discrepancy=str(exc))
-    return _evidence(rope_verdict(rope, nope), [rope_doc, nope_doc], ctx, rope_verdict.__doc__,
-                     f"trained causal networks with RoPE and without PE, compared at iteration "
-                     f"{common}", ["causal-rope", "causal-nope"])
+    return _shift_evidence(ROPE_RESIDUAL_RULE, figs, [rope_doc, nope_doc], ctx,
+                           f"trained causal networks with residual connections, RoPE and no PE, "
+                           f"compared at iteration {common}", ["causal-rope", "causal-nope"],
+                           _RES_SOURCE, "first-middle")
 
 
 @claim(
-    f"{PAPER}:trained-full-control",
-    statement=("A full-mask network without positional encoding has no positional preference: "
-               "every Acc(X_Y) - Acc(Y_X) is zero within the sampling noise (a control: the "
-               "network is a set function of its context, so every expected difference is 0)."),
-    latex=r"\left|\mathrm{Acc}(X_Y) - \mathrm{Acc}(Y_X)\right| \le t",
+    "posbias:trained-full-control",
+    statement=("posbias' test machinery has no positional leak: a full-mask network without "
+               "positional encoding (a set function of its context, so every expected "
+               "Acc(X_Y) - Acc(Y_X) is exactly 0) shows every difference within the sampling "
+               "noise."),
+    latex=r"\left|\mathrm{Acc}(X_Y) - \mathrm{Acc}(Y_X)\right| \le \max(3\,\mathrm{SE}, 0.01)",
     expected="verified",
-    assumptions=_ASSUMPTIONS,
-    section="5",
-    needs=("stored results", "models (for --thorough)"),
+    assumptions=("full mask, no PE: permutation-invariant in the context items",
+                 "the stored full-mask runs (lr 3e-3, 2,000 iterations, residual on)"),
+    section="THEORY W5 (control)",
+    needs=_NEEDS,
+    rule=FULL_CONTROL_RULE,
+    card=Card(paper=Setting("posbias: a full mask without PE is a set function of its context "
+                            "(THEORY.md W5); a control of the trained-model test machinery",
+                            mask="full", pe="none"),
+              test=Setting("stored runs of posbias train (data/trained/full_none_res_lr0.003.json)",
+                           mask="full", pe="none", residual="on", iterations=2000, lr=3e-3,
+                           seeds=2),
+              kind="machinery", proof=ProofStatus("all", note="E[difference] = 0 by symmetry; "
+                                                  "the check measures the noise")),
 )
 def _check_full(ctx: CheckContext) -> Evidence:
     try:
         doc = _results(ctx, "full-nope")
     except _Missing as exc:
         return _needs(exc)
-    return _evidence(full_verdict(summarize(doc)), [doc], ctx, full_verdict.__doc__,
-                     "trained full-mask/no-PE network, paired test sets IC_X_Y vs IC_Y_X",
-                     ["full-nope"])
+    figs = direction_figures(summarize(doc))
+    d = FULL_CONTROL_RULE.apply(figs)
+    shown = _show_direction(figs)
+    return Evidence(
+        d.verdict, method="trained full-mask/no-PE network, paired test sets IC_X_Y vs IC_Y_X",
+        discrepancy=shown, precision="float32 training; accuracies exact ratios over the test sets",
+        tolerance=f"noise max(3 SE, {MIN_THRESHOLD})",
+        counterexample=shown if d.verdict == "refuted" else None,
+        parameters={"configurations": ["full-nope"], "implementation": _IMPLEMENTATION},
+        details={"rule": FULL_CONTROL_RULE.text, "provenance": [_provenance(doc)]},
+        figures=figs, setting=_run_setting([doc], ctx, "stored runs of posbias train"))
