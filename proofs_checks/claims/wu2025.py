@@ -59,6 +59,78 @@ def _latex_w4(sp):
             + r",\ k^{*} \approx \frac{t}{e^{m} - 1}")
 
 
+_FIXED_DATE = "2026-12-01"
+
+
+def _decide_decay_mask(f, t):
+    """W4: refuted when a ratio leaves [(1-e^-m)^(t+1), 1] beyond the relative tolerance or
+    the maximiser over k misses the critical point; inconclusive when only the bulk constant is
+    not reached within its tolerance; verified otherwise."""
+    tol = t["relative_tolerance"]
+    if (f["lower_margin"] < -tol or f["upper_margin"] < -tol
+            or f["critical_offset"] > t["critical_distance"] or f["critical_at_edge"] > 0):
+        return "refuted"
+    if f["bulk_deviation_over_tolerance"] > t["bulk_factor"]:
+        return "inconclusive"
+    return "verified"
+
+
+DECAY_MASK_RULE = Rule(
+    text=("W4 on precise rollouts of one decay head (t + 1 layers: wu2025's P(t) = A(t)...A(0)), "
+          "grid (m, t) = (0.5, 10), (0.5, 20), (1, 12). refuted: some ratio P(t)[L,L-k] / "
+          "(C(t+k,k) e^{-km}), k = 0..L-1, leaves the k-free bounds [(1-e^{-m})^{t+1}, 1] by "
+          "more than relative_tolerance = 10^-(dps-10) (lower_margin or upper_margin below "
+          "-relative_tolerance: no Θ constants independent of k), or the maximiser over k is "
+          "more than critical_distance = 1 from t/(e^m-1) (k is an integer) or at an end of the "
+          "bulk (critical_at_edge > 0); inconclusive: those hold but a bulk ratio misses the "
+          "exact constant (1-e^{-m})^{t+1} by more than bulk_factor = 1 times its tolerance "
+          "10^-(dps-10) + 2(t+1)e^{-m(K+2)} (raise --dps); verified otherwise."),
+    decide=_decide_decay_mask,
+    thresholds={
+        "relative_tolerance": Threshold(1e-20, "relative tolerance of the Θ bounds, "
+                                        "10^-(dps-10) (set per run from dps)", sensitive=100.0),
+        "critical_distance": Threshold(1, "largest distance of the integer maximiser from the "
+                                       "real critical point t/(e^m-1)", scale="fixed"),
+        "bulk_factor": Threshold(1.0, "bulk deviation from (1-e^-m)^(t+1) in units of its "
+                                 "tolerance", sensitive=10.0),
+    },
+    outcomes=("verified", "refuted", "inconclusive"),
+    examples=(
+        Example("t + 1 layers at dps 30 (the default run)",
+                {"lower_margin": 3.9e-31, "upper_margin": 0.997, "critical_offset": 0.98,
+                 "critical_at_edge": 0, "bulk_deviation_over_tolerance": 3.7e-8}, "verified"),
+        Example("t layers (the off-by-one reading): ratio t/(t+k) (1-e^-m)^t, no k-free lower "
+                "constant", {"lower_margin": -0.90, "upper_margin": 0.996, "critical_offset": 2.4,
+                             "critical_at_edge": 0, "bulk_deviation_over_tolerance": 1.5e20},
+                "refuted", "false"),
+        Example("critical point at t/m instead of t/(e^m-1) (largest offset 10, at m = 0.5, "
+                "t = 20: 40 against the measured maximiser 30)",
+                {"lower_margin": 3.9e-31, "upper_margin": 0.997, "critical_offset": 10.0,
+                 "critical_at_edge": 0, "bulk_deviation_over_tolerance": 3.7e-8}, "refuted", "false"),
+        Example("bulk constant missed at a too low dps",
+                {"lower_margin": 1e-25, "upper_margin": 0.997, "critical_offset": 0.98,
+                 "critical_at_edge": 0, "bulk_deviation_over_tolerance": 40.0}, "inconclusive"),
+    ),
+    fixed=_FIXED_DATE,
+    deciding=("lower_margin", "upper_margin", "critical_offset", "bulk_deviation_over_tolerance"),
+    no_paper_figures="wu2025 states W4 as a Θ formula and a critical point, with no figures",
+)
+
+DECAY_MASK_CARD = Card(
+    paper=Setting("wu2025 section 4, decay-mask theorem (W4; theorem number not confirmed here): "
+                  "P(t) = A(t)...A(0), i.e. t + 1 layers", architecture="attention only",
+                  residual="off", mask="decay (ALiBi slope m), one head", L="any",
+                  H="any depth t + 1", alpha="any slope m > 0"),
+    test=Setting("precise (mpmath) X5 rollouts of one decay head, last row",
+                 architecture="attention only", residual="off",
+                 mask="decay (ALiBi slope m), one head", L=(122, 162, 210),
+                 H=(11, 21, 13), alpha=(0.5, 1.0)),
+    proof=ProofStatus("numeric", note="mpmath rollouts on a grid of (m, t); the bulk constant "
+                      "is exact away from the first token"),
+)
+
+
+
 def decay_mask_profile(L: int, m, t: int, dps: int) -> list:
     """Last row of wu2025's ``P(t) = A(t) ⋯ A(0)`` (``t + 1`` layers) for one decay-mask head
     with slope ``m`` (logits ``-m(i-j)``, diagonal 0), attention only, in mpmath at ``dps``."""
@@ -75,9 +147,16 @@ def decay_mask_profile(L: int, m, t: int, dps: int) -> list:
     assumptions=("one head, logits -m(i-j) (diagonal 0), attention only (lambda = 1)",
                  "P(t) = A(t)...A(0): t + 1 layers (wu2025's indexing)",
                  "Θ in i-j at fixed t and m (its constants may depend on t and m)"),
+    rule=DECAY_MASK_RULE,
+    card=DECAY_MASK_CARD,
 )
-def check_decay_mask(ctx):
+def check_decay_mask(ctx, layers=None, critical=None):
+    """W4 on precise rollouts.  ``layers(t)`` is the number of layers read as ``P(t)``
+    (default ``t + 1``, wu2025's ``A(t)...A(0)``; ``t`` is the off-by-one reading);
+    ``critical(t, m)`` the stated critical point (default ``t/(e^m - 1)``)."""
     dps = ctx.dps
+    layers = layers or (lambda tt: tt + 1)
+    critical = critical or (lambda tt, mm: tt / (mpmath.exp(mm) - 1))
     grid = [(0.5, 10), (0.5, 20), (1.0, 12)] + ([(0.25, 20), (2.0, 16)] if ctx.thorough else [])
     rows = []
     crit_rows = []
@@ -86,14 +165,17 @@ def check_decay_mask(ctx):
     bulk_ok = True
     floor_ok = True
     rel = mpmath.mpf(10) ** (-(dps - 10))
+    fig_lower = fig_upper = mpmath.inf
+    fig_crit = fig_bulk = mpmath.mpf(0)
+    fig_edge = 0
     with mpmath.workdps(dps):
         for m, t in grid:
             sweep.case()
             q = mpmath.exp(-mpmath.mpf(m))
-            kstar_pred = t / (mpmath.exp(m) - 1)
-            K = int(max(8 * kstar_pred, 60))
+            kstar_pred = critical(t, mpmath.mpf(m))
+            K = int(max(8 * t / (mpmath.exp(m) - 1), 60))
             L = 2 * K + 2
-            p = decay_mask_profile(L, m, t, dps)
+            p = alibi_rollout_precise(L, [alibi_layer([m])] * layers(t), 1, dps=dps)
             ratio = [p[L - 1 - k] / (mpmath.binomial(t + k, k) * q ** k) for k in range(L)]
             lo, hi = (1 - q) ** (t + 1), mpmath.mpf(1)
             # (a) Θ with constants independent of k: (1-q)^{t+1} <= ratio <= 1 at every position
@@ -118,6 +200,11 @@ def check_decay_mask(ctx):
             dev = max(abs(ratio[k] / lo - 1) for k in range(K + 1))
             bulk_worst = max(bulk_worst, dev)
             bulk_ok &= dev <= tol_bulk
+            fig_lower = min(fig_lower, ratio[below] / lo - 1)
+            fig_upper = min(fig_upper, 1 - ratio[above])
+            fig_crit = max(fig_crit, abs(kstar - kstar_pred))
+            fig_edge += int(not ((kstar > 0 or kstar_pred < 1) and kstar < K))
+            fig_bulk = max(fig_bulk, dev / tol_bulk)
             crit_rows.append({"m": m, "t": t, "k* measured": kstar, "t/(e^m-1)": mpmath.nstr(kstar_pred, 6),
                               "floor(t/(e^m-1))": int(mpmath.floor(kstar_pred))})
             rows.append({"m": m, "t": t, "layers": t + 1, "L": L, "K": K,
@@ -153,21 +240,24 @@ def check_decay_mask(ctx):
                    "reading": "t layers give C(t-1+k,k) in place of C(t+k,k): the ratio to the stated "
                    "form falls like t/(t+k), a spurious k-dependence"}}
     parameters = {"grid (m, t)": grid}
-    if sweep.clean and not bulk_ok:
-        return Evidence("inconclusive", method=method, precision=f"dps={dps}", cases=sweep.cases,
-                        discrepancy=nstr_or_zero(bulk_worst), parameters=parameters,
-                        details={**details, "reason": "bulk ratios did not reach (1-e^-m)^(t+1) within "
-                                 "tolerance: raise --dps"})
-    return sweep.evidence(
-        method=method,
-        discrepancy=nstr_or_zero(bulk_worst) if sweep.clean else None,
+    figures = {"lower_margin": float(fig_lower), "upper_margin": float(fig_upper),
+               "critical_offset": float(fig_crit), "critical_at_edge": fig_edge,
+               "bulk_deviation_over_tolerance": float(fig_bulk)}
+    thresholds = {"relative_tolerance": float(rel)}
+    verdict = DECAY_MASK_RULE.apply(figures, **thresholds).verdict
+    return Evidence(
+        verdict, method=method,
+        discrepancy=nstr_or_zero(bulk_worst) if verdict == "verified" else None,
         precision=f"dps={dps}",
-        tolerance=f"Θ bounds to 10^-{dps - 10} relative; bulk constant to 10^-{dps - 10} + 2(t+1)e^(-m(K+2))",
+        tolerance=f"Θ bounds to 10^-{dps - 10} relative; bulk constant to 10^-{dps - 10} + "
+                  "2(t+1)e^(-m(K+2))",
+        counterexample=sweep.counterexample, cases=sweep.cases,
         worst_margin=f"min over k of ratio/(1-e^-m)^(t+1) - 1 = {nstr_or_zero(sweep.worst['lower'])}; "
-        f"1 - max ratio = {nstr_or_zero(sweep.worst['upper'])}",
+                     f"1 - max ratio = {nstr_or_zero(sweep.worst['upper'])}",
         parameters=parameters,
-        details=details,
-    )
+        details={**details, **({"reason": "bulk ratios did not reach (1-e^-m)^(t+1) within "
+                                "tolerance: raise --dps"} if verdict == "inconclusive" else {})},
+        figures=figures, thresholds=thresholds)
 
 
 PAPER = "wu2025"
@@ -196,9 +286,11 @@ def _epsilon(kernels, mask) -> Fraction:
 # W1: causal collapse
 
 
-def causal_collapse_margins(kernels: list, eps: Fraction) -> dict:
+def causal_collapse_margins(kernels: list, eps: Fraction, exponent: Fraction = Fraction(1)) -> dict:
     """Exact margins of wu2025's causal bound ``P(t)[i,j] <= (1-(j-1)ε)^t`` (``C = 1``) at every
     depth, of its one-step contraction, and the best constant ``C = max P(t)[i,j]/(1-(j-1)ε)^t``.
+    ``exponent`` ``a = p/r`` tests the bound ``(1-(j-1)ε)^{a t}`` instead (compared exactly as
+    ``P^r <= (1-(j-1)ε)^{p t}``; the margin is then ``(1-(j-1)ε)^{p t} - P^r``).
 
     The contraction: with ``g_t(i, j) = Σ_{l>=j} P(t)[i,l]`` (mass of row ``i`` on positions
     ``>= j``), ``g_t(i,j) <= (1 - (j-1) ε) max_k g_{t-1}(k, j)`` for ``j >= 2``.
@@ -217,7 +309,8 @@ def causal_collapse_margins(kernels: list, eps: Fraction) -> dict:
             rate = 1 - j * eps  # 1 - (j-1) ε for the 1-indexed position j+1
             gprev = max(sum(Q[k][j:], Fraction(0)) for k in range(L))
             for i in range(j, L):
-                b = rate ** t - P[i][j]
+                b = (rate ** t - P[i][j] if exponent == 1 else
+                     rate ** (exponent.numerator * t) - P[i][j] ** exponent.denominator)
                 bound_margin = b if bound_margin is None else min(bound_margin, b)
                 best_c = max(best_c, P[i][j] / rate ** t)
                 s = rate * gprev - sum(P[i][j:], Fraction(0))
@@ -225,6 +318,50 @@ def causal_collapse_margins(kernels: list, eps: Fraction) -> dict:
     collapse = max(1 - Ps[-1][i][0] for i in range(L))
     return {"bound": bound_margin, "step": step_margin, "best_C": best_c, "off_first": collapse,
             "off_first_bound": (1 - eps) ** T}
+
+
+def _decide_margins(names):
+    def decide(f, t):
+        return "refuted" if any(f[n] < t["margin_floor"] for n in names) else "verified"
+    return decide
+
+
+def _margin_floor():
+    return {"margin_floor": Threshold(0, "an exact margin must be >= 0 (exact arithmetic: no "
+                                      "tolerance)", scale="fixed")}
+
+
+CAUSAL_COLLAPSE_RULE = Rule(
+    text=("W1 on 50 generated causal kernels (L 2..6, T 1..8, weights 1..9 per entry, ε the "
+          "smallest entry on the mask), exact Fractions: verified when every case has "
+          "bound_margin = min (1-(j-1)ε)^t - P(t)[i,j] >= 0 (C = 1), step_margin (the one-step "
+          "contraction of the tail mass) >= 0 and collapse_margin = (1-ε)^T - max_i (1 - "
+          "P(T)[i,1]) >= 0; refuted by the first case that breaks one (printed)."),
+    decide=_decide_margins(("bound_margin", "step_margin", "collapse_margin")),
+    thresholds=_margin_floor(),
+    examples=(
+        Example("the stated rate on the default cases: attained (every margin 0 exactly, at the "
+                "uniform kernel's first step)", {"bound_margin": Fraction(0),
+                "step_margin": Fraction(0), "collapse_margin": Fraction(0)}, "verified"),
+        Example("a rate twice as fast, (1-(j-1)ε)^{2t}: the Cesàro kernel L = 3, T = 5 breaks it "
+                "(margin -1/4)", {"bound_margin": Fraction(-1, 4),
+                "step_margin": Fraction(0), "collapse_margin": Fraction(0)}, "refuted", "false"),
+    ),
+    fixed=_FIXED_DATE,
+    deciding=("bound_margin", "step_margin", "collapse_margin"),
+    no_paper_figures="wu2025 states W1 as a bound, with no figures",
+)
+
+CAUSAL_COLLAPSE_CARD = Card(
+    paper=Setting("wu2025 section 4, causal-mask theorem (W1; theorem number not confirmed here)",
+                  architecture="attention only", residual="off",
+                  mask="causal, entries >= ε on causal edges", L="any", H="any depth t"),
+    test=Setting("exact Fraction rollouts of 50 generated kernels (weights 1..9 per mask entry)",
+                 architecture="attention only", residual="off",
+                 mask="causal, entries >= ε on causal edges", L="2..6", H="1..8"),
+    proof=ProofStatus("numeric", note="exact comparisons on generated kernels: a property test, "
+                      "not a proof; the one-step contraction checked is the proof's induction step"),
+)
 
 
 @claim(
@@ -236,8 +373,11 @@ def causal_collapse_margins(kernels: list, eps: Fraction) -> dict:
     expected="verified",
     section="W1",
     assumptions=("λ_t = 1 (attention only)", "A(t) causal, row-stochastic, A(t)[i,j] >= ε for j <= i"),
+    rule=CAUSAL_COLLAPSE_RULE,
+    card=CAUSAL_COLLAPSE_CARD,
 )
-def _check_causal_collapse(ctx: CheckContext) -> Evidence:
+def _check_causal_collapse(ctx: CheckContext, exponent: Fraction = Fraction(1)) -> Evidence:
+    """W1 on generated kernels; ``exponent`` ``a`` tests the rate ``(1-(j-1)ε)^{a t}``."""
     rng = _rng(ctx, "causal-collapse")
     n, maxL, maxT = (300, 8, 12) if ctx.thorough else (50, 6, 8)
     sweep = CaseSweep()
@@ -247,7 +387,8 @@ def _check_causal_collapse(ctx: CheckContext) -> Evidence:
         mask = causal_mask(L)
         ks = random_masked_layers_exact(rng, mask, T, uniform_causal_kernel_exact(L))
         eps = _epsilon(ks, mask)
-        m = causal_collapse_margins(ks, eps)
+        m = causal_collapse_margins(ks, eps, exponent)
+        sweep.low("collapse", m["off_first_bound"] - m["off_first"])
         sweep.low("bound", m["bound"])
         sweep.low("step", m["step"])
         sweep.high("C", m["best_C"])
@@ -259,15 +400,17 @@ def _check_causal_collapse(ctx: CheckContext) -> Evidence:
     M = uniform_causal_kernel_exact(L)
     Ps = rollout_matrices_exact(M, [1] * T)
     ratio = Ps[T][L - 1][1] / Ps[T - 1][L - 1][1]
-    return sweep.evidence(
+    figures = {"bound_margin": worst_bound, "step_margin": worst_step,
+               "collapse_margin": sweep.worst["collapse"], "exponent": exponent}
+    verdict = CAUSAL_COLLAPSE_RULE.apply(figures).verdict
+    ev = sweep.evidence(
         method="exact Fraction rollouts of generated kernels: the bound with C = 1 at every depth "
         "and its one-step contraction (which carries it to all depths)",
-        rule="verified when every generated case satisfies P(t)[i,j] <= (1-(j-1)ε)^t (C = 1) at every "
-        "depth, the one-step contraction of the tail mass, and max_i (1 - P(T)[i,1]) <= (1-ε)^T "
-        "(exact); refuted by the first case that breaks one of them (printed)",
+        rule=CAUSAL_COLLAPSE_RULE.text,
         worst_margin=f"(1-(j-1)ε)^t - P(t)[i,j] >= {_show(worst_bound)}; "
         f"contraction slack >= {_show(worst_step)}",
-        parameters={"cases": n, "L": f"2..{maxL}", "T": f"1..{maxT}", "weights": "1..9 per mask entry"},
+        parameters={"cases": n, "L": f"2..{maxL}", "T": f"1..{maxT}", "weights": "1..9 per mask entry",
+                    "exponent a in (1-(j-1)ε)^(a t)": str(exponent)},
         details={
             "best constant C observed (C = 1 suffices)": _show(best_c),
             "Cesàro L=8: P(40)[8,2]/P(39)[8,2]": _show(ratio),
@@ -275,6 +418,8 @@ def _check_causal_collapse(ctx: CheckContext) -> Evidence:
             "note": "the rate holds but is not sharp: for the Cesàro kernel P(t)[L,j] decays like j^-t",
         },
     )
+    ev.figures, ev.verdict = figures, verdict
+    return ev
 
 
 # --------------------------------------------------------------------------------------------
@@ -359,6 +504,60 @@ def deep_window_depth(L: int, w: int, eps: Fraction, target: Fraction = Fraction
 _DEEP_CAP = (230, 300)
 
 
+def _decide_window(f, t):
+    if f["bound_failures"] > 0 or f["block_failures"] > 0 or f["limit_gap"] > t["limit_tolerance"]:
+        return "refuted"
+    if f["unexercised_deep_cases"] > 0:
+        return "inconclusive"
+    return "verified"
+
+
+SLIDING_WINDOW_RULE = Rule(
+    text=("W2 on 30 generated windows (L 3..6, depths 2h+1..4h) and 8 deep cases (depth where "
+          "C q_2^(T/(2h)) <= 1/4), exact Fractions: refuted when some depth of some case has "
+          "P(t)[i,j] > C q_j^(t/(2h)) with C = 1/q_j, q_j = 1-(j-1)ε^h (bound_failures > 0), an "
+          "h-layer product has a causal entry < ε^h (block_failures > 0), or the uniform window "
+          "(L = 8, w = 3) is farther than limit_tolerance = 1e-6 from e_1 at depth 400 "
+          "(float64); inconclusive when nothing fails but a deep case did not reach "
+          "C q_2^(T/(2h)) <= 1/4 (the rate was not exercised); verified otherwise."),
+    decide=_decide_window,
+    thresholds={"limit_tolerance": Threshold(1e-6, "distance 1 - p(1) of the uniform window "
+                                             "rollout from e_1 at depth 400 (float64)")},
+    outcomes=("verified", "refuted", "inconclusive"),
+    examples=(
+        Example("the stated rate t/(2h), ε^h: no failure, every deep case exercised",
+                {"bound_failures": 0, "block_failures": 0, "limit_gap": 0.0,
+                 "unexercised_deep_cases": 0}, "verified"),
+        Example("a rate 11 t/(2h), beyond the slack of the generated cases (exponent multipliers "
+                "up to a* = 7.5 hold, so even the causal exponent t = 2h t/(2h) holds for h <= 3)",
+                {"bound_failures": 2053, "block_failures": 0, "limit_gap": 1.1e-16,
+                 "unexercised_deep_cases": 0}, "refuted", "false"),
+        Example("ε claimed 6/5 of the kernels' smallest window entry: the h-layer blocks fall "
+                "below ε^h", {"bound_failures": 3, "block_failures": 5, "limit_gap": 1.1e-16,
+                              "unexercised_deep_cases": 0}, "refuted"),
+        Example("deep cases stopped at depth 4h: the rate is never exercised",
+                {"bound_failures": 0, "block_failures": 0, "limit_gap": 0.0,
+                 "unexercised_deep_cases": 8}, "inconclusive"),
+    ),
+    fixed=_FIXED_DATE,
+    deciding=("bound_failures", "block_failures", "limit_gap", "unexercised_deep_cases"),
+    no_paper_figures="wu2025 states W2 as a bound, with no figures",
+)
+
+SLIDING_WINDOW_CARD = Card(
+    paper=Setting("wu2025 section 4, sliding-window theorem (W2; theorem number not confirmed "
+                  "here)", architecture="attention only", residual="off",
+                  mask="sliding window w >= 2, entries >= ε on the window", L="any",
+                  H="any depth t"),
+    test=Setting("exact Fraction rollouts of generated windows (weights 1..9; deep cases 1..2)",
+                 architecture="attention only", residual="off",
+                 mask="sliding window w >= 2, entries >= ε on the window", L="3..7",
+                 H="2h+1..4h, deep cases to C q_2^(T/2h) <= 1/4 (T <= 230)"),
+    proof=ProofStatus("numeric", note="exact comparisons on generated kernels: a property test, "
+                      "not a proof"),
+)
+
+
 @claim(
     f"{PAPER}:sliding-window",
     statement="Attention-only rollouts under a sliding window w >= 2 (entries >= ε on window edges) "
@@ -369,8 +568,14 @@ _DEEP_CAP = (230, 300)
     expected="verified",
     section="W2",
     assumptions=("λ_t = 1", "token i reads {i-w+1..i}, w >= 2", "entries >= ε on the window"),
+    rule=SLIDING_WINDOW_RULE,
+    card=SLIDING_WINDOW_CARD,
 )
-def _check_sliding_window(ctx: CheckContext) -> Evidence:
+def _check_sliding_window(ctx: CheckContext, rate=Fraction(1)) -> Evidence:
+    """W2 on generated windows; ``rate`` (a Fraction, or a function of ``h`` returning one)
+    multiplies the exponent ``t/(2h)``: ``lambda h: 2 * h`` is the causal exponent ``t``
+    carried to windows (a false version of the theorem)."""
+    rate_of = rate if callable(rate) else (lambda h, r=rate: r)
     rng = _rng(ctx, "sliding-window")
     n, maxL = (160, 8) if ctx.thorough else (30, 6)
     n_deep, cap = (24, _DEEP_CAP[1]) if ctx.thorough else (8, _DEEP_CAP[0])
@@ -387,7 +592,7 @@ def _check_sliding_window(ctx: CheckContext) -> Evidence:
         mask = window_mask(L, w)
         ks = random_masked_layers_exact(rng, mask, T, sliding_window_kernel_exact(L, w))
         eps = _epsilon(ks, mask)
-        m = sliding_window_margins(ks, eps, w)
+        m = sliding_window_margins(ks, eps, w, rate=Fraction(rate_of(h)))
         fails += m["fails"]
         depth_checks += T
         informative += T - 2 * h
@@ -413,7 +618,7 @@ def _check_sliding_window(ctx: CheckContext) -> Evidence:
         mask = window_mask(L, w)
         ks = random_masked_layers_exact(rng, mask, T, sliding_window_kernel_exact(L, w), max_weight=2)
         eps = _epsilon(ks, mask)
-        m = sliding_window_margins(ks, eps, w)
+        m = sliding_window_margins(ks, eps, w, rate=Fraction(rate_of(-(-(L - 1) // (w - 1)))))
         fails += m["fails"]
         depth_checks += T
         rate_depths += m["rate_depths"]
@@ -463,12 +668,18 @@ def _check_sliding_window(ctx: CheckContext) -> Evidence:
     worst_margin = f"C q^(t/2h) - P(t)[i,j] >= {_show(sweep.worst['margin'])} with C = 1/q"
     parameters = {"cases": n, "L": f"3..{maxL}", "w": "2..L-1", "T": "2h+1..4h",
                   "deep cases": n_deep, "deep depth cap": cap, "deep weights": "1..2"}
-    if sweep.clean and limit_ok and unexercised:
+    figures = {"bound_failures": fails, "block_failures": block_fail,
+               "limit_gap": float(1.0 - p[0]), "unexercised_deep_cases": len(unexercised),
+               "rate": "t/(2h)" if not callable(rate) and rate == 1 else
+               (f"{rate} t/(2h)" if not callable(rate) else "t/(2h) times rate(h)")}
+    verdict = SLIDING_WINDOW_RULE.apply(figures).verdict
+    if verdict == "inconclusive":
         return Evidence("inconclusive", method=method, precision="exact (best C in mpmath, 30 digits)",
                         cases=sweep.cases, worst_margin=worst_margin, parameters=parameters,
                         details={**details, "rule": rule,
-                                 "reason": "rate not exercised in: " + "; ".join(unexercised)})
-    return sweep.evidence(
+                                 "reason": "rate not exercised in: " + "; ".join(unexercised)},
+                        figures=figures)
+    ev = sweep.evidence(
         method=method,
         rule=rule,
         ok=limit_ok,
@@ -477,16 +688,19 @@ def _check_sliding_window(ctx: CheckContext) -> Evidence:
         parameters=parameters,
         details=details,
     )
+    ev.figures, ev.verdict = figures, verdict
+    return ev
 
 
 # --------------------------------------------------------------------------------------------
 # W3: prefix mask
 
 
-def prefix_margins(kernels: list, eps: Fraction, K: int) -> dict:
-    """Exact margins at every depth ``t >= 1``: every prefix token keeps ``P(t)[i,j] >= ε``
-    (``j <= K``, all rows ``i``), and the mass outside the prefix obeys
-    ``Σ_{j>K} P(t)[i,j] <= (1 - Kε)^t``."""
+def prefix_margins(kernels: list, eps: Fraction, K: int, kappa: Fraction | None = None) -> dict:
+    """Exact margins at every depth ``t >= 1``: every prefix token keeps ``P(t)[i,j] >= κ``
+    (``j <= K``, all rows ``i``; ``κ = ε`` unless ``kappa`` is given), and the mass outside the
+    prefix obeys ``Σ_{j>K} P(t)[i,j] <= (1 - Kε)^t``."""
+    kappa = eps if kappa is None else kappa
     L = len(kernels[0])
     T = len(kernels)
     if not 0 < eps or 1 - K * eps < 0:
@@ -496,11 +710,57 @@ def prefix_margins(kernels: list, eps: Fraction, K: int) -> dict:
     suffix = None
     for t in range(1, T + 1):
         P = Ps[t]
-        k = min(P[i][j] for i in range(L) for j in range(K)) - eps
+        k = min(P[i][j] for i in range(L) for j in range(K)) - kappa
         keep = k if keep is None else min(keep, k)
         s = (1 - K * eps) ** t - max(sum(P[i][K:], Fraction(0)) for i in range(L))
         suffix = s if suffix is None else min(suffix, s)
     return {"keep": keep, "suffix": suffix, "final": Ps[-1]}
+
+
+def _decide_prefix(f, t):
+    if (f["keep_margin"] < t["margin_floor"] or f["suffix_margin"] < t["margin_floor"]
+            or not f["uniform_rows_even"] or f["limit_error"] > t["limit_tolerance"]):
+        return "refuted"
+    return "verified"
+
+
+PREFIX_RULE = Rule(
+    text=("W3 on 50 generated prefix-mask kernels (L 2..6, K 1..L, T 1..6, weights 1..9), exact "
+          "Fractions: verified when every case keeps keep_margin = min P(t)[i,j<=K] - κ >= 0 with "
+          "κ = ε (the smallest entry on the mask) and suffix_margin = (1-Kε)^t - max_i "
+          "Σ_{j>K} P(t)[i,j] >= 0 at every depth, uniform prefix rows spread their prefix mass "
+          "evenly, and the uniform prefix kernel (L = 16, K = 3, depth 300, float64) gives each "
+          "prefix token 1/K within limit_tolerance = 1e-12; refuted by the first case that "
+          "breaks one (printed)."),
+    decide=_decide_prefix,
+    thresholds={**_margin_floor(),
+                "limit_tolerance": Threshold(1e-12, "max |p(j) - 1/K| of the uniform prefix "
+                                             "kernel's limit (float64, depth 300)")},
+    examples=(
+        Example("κ = ε on the default cases", {"keep_margin": Fraction(0),
+                "suffix_margin": Fraction(0), "uniform_rows_even": True, "limit_error": 1e-16},
+                "verified"),
+        Example("κ = 1/K (an equal share for every prefix token): the generated kernels give a "
+                "prefix token less", {"keep_margin": Fraction(-27, 28), "suffix_margin": Fraction(0),
+                                      "uniform_rows_even": True, "limit_error": 1e-16},
+                "refuted", "false"),
+    ),
+    fixed=_FIXED_DATE,
+    deciding=("keep_margin", "suffix_margin", "uniform_rows_even", "limit_error"),
+    no_paper_figures="wu2025 states W3 as a bound, with no figures",
+)
+
+PREFIX_CARD = Card(
+    paper=Setting("wu2025 section 4, prefix-mask theorem (W3; theorem number not confirmed "
+                  "here): each prefix token keeps some κ > 0", architecture="attention only",
+                  residual="off", mask="prefix, K prefix tokens, entries >= ε on the mask",
+                  L="any", H="any depth t"),
+    test=Setting("exact Fraction rollouts of 50 generated prefix kernels, κ = ε",
+                 architecture="attention only", residual="off",
+                 mask="prefix, K prefix tokens, entries >= ε on the mask", L="2..6", H="1..6"),
+    proof=ProofStatus("numeric", note="exact comparisons on generated kernels: a property test, "
+                      "not a proof"),
+)
 
 
 @claim(
@@ -513,8 +773,12 @@ def prefix_margins(kernels: list, eps: Fraction, K: int) -> dict:
     expected="verified",
     section="W3",
     assumptions=("λ_t = 1", "prefix-LM mask with K prefix tokens", "entries >= ε on the mask"),
+    rule=PREFIX_RULE,
+    card=PREFIX_CARD,
 )
-def _check_prefix(ctx: CheckContext) -> Evidence:
+def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
+    """W3 on generated prefix kernels; ``kappa(eps, K)`` replaces the bound ``κ = ε`` kept by
+    every prefix token (``lambda eps, K: Fraction(1, K)``, an equal share, is a false version)."""
     rng = _rng(ctx, "prefix")
     n, maxL, maxT = (300, 8, 10) if ctx.thorough else (50, 6, 6)
     sweep = CaseSweep()
@@ -527,7 +791,7 @@ def _check_prefix(ctx: CheckContext) -> Evidence:
         mask = prefix_mask(L, K)
         ks = random_masked_layers_exact(rng, mask, T, prefix_kernel_exact(L, K))
         eps = _epsilon(ks, mask)
-        m = prefix_margins(ks, eps, K)
+        m = prefix_margins(ks, eps, K, None if kappa is None else Fraction(kappa(eps, K)))
         sweep.low("keep", m["keep"])
         sweep.low("suffix", m["suffix"])
         if m["keep"] < 0 or m["suffix"] < 0:
@@ -549,7 +813,7 @@ def _check_prefix(ctx: CheckContext) -> Evidence:
         sweep.fail("a uniform prefix kernel's rollout spreads its prefix mass unevenly")
     if not limit_err < 1e-12:
         sweep.fail(f"uniform prefix kernel L=16, K=3, depth 300: max |p(j) - 1/K| = {limit_err:.3g}")
-    return sweep.evidence(
+    ev = sweep.evidence(
         method="exact Fraction rollouts of generated prefix-mask kernels at every depth: prefix "
         "entries vs ε and suffix mass vs (1-Kε)^t; float64 limit of the uniform prefix kernel",
         rule="verified when every generated case keeps P(t)[i,j] >= ε on the prefix and suffix mass "
@@ -571,6 +835,12 @@ def _check_prefix(ctx: CheckContext) -> Evidence:
 
 
 # ----------------------------------------------------------------------------------------------
+    figures = {"keep_margin": keep, "suffix_margin": suffix, "uniform_rows_even": uniform_ok,
+               "limit_error": limit_err, "kappa": "ε" if kappa is None else "kappa(ε, K)"}
+    ev.figures, ev.verdict = figures, PREFIX_RULE.apply(figures).verdict
+    return ev
+
+
 # ----------------------------------------------------------------------------------------------
 # trained models: wu2025's in-context classification experiments
 #
