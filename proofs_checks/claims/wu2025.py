@@ -120,11 +120,12 @@ DECAY_MASK_CARD = Card(
     paper=Setting("wu2025 section 4, decay-mask theorem (W4; theorem number not confirmed here): "
                   "P(t) = A(t)...A(0), i.e. t + 1 layers", architecture="attention only",
                   residual="off", mask="decay (ALiBi slope m), one head", L="any",
-                  H="any depth t + 1", alpha="any slope m > 0"),
+                  H="any depth t + 1", grid="every slope m > 0 and depth t"),
     test=Setting("precise (mpmath) X5 rollouts of one decay head, last row",
                  architecture="attention only", residual="off",
-                 mask="decay (ALiBi slope m), one head", L=(122, 162, 210),
-                 H=(11, 21, 13), alpha=(0.5, 1.0)),
+                 mask="decay (ALiBi slope m), one head", L="248, 494, 122",
+                 H="11, 21, 13 layers (t = 10, 20, 12)",
+                 grid="(m, t) = (0.5, 10), (0.5, 20), (1, 12)"),
     proof=ProofStatus("numeric", note="mpmath rollouts on a grid of (m, t); the bulk constant "
                       "is exact away from the first token"),
 )
