@@ -595,10 +595,12 @@ def _show(lams) -> str:
     return "[" + ", ".join(str(x) for x in lams) + "]"
 
 
-def _exact(mismatches: int, ev: Evidence) -> Evidence:
+def _exact(mismatches: int, ev: Evidence, setting: dict | None = None) -> Evidence:
     """Attach the figures of an exact comparison: the mismatches found (the check stops at the
-    first one and prints it) and the cases compared."""
+    first one and prints it) and the cases compared; ``setting`` refines the card's test
+    setting (a thorough run's larger grid)."""
     ev.figures = {"mismatches": mismatches, "cases": ev.cases}
+    ev.setting = dict(setting or {})
     return ev
 
 
@@ -710,7 +712,8 @@ def _check_hausdorff(ctx: CheckContext, profile=None) -> Evidence:
         discrepancy="0 (exact)", precision="exact", tolerance="exact equality", cases=cases,
         parameters={"lengths": lengths, "dense_matrix_up_to": matrix_max,
                     "schedules": [n for n, _ in _schedules(ctx)]},
-    ))
+    ), {"L": ", ".join(map(str, lengths)), "configs": f"{len(_schedules(ctx))} rational schedules"}
+        if ctx.thorough else None)
 
 
 # ----------------------------------------------------------------------------- X2
@@ -845,7 +848,7 @@ def _check_symmetric(ctx: CheckContext, profile=None) -> Evidence:
                "h_e(x_{j+1}..x_L) + x_j h_{e-1}(x_j..x_L) (no expansion)",
         discrepancy="0 (exact)", precision="exact", tolerance="exact equality", cases=n,
         parameters={"L": [min(Ls), max(Ls)], "H": [min(Hs), max(Hs)]},
-    ))
+    ), {"L": f"1..{max(Ls)}", "H": f"0..{max(Hs)}"} if ctx.thorough else None)
 
 
 # ----------------------------------------------------------------------------- X7

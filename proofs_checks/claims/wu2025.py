@@ -258,7 +258,11 @@ def check_decay_mask(ctx, layers=None, critical=None):
         parameters=parameters,
         details={**details, **({"reason": "bulk ratios did not reach (1-e^-m)^(t+1) within "
                                 "tolerance: raise --dps"} if verdict == "inconclusive" else {})},
-        figures=figures, thresholds=thresholds)
+        figures=figures, thresholds=thresholds,
+        setting={"L": ", ".join(str(r["L"]) for r in rows),
+                 "H": ", ".join(str(r["layers"]) for r in rows) + " layers",
+                 "grid": "(m, t) = " + ", ".join(f"({m:g}, {t})" for m, t in grid)}
+        if ctx.thorough else {})
 
 
 PAPER = "wu2025"
@@ -839,6 +843,8 @@ def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
     figures = {"keep_margin": keep, "suffix_margin": suffix, "uniform_rows_even": uniform_ok,
                "limit_error": limit_err, "kappa": "ε" if kappa is None else "kappa(ε, K)"}
     ev.figures, ev.verdict = figures, PREFIX_RULE.apply(figures).verdict
+    if ctx.thorough:
+        ev.setting = {"L": f"2..{maxL}", "H": f"1..{maxT}"}
     return ev
 
 
