@@ -237,6 +237,8 @@ def primacy_tail_derivation() -> Derivation:
         identities=tuple(idents),
         paper="chowdhury2026",
         section="C4",
+        proven_for=("the tail form and the tail mass for every H, the limits (divergence at 0+, "
+                    "slower than x^(-1/10), tail mass -> 0) for H = 1..6"),
         notes=("for H = 1 the density is constant (no divergence); for H = 2 the divergence is "
                "logarithmic; for H >= 3 it is (ln 1/x)^(H-1), polylogarithmic",),
     )

@@ -170,6 +170,9 @@ def hardy_kernel_derivation() -> Derivation:
         identities=(base, limit_id, mellin, ident),
         paper="chowdhury2026",
         section="C2",
+        # the kernel formula by induction for symbolic H; the Cesàro row's continuum limit is
+        # an instance (one monomial), not the operator limit for every f
+        proven_for="every H by induction, with the Cesàro-to-Hardy limit checked on f(y) = y^2",
     )
 
 
@@ -201,4 +204,5 @@ def hardy_kernels_explicit_derivation() -> Derivation:
         identities=tuple(idents),
         paper="chowdhury2026",
         section="C2",
+        proven_for="H = 1..6",
     )

@@ -311,6 +311,8 @@ def schedule_mixture_derivation() -> Derivation:
         identities=tuple(idents),
         paper="herasimchyk2026",
         section="X2",
+        proven_for=("the Mellin moments for T = 1..4 with symbolic λ_t, the Laguerre form of a "
+                    "constant λ for T = 1, 2, 3, 5, 8"),
     )
 
 
@@ -371,6 +373,9 @@ def minimum_dead_zone_derivation() -> Derivation:
         identities=tuple(idents),
         paper="chowdhury2026",
         section="C6, C7",
+        proven_for=("the monotonicity and the value at t = 0 for every k and H, the limit at "
+                    "x -> 1^- and the alpha = 1 value for H = 1..8, and (H-1)! H alpha "
+                    "(1-alpha)^(H-1) -> oo for alpha = 1/2, 9/10"),
         notes=(
             "the minimum of the continuous part is not interior: rho_c is monotone "
             "non-increasing, its infimum is the limit at x -> 1^-",

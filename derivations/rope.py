@@ -109,4 +109,5 @@ def rope_derivation() -> Derivation:
         identities=tuple(idents),
         paper="chowdhury2026",
         section="C8",
+        proven_for="d = 2, 4, 6 (the characteristic function for d = 2)",
     )

@@ -15,75 +15,11 @@ from posbias.proofs_checks import registry
 from posbias.proofs_checks.claims import wu2025 as tc
 
 PAIRS = ("first-middle", "first-last", "middle-last")
-IDS = ("wu2025:trained-causal-primacy", "wu2025:trained-decay-recency",
-       "wu2025:trained-rope-tradeoff", "wu2025:trained-full-control")
-
-
-def S(seed, ic, fm=0.0, fl=0.0, ml=0.0, se=0.004, it=15000):
-    """A constructed per-seed summary."""
-    return {"seed": seed, "iteration": it, "ic_accuracy": ic,
-            "difference": dict(zip(PAIRS, (fm, fl, ml))), "se": dict.fromkeys(PAIRS, se)}
-
-
-def test_threshold_is_three_standard_errors_with_a_floor():
-    assert tc.threshold([S(0, 0.9, se=0.005)]) == pytest.approx(0.015)
-    assert tc.threshold([S(0, 0.9, se=0.001)]) == tc.MIN_THRESHOLD
-    assert tc.threshold([S(0, 0.9, se=0.001)], [S(0, 0.9, se=0.01)]) == pytest.approx(0.03)
-
-
-@pytest.mark.parametrize("summaries, verdict, words", [
-    ([S(0, 0.9, 0.08, 0.10), S(1, 0.85, 0.06, 0.09)], "verified", "every seed"),
-    ([S(0, 0.9, 0.0, -0.05), S(1, 0.9, 0.005, 0.01)], "refuted", "no first-position"),
-    ([S(0, 0.9, 0.08, 0.10), S(1, 0.9, 0.0, 0.0)], "inconclusive", "disagree"),
-    ([S(0, 0.9, 0.08, 0.0), S(1, 0.9, 0.08, 0.1)], "inconclusive", "disagree"),
-    # the spurious early preference (about +0.05 at 1,000 iterations) is stopped by the gate
-    ([S(0, 0.36, 0.05, 0.05, it=1000), S(1, 0.38, 0.05, 0.06, it=1000)], "inconclusive",
-     "gate not passed"),
-    ([S(0, 0.9, 0.08, 0.10), S(1, 0.7, 0.08, 0.10)], "inconclusive", "0.7000 (seed 1)"),
-])
-def test_primacy_rule(summaries, verdict, words):
-    v, text = tc.primacy_verdict(summaries)
-    assert v == verdict and words in text
-
-
-@pytest.mark.parametrize("summaries, verdict, words", [
-    ([S(0, 0.9, 0, -0.1, -0.08), S(1, 0.9, 0, -0.12, -0.05)], "verified", "last-position"),
-    ([S(0, 0.9, 0, 0.05, 0.0), S(1, 0.9, 0, 0.0, 0.02)], "refuted", "no last-position"),
-    ([S(0, 0.9, 0, -0.1, -0.1), S(1, 0.9, 0, 0.0, 0.0)], "inconclusive", "disagree"),
-    # recency in label copying before matching is learned: not evidence
-    ([S(0, 0.52, 0, -0.1, -0.1), S(1, 0.51, 0, -0.1, -0.1)], "inconclusive", "gate not passed"),
-])
-def test_decay_rule(summaries, verdict, words):
-    v, text = tc.decay_verdict(summaries)
-    assert v == verdict and words in text
-
-
-@pytest.mark.parametrize("rope, nope, verdict, words", [
-    ([S(0, 0.9, fl=-0.05), S(1, 0.9, fl=0.0)], [S(0, 0.9, fl=0.1), S(1, 0.9, fl=0.08)],
-     "verified", "toward the end"),
-    ([S(0, 0.9, fl=0.1), S(1, 0.9, fl=0.09)], [S(0, 0.9, fl=0.1), S(1, 0.9, fl=0.08)],
-     "refuted", "keeps the first-position"),
-    ([S(0, 0.9, fl=-0.05), S(1, 0.9, fl=0.08)], [S(0, 0.9, fl=0.1), S(1, 0.9, fl=0.08)],
-     "inconclusive", "disagree"),
-    ([S(0, 0.9, fl=-0.05), S(1, 0.9, fl=0.0)], [S(0, 0.6, fl=0.1), S(1, 0.9, fl=0.08)],
-     "inconclusive", "no PE, seed 0"),
-    ([S(0, 0.9, fl=-0.05)], [S(1, 0.9, fl=0.1)], "inconclusive", "same seeds"),
-])
-def test_rope_rule(rope, nope, verdict, words):
-    v, text = tc.rope_verdict(rope, nope)
-    assert v == verdict and words in text
-
-
-@pytest.mark.parametrize("summaries, verdict", [
-    ([S(0, 0.5, 0.005, -0.01, 0.0), S(1, 0.5, 0.0, 0.0, 0.011)], "verified"),
-    ([S(0, 0.5, 0.005, -0.01, 0.0), S(1, 0.5, 0.0, 0.0, 0.03)], "refuted"),
-])
-def test_full_control_rule(summaries, verdict):
-    assert tc.full_verdict(summaries)[0] == verdict
-
-
-def _doc(seed_histories):
-    return {"runs": [{"seed": s, "history": h} for s, h in seed_histories]}
+FIGURE2 = ("wu2025:trained-causal-primacy", "wu2025:trained-decay-recency",
+           "wu2025:trained-rope-tradeoff")
+RESIDUAL = ("wu2025:trained-causal-primacy-residual", "wu2025:trained-decay-residual",
+            "wu2025:trained-rope-residual", "posbias:trained-full-control")
+IDS = FIGURE2 + RESIDUAL
 
 
 def test_summarize_final_and_at_an_iteration():
@@ -95,6 +31,10 @@ def test_summarize_final_and_at_an_iteration():
     assert [s["ic_accuracy"] for s in tc.summarize(doc, 0)] == [0.1, 0.2]
     with pytest.raises(ValueError):
         tc.summarize(doc, 500)
+
+
+def _doc(seed_histories):
+    return {"runs": [{"seed": s, "history": h} for s, h in seed_histories]}
 
 
 # --- the shipped results --------------------------------------------------------------------
@@ -135,13 +75,66 @@ def test_default_check_reads_the_shipped_results_fast_and_as_expected():
     assert time.perf_counter() - start < 2.0
     for r in results:
         assert r.evidence.verdict == r.expected, (r.claim.id, r.evidence.discrepancy)
-        assert r.evidence.details["provenance"][0]["command"].startswith("posbias train")
-        assert "gate" in r.evidence.tolerance and r.evidence.details["rule"]
+        assert not r.evidence.details.get("error"), r.evidence.details
+        if r.claim.id in RESIDUAL:
+            assert r.evidence.details["provenance"][0]["command"].startswith("posbias train")
+            assert r.evidence.details["provenance"][0]["residual"] is True
+            assert r.evidence.figures and r.evidence.setting["residual"] == "on"
+
+
+def test_the_stored_runs_all_have_residual_connections():
+    """Every shipped run is of the Figure 5 setting: none decides a Figure 2 claim."""
+    for key in tc.STORED:
+        assert tc.stored_results(key)["config"]["residual"] is True
+    for key in tc.ATTENTION_ONLY:
+        with pytest.raises(tc._Missing):
+            tc.find_attention_only(key)
+
+
+@pytest.mark.parametrize("cid", FIGURE2)
+def test_figure2_claims_name_the_command_that_makes_their_runs(cid):
+    r = registry.run_claim(registry.get_claim(cid))
+    assert r.evidence.verdict == "needs-data"
+    text = r.evidence.method
+    assert "residual: false" in text and "posbias train --task wu2025-icl" in text
+    assert "--residual off" in text and "--iterations 100000" in text and "--seeds 0 1" in text
+    card = r.card_dict()
+    assert card["scope"] == "paper" and card["setting"]["paper"]["residual"] == "off"
+    assert "Figure 2" in card["setting"]["paper"]["source"]
+
+
+@pytest.mark.parametrize("cid", RESIDUAL[:3])
+def test_residual_claims_are_compared_with_figure5_and_report_the_gate(cid):
+    r = registry.run_claim(registry.get_claim(cid))
+    card = r.card_dict()
+    assert "Figure 5" in card["setting"]["paper"]["source"]
+    assert card["setting"]["paper"]["residual"] == card["setting"]["test"]["residual"] == "on"
+    assert card["scope"] in ("paper", "reduced")
+    # the in-context accuracy stands beside every difference
+    assert r.evidence.discrepancy.count("in-context acc") == 2 * (1 + ("rope" in cid))
+    assert "in-context accuracy" in r.evidence.details["accuracies"]
+
+
+def test_decay_residual_says_the_network_memorises_classes():
+    ev = registry.run_claim(registry.get_claim("wu2025:trained-decay-residual")).evidence
+    assert ev.verdict == "qualified"
+    assert "classes memorised" in ev.correction and "0.5266" in ev.correction
+    assert "does not train longer" in ev.correction  # --thorough re-trains the same iterations
+    assert tc._THOROUGH_SCALE["iterations"] == max(r["iterations"] for r in
+                                                    tc.stored_results("decay-nope")["runs"])
+
+
+def test_full_control_is_machinery_of_posbias():
+    c = registry.get_claim("posbias:trained-full-control")
+    assert c.paper == "posbias" and c.card.kind == "machinery"
+    assert registry.run_claim(c).scope == "machinery"
+    with pytest.raises(Exception):
+        registry.get_claim("wu2025:trained-full-control")
 
 
 def test_missing_results_are_needs_data(tmp_path, monkeypatch):
     monkeypatch.setattr(tc, "STORED", {k: "absent" for k in tc.STORED})
-    r = registry.run_claim(registry.get_claim(IDS[0]))
+    r = registry.run_claim(registry.get_claim(RESIDUAL[0]))
     assert r.evidence.verdict == "needs-data" and r.ok
 
 
@@ -152,7 +145,7 @@ def test_user_data_dir_overrides_the_shipped_results(tmp_path):
         run["history"][-1]["difference"]["first-last"] = 0.5  # beyond any noise: refuted
     (tmp_path / "trained" / f"{tc.STORED['full-nope']}.json").write_text(json.dumps(doc))
     ctx = registry.CheckContext(data_dir=str(tmp_path))
-    r = registry.run_claim(registry.get_claim("wu2025:trained-full-control"), ctx)
+    r = registry.run_claim(registry.get_claim("posbias:trained-full-control"), ctx)
     assert r.evidence.verdict == "refuted"
 
 
