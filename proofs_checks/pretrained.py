@@ -158,6 +158,9 @@ def read_measured_folder(data_dir: str | None) -> list[MeasuredRecord]:
                                       "a JSON object with stage 'pretrained' or 'step-0'")
             stage = record["stage"]
             a = record.get("architecture") or {}
+            if not isinstance(a, dict):
+                raise InvalidArgument("measurement record", rec_path,
+                                      "an 'architecture' object (model_type, num_layers, ...)")
             arch = tuple(a.get(k) for k in ("model_type", "num_layers", "num_heads", "hidden_size"))
         out.append(MeasuredRecord(name, profile, cfg if os.path.exists(cfg) else None, stage, arch,
                                   record))

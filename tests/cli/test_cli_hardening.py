@@ -366,3 +366,14 @@ def test_check_raising_invalid_argument_without_data_is_internal(capsys):
         assert code == 3 and one_line(err) and "hardening:bad-call" in err
     finally:
         registry.unregister("hardening:bad-call")
+
+
+@pytest.mark.parametrize("record", ['[1, 2]', '{"stage": "pretrained", "architecture": 5}',
+                                    '{"stage": "pretrained"', '{"stage": "trained"}'])
+def test_malformed_measurement_record_is_named_exit_2(record, tmp_path, capsys):
+    folder = tmp_path / "measured-influence"
+    folder.mkdir()
+    (folder / "m.csv").write_text("position,influence\n1,0.5\n2,0.5\n")
+    (folder / "m.measurement.json").write_text(record)
+    code, _, err = run(["check", "u-persists-pretrained", "--data-dir", str(tmp_path), "-q"], capsys)
+    assert code == 2 and one_line(err) and "m.measurement.json" in err
