@@ -115,6 +115,25 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
     with _quiet_transformers(transformers):
         try:
             tokenizer = transformers.AutoTokenizer.from_pretrained(where, **{"local_files_only": local})
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            if bars:
+                transformers.utils.logging.enable_progress_bar()
+            if os.path.isdir(expanded):  # the model is there: name the missing tokenizer
+                reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+                raise InvalidArgument("model", model, "a checkpoint directory with its tokenizer "
+                                      f"files (tokenizer.json or vocabulary files; {location}: "
+                                      f"{reason})") from None
+            tokenizer = None  # a hub name: reported with the model below
+        if tokenizer is not None and (getattr(tokenizer, "vocab_size", 0) or 0) < 2:
+            # transformers builds an empty tokenizer for a folder without tokenizer files
+            if bars:
+                transformers.utils.logging.enable_progress_bar()
+            raise InvalidArgument("model", model, "a checkpoint directory with its tokenizer files "
+                                  f"(tokenizer.json or vocabulary files; {location} has none: the "
+                                  "tokenizer found there is empty)")
+        try:
+            if tokenizer is None:
+                raise OSError(f"no tokenizer of {model} in the local cache")
             if random_init:
                 config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
                 torch.manual_seed(seed)
@@ -124,6 +143,10 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
             else:
                 net = transformers.AutoModelForCausalLM.from_pretrained(
                     where, dtype=getattr(torch, dtype), **kwargs)
+        except RuntimeError as exc:  # the config contradicts the weights (size mismatch)
+            reason = " ".join(str(exc).split())[:200]
+            raise InvalidArgument("model", model, "a checkpoint whose weights fit its config.json "
+                                  f"({reason})") from None
         except (OSError, ValueError, KeyError) as exc:
             looked = location if os.path.isdir(expanded) else (
                 f"the local Hugging Face cache {hf_cache_dir()} (no directory "

@@ -322,3 +322,29 @@ def test_unsupported_family_is_refused(tmp_path):
     with pytest.raises(InvalidArgument, match="^model = .*gpt_neox"):
         measure_pretrained(loaded, None, length=8)
     assert os.path.isdir(tmp_path / "neox")
+
+
+def test_broken_model_folders_are_named(tiny, tmp_path):
+    """A folder without a tokenizer is blamed on the model (not on --text), and a config that
+    contradicts the weights is refused naming the model, both in one line."""
+    import json
+    import shutil
+
+    dirs, _, _ = tiny
+    src = dirs["gpt2"]
+    bare = tmp_path / "no-tokenizer"
+    shutil.copytree(src, bare)
+    for f in os.listdir(bare):
+        if "token" in f or f in ("vocab.json", "merges.txt", "special_tokens_map.json"):
+            os.unlink(bare / f)
+    with pytest.raises(InvalidArgument, match="^model = .*tokenizer files") as info:
+        load_checkpoint(str(bare))
+    assert "\n" not in str(info.value)
+    wrong = tmp_path / "wrong-config"
+    shutil.copytree(src, wrong)
+    cfg = json.loads((wrong / "config.json").read_text())
+    cfg["n_embd"] = cfg["n_embd"] * 2
+    (wrong / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(InvalidArgument, match="^model = .*weights fit its config.json") as info:
+        load_checkpoint(str(wrong))
+    assert "\n" not in str(info.value)
