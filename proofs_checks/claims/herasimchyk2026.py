@@ -1659,7 +1659,7 @@ _CARD_U = Card(
     "while the attention-only ALiBi rollout (λ ≡ 1) collapses onto the first token.",
     latex=r"w < \tfrac{j^{*}}{L} \le 1 - w,\quad p(1), p(L) \ge c\,p(j^{*})\ \text{in a fraction} \ge f "
     r"\text{ of the configs};\qquad \lambda \equiv 1:\ p(1) \ge 0.9,\ \textstyle\sum_{j\ge2} p(j) \to 0",
-    expected="refuted",
+    expected="qualified",
     section="H3, H5",
     assumptions=("the 32 shipped configs of herasimchyk2026's code (25 with measured λ, 7 attention-only), "
                  "reference convention decides, corrected convention reported",
