@@ -1740,6 +1740,7 @@ def check_u_shape(ctx, *, names=None, profile_transform=None, **thresholds):
         g[0] += u_shaped(r, t)
         g[1] += 1
     details = {
+        "rule": _RULE_U.text,
         "wording tested": "v2 'often U-shaped' (a fraction >= often of the residual configs) and v1 "
         "'U-shaped' (every residual config); qualified means v2 holds and v1 does not",
         "configs (reference convention)": [
