@@ -634,7 +634,8 @@ _DICH_FLAGS = ("summable and harmonic regimes hold", "unbounded-logit family kee
 
 def _dich_decide(f, t):
     ok = all(f[n] >= 0 for n in _DICH_MARGINS) and all(f[n] is True for n in _DICH_FLAGS)
-    return "verified" if ok and f["|harmonic bound - Γ closed form|"] <= t["closed_form_tol"] else "refuted"
+    ok = ok and f["|harmonic bound - Γ closed form|"] <= t["closed_form_tol"]
+    return "verified" if ok and f["summable: P(4T)[L,L] / P(T)[L,L]"] >= t["keep"] else "refuted"
 
 
 _RULE_DICH = Rule(
@@ -642,31 +643,45 @@ _RULE_DICH = Rule(
     "max_i(1 - P_i1) <= Π(1 - λ min_{i>=2} A_i1) and ||P(t)-P(t-1)||_inf <= 2λ_tδ_t (exact: the three "
     "smallest margins >= 0); (b) at the regime depth the summable schedule keeps P[L,L] >= Π(1-λ_tδ) > 0, "
     "the harmonic one has 1 - P[L,1] below its product bound and smaller than at half depth, and the "
-    "bound agrees with its Γ closed form within closed_form_tol; (c) the unbounded-logit family keeps "
+    "bound agrees with its Γ closed form within closed_form_tol, and the summable schedule's diagonal "
+    "keeps at least a fraction keep of its value from depth T to 4T (it settles: no collapse); "
+    "(c) the unbounded-logit family keeps "
     "P(T)[L,L] >= its positive limit sin(π√c)/(π√c(1-c)) (no collapse, consistent with the summable "
     "half); refuted by the first violation (printed)",
     decide=_dich_decide,
     thresholds={"closed_form_tol": Threshold(1e-15, "agreement of the harmonic product bound with its Γ "
-                                             "closed form (mpmath at 20 digits)", scale="log", sensitive=100.0)},
+                                             "closed form (mpmath at 20 digits)", scale="log", sensitive=100.0),
+                "keep": Threshold(0.9, "the summable schedule's diagonal from depth T to 4T keeps at least this "
+                                  "fraction (≈ 0.995 for 1/(t+1)^2 at T = 120; ≈ 0.35 for 1/(t+1))",
+                                  scale="linear", step=0.01, sensitive=0.05, domain=(0.0, 1.0))},
     examples=(
         Example("the generated cases and regimes: every margin >= 0, closed form to 1e-19",
                 {"min diagonal - Π(1-λδ)": Fraction(0), "min Π(1 - λ min A_i1) - max_i(1 - P_i1)": Fraction(0),
                  "min 2λδ - ||P(t) - P(t-1)||_inf": Fraction(0), "summable and harmonic regimes hold": True,
-                 "unbounded-logit family keeps its positive limit": True, "|harmonic bound - Γ closed form|": 1e-19},
+                 "unbounded-logit family keeps its positive limit": True, "|harmonic bound - Γ closed form|": 1e-19,
+                 "summable: P(4T)[L,L] / P(T)[L,L]": 0.9954},
                 "verified", "realistic"),
         Example("the bound with the wrong product: Π(1 - λ max_i A_i1) instead of the min",
                 {"min diagonal - Π(1-λδ)": Fraction(0), "min Π(1 - λ min A_i1) - max_i(1 - P_i1)": Fraction(-1, 3),
                  "min 2λδ - ||P(t) - P(t-1)||_inf": Fraction(0), "summable and harmonic regimes hold": True,
-                 "unbounded-logit family keeps its positive limit": True, "|harmonic bound - Γ closed form|": 1e-19},
+                 "unbounded-logit family keeps its positive limit": True, "|harmonic bound - Γ closed form|": 1e-19,
+                 "summable: P(4T)[L,L] / P(T)[L,L]": 0.9954},
                 "refuted", "false"),
         Example("δ_t taken as the smallest defect min_i (1 - A(t)[i,i]): the diagonal bound fails",
                 {"min diagonal - Π(1-λδ)": Fraction(-1, 4), "min Π(1 - λ min A_i1) - max_i(1 - P_i1)": Fraction(0),
                  "min 2λδ - ||P(t) - P(t-1)||_inf": Fraction(0), "summable and harmonic regimes hold": True,
-                 "unbounded-logit family keeps its positive limit": True, "|harmonic bound - Γ closed form|": 1e-19},
+                 "unbounded-logit family keeps its positive limit": True, "|harmonic bound - Γ closed form|": 1e-19,
+                 "summable: P(4T)[L,L] / P(T)[L,L]": 0.9954},
                 "refuted", "false"),
+        Example("Σ λ_t = ∞ claimed not to collapse: the harmonic schedule 1/(t+1) in place of a summable "
+                "one (its diagonal keeps 0.355 from depth T to 4T and tends to 0)",
+                {"min diagonal - Π(1-λδ)": Fraction(0), "min Π(1 - λ min A_i1) - max_i(1 - P_i1)": Fraction(0),
+                 "min 2λδ - ||P(t) - P(t-1)||_inf": Fraction(0), "summable and harmonic regimes hold": True,
+                 "unbounded-logit family keeps its positive limit": True, "|harmonic bound - Γ closed form|": 1e-19,
+                 "summable: P(4T)[L,L] / P(T)[L,L]": 0.3554}, "refuted", "false"),
     ),
     fixed="2026-12-01",
-    deciding=_DICH_MARGINS + _DICH_FLAGS,
+    deciding=_DICH_MARGINS + _DICH_FLAGS + ("summable: P(4T)[L,L] / P(T)[L,L]",),
     no_paper_figures="a theorem about limits: the paper reports no figures it could be fed",
 )
 
@@ -696,9 +711,11 @@ _RULE_DICH = Rule(
                         proof_note="property test over generated cases and depths 0..5, regimes at depth "
                         "120 (400 thorough); the limits themselves are not computed"),
 )
-def check_dichotomy(ctx: CheckContext, *, margins=None) -> Evidence:
+def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Evidence:
     """``margins(ks, lams, P) -> (diagonal margin, collapse margin)``: the bounds' margins
-    (default :func:`dichotomy_margins`); a power test passes a wrong product."""
+    (default :func:`dichotomy_margins`); ``summable(t) -> λ_t`` (exact, t >= 1): the schedule
+    claimed summable (default ``1/(t+1)^2``); power tests pass a wrong product or a schedule with
+    ``Σ λ_t = ∞``."""
     rng = _rng(ctx, "dichotomy")
     n, maxL, maxT = _sizes(ctx)
     sweep = CaseSweep()
@@ -724,9 +741,15 @@ def check_dichotomy(ctx: CheckContext, *, margins=None) -> Evidence:
     L = 4
     M = uniform_causal_kernel_exact(L)
     depth = 400 if ctx.thorough else 120
-    summable = [Fraction(1, (t + 1) ** 2) for t in range(1, depth + 1)]
+    lam_of = summable or (lambda t: Fraction(1, (t + 1) ** 2))
+    summable_4 = [lam_of(t) for t in range(1, 4 * depth + 1)]
+    summable = summable_4[:depth]
     harmonic = [Fraction(1, t + 1) for t in range(1, depth + 1)]
     d_sum = diagonal_product_exact(M, summable)[L - 1]
+    # no collapse needs the diagonal to settle: from depth T to 4T it keeps Π_{T<t<=4T}(1 - λ_t δ),
+    # close to 1 for a summable schedule, ~ 4^(-(1-1/L)) for the harmonic one
+    d_sum_4 = diagonal_product_exact(M, summable_4)[L - 1]
+    keep = d_sum_4 / d_sum if d_sum else Fraction(0)
     low = math.prod((1 - lam * Fraction(L - 1, L) for lam in summable), start=Fraction(1))
     p_h = rollout_last_row_exact(M, harmonic)
     p_h_half = rollout_last_row_exact(M, harmonic[: depth // 2])
@@ -744,7 +767,10 @@ def check_dichotomy(ctx: CheckContext, *, margins=None) -> Evidence:
         bound_mp = mpmath.mpmathify(bound_h)
         closed_disc = float(abs(closed - bound_mp))
         closed_ok = closed_disc <= _RULE_DICH.thresholds["closed_form_tol"].value
+    keep_ok = keep >= Fraction(str(_RULE_DICH.thresholds["keep"].value))
     for good, what in ((regimes_ok, "the summable/harmonic regimes at depth %d" % depth),
+                       (keep_ok, f"the schedule claimed summable loses {_show(1 - keep)} of its diagonal "
+                        f"from depth {depth} to {4 * depth}: it does not settle"),
                        (closed_ok, "the harmonic bound's Γ closed form"),
                        (family_ok, "the unbounded-logit family's diagonal against its limit")):
         if not good:
@@ -752,7 +778,8 @@ def check_dichotomy(ctx: CheckContext, *, margins=None) -> Evidence:
     figures = {"min diagonal - Π(1-λδ)": worst_diag, "min Π(1 - λ min A_i1) - max_i(1 - P_i1)": worst_coll,
                "min 2λδ - ||P(t) - P(t-1)||_inf": worst_inc, "summable and harmonic regimes hold": bool(regimes_ok),
                "unbounded-logit family keeps its positive limit": bool(family_ok),
-               "|harmonic bound - Γ closed form|": float(f"{closed_disc:.3g}")}
+               "|harmonic bound - Γ closed form|": float(f"{closed_disc:.3g}"),
+               "summable: P(4T)[L,L] / P(T)[L,L]": float(f"{float(keep):.6g}")}
     ev = sweep.evidence(
         method="exact Fraction rollouts at every depth of generated layers vs both product bounds "
         "and the per-layer increment bound; Cesàro L=4 with summable and harmonic schedules at "
@@ -764,7 +791,7 @@ def check_dichotomy(ctx: CheckContext, *, margins=None) -> Evidence:
         "agrees with its Γ closed form to 15 digits; (c) the unbounded-logit family keeps "
         "P(T)[L,L] >= its positive limit sin(π√c)/(π√c(1-c)) (no collapse, consistent with the "
         "summable half); refuted by the first violation (printed)",
-        ok=regimes_ok and closed_ok and family_ok,
+        ok=regimes_ok and closed_ok and family_ok and keep_ok,
         discrepancy="0 (exact)" if sweep.clean and regimes_ok and family_ok else None,
         worst_margin=f"diagonal - Π(1-λδ) >= {_show(worst_diag)}; "
         f"bound - max_i(1 - P_i1) >= {_show(worst_coll)}; "
@@ -773,6 +800,7 @@ def check_dichotomy(ctx: CheckContext, *, margins=None) -> Evidence:
                     "regime depth": depth},
         details={
             "summable λ_t=1/(t+1)^2, Cesàro L=4: P[L,L]": _show(d_sum),
+            "summable: P(4T)[L,L] / P(T)[L,L]": _show(keep),
             "summable: lower bound Π(1-λ_t δ)": _show(low),
             "harmonic λ_t=1/(t+1): 1 - P[L,1]": _show(1 - p_h[0]),
             "harmonic: at half depth": _show(1 - p_h_half[0]),

@@ -113,6 +113,17 @@ def test_dichotomy_refutes_bounds_with_the_wrong_product():
     assert hk.check_dichotomy(CTX, margins=hk.dichotomy_margins).verdict == "verified"
 
 
+def test_dichotomy_refutes_a_divergent_schedule_claimed_not_to_collapse():
+    # Σ λ_t = ∞ (harmonic λ_t = 1/(t+1)) in place of the summable schedule: the diagonal does not
+    # settle (it keeps 0.355 from depth 120 to 480, against 0.995 for 1/(t+1)^2)
+    r = _through_registry("dichotomy", hk.check_dichotomy, summable=lambda t: Fraction(1, t + 1))
+    ev = r.evidence
+    assert ev.verdict == "refuted" and "does not settle" in ev.counterexample
+    assert abs(ev.figures["summable: P(4T)[L,L] / P(T)[L,L]"] - 0.355412) < 1e-6
+    ok = hk.check_dichotomy(CTX, summable=lambda t: Fraction(1, (t + 1) ** 3))
+    assert ok.verdict == "verified" and ok.figures["summable: P(4T)[L,L] / P(T)[L,L]"] > 0.99
+
+
 def test_constant_residual_collapse_refutes_a_wrong_bound_and_a_wrong_rate():
     # the bound with the wrong product (1-λ/2)^T lies below the tail (L-1)(1-λ/2)^T for L >= 3
     r = _through_registry("constant-residual-collapse", hk.check_constant_residual_collapse,
