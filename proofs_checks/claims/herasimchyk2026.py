@@ -769,7 +769,7 @@ def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Eviden
         closed_ok = closed_disc <= _RULE_DICH.thresholds["closed_form_tol"].value
     keep_ok = keep >= Fraction(str(_RULE_DICH.thresholds["keep"].value))
     for good, what in ((regimes_ok, "the summable/harmonic regimes at depth %d" % depth),
-                       (keep_ok, f"the schedule claimed summable loses {_show(1 - keep)} of its diagonal "
+                       (keep_ok, f"the schedule claimed summable loses {float(1 - keep):.6g} of its diagonal "
                         f"from depth {depth} to {4 * depth}: it does not settle"),
                        (closed_ok, "the harmonic bound's Γ closed form"),
                        (family_ok, "the unbounded-logit family's diagonal against its limit")):
@@ -800,7 +800,7 @@ def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Eviden
                     "regime depth": depth},
         details={
             "summable λ_t=1/(t+1)^2, Cesàro L=4: P[L,L]": _show(d_sum),
-            "summable: P(4T)[L,L] / P(T)[L,L]": _show(keep),
+            "summable: P(4T)[L,L] / P(T)[L,L]": f"{float(keep):.6g}",
             "summable: lower bound Π(1-λ_t δ)": _show(low),
             "harmonic λ_t=1/(t+1): 1 - P[L,1]": _show(1 - p_h[0]),
             "harmonic: at half depth": _show(1 - p_h_half[0]),
