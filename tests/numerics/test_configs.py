@@ -16,7 +16,13 @@ import pytest
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.numerics.alibi import alibi_kernel_dense, alibi_rollout_dense, alibi_slopes
-from posbias.proofs_checks.data import builtin_config_path, builtin_configs
+from posbias.proofs_checks.data import (
+    builtin_config_path,
+    builtin_configs,
+    is_builtin_config,
+    noresidual_configs,
+    residual_configs,
+)
 from posbias.numerics.configs import (
     conventions_for,
     load_config,
@@ -167,9 +173,54 @@ def test_summary_of_a_real_config():
 
 def test_builtin_names():
     names = builtin_configs()
-    assert set(REFERENCE_NAMES) <= set(names) and "mean_content/mpt-7b" in names
+    # the 32 rollout configs of the reference code (config/rollout/alibi at commit a514e09)
+    assert len(names) == 32 and len(residual_configs()) == 25 and len(noresidual_configs()) == 7
+    models = ("bloom", "bloom-7b1", "falcon-rw-7b", "mpt-7b", "mpt-30b")
+    for m in models:
+        assert f"no_content/{m}" in names and f"no_content/{m}-noresidual" in names
+        assert f"mean_content/fineweb-edu/{m}" in names
+        for ds in ("dclm", "fineweb-edu", "wikipedia"):
+            assert f"all_content/{ds}/{m}" in names
+    assert {"all_content/fineweb-edu/bloom-noresidual", "mean_content/fineweb-edu/bloom-noresidual"} <= set(names)
+    # the names of posbias 0.2 stay valid as aliases of the fineweb-edu configs
+    for old in REFERENCE_NAMES + ["mean_content/mpt-7b"]:
+        assert is_builtin_config(old)
+        assert os.path.exists(builtin_config_path(old))
+    assert builtin_config_path("all_content/mpt-7b") == builtin_config_path("all_content/fineweb-edu/mpt-7b")
     with pytest.raises(InvalidArgument):
         builtin_config_path("no_content/gpt-2")
+
+
+SMALL_CONFIGS = [n for n in builtin_configs() if not n.startswith("all_content/")]
+
+
+@pytest.mark.parametrize("name", SMALL_CONFIGS)
+def test_every_small_shipped_config_loads(name):
+    # the no- and mean-content configs parse in well under a second each
+    _check_loaded(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in builtin_configs() if n.startswith("all_content/")])
+def test_every_content_config_loads(name):
+    # per-head content tables: up to 315 kB of YAML (BLOOM-176B), about 1.5 s each to parse
+    _check_loaded(name)
+
+
+def _check_loaded(name):
+    expect = {"bloom": (70, 112), "bloom-7b1": (30, 32), "falcon-rw-7b": (36, 64), "mpt-7b": (32, 32),
+              "mpt-30b": (48, 64)}
+    model = name.rsplit("/", 1)[1].removesuffix("-noresidual")
+    for conv in ("reference", "corrected"):
+        cfg = load_config(builtin_config_path(name), convention=conv)
+        assert (cfg.num_layers, cfg.num_heads) == expect[model] and cfg.length == 256
+        assert cfg.model == model
+        if name.endswith("-noresidual"):
+            assert cfg.lambdas.tolist() == [1.0] * cfg.num_layers
+        else:
+            assert cfg.schedule == "custom (measured)" and 0 < cfg.lambdas.min() <= cfg.lambdas.max() < 1
+        p = cfg.profile()
+        assert p.size == 256 and abs(p.sum() - 1) < 1e-12 and p.min() >= 0
 
 
 GOOD = {

@@ -92,11 +92,11 @@ def compute_rollout(cfg) -> dict:
 
 
 def _resolve(config: str) -> str:
-    from posbias.proofs_checks.data import builtin_config_path, builtin_configs
+    from posbias.proofs_checks.data import builtin_config_path, is_builtin_config
 
     if os.path.lexists(config):
         return config
-    if config in builtin_configs():
+    if is_builtin_config(config):
         return builtin_config_path(config)
     raise InvalidArgument("CONFIG", config, "a readable YAML file or a shipped config name "
                           "(see posbias rollout --list)")
