@@ -103,8 +103,10 @@ def read_influence_csv(path: str) -> np.ndarray:
         parts = ln.split(",")
         if len(parts) != 2 or not re.fullmatch(r"\s*-?\d+\s*", parts[0]):
             raise InvalidArgument("measured influence", ln, "rows 'position,influence'")
+        # the reference code of herasimchyk2026 writes numpy scalars as np.float64(x)
+        value = re.fullmatch(r"\s*(?:np\.float64\()?\s*([-+0-9.eE]+|nan|inf)\s*\)?\s*", parts[1])
         try:
-            vals.append(float(parts[1]))
+            vals.append(float(value.group(1) if value else "x"))
         except ValueError:
             raise InvalidArgument("measured influence", ln, "a number as influence") from None
         pos.append(int(parts[0]))

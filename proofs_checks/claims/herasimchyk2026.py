@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import os
 import random
-import re
 from fractions import Fraction
 
 import mpmath
@@ -1957,27 +1956,10 @@ _FORMAT = ("<data_dir>/measured-influence/<name>.csv with a header 'position,inf
 
 
 def _read_measured(path):
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        lines = [ln.strip() for ln in fh if ln.strip()]
-    if not lines or lines[0].replace(" ", "").lower() != "position,influence":
-        raise InvalidArgument("measured influence", path, "a csv with header 'position,influence'")
-    for ln in lines[1:]:
-        parts = ln.split(",")
-        if len(parts) != 2:
-            raise InvalidArgument("measured influence", ln, "rows 'position,influence'")
-        value = re.fullmatch(r"\s*(?:np\.float64\()?\s*([-+0-9.eE]+|nan|inf)\s*\)?\s*", parts[1])
-        try:
-            rows.append((int(parts[0]), float(value.group(1) if value else "x")))
-        except ValueError:
-            raise InvalidArgument("measured influence", ln, "an integer position and a number") from None
-    pos = [r[0] for r in rows]
-    if pos != list(range(pos[0], pos[0] + len(pos))) or pos[0] not in (0, 1):
-        raise InvalidArgument("measured influence", path, "consecutive positions from 0 or 1")
-    vals = np.array([r[1] for r in rows])
-    if not np.isfinite(vals).all() or (vals < 0).any() or not vals.sum() > 0:
-        raise InvalidArgument("measured influence", path, "finite influences >= 0 with a positive sum")
-    return vals / vals.sum()
+    """The measured profile of ``path`` through the one bounded, validated csv reader."""
+    from posbias.proofs_checks.pretrained import read_influence_csv
+
+    return read_influence_csv(path)
 
 
 _RULE_MATCH_TEXT = (

@@ -377,3 +377,13 @@ def test_malformed_measurement_record_is_named_exit_2(record, tmp_path, capsys):
     (folder / "m.measurement.json").write_text(record)
     code, _, err = run(["check", "u-persists-pretrained", "--data-dir", str(tmp_path), "-q"], capsys)
     assert code == 2 and one_line(err) and "m.measurement.json" in err
+
+
+@pytest.mark.parametrize("csv", ["position,influence\n", "position,influence\n1,nan\n2,1\n",
+                                 "position,influence\n1,0.5\n", "position,influence\n2,0.5\n3,0.5\n"])
+def test_malformed_measured_influence_is_named_exit_2(csv, tmp_path, capsys):
+    folder = tmp_path / "measured-influence"
+    folder.mkdir()
+    (folder / "bloom-7b1.csv").write_text(csv)
+    code, _, err = run(["check", "empirical-match", "--data-dir", str(tmp_path), "-q"], capsys)
+    assert code == 2 and one_line(err) and "bloom-7b1.csv" in err
