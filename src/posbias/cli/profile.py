@@ -134,7 +134,9 @@ def estimate_seconds(path: str, length: int, depth: int, denominator_bits: int, 
 
 def estimate_output(path: str, length: int, depth: int, denominator_bits: int, dps: int | None,
                     fractions: bool, summary: bool) -> tuple[float, float]:
-    """``(bytes, seconds)`` of turning a profile into its output text and writing it.
+    """``(bytes, seconds)`` of turning a profile into its output text and writing it
+    (``fractions``: JSON or ``--fractions``, i.e. reduced fractions on the exact path and the
+    JSON lists elsewhere).
 
     Exact entries carry about ``T (log2 lcm(1..L) + log2 b)`` bits: reduced fractions (JSON,
     ``--fractions``) cost a gcd and two decimal conversions per entry, about ``4.2e-13 s``
@@ -145,14 +147,21 @@ def estimate_output(path: str, length: int, depth: int, denominator_bits: int, d
     """
     if summary:
         return 1e4, 0.01
+    # a line of text per entry: the str object (~70 bytes) in the list of lines and its copy in
+    # the joined text; JSON holds Python floats in lists (and, on the fast path, the log
+    # profile beside the profile) while json.dumps builds its chunks (measured: a fast JSON
+    # profile of 8,000,000 entries ran out of 1.76 GiB of address space planned at 64 bytes
+    # per entry)
+    per_line = 160.0
     if path == "exact":
         bits = depth * (1.4427 * length + denominator_bits) + 64
         if fractions:
-            return length * bits * 0.3 * 2 * 3, length * bits * bits * 4.2e-13
-        return length * 64.0, length * bits * 1.2e-8
+            return length * (bits * 0.3 * 2 * 3 + per_line), length * bits * bits * 4.2e-13
+        return length * per_line, length * bits * 1.2e-8
     if path == "precise":
-        return length * ((dps or 15) + 24) * 2, length * 5e-6 * (1 + (dps or 15) / 100)
-    return length * 64.0, length * 2e-6
+        return (length * (((dps or 15) + 24) * 3 + per_line),
+                length * 5e-6 * (1 + (dps or 15) / 100))
+    return length * (320.0 if fractions else per_line), length * 2e-6
 
 
 def _check_fast_inputs(schedule: Schedule, parameter: str, shown) -> None:
