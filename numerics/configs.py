@@ -76,6 +76,7 @@ from posbias.numerics.alibi import (
     alibi_rollout,
     alibi_slopes,
 )
+from posbias.validation import read_text_bounded
 
 __all__ = [
     "CONVENTIONS",
@@ -88,6 +89,9 @@ __all__ = [
     "parse_config",
     "rollout_summary",
 ]
+
+#: the largest rollout config read (herasimchyk2026's are at most a few hundred KiB)
+MAX_CONFIG_BYTES = 64 * 2**20
 
 CONVENTIONS = ("reference", "corrected")
 _SLOPE_RULES = ("given", "power-of-two", "bloom")
@@ -571,15 +575,8 @@ def load_config(
     herasimchyk2026 (its rollout configs).
     """
     p = os.fspath(path)
-    try:
-        with open(p, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise InvalidArgument("config", p, f"a readable file ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidArgument("config", p, "a UTF-8 YAML text file") from None
+    # regular files only (a FIFO would block, a device never end), at most MAX_CONFIG_BYTES
+    text = read_text_bounded(p, MAX_CONFIG_BYTES, "config")
     return parse_config(text, source=p, convention=convention, model=model, length=length, **overrides)
 
 

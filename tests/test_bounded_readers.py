@@ -102,3 +102,16 @@ def test_api_refuses_absurd_head_counts_and_malformed_profiles():
                        ([[0.5, 0.5]], "profile"), ([-0.1, 1.1], r"profile\[0\]")):
         with pytest.raises(InvalidArgument, match=f"^{where} = "):
             check_profile("profile", bad)
+
+
+def test_rollout_configs_named_anywhere_are_bounded(fifo, tmp_path, capsys):
+    from posbias.cli import main
+    from posbias.numerics.configs import load_config
+
+    with pytest.raises(InvalidArgument, match="^config = .*a regular file"):
+        load_config(str(fifo))
+    spec = tmp_path / "grid.yaml"
+    spec.write_text(f"command: rollout\ngrid:\n  config: [{fifo}]\n")
+    code = main(["sweep", str(spec), "-o", str(tmp_path / "t.csv"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "corpus.txt" in err
