@@ -99,16 +99,16 @@ def read_influence_csv(path: str) -> np.ndarray:
     if not lines or lines[0].replace(" ", "").lower() != "position,influence":
         raise InvalidArgument("measured influence", path, "a csv with header 'position,influence'")
     pos, vals = [], []
-    for ln in lines[1:]:
+    for k, ln in enumerate(lines[1:], 2):
         parts = ln.split(",")
         if len(parts) != 2 or not re.fullmatch(r"\s*-?\d+\s*", parts[0]):
-            raise InvalidArgument("measured influence", ln, "rows 'position,influence'")
+            raise InvalidArgument("measured influence", f"{path}:{k}", "rows 'position,influence'")
         # the reference code of herasimchyk2026 writes numpy scalars as np.float64(x)
         value = re.fullmatch(r"\s*(?:np\.float64\()?\s*([-+0-9.eE]+|nan|inf)\s*\)?\s*", parts[1])
         try:
             vals.append(float(value.group(1) if value else "x"))
         except ValueError:
-            raise InvalidArgument("measured influence", ln, "a number as influence") from None
+            raise InvalidArgument("measured influence", f"{path}:{k}", "a number as influence") from None
         pos.append(int(parts[0]))
     if not pos or pos[0] not in (0, 1) or pos != list(range(pos[0], pos[0] + len(pos))):
         raise InvalidArgument("measured influence", path, "consecutive positions from 0 or 1")
