@@ -76,3 +76,12 @@ def test_plan_holds_measured_peaks_within_a_factor(tmp_path):
         peak = _peak_rss(["--iterations", "2", "--eval-every", "2", "--seeds", "0", "-q",
                           "-o", str(tmp_path / args[-1]), *args])
         assert plan.bytes / 1.5 <= peak <= plan.bytes * 1.5, (args, peak, plan.bytes)
+
+
+def test_train_says_whether_its_gate_was_reached(tmp_path, capsys):
+    """A short run's differences are never presented as a finding: the table ends with the gate
+    of the trained claims and whether each seed reached it."""
+    code, out, _ = _run(["train", "--iterations", "2", "--eval-every", "2", "--test-size", "40",
+                         "--seeds", "0", "1", "-o", str(tmp_path / "t")], capsys)
+    assert code == 0 and "Gate of the trained claims (in-context accuracy >= 0.75): NOT reached" in out
+    assert "seed 0:" in out and "seed 1:" in out

@@ -162,7 +162,23 @@ def _final_table(doc) -> str:
                      f"{e['ic_accuracy']:>14.4f}  {cells[0]:>12}  {cells[1]:>10}  {cells[2]:>11}")
     lines += ["", "Acc(X_Y) - Acc(Y_X) > 0: a preference for X (± one standard error of the "
               "paired difference). In-context accuracy of label copying at random: 0.516."]
+    from posbias.proofs_checks.claims.wu2025 import GATE
+
+    lines.append(_gate_line("in-context accuracy", GATE,
+                            [(r["seed"], r["history"][-1]["ic_accuracy"]) for r in doc["runs"]],
+                            "its differences are a preference in which context label the network "
+                            "copies, not evidence for the trained claims of wu2025"))
     return "\n".join(lines)
+
+
+def _gate_line(what: str, gate: float, values, below: str) -> str:
+    """Whether every seed reached the gate of the trained claims, so that a short run's
+    difference is never read as a finding."""
+    low = [f"seed {s}: {v:.4f}" for s, v in values if v < gate]
+    if not low:
+        return f"Gate of the trained claims ({what} >= {gate}): reached in every seed."
+    return (f"Gate of the trained claims ({what} >= {gate}): NOT reached ({', '.join(low)}); "
+            f"{below}.")
 
 
 def _lm_table(doc) -> str:
@@ -180,6 +196,11 @@ def _lm_table(doc) -> str:
                      f"{e['final_learned']:>15.4f}  {e['learned']:>13.4f}")
     lines += ["", ("learned = (ln V - loss) / (ln V - Bayes loss): 0 ignores the context, 1 is "
                    "the Bayes optimum.")]
+    from posbias.proofs_checks.claims.chowdhury2026 import LM_GATE
+
+    lines.append(_gate_line("learned fraction", LM_GATE,
+                            [(r["seed"], r["history"][-1]["learned"]) for r in doc["runs"]],
+                            "its influence profiles are not evidence for the trained-LM proxies"))
     return "\n".join(lines)
 
 
