@@ -30,8 +30,8 @@ def summary(results: Sequence[Result]) -> dict:
         by_scope.setdefault(r.scope, Counter())[r.evidence.verdict] += 1
     by_scope = {s: dict(sorted(c.items())) for s, c in sorted(by_scope.items(), key=lambda kv: order.get(kv[0], 99))}
     papers: dict = {}
-    for r in results:
-        if r.scope in PAPER_SCOPES:
+    for r in results:  # posbias's own results are not a paper's verdicts
+        if r.scope in PAPER_SCOPES and r.claim.paper != "posbias":
             papers.setdefault(r.claim.paper, Counter())[r.evidence.verdict] += 1
     return {
         "total": len(results),
