@@ -373,9 +373,17 @@ def lm_train_seeds(config: LMTrainConfig, seeds, *, jobs: int = 1,
     from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(seeds)), mp_context=ctx) as pool:
-        return list(pool.map(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
-                                       for s in seeds]))
+    from posbias.resources import end_workers
+
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(seeds)), mp_context=ctx)
+    try:
+        out = list(pool.map(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
+                                      for s in seeds]))
+    except BaseException:  # Ctrl-C or SIGTERM: end the seeds' processes, keep their checkpoints
+        end_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+    return out
 
 
 def lm_results_document(config: LMTrainConfig, runs: list[dict], *,

@@ -125,14 +125,21 @@ def map_tasks(fn: Callable, items: Sequence, *, workers=1, scheduler: str | None
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=ctx,
-                             initializer=_single_threaded) as pool:
+    from posbias.resources import end_workers
+
+    pool = ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=ctx,
+                               initializer=_single_threaded)
+    try:
         futures = {pool.submit(fn, x): i for i, x in enumerate(items)}
         for fut in as_completed(futures):
             i = futures[fut]
             out[i] = fut.result()
             if progress:
                 progress(i, out[i])
+    except BaseException:  # Ctrl-C, SIGTERM, a failing task: the workers must not run on
+        end_workers(pool)
+        raise
+    pool.shutdown(wait=True)
     return out
 
 

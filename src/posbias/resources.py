@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from posbias.errors import ResourceLimit
 
-__all__ = ["memory_limit", "check_memory", "human", "Plan"]
+__all__ = ["memory_limit", "check_memory", "human", "Plan", "Terminated", "terminate_on_sigterm", "end_workers"]
 
 
 def _physical_memory() -> int | None:
@@ -140,3 +140,44 @@ def _seconds(s: float) -> str:
     if s < 3600:
         return f"{s / 60:.2g} min"
     return f"{s / 3600:.3g} h"
+
+
+# ----------------------------------------------------------------------------- worker processes
+class Terminated(KeyboardInterrupt):
+    """The process received SIGTERM: raised in the main thread so that worker processes are
+    ended and temporary files removed on the way out, as on Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):  # pragma: no cover - exercised through a subprocess in the tests
+    raise Terminated()
+
+
+def terminate_on_sigterm():
+    """Turn SIGTERM into :class:`Terminated` in this (main) thread; a handler the embedding
+    program installed is left alone.  Returns a function that restores the previous handler."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    old = signal.getsignal(signal.SIGTERM)
+    if old not in (signal.SIG_DFL, None):
+        return lambda: None
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    return lambda: signal.signal(signal.SIGTERM, old)
+
+
+def end_workers(pool) -> None:
+    """End the worker processes of a ``concurrent.futures.ProcessPoolExecutor`` now (SIGTERM,
+    then SIGKILL after a second) and drop its queued tasks: what leaving a pool must do on an
+    interruption, since the executor's own exit waits for every running task to finish."""
+    procs = list(getattr(pool, "_processes", {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(1.0)
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+    pool.shutdown(wait=False, cancel_futures=True)

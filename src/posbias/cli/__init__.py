@@ -70,9 +70,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0, 1, 2 or 3, or 130 on Ctrl-C)."""
+    """Run the command line; returns the exit status (0, 1, 2 or 3; 130 on Ctrl-C, 143 on
+    SIGTERM, after worker processes are ended)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    from posbias.resources import terminate_on_sigterm
+
+    restore = terminate_on_sigterm()  # SIGTERM ends workers and removes partial files, as Ctrl-C
+    try:
+        return _main(argv, debug)
+    finally:
+        restore()
+
+
+def _main(argv: list, debug: bool) -> int:
+    from posbias.resources import Terminated
+
     try:
         with warnings.catch_warnings():
             # numerical warnings never leak to the user (site-packages paths): results are
@@ -95,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_DIFFERS
+    except Terminated:
+        print("posbias: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("posbias: interrupted", file=sys.stderr)
         return 130
