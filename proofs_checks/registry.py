@@ -50,6 +50,7 @@ __all__ = [
     "get_claim",
     "run_claim",
     "exit_status",
+    "thorough_work",
     "load_builtin_claims",
 ]
 
@@ -209,6 +210,10 @@ class Claim:
     rule: str | Rule = ""
     #: the claim card (setting of the paper and of the test, scope, proof status)
     card: Card | None = None
+    #: what ``--thorough`` re-measures or re-trains for this claim: ``f(ctx)`` returns
+    #: ``[(key, description, seconds), ...]`` with seconds from the stored run's measured wall
+    #: time on this project's machine (rate x work); work shared by claims has one key
+    thorough_work: Callable[[CheckContext], list] | None = None
 
     @property
     def rule_text(self) -> str:
@@ -344,6 +349,7 @@ def claim(
     needs: Iterable[str] = (),
     rule: str | Rule = "",
     card: Card | None = None,
+    thorough_work: Callable[[CheckContext], list] | None = None,
 ) -> Callable[[Callable[[CheckContext], Evidence]], Callable[[CheckContext], Evidence]]:
     """Decorator registering ``check(ctx) -> Evidence`` as the check of claim ``id``."""
 
@@ -361,6 +367,7 @@ def claim(
                 needs=tuple(needs),
                 rule=rule,
                 card=card,
+                thorough_work=thorough_work,
             )
         )
         return fn
@@ -458,6 +465,21 @@ def _decide(c: Claim, ev: Evidence) -> Evidence:
         ev.details["verdict_claimed"] = ev.verdict
         ev.verdict = "inconclusive"
     return ev
+
+
+def thorough_work(claims: Iterable[Claim], ctx: CheckContext) -> list:
+    """The re-measurements and re-trainings ``--thorough`` will run for ``claims``: one entry
+    ``(key, description, seconds, [claim ids])`` per distinct piece of work."""
+    out: dict = {}
+    for c in claims:
+        if c.thorough_work is None:
+            continue
+        for key, what, seconds in c.thorough_work(ctx):
+            if key in out:
+                out[key][3].append(c.id)
+            else:
+                out[key] = [key, what, float(seconds), [c.id]]
+    return [tuple(v) for v in out.values()]
 
 
 def exit_status(results: Iterable[Result], strict: bool = False) -> int:

@@ -1038,6 +1038,31 @@ def _thorough(key: str) -> dict:
     return _TRAINED[key]
 
 
+def _training_work(*keys):
+    """What ``--thorough`` re-trains for a claim reading ``keys``: each configuration at
+    wu2025's scale, two seeds in two processes; its wall time from the stored run's measured
+    rate (its slowest seed, on this project's machine with the same two processes)."""
+
+    def work(ctx: CheckContext) -> list:
+        out = []
+        for key in keys:
+            try:
+                doc = stored_results(key, _data_dir(ctx))
+                # the stored run's measured rate (slowest seed, two processes at once) times
+                # the iterations --thorough trains
+                rate = min(r["iterations"] / r["wall_seconds"] for r in doc["runs"])
+                seconds = _THOROUGH_SCALE["iterations"] / rate
+            except (_Missing, KeyError, ValueError, TypeError, ZeroDivisionError):
+                seconds = float("nan")
+            its = _THOROUGH_SCALE["iterations"]
+            out.append((f"wu2025-train:{key}", f"re-training {_THOROUGH[key]['mask']} / PE "
+                        f"{_THOROUGH[key]['pe']} ({its} iterations, lr {_THOROUGH_SCALE['lr']:g}, "
+                        f"seeds {', '.join(map(str, _THOROUGH_SEEDS))} in 2 processes)", seconds))
+        return out
+
+    return work
+
+
 def _results(ctx: CheckContext, key: str) -> dict:
     return _thorough(key) if ctx.thorough else stored_results(key, _data_dir(ctx))
 
@@ -1751,6 +1776,7 @@ def _residual_direction(key: str, rule: Rule, ctx: CheckContext, method: str) ->
     assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("causal-nope",),
     rule=PRIMACY_RESIDUAL_RULE,
     card=Card(paper=_paper("Figure 5", "on", "causal", "none"),
               test=_test("on", "causal", "none", _RES_SOURCE), proof=ProofStatus("none")),
@@ -1774,6 +1800,7 @@ def _check_primacy_residual(ctx: CheckContext) -> Evidence:
     assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("decay-nope",),
     rule=DECAY_RESIDUAL_RULE,
     card=Card(paper=Setting(
         "wu2025 section 5, Figure 5 (residual connections; whether it shows the decay mask is "
@@ -1803,6 +1830,7 @@ def _check_decay_residual(ctx: CheckContext) -> Evidence:
     assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("causal-rope", "causal-nope"),
     rule=ROPE_RESIDUAL_RULE,
     card=Card(paper=_paper("Figure 5", "on", "causal", ("rope", "none")),
               test=_test("on", "causal", ("rope", "none"), _RES_SOURCE),
@@ -1837,6 +1865,7 @@ def _check_rope_residual(ctx: CheckContext) -> Evidence:
                  "the stored full-mask runs (lr 3e-3, 2,000 iterations, residual on)"),
     section="THEORY W5 (control)",
     needs=_NEEDS,
+    thorough_work=_training_work("full-nope",),
     rule=FULL_CONTROL_RULE,
     card=Card(paper=Setting("posbias: a full mask without PE is a set function of its context "
                             "(THEORY.md W5); a control of the trained-model test machinery",

@@ -136,6 +136,8 @@ def run_check(args) -> int:
         seed=args.seed, data_dir=args.data_dir,
     )
     claims = select_claims(args.ids, args.paper)
+    if ctx.thorough:
+        _announce_thorough(args, ctx, claims)
     results = []
     if args.workers is not None or args.scheduler is not None:
         results = _run_parallel(args, ctx, claims)
@@ -165,6 +167,33 @@ def run_check(args) -> int:
                             f"{first.evidence.details.get('error', '')}"[:300]
                             + (f" (and {len(crashed) - 1} more)" if len(crashed) > 1 else ""))
     return registry.exit_status(results, strict=args.strict)
+
+
+#: a --thorough run longer than this asks for --yes on a terminal
+_THOROUGH_CONFIRM_SECONDS = 600
+
+
+def _duration(s: float) -> str:
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h"
+
+
+def _announce_thorough(args, ctx, claims) -> None:
+    """Before a --thorough run: print every re-measurement and re-training with its estimated
+    wall time on this machine (the stored run's measured time), and on a terminal refuse a
+    total beyond 10 minutes unless --yes."""
+    work = registry.thorough_work(claims, ctx)
+    if not work:
+        return
+    total = sum(w[2] for w in work)
+    if not args.quiet:
+        print("posbias check --thorough will re-run (estimated from the stored runs' wall times "
+              "on this project's machine, 2 cores):", file=sys.stderr)
+        for _key, what, seconds, ids in work:
+            print(f"  {what}: about {_duration(seconds)} (for {', '.join(ids)})", file=sys.stderr)
+        print(f"  total: about {_duration(total)}", file=sys.stderr, flush=True)
+    if total > _THOROUGH_CONFIRM_SECONDS and sys.stdin.isatty() and not args.yes:
+        raise InvalidArgument("--thorough", f"about {_duration(total)} of re-measuring and "
+                              "re-training", "--yes to start it (or select fewer claims)")
 
 
 def _run_parallel(args, ctx, claims) -> list:
@@ -220,7 +249,10 @@ def add_parser(sub) -> None:
     p.add_argument("--max-dps", type=dps_type, default=240,
                    help="precision cap for escalation when routes disagree (default 240)")
     p.add_argument("--thorough", action="store_true",
-                   help="larger grids and more generated cases (slower)")
+                   help="larger grids, more generated cases, and live re-measurement and "
+                        "re-training instead of the stored runs (the estimate is printed first)")
+    p.add_argument("--yes", action="store_true",
+                   help="start a --thorough run estimated at more than 10 minutes without asking")
     p.add_argument("--seed", type=seed_type, default=20260, help="seed of generated cases")
     p.add_argument("--data-dir", help="directory with measured data for data-dependent claims")
     p.add_argument("--strict", action="store_true",
