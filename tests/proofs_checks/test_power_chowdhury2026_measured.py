@@ -326,3 +326,28 @@ def test_proxies_are_their_own_scope_and_say_what_they_test():
     s = cd.lm_summaries(doc((U(12), flat()), (U(10), flat(1.2))))
     assert cd.u_persists_trained_verdict(s)[0] == "refuted"
     assert cd.dead_zone_trained_verdict(s)[0] == "refuted"
+
+
+def test_c9_a_low_spearman_refutes_only_where_the_protocol_resolves_rankings(monkeypatch):
+    """The same ranking far from the theory's in every seed (seeds agree: resolution 1) is
+    refuted; a low Spearman from input-to-input noise (seeds disagree) is not."""
+    use_plan(monkeypatch)
+
+    def wiggled(arch, L, seed, s):  # the same deterministic reordering in every seed
+        p = np.asarray(cesaro_profile(L, [0.3] * 4), dtype=float)
+        return p * (1 + 0.6 * np.sin(1.7 * np.arange(L)) ** 2)
+
+    ev = cd.check_step0_fit(CheckContext(), data=fake_data(wiggled))
+    f = ev.figures["architectures"]["arch-a"]
+    assert f["resolution"] == pytest.approx(1.0) and f["spearman"] < cd.STEP0_S_FAR
+    assert f["w1"] < cd.STEP0_MARGIN * min(f["rivals_w1"].values())  # W1 alone would not refute
+    assert ev.verdict == "refuted", ev.as_dict()
+
+    def noisy(arch, L, seed, s):  # a ranking set by noise: seeds disagree
+        rng = np.random.default_rng(100 * seed + s)
+        p = np.asarray(cesaro_profile(L, [0.3] * 4), dtype=float)
+        return p * (1 + 0.6 * rng.random(L))
+
+    ev = cd.check_step0_fit(CheckContext(), data=fake_data(noisy))
+    f = ev.figures["architectures"]["arch-a"]
+    assert f["resolution"] < cd.STEP0_S_MET and ev.verdict == "qualified", ev.as_dict()
