@@ -261,6 +261,8 @@ class Step0Run:
     kernel_inputs: int = 0
     kernel_tv: np.ndarray | None = None
     kernel_tv_half: np.ndarray | None = None
+    #: the per-input, per-head distance on the kernel inputs (the spread the average removes)
+    kernel_instance_tv: np.ndarray | None = None
 
     @property
     def heads(self) -> int | None:
@@ -303,6 +305,8 @@ def step0_run_from_record(record: dict) -> Step0Run:
         kernel_tv=None if m.get("kernel_tv") is None else np.asarray(m["kernel_tv"], float),
         kernel_tv_half=(None if m.get("kernel_tv_half") is None
                         else np.asarray(m["kernel_tv_half"], float)),
+        kernel_instance_tv=(None if m.get("kernel_instance_tv") is None
+                            else np.asarray(m["kernel_instance_tv"], float)),
     )
 
 
