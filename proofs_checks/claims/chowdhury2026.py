@@ -351,8 +351,10 @@ def _g_range(r) -> str:
 
 CESARO_CARD = Card(
     paper=Setting(
-        "section 2 (C1; THEORY.md): q·k ≈ 0 at initialization, so causal attention is the "
-        "Cesàro matrix; herasimchyk2026 defines the kernel as the dataset-averaged attention",
+        "the paper's model section (abstract: 'multi-layer causal attention as iterated powers "
+        "of the Cesàro matrix'; section number not confirmed here), as THEORY.md section 2 C1 "
+        "states it: q·k ≈ 0 at initialization, so causal attention is the Cesàro matrix; "
+        "herasimchyk2026 defines the kernel as the dataset-averaged attention",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
         models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), mask="causal",
         kernel="attention averaged over the data and heads", L=2048, width="full",
@@ -899,7 +901,9 @@ def peak_valley_check(ctx: CheckContext, data=None) -> Evidence:
 
 PEAK_VALLEY_CARD = Card(
     paper=Setting(
-        "section 2 (C7; THEORY.md): peak-to-valley ≈ 10^2 at initialization; the running "
+        "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures "
+        "exhibit this U-shape at Step 0'; section and figure not confirmed here), as THEORY.md "
+        "section 2 C7 states them: peak-to-valley ≈ 10^2 at initialization; the running "
         "example's context of 2048 tokens",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
         models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
@@ -1357,8 +1361,9 @@ def rope_init_check(ctx: CheckContext, data=None, transform=None) -> Evidence:
 
 ROPE_CARD = Card(
     paper=Setting(
-        "section 2 (C8; THEORY.md) and the abstract ('identical with or without RoPE'): "
-        "Spearman 0.99 between Step-0 profiles with and without RoPE",
+        "the abstract ('identical with or without RoPE') and the paper's Step-0 experiments "
+        "(section and figure not confirmed here), as THEORY.md section 2 C8 states them: "
+        "Spearman 0.99 between Step-0 profiles of Qwen2-0.5B with and without RoPE",
         architecture="Qwen2 (causal decoder with residuals)", models="Qwen2-0.5B (24 layers)",
         residual="on", mask="causal", pe="RoPE on vs off", L=2048, width="full",
         training="none (Step 0, random initialization)",
@@ -1784,8 +1789,10 @@ def _latex_step0():
 
 STEP0_CARD = Card(
     paper=Setting(
-        "section 2 (C9; THEORY.md): theory vs the measured Step-0 input-output Jacobian norm, "
-        "Spearman 0.99 and Wasserstein 0.02; the running example's context of 2048 tokens",
+        "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures'; "
+        "section and figure not confirmed here), as THEORY.md section 2 C9 states them: theory "
+        "vs the measured Step-0 input-output Jacobian norm, Spearman 0.99 and Wasserstein 0.02; "
+        "the running example's context of 2048 tokens",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
         models=("Qwen2 (24 layers)", "GPT-2"), residual="on", mask="causal",
         pe=("RoPE (Qwen2)", "learned absolute (GPT-2)"), alpha="constant (Cesàro model)",
@@ -1998,8 +2005,9 @@ PRETRAINED_TEST = dict(
     measure="input-output gradient influence of the final position")
 
 U_PERSISTS_CARD = Card(
-    paper=Setting("section 2 (C10; THEORY.md) and the abstract: comparing initialized and "
-                  "pretrained networks, the U-shape persists", **PRETRAINED_PAPER,
+    paper=Setting("the abstract ('comparing initialized and pretrained networks ... the "
+                  "U-shape persists') and the paper's pretrained experiments (section and "
+                  "figure not confirmed here; THEORY.md section 2 C10)", **PRETRAINED_PAPER,
                   unconfirmed=("models", "L", "measure")),
     test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
                  "--save-influence, and --random-init for the Step-0 pair)", **PRETRAINED_TEST),
@@ -2122,8 +2130,9 @@ PV_PRETRAINED_RULE = Rule(
 )
 
 PV_PRETRAINED_CARD = Card(
-    paper=Setting("section 2 (C7, C10; THEORY.md): peak-to-valley ≈ 10^2 at initialization, "
-                  "≈ 10^3 after training", **PRETRAINED_PAPER,
+    paper=Setting("the paper's pretrained experiments (section and figure not confirmed "
+                  "here), as THEORY.md section 2 C7 and C10 state them: peak-to-valley ≈ 10^2 "
+                  "at initialization, ≈ 10^3 after training", **PRETRAINED_PAPER,
                   unconfirmed=("models", "L", "measure")),
     test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
                  "--save-influence, and --random-init for the Step-0 pair)", **PRETRAINED_TEST),
@@ -2515,8 +2524,10 @@ _LM_PROXY_TEST = Setting(
 
 def _lm_card(section: str) -> Card:
     return Card(
-        paper=Setting(f"section 2 ({section}; THEORY.md 'Setting of C10/C11'): pretrained "
-                      "checkpoints of the paper's architectures on natural text",
+        paper=Setting(f"the paper's pretrained comparison ({section} of THEORY.md section 2, "
+                      "'Setting of C10/C11'; section and figure of the paper not confirmed "
+                      "here): pretrained checkpoints of the paper's architectures on natural "
+                      "text",
                       architecture="causal decoder with residuals (Qwen2, GPT-2)",
                       models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on",
                       mask="causal", L=2048, data="natural text (billions of tokens)",
