@@ -76,15 +76,15 @@ ARCHITECTURES = ("qwen2-0.5b", "gpt2")
 ROTARY = ("qwen2-0.5b",)
 #: the paper's running length per architecture (chowdhury2026's running example has L = 2048;
 #: GPT-2 small has 1024 learned positions and cannot go beyond them), one input per seed
-PAPER_LENGTHS: dict = {}  # filled with the runs that record them
+PAPER_LENGTHS = {"qwen2-0.5b": 2048, "gpt2": 1024}
 #: the seeds measured at the paper's length: both for GPT-2 small; one for Qwen2-0.5B, whose
 #: L = 2048 run takes most of an hour on this shared two-core machine (a second seed did not
 #: fit the session that recorded the first)
-PAPER_SEEDS: dict = {}
+PAPER_SEEDS = {"qwen2-0.5b": (0,), "gpt2": (0, 1)}
 #: further random inputs (forward passes only) whose attention, averaged over them and over
 #: heads, is compared with the Cesàro matrix at the paper's length (chowdhury2026 C1; a Qwen2
 #: forward pass at L = 2048 takes about 80 s on one thread here, so fewer inputs there)
-KERNEL_INPUTS: dict = {}
+KERNEL_INPUTS = {"qwen2-0.5b": 4, "gpt2": 16}
 #: memory the paper-length runs may use: ``posbias measure`` estimates its peak from an upper
 #: bound (4 L x L maps per head and layer kept for the backward pass; 38 GB for Qwen2-0.5B at
 #: L = 2048), above this machine's 23 GB; the peak resident memory each run reached is stored
@@ -93,7 +93,7 @@ PAPER_MAX_MEMORY = "40G"
 #: attention of the paper-length Jacobian passes: fused (sdpa) where eager attention's L x L
 #: weights kept for the backward pass do not fit this machine (Qwen2-0.5B at L = 2048 went
 #: beyond 14 GB with eager attention); the kernel inputs always run eager
-PAPER_ATTENTION: dict = {}
+PAPER_ATTENTION = {"qwen2-0.5b": "sdpa"}
 
 
 def argv_of(arch: str, length: int, seed: int, samples: int, rope: str,
