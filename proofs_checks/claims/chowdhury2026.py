@@ -384,7 +384,7 @@ claim(
     "row-stochastic.",
     latex=r"q\cdot k\approx 0\ \Rightarrow\ \operatorname{softmax}_{j\le i}(0) = \tfrac{1}{i},\quad "
     r"N=(1-\alpha)I+\alpha M,\quad N^H\mathbf{1}=\mathbf{1},\ (N^H)_{ij}=0\ (j>i)",
-    expected="qualified",
+    expected="verified",
     section="2 (C1)",
     assumptions=("the premise is measured on randomly initialized Qwen2-0.5B and GPT-2 small, on "
                  "the attention averaged over random inputs and heads (stored `posbias measure "
