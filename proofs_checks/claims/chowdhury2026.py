@@ -1988,9 +1988,12 @@ U_PERSISTS_RULE = Rule(
 def _pretrained_setting(pairs) -> dict:
     names = tuple(dict.fromkeys(_arch_name(r.architecture) for r, _ in pairs))
     Ls = tuple(dict.fromkeys(int(r.profile.size) for r, _ in pairs))
+    paper_arch = all(r.architecture in _PAPER_ARCHS for r, _ in pairs)
     return {"source": "measured-influence folder of --data-dir: pretrained and Step-0 "
                       "measurements paired by architecture",
-            "models": names if len(names) > 1 else names[0], "L": Ls if len(Ls) > 1 else Ls[0]}
+            "models": names if len(names) > 1 else names[0], "L": Ls if len(Ls) > 1 else Ls[0],
+            "architecture": (PRETRAINED_PAPER["architecture"] if paper_arch else
+                             "other architectures: " + ", ".join(names))}
 
 
 PRETRAINED_PAPER = dict(
@@ -1998,11 +2001,8 @@ PRETRAINED_PAPER = dict(
     models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
     L=2048, data="natural text", training="standard pretraining vs Step 0",
     measure="input-output gradient influence of the final position")
-PRETRAINED_TEST = dict(
-    architecture="the checkpoints supplied", models="the checkpoints supplied", residual="on",
-    mask="causal", L="the supplied length", data="natural text (the supplied windows)",
-    training="standard pretraining vs Step 0",
-    measure="input-output gradient influence of the final position")
+PRETRAINED_TEST = dict(PRETRAINED_PAPER, models="the checkpoints supplied",
+                       L="the supplied length")
 
 U_PERSISTS_CARD = Card(
     paper=Setting("the abstract ('comparing initialized and pretrained networks ... the "
