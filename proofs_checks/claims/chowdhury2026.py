@@ -1755,9 +1755,10 @@ def check_step0_fit(ctx: CheckContext, data=None) -> Evidence:
         beats.append(f"{a}: theory W1 = {ratio:.2g} x the best alternative's ({rival})")
     floor = ""
     if noise:
-        floor = (" Probe noise does not explain the gap: two independent probe estimates of the "
-                 "same Qwen2-0.5B profile agree to Spearman " + ", ".join(
-                     f"{f['noise_spearman']:.3f}" for f in noise.values()) + ".")
+        floor = (" Probe noise alone is small: two independent probe estimates of the same "
+                 "Qwen2-0.5B profile agree to Spearman " + ", ".join(
+                     f"{f['noise_spearman']:.3f} (L = {f['length']})" for f in noise.values())
+                 + "; the disagreement of seeds is input and weight variation.")
     res = "; ".join(f"{a}: " + ("one seed, no second estimate" if f["resolution"] is None
                                   else f"two seeds agree to Spearman {f['resolution']:.3f}")
                     for a, f in figures["architectures"].items())
