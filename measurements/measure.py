@@ -68,6 +68,9 @@ __all__ = [
     "build_model",
     "rope_identity_patch",
     "lambda_hooks",
+    "kernel_hooks",
+    "kernel_tv",
+    "ATTENTIONS",
     "influence_profile",
     "measure_influence",
     "measure_influence_cached",
@@ -77,6 +80,8 @@ __all__ = [
 
 METRICS = ("jacobian", "top1-grad")
 PROBE_DISTRIBUTIONS = ("rademacher", "gaussian")
+#: attention implementations of the Step-0 models (eager records the attention weights)
+ATTENTIONS = ("eager", "sdpa")
 _DTYPES = ("float32", "float64")
 
 # per family: path of the decoder block list, attention child, and how a_t is read
@@ -223,9 +228,11 @@ def build_model(
     seed: int = 0,
     dtype: str = "float32",
     rope: bool = True,
+    attention: str = "eager",
 ):
     """A randomly initialized causal LM of architecture ``arch`` (a preset name or a
-    transformers model type), in eval mode with eager attention.
+    transformers model type), in eval mode with eager attention (``attention="sdpa"``: torch's
+    fused scaled-dot-product attention, which keeps no L x L weights for the backward pass).
 
     Returns ``(model, settings)`` with ``settings`` the resolved configuration settings (see
     :func:`posbias.measurements.presets.resolve_settings`) plus ``rotary`` (whether the model
@@ -238,6 +245,7 @@ def build_model(
     torch, transformers = require_models_extra()
     seed = _int(seed, "seed", 0)
     _choice(dtype, "dtype", _DTYPES)
+    _choice(attention, "attention", ATTENTIONS)
     preset = _preset_for(arch)
     settings = resolve_settings(preset, layers=layers, hidden=hidden, heads=heads,
                                 kv_heads=kv_heads, vocab=vocab, length=length)
@@ -258,10 +266,10 @@ def build_model(
             config = transformers.AutoConfig.for_model(preset.model_type, **kwargs)
         except (ValueError, TypeError) as exc:
             raise InvalidArgument("arch", arch, f"settings transformers accepts ({exc})") from None
-        config._attn_implementation = "eager"
+        config._attn_implementation = attention
         torch.manual_seed(seed)
         model = transformers.AutoModelForCausalLM.from_config(
-            config, attn_implementation="eager", dtype=getattr(torch, dtype))
+            config, attn_implementation=attention, dtype=getattr(torch, dtype))
     model.eval()
     rotary = rotary or bool(_rotary_modules(model))
     if not rope:
@@ -271,6 +279,8 @@ def build_model(
         rope_identity_patch(model)
     settings = dict(settings, rotary=rotary, rope=bool(rope), arch=arch,
                     source=preset.source, dtype=dtype)
+    if attention != "eager":
+        settings["attention"] = attention
     return model, settings
 
 
@@ -328,6 +338,81 @@ def _attention_tv(weights):
     counts = torch.arange(1, n + 1, dtype=w.dtype)
     uniform = torch.tril(torch.ones(n, n, dtype=w.dtype)) / counts[:, None]
     return float(0.5 * (w - uniform).abs().sum(-1).mean())
+
+
+def _cesaro_rows(n: int, torch, dtype):
+    counts = torch.arange(1, n + 1, dtype=dtype)
+    return torch.tril(torch.ones(n, n, dtype=dtype)) / counts[:, None]
+
+
+def kernel_tv(mean_attention) -> float:
+    """Mean over rows ``i`` of the total-variation distance ``(1/2) sum_j |A[i,j] - 1/i|``
+    between one layer's averaged attention ``A`` (an ``L x L`` torch tensor, rows summing to 1)
+    and the Cesàro matrix (chowdhury2026 C1; herasimchyk2026's kernel is the attention averaged
+    over the data)."""
+    import torch
+
+    a = mean_attention.double()
+    return float(0.5 * (a - _cesaro_rows(a.shape[-1], torch, a.dtype)).abs().sum(-1).mean())
+
+
+class kernel_hooks:
+    """Context manager accumulating, for every block, the attention averaged over heads and
+    over the forward passes recorded inside the ``with`` block (batch element 0 of each pass).
+
+    After the block, :attr:`tv` holds per layer :func:`kernel_tv` of the average over all
+    recorded passes, :attr:`instance_tv` the mean of the per-pass, per-head distance (the
+    spread the average removes), and :attr:`tv_half` that of the average over the first half of them (the
+    same figure at half the inputs: zero-mean noise shrinks it by about ``sqrt(2)`` from half
+    to all, a systematic deviation from Cesàro does not); :attr:`inputs` the number of passes.
+    Needs attention modules that return their weights (eager attention).
+    """
+
+    def __init__(self, model, half: int | None = None):
+        self.model = model
+        self.half = half
+        self.inputs = 0
+        self._handles = []
+        self._sum = None
+        self._half = None
+        self.tv: np.ndarray | None = None
+        self.tv_half: np.ndarray | None = None
+        self.instance_tv: np.ndarray | None = None
+
+    def __enter__(self):
+        _, attns, _ = _locate_blocks(self.model)
+        n = len(attns)
+        self._sum = [None] * n
+        self._half = [None] * n
+        self._seen = [0] * n
+        self._instance = [[] for _ in range(n)]
+
+        for t, attn in enumerate(attns):
+            def post(mod, args, kwargs, out, t=t):
+                if not (isinstance(out, tuple) and len(out) > 1 and out[1] is not None):
+                    return
+                self._instance[t].append(_attention_tv(out[1]))
+                w = out[1].detach()[0].double().mean(0)  # L x L, mean over heads
+                self._sum[t] = w if self._sum[t] is None else self._sum[t] + w
+                self._seen[t] += 1
+                if self.half is not None and self._seen[t] == self.half:
+                    self._half[t] = self._sum[t] / self.half
+
+            self._handles.append(attn.register_forward_hook(post, with_kwargs=True))
+        return self
+
+    def __exit__(self, *exc):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        if self._seen and min(self._seen) > 0 and all(s is not None for s in self._sum):
+            self.inputs = min(self._seen)
+            self.tv = np.array([kernel_tv(s / k) for s, k in zip(self._sum, self._seen)])
+            self.instance_tv = np.array([float(np.mean(v)) for v in self._instance])
+            if all(h is not None for h in self._half):
+                self.tv_half = np.array([kernel_tv(h) for h in self._half])
+        self._sum = self._half = None
+        return False
 
 
 class lambda_hooks:
@@ -529,8 +614,13 @@ class Measurement:
     ``profile[j-1]`` is the normalized influence of position ``j`` (sums to 1);
     ``sample_profiles`` the per-sample normalized profiles; ``lambdas[t-1]`` the measured
     mixing coefficient of layer ``t``; ``attention_tv[t-1]`` the mean total-variation distance
-    of layer ``t``'s attention rows from uniform causal attention (None when the model does not
-    return weights).  Values are printed with ``digits = 7`` significant digits at most: even
+    of layer ``t``'s attention rows from uniform causal attention, per input and per head (None
+    when the model does not return weights).  With ``kernel_inputs = n > 0``, ``kernel_tv[t-1]``
+    is the same distance for the attention averaged over ``n`` further random inputs (forward
+    passes only) and over heads, the kernel of herasimchyk2026, and ``kernel_tv_half`` that of
+    the average over the first ``n // 2`` of them, ``kernel_instance_tv`` the per-input,
+    per-head distance on those inputs (see :class:`kernel_hooks`).  Values are printed with
+    ``digits = 7`` significant digits at most: even
     float64 models of most families compute their attention softmax (and LLaMA-style RMSNorm)
     in float32 inside transformers, so no measurement carries more than float32 precision.
     """
@@ -550,6 +640,10 @@ class Measurement:
     attention_tv: np.ndarray | None
     seconds: float
     details: dict = field(default_factory=dict)
+    kernel_inputs: int = 0
+    kernel_tv: np.ndarray | None = None
+    kernel_tv_half: np.ndarray | None = None
+    kernel_instance_tv: np.ndarray | None = None
 
     digits = 7
 
@@ -570,6 +664,13 @@ class Measurement:
             "attention_tv": None if self.attention_tv is None else [r(x) for x in self.attention_tv],
             "profile": [r(x) for x in self.profile],
             "sample_profiles": [[r(x) for x in row] for row in self.sample_profiles],
+            **({} if not self.kernel_inputs else {
+                "kernel_inputs": self.kernel_inputs,
+                "kernel_tv": None if self.kernel_tv is None else [r(x) for x in self.kernel_tv],
+                "kernel_tv_half": (None if self.kernel_tv_half is None
+                                   else [r(x) for x in self.kernel_tv_half]),
+                "kernel_instance_tv": (None if self.kernel_instance_tv is None
+                                       else [r(x) for x in self.kernel_instance_tv])}),
         }
 
 
@@ -596,6 +697,8 @@ def measure_influence(
     probe_dist: str = "rademacher",
     probe_seed: int | None = None,
     threads: int = 1,
+    kernel_inputs: int = 0,
+    attention: str = "eager",
     progress=None,
 ) -> Measurement:
     r"""Measure the Step-0 influence profile and the lambda schedule of ``arch``.
@@ -627,6 +730,13 @@ def measure_influence(
         these measurements are small and, on a shared machine, OpenMP threads waiting for a
         busy core slow the run down by an order of magnitude (measured: 7 s with one thread vs
         73 s with two for the default step0-fit run on a loaded 2-core machine).
+    kernel_inputs: number ``n >= 0`` of further random inputs (drawn after the samples from the
+        same generator, so the profile does not change) whose attention, averaged over them and
+        over heads, is compared with the Cesàro matrix (forward passes only; default 0: none).
+    attention: ``"eager"`` (default; the attention weights are recorded, ``attention_tv``) or
+        ``"sdpa"`` (torch's fused attention for the Jacobian: no L x L weights kept for the
+        backward pass, a fraction of the memory at long contexts; ``attention_tv`` is then None
+        and the kernel inputs, always run with eager attention, give the per-instance TV).
     progress: optional callable receiving one-line progress messages.
 
     >>> m = measure_influence("tiny-llama", length=16, exact=True, seed=1)  # doctest: +SKIP
@@ -645,21 +755,28 @@ def measure_influence(
     if not isinstance(exact, bool):
         raise InvalidArgument("exact", exact, "True or False")
     threads = _int(threads, "threads", 1)
+    kernel_inputs = _int(kernel_inputs, "kernel_inputs", 0)
+    _choice(attention, "attention", ATTENTIONS)
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
         return _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes,
-                        exact, metric, rope, samples, dtype, probe_dist, probe_seed, progress)
+                        exact, metric, rope, samples, dtype, probe_dist, probe_seed, progress,
+                        kernel_inputs, attention)
     finally:
         torch.set_num_threads(previous)
 
 
 def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes, exact,
-             metric, rope, samples, dtype, probe_dist, probe_seed, progress) -> Measurement:
+             metric, rope, samples, dtype, probe_dist, probe_seed, progress,
+             kernel_inputs=0, attention="eager") -> Measurement:
     start = time.perf_counter()
     model, settings = build_model(arch, layers=layers, hidden=hidden, heads=heads,
                                   kv_heads=kv_heads, vocab=vocab, length=length, seed=seed,
-                                  dtype=dtype, rope=rope)
+                                  dtype=dtype, rope=rope, attention=attention)
+    # gradients are taken with respect to the inputs only: no weight gradient, and no
+    # activation kept for one (the influence is the same)
+    model.requires_grad_(False)
     probe_seed = seed + 1 if probe_seed is None else _int(probe_seed, "probe_seed", 0)
     gen = torch.Generator().manual_seed(seed)
     probe_gen = torch.Generator().manual_seed(probe_seed)
@@ -680,6 +797,17 @@ def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, 
             if progress:
                 progress(f"{arch}, RoPE {'on' if rope else 'off'}: sample {s + 1}/{samples} "
                          f"done ({time.perf_counter() - start:.1f} s)")
+    kernel = None
+    if kernel_inputs:
+        if attention != "eager":  # the kernel is read from the attention weights
+            model.set_attn_implementation("eager")
+        with kernel_hooks(model, half=kernel_inputs // 2 or None) as kernel, torch.no_grad():
+            for k in range(kernel_inputs):
+                ids = torch.randint(0, settings["vocab_size"], (length,), generator=gen)
+                model.base_model(input_ids=ids.view(1, -1), use_cache=False)
+                if progress:
+                    progress(f"{arch}: kernel input {k + 1}/{kernel_inputs} done "
+                             f"({time.perf_counter() - start:.1f} s)")
     if metric == "top1-grad":
         estimator = "exact gradient"
     else:
@@ -693,14 +821,19 @@ def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, 
         samples=samples, seed=seed, rope=bool(rope), dtype=dtype, profile=profile,
         sample_profiles=sample_profiles, lambdas=rec.lambdas, attention_tv=rec.attention_tv,
         seconds=time.perf_counter() - start,
-        details={"probe_chunk": chunk, "probe_seed": probe_seed})
+        details={"probe_chunk": chunk, "probe_seed": probe_seed},
+        kernel_inputs=0 if kernel is None else kernel.inputs,
+        kernel_tv=None if kernel is None else kernel.tv,
+        kernel_tv_half=None if kernel is None else kernel.tv_half,
+        kernel_instance_tv=None if kernel is None else kernel.instance_tv)
 
 
 @functools.lru_cache(maxsize=32)
 def _cached(key):
     kwargs = dict(key)
     m = measure_influence(**kwargs)
-    for arr in (m.profile, m.sample_profiles, m.lambdas, m.attention_tv):
+    for arr in (m.profile, m.sample_profiles, m.lambdas, m.attention_tv, m.kernel_tv,
+                m.kernel_tv_half, m.kernel_instance_tv):
         if arr is not None:
             arr.setflags(write=False)
     return m

@@ -46,6 +46,8 @@ __all__ = [
     "peak_over_valley",
     "peak_valley",
     "pooled_profile",
+    "decision_runs",
+    "paper_runs",
     "primary_runs",
     "rope_comparison",
     "scan_runs",
@@ -71,6 +73,18 @@ def _spearman(p, q) -> float:
 
 
 def best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
+    """See :func:`_best_constant_alpha`; memoized on the profile's bytes (claims fit the same
+    stored profiles more than once)."""
+    p = np.ascontiguousarray(measured, dtype=float)
+    return _best_alpha_memo(p.tobytes(), p.shape, layers, tol)
+
+
+@functools.lru_cache(maxsize=256)
+def _best_alpha_memo(data: bytes, shape: tuple, layers: int, tol: float):
+    return _best_constant_alpha(np.frombuffer(data, dtype=float).reshape(shape), layers, tol=tol)
+
+
+def _best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
     """The constant ``alpha`` in [0, 1] minimizing the normalized Wasserstein-1 distance between
     ``measured`` and the Cesàro rollout ``N^T`` with ``N = (1 - alpha) I + alpha M``.
 
@@ -200,6 +214,7 @@ def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
     fn = measure_influence_cached if cached else measure_influence
     seed = kwargs.get("seed", 0)
     on = fn(arch, rope=True, **kwargs)
+    kwargs.pop("kernel_inputs", None)  # the averaged kernel is measured once, with RoPE on
     off = fn(arch, rope=False, probe_seed=seed + 2, **kwargs)
     out = RopeComparison(on=on, off=off, spearman=_spearman(on.profile, off.profile),
                          w1=_w1(on.profile, off.profile))
@@ -241,6 +256,19 @@ class Step0Run:
     attention_tv: np.ndarray | None
     rope: dict | None
     provenance: dict
+    #: further inputs of the averaged kernel (0: none), its TV from Cesàro per layer, averaged
+    #: over all of them and over heads, and over the first half of them
+    kernel_inputs: int = 0
+    kernel_tv: np.ndarray | None = None
+    kernel_tv_half: np.ndarray | None = None
+    #: the per-input, per-head distance on the kernel inputs (the spread the average removes)
+    kernel_instance_tv: np.ndarray | None = None
+
+    @property
+    def heads(self) -> int | None:
+        """Attention heads per layer (None when the settings do not say)."""
+        h = self.settings.get("num_attention_heads")
+        return None if h is None else int(h)
 
     @property
     def comparison(self) -> "TheoryComparison":
@@ -273,6 +301,12 @@ def step0_run_from_record(record: dict) -> Step0Run:
         rope=None if rope is None else dict(rope),
         provenance={k: record.get(k) for k in ("command", "seed", "versions", "date",
                                                "wall_seconds", "machine", "source")},
+        kernel_inputs=int(m.get("kernel_inputs") or 0),
+        kernel_tv=None if m.get("kernel_tv") is None else np.asarray(m["kernel_tv"], float),
+        kernel_tv_half=(None if m.get("kernel_tv_half") is None
+                        else np.asarray(m["kernel_tv_half"], float)),
+        kernel_instance_tv=(None if m.get("kernel_instance_tv") is None
+                            else np.asarray(m["kernel_instance_tv"], float)),
     )
 
 
@@ -289,12 +323,40 @@ class Step0Plan:
     seeds: tuple
     scan_lengths: tuple
     rotary: tuple
+    #: ``((arch, L), ...)``: the paper's running length per architecture, measured at every seed
+    #: with one input (empty: none)
+    paper_lengths: tuple = ()
+    #: ``((arch, n), ...)``: further inputs of the averaged kernel in the paper-length runs
+    kernel_inputs: tuple = ()
+    #: ``--max-memory`` of the paper-length runs (None: the command's own limit)
+    paper_max_memory: str | None = None
+    #: ``((arch, attention), ...)``: attention of the paper-length Jacobian passes (eager when
+    #: absent)
+    paper_attention: tuple = ()
+    #: ``((arch, (seed, ...)), ...)``: the seeds measured at the paper's running length (the
+    #: plan's seeds when absent)
+    paper_seeds: tuple = ()
+
+    def seeds_at_paper_length(self, arch: str) -> tuple:
+        """The seeds of ``arch``'s runs at the paper's running length."""
+        return tuple(dict(self.paper_seeds).get(arch, self.seeds))
+
+    def paper_length(self, arch: str) -> int | None:
+        """The paper's running length of ``arch`` in this plan (None when it has none)."""
+        return dict(self.paper_lengths).get(arch)
+
+    def paper_stems(self) -> set:
+        """Stems of the runs at the paper's running length (not part of the primary plan)."""
+        return {f"{arch}-L{L}-seed{seed}" for arch, L in self.paper_lengths
+                if L != self.length for seed in self.seeds_at_paper_length(arch)}
 
     def runs(self) -> dict:
-        """``stem -> posbias measure argv`` of every run of the plan."""
+        """``stem -> posbias measure argv`` of every run of the plan (a paper-length run whose
+        stem is a scan length replaces that scan run: the same command with the kernel inputs)."""
         from posbias.proofs_checks.stored import argv_of
 
         out = {}
+        kernel = dict(self.kernel_inputs)
         for arch in self.architectures:
             for seed in self.seeds:
                 rope = "both" if arch in self.rotary and seed == self.seeds[0] else "on"
@@ -304,6 +366,12 @@ class Step0Plan:
                 if length != self.length:
                     out[f"{arch}-L{length}-seed{self.seeds[0]}"] = argv_of(
                         arch, length, self.seeds[0], 1, "on", self.probes)
+            L = self.paper_length(arch)
+            if L is not None and L != self.length:
+                for seed in self.seeds_at_paper_length(arch):
+                    out[f"{arch}-L{L}-seed{seed}"] = argv_of(
+                        arch, L, seed, 1, "on", self.probes, kernel.get(arch, 0),
+                        self.paper_max_memory, dict(self.paper_attention).get(arch, "eager"))
         return out
 
     def protocol(self) -> dict:
@@ -312,14 +380,21 @@ class Step0Plan:
                 "seeds": list(self.seeds), "scan_lengths": list(self.scan_lengths),
                 "metric": "Frobenius norm of the Jacobian of the final position's last hidden "
                 "state w.r.t. each input embedding, normalized to sum 1",
-                "dtype": "float32", "vocabulary": "the checkpoint's full vocabulary"}
+                "dtype": "float32", "vocabulary": "the checkpoint's full vocabulary",
+                **({"paper_lengths": dict(self.paper_lengths),
+                    "paper_length_runs": "one input per seed, seeds as above",
+                    "kernel_inputs": dict(self.kernel_inputs)} if self.paper_lengths else {})}
 
 
 def _default_plan() -> Step0Plan:
     from posbias.proofs_checks import stored as st
 
     return Step0Plan(st.ARCHITECTURES, st.PRIMARY_LENGTH, st.PROBES, st.SAMPLES, st.SEEDS,
-                     st.SCAN_LENGTHS, tuple(sorted(st.ROTARY)))
+                     st.SCAN_LENGTHS, tuple(sorted(st.ROTARY)),
+                     tuple(sorted(st.PAPER_LENGTHS.items())),
+                     tuple(sorted(st.KERNEL_INPUTS.items())), st.PAPER_MAX_MEMORY,
+                     tuple(sorted(st.PAPER_ATTENTION.items())),
+                     tuple(sorted((a, tuple(v)) for a, v in st.PAPER_SEEDS.items())))
 
 
 #: the plan the claims read (tests replace it by a tiny one)
@@ -339,8 +414,9 @@ def step0_data(ctx, plan: Step0Plan | None = None) -> dict | None:
     """The Step-0 runs of ``plan`` (default :data:`STEP0_PLAN`) as ``{stem: Step0Run}``.
 
     Default run: the stored records, from ``<ctx.data_dir>/step0`` when that folder exists,
-    else from the package's ``data/step0``; when one is missing they are measured live if torch
-    is present.  ``--thorough``: every run is measured live (the same commands; memoized per
+    else from the package's ``data/step0``; when one is missing it is measured live if torch
+    is present, except a run at the paper's running length, which is then left out (the claims
+    decide at the primary length and their cards say so).  ``--thorough``: every run is measured live (the same commands; memoized per
     process).  None when a run is neither stored nor measurable (no ``models`` extra): the
     claims reading it report needs-data.
     """
@@ -363,8 +439,11 @@ def step0_data(ctx, plan: Step0Plan | None = None) -> dict | None:
     if key in _STEP0_CACHE:
         return _STEP0_CACHE[key]
     out = {}
+    paper = plan.paper_stems()
     for stem, argv in plan.runs().items():
         rec = None if ctx.thorough else st.load_record(stem, folder)
+        if rec is None and not ctx.thorough and stem in paper:
+            continue  # tens of minutes each: measured live only with --thorough
         if rec is not None:
             rec = dict(rec, source="stored: " + os.path.join(folder or "posbias/proofs_checks/data/step0",
                                                              stem + ".json"))
@@ -387,11 +466,37 @@ def primary_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> list:
     return [data[f"{arch}-L{plan.length}-seed{s}"] for s in plan.seeds]
 
 
-def scan_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> list:
-    """The runs of ``arch`` at every scan length (first seed), ordered by length."""
+def paper_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> list:
+    """The runs of ``arch`` at the paper's running length, one per seed (empty when the plan
+    has no paper length for ``arch`` or a run is missing from ``data``)."""
     plan = plan or STEP0_PLAN
-    lengths = sorted(set(plan.scan_lengths) | {plan.length})
-    return [data[f"{arch}-L{L}-seed{plan.seeds[0]}"] for L in lengths]
+    L = plan.paper_length(arch)
+    if L is None:
+        return []
+    stems = [f"{arch}-L{L}-seed{s}" for s in plan.seeds_at_paper_length(arch)]
+    if not all(st in data for st in stems):
+        return []
+    return [data[st] for st in stems]
+
+
+def decision_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> tuple[list, bool]:
+    """``(runs, at_paper_length)``: the runs a claim decides on for ``arch``: those at the
+    paper's running length when the plan has them, else those at the primary length."""
+    runs = paper_runs(data, arch, plan)
+    if runs:
+        return runs, True
+    return primary_runs(data, arch, plan), False
+
+
+def scan_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> list:
+    """The runs of ``arch`` at every scan length (first seed), ordered by length; the paper
+    length's run is part of the scan when it is stored."""
+    plan = plan or STEP0_PLAN
+    lengths = set(plan.scan_lengths) | {plan.length}
+    L = plan.paper_length(arch)
+    if L is not None and f"{arch}-L{L}-seed{plan.seeds[0]}" in data:
+        lengths.add(L)
+    return [data[f"{arch}-L{L}-seed{plan.seeds[0]}"] for L in sorted(lengths)]
 
 
 def pooled_profile(runs) -> np.ndarray:

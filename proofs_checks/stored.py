@@ -12,7 +12,15 @@ Each file ``<stem>.json`` holds one record::
      "numpy", "python"}, "date", "wall_seconds", "machine", "result"}
 
 where ``result`` is the JSON that ``posbias measure ... --format json`` printed (keys
-``measurement``, ``theory`` and, for ``--rope both``, ``rope``).
+``measurement``, ``theory`` and, for ``--rope both``, ``rope``; with ``--kernel-inputs N`` the
+measurement holds ``kernel_inputs``, ``kernel_tv``, ``kernel_tv_half`` and
+``kernel_instance_tv``: the attention averaged over N further inputs and over heads, compared
+with the Cesàro matrix per layer) and ``machine.max_rss_bytes`` the peak resident memory of the
+measuring process.
+
+Besides the primary length, the plan holds runs at the paper's running length
+(:data:`PAPER_LENGTHS`: L = 2048 for Qwen2-0.5B, 1024 for GPT-2 small, whose learned positions
+end there), one input per seed, with the averaged kernel (:data:`KERNEL_INPUTS`).
 
 Record them again with ``python -m posbias.proofs_checks.stored [STEM ...]`` (one process, one
 torch thread; minutes per file on two cores).
@@ -37,6 +45,11 @@ __all__ = [
     "SCAN_LENGTHS",
     "ARCHITECTURES",
     "ROTARY",
+    "PAPER_LENGTHS",
+    "KERNEL_INPUTS",
+    "PAPER_MAX_MEMORY",
+    "PAPER_ATTENTION",
+    "PAPER_SEEDS",
     "runs",
     "DRIFT_RULE",
     "argv_of",
@@ -61,14 +74,38 @@ SCAN_LENGTHS = (128, 256, 512, 1024)
 ARCHITECTURES = ("qwen2-0.5b", "gpt2")
 #: the rotary architectures, measured with RoPE on and off at the first seed
 ROTARY = ("qwen2-0.5b",)
+#: the paper's running length per architecture (chowdhury2026's running example has L = 2048;
+#: GPT-2 small has 1024 learned positions and cannot go beyond them), one input per seed
+PAPER_LENGTHS = {"qwen2-0.5b": 2048, "gpt2": 1024}
+#: the seeds measured at the paper's length (a Qwen2-0.5B run at L = 2048 takes 10 to 30
+#: minutes on this shared two-core machine, a GPT-2 small run at 1024 a few minutes)
+PAPER_SEEDS = {"qwen2-0.5b": (0, 1), "gpt2": (0, 1)}
+#: further random inputs (forward passes only) whose attention, averaged over them and over
+#: heads, is compared with the Cesàro matrix at the paper's length (chowdhury2026 C1; a Qwen2
+#: forward pass at L = 2048 takes about 80 s on one thread here, so fewer inputs there)
+KERNEL_INPUTS = {"qwen2-0.5b": 4, "gpt2": 16}
+#: memory the paper-length runs may use: ``posbias measure`` estimates its peak from an upper
+#: bound (4 L x L maps per head and layer kept for the backward pass; 38 GB for Qwen2-0.5B at
+#: L = 2048), above this machine's 23 GB; the peak resident memory each run reached is stored
+#: with it (``machine.max_rss_bytes``)
+PAPER_MAX_MEMORY = "40G"
+#: attention of the paper-length Jacobian passes: fused (sdpa) where eager attention's L x L
+#: weights kept for the backward pass do not fit this machine (Qwen2-0.5B at L = 2048 went
+#: beyond 14 GB with eager attention); the kernel inputs always run eager
+PAPER_ATTENTION = {"qwen2-0.5b": "sdpa"}
 
 
 def argv_of(arch: str, length: int, seed: int, samples: int, rope: str,
-            probes: int = PROBES) -> list[str]:
+            probes: int = PROBES, kernel_inputs: int = 0,
+            max_memory: str | None = None, attention: str = "eager") -> list[str]:
     """The ``posbias measure`` command line of one stored run."""
+    extra = ["--attention", attention] if attention != "eager" else []
+    extra += ["--kernel-inputs", str(kernel_inputs)] if kernel_inputs else []
+    if max_memory:
+        extra += ["--max-memory", max_memory]
     return ["measure", "--arch", arch, "--length", str(length), "--probes", str(probes),
             "--samples", str(samples), "--seed", str(seed), "--rope", rope, "--threads", "1",
-            "--format", "json"]
+            *extra, "--format", "json"]
 
 
 def runs() -> dict:
@@ -126,6 +163,12 @@ def record_run(stem: str, argv: list[str] | None = None, runner=None) -> dict:
     out = (runner or run_measure)(argv)
     wall = time.perf_counter() - start
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    try:
+        import resource
+
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # KiB on Linux
+    except (ImportError, OSError):  # pragma: no cover - not on Linux
+        rss = None
     return {
         "stem": stem,
         "command": "posbias " + " ".join(argv),
@@ -135,7 +178,8 @@ def record_run(stem: str, argv: list[str] | None = None, runner=None) -> dict:
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "wall_seconds": round(wall, 1),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                    "load_average_after": None if load is None else [round(x, 2) for x in load]},
+                    "load_average_after": None if load is None else [round(x, 2) for x in load],
+                    **({} if runner is not None or rss is None else {"max_rss_bytes": rss})},
         "result": json.loads(out),
     }
 

@@ -109,19 +109,105 @@ def _rate(lengths, errors):
 
 
 # ----------------------------------------------------------------------------- C1
-#: mean total-variation distance of a layer's attention rows from the Cesàro rows
-TV_NEAR = 0.05  # at most 5% of each row's mass placed differently from uniform: "A ≈ M"
-TV_FAR = 0.5  # most of the mass placed differently: attention is not near uniform
+from posbias.proofs_checks.cards import (  # noqa: E402  (the measured claims' cards and rules)
+    Card,
+    Example,
+    ProofStatus,
+    Rule,
+    Setting,
+    Threshold,
+)
 
-CESARO_RULE = (
-    "Exact part: the softmax of zero logits equals the Cesàro row 1/i and N^H is causal and "
-    "row-stochastic (exact Fractions; any failure: refuted). Premise 'q·k ≈ 0 at "
-    "initialization': the mean total-variation distance TV_t of layer t's attention rows from the "
-    "Cesàro rows, measured by `posbias measure` on the paper's architectures (Qwen2-0.5B, GPT-2 "
-    f"small; full width, L = 256, every seed). verified: every TV_t <= {TV_NEAR} (at most 5% of "
-    f"a row's mass placed differently from uniform); refuted: some TV_t > {TV_FAR} (most of the "
-    "mass placed differently); qualified otherwise (A = M only up to the measured TV_t, which the "
-    "correction prints); needs-data: no stored measurement and no 'models' extra."
+#: the date of the commit that fixed the rules of the measured claims (C1, C7-C10, proxies)
+MEASURED_RULES_FIXED = "2026-12-01"
+
+#: mean total-variation distance of a layer's averaged attention rows from the Cesàro rows
+TV_NEAR = 0.05  # at most 5% of each row's mass placed differently from uniform: "A ≈ M"
+TV_FAR = 0.2  # a fifth of the mass placed differently, systematically: attention is not uniform
+
+
+def kernel_tv_from_cesaro(A) -> float:
+    """Mean over rows ``i`` of ``(1/2) sum_j |A[i,j] - 1/i|``: the total-variation distance of a
+    causal kernel ``A`` (``L x L``, rows summing to 1) from the Cesàro matrix, the figure
+    ``posbias measure --kernel-inputs`` stores per layer for the averaged attention.
+
+    >>> from posbias.numerics.kernels import uniform_causal_kernel
+    >>> kernel_tv_from_cesaro(uniform_causal_kernel(8))
+    0.0
+    """
+    A = np.asarray(A, dtype=float)
+    L = A.shape[0]
+    M = np.tril(np.ones((L, L))) / np.arange(1, L + 1)[:, None]
+    return float(0.5 * np.abs(A - M).sum(axis=1).mean())
+
+
+def _cesaro_decide(f, t) -> str:
+    if f["exact_part"] != "holds":
+        return "refuted"
+    worst = max(a["kernel_tv_max"] for a in f["architectures"].values())
+    if worst <= t["tv_near"]:
+        return "verified"
+    if worst > t["tv_far"]:
+        return "refuted"
+    return "qualified"
+
+
+def _c1(kernel, lo, hi, L=2048, inputs=4, heads=14):
+    return {"L": L, "inputs": inputs, "heads": heads, "kernel_tv_max": kernel,
+            "per_instance_tv": [lo, hi]}
+
+
+CESARO_RULE = Rule(
+    text=(
+        "Exact part: the softmax of zero logits equals the Cesàro row 1/i and N^H is causal and "
+        "row-stochastic (exact Fractions; any failure: refuted). Premise 'q·k ≈ 0 at "
+        "initialization', read on the kernel the theory uses: the attention averaged over "
+        "random inputs and over heads (herasimchyk2026's dataset-averaged A(t)). For each of the "
+        "paper's architectures (Qwen2-0.5B, GPT-2 small; full width, at the paper's running "
+        "length, every seed) `posbias measure --kernel-inputs n` stores per layer the mean "
+        "total-variation distance TV_t of the averaged kernel's rows from the Cesàro rows; "
+        "the per-input, per-head distance (dominated by zero-mean noise that the average "
+        "removes) is reported as the spread, not decided on. verified: every TV_t <= tv_near "
+        "(at most that share of a row's mass placed differently from uniform); refuted: some "
+        "TV_t > tv_far; qualified otherwise (A = M only up to the measured TV_t, which the "
+        "correction prints); needs-data: no stored averaged kernel and no 'models' extra."),
+    decide=_cesaro_decide,
+    thresholds={
+        "tv_near": Threshold(TV_NEAR, "largest averaged-kernel TV from Cesàro read as A ≈ M",
+                             sensitive=2.0),
+        "tv_far": Threshold(TV_FAR, "averaged-kernel TV beyond which attention is not uniform",
+                            sensitive=2.0),
+    },
+    outcomes=("verified", "qualified", "refuted"),
+    examples=(
+        Example("A = M exactly (q·k = 0): TV 0", {"exact_part": "holds", "architectures": {
+            "qwen2-0.5b": _c1(0.0, 0.0, 0.0), "gpt2": _c1(0.0, 0.0, 0.0, 1024, 16, 12)}},
+            "verified", "realistic"),
+        Example("measured averaged kernels (TV 0.007-0.019 over 16 inputs and heads)",
+                {"exact_part": "holds", "architectures": {
+                    "qwen2-0.5b": _c1(0.019, 0.11, 0.14), "gpt2": _c1(0.009, 0.08, 0.12, 1024, 16, 12)}},
+                "verified", "realistic"),
+        Example("the per-input, per-head attention taken as the kernel (TV 0.08-0.14)",
+                {"exact_part": "holds", "architectures": {
+                    "qwen2-0.5b": _c1(0.14, 0.11, 0.14, 2048, 1, 1),
+                    "gpt2": _c1(0.12, 0.08, 0.12, 1024, 1, 1)}},
+                "qualified", "realistic"),
+        Example("an ALiBi-like decaying kernel (slope 8/L): far from Cesàro",
+                {"exact_part": "holds", "architectures": {
+                    "qwen2-0.5b": _c1(0.55, 0.55, 0.6), "gpt2": _c1(0.5, 0.5, 0.55, 1024, 16, 12)}},
+                "refuted", "false"),
+        Example("a content-biased average (a 30% attention sink on the first token)",
+                {"exact_part": "holds", "architectures": {
+                    "qwen2-0.5b": _c1(0.3, 0.3, 0.35), "gpt2": _c1(0.012, 0.08, 0.12, 1024, 16, 12)}},
+                "refuted", "false"),
+        Example("N^H not row-stochastic (a leaking rollout)", {"exact_part": "fails: N^H row 3",
+                                                               "architectures": {}},
+                "refuted", "false"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("architectures",),
+    no_paper_figures="the paper reports no distance of the Step-0 attention from Cesàro: it "
+    "states q·k ≈ 0, hence A = M",
 )
 
 
@@ -159,61 +245,137 @@ def _cesaro_exact_part(ctx: CheckContext):
 
 
 def measured_attention_tv(data, plan=None) -> dict:
-    """``{arch: {"per_layer_max": [...], "per_seed": {seed: [...]}}}``: the measured mean TV
-    distance of each layer's attention rows from the Cesàro rows, at the primary length, for
-    the architectures whose attention weights were recorded."""
+    """Per architecture, at the paper's running length when stored (else any length whose
+    runs carry an averaged kernel): the TV distance of each layer's averaged kernel (over the
+    kernel inputs and heads) from the Cesàro rows, per seed and its maximum, with the per-input,
+    per-head distance as the spread and the noise diagnostics (the expected noise level
+    ``spread / sqrt(inputs x heads)`` and the ratio of the half-input average to the full one,
+    about sqrt(2) for zero-mean noise).  Architectures with no averaged kernel are left out."""
     plan = plan or measured.STEP0_PLAN
     out = {}
     for arch in plan.architectures:
-        runs = measured.primary_runs(data, arch, plan)
-        if any(r.attention_tv is None for r in runs):
-            continue
-        stack = np.array([r.attention_tv for r in runs])
-        out[arch] = {"layers": int(stack.shape[1]),
-                     "per_layer_max": [float(f"{v:.3g}") for v in stack.max(axis=0)],
-                     "per_seed": {str(r.seed): [float(f"{v:.3g}") for v in r.attention_tv]
-                                  for r in runs},
-                     "min": float(stack.min()), "max": float(stack.max())}
+        runs, _ = measured.decision_runs(data, arch, plan)
+        if any(r.kernel_tv is None for r in runs):
+            runs = [r for r in data.values() if r.arch == arch and r.kernel_tv is not None]
+            if not runs:
+                continue
+            L = max(r.length for r in runs)
+            runs = [r for r in runs if r.length == L]
+        stack = np.array([r.kernel_tv for r in runs])
+        inst = [r.attention_tv if r.attention_tv is not None else r.kernel_instance_tv
+                for r in runs]
+        inst = np.array([v for v in inst if v is not None]) if any(v is not None for v in inst) else None
+        heads = runs[0].heads or 1
+        n = min(r.kernel_inputs for r in runs)
+        half = [r.kernel_tv_half for r in runs if r.kernel_tv_half is not None]
+        out[arch] = {
+            "L": int(runs[0].length), "inputs": int(n), "heads": int(heads),
+            "seeds": [r.seed for r in runs], "layers": int(stack.shape[1]),
+            "kernel_tv_max": float(f"{stack.max():.3g}"),
+            "kernel_tv_min": float(f"{stack.min():.3g}"),
+            "per_seed": {str(r.seed): [float(f"{v:.3g}") for v in r.kernel_tv] for r in runs},
+            "per_instance_tv": (None if inst is None else
+                                [float(f"{inst.min():.3g}"), float(f"{inst.max():.3g}")]),
+            "noise_level": (None if inst is None else
+                            float(f"{inst.max() / math.sqrt(n * heads):.3g}")),
+            "half_over_all": (None if not half else float(f"{np.mean(np.array(half) / stack):.3g}")),
+        }
     return out
 
 
 def cesaro_stochastic_check(ctx: CheckContext, data=None) -> Evidence:
-    """C1: the exact consequences of ``q·k = 0`` and the measured premise (see CESARO_RULE)."""
+    """C1: the exact consequences of ``q·k = 0`` and the measured premise on the averaged
+    kernel (see CESARO_RULE)."""
     bad, cases, worst, params = _cesaro_exact_part(ctx)
     method = ("exact softmax of zero logits and exact L x L products of N (Fractions); measured "
-              "attention total-variation distance from Cesàro per layer (posbias measure)")
+              "total-variation distance from Cesàro of the attention averaged over random inputs "
+              "and heads, per layer (posbias measure --kernel-inputs)")
     if bad:
-        return Evidence("refuted", method=method, counterexample=bad, rule=CESARO_RULE)
+        figures = {"exact_part": f"fails: {bad}", "architectures": {}}
+        return Evidence(CESARO_RULE.decide(figures, CESARO_RULE.values()), method=method,
+                        counterexample=bad, rule=CESARO_RULE.text, figures=figures)
     data = data if data is not None else measured.step0_data(ctx)
     tv = measured_attention_tv(data) if data is not None else {}
     common = dict(method=method, precision="exact (identities); float32 (measured attention)",
-                  cases=cases, rule=CESARO_RULE, parameters=params)
+                  cases=cases, rule=CESARO_RULE.text, parameters=params)
     if not tv:
         return Evidence("needs-data", discrepancy="exact part: 0 (exact); premise not measured "
-                        "(needs a stored Step-0 measurement or the 'models' extra)", **common)
-    hi = max(v["max"] for v in tv.values())
-    lo = min(v["min"] for v in tv.values())
-    figures = "; ".join(f"{a}: TV {fmt3(v['min'])} .. {fmt3(v['max'])} over {v['layers']} layers"
-                        for a, v in tv.items())
+                        "(needs a stored Step-0 measurement with an averaged kernel, `posbias "
+                        "measure --kernel-inputs N`, or the 'models' extra)", **common)
+    figures = {"exact_part": "holds",
+               "architectures": {a: {k: v[k] for k in ("L", "inputs", "heads", "kernel_tv_max",
+                                                        "per_instance_tv")}
+                                 for a, v in tv.items()}}
+    verdict = CESARO_RULE.apply(figures).verdict
+    hi = max(v["kernel_tv_max"] for v in tv.values())
+    lo = min(v["kernel_tv_min"] for v in tv.values())
+    shown = "; ".join(
+        f"{a} at L = {v['L']}: averaged over {v['inputs']} inputs and {v['heads']} heads, TV "
+        f"{fmt3(v['kernel_tv_min'])} .. {fmt3(v['kernel_tv_max'])} over {v['layers']} layers "
+        f"(per input and head {_g_range(v['per_instance_tv'])}; zero-mean noise alone would "
+        f"leave about {_g(v['noise_level'])}; half the inputs give {_g(v['half_over_all'])} x "
+        "the full average's TV)" for a, v in tv.items())
     details = {"attention_tv": tv, "exact_part": {"cases": cases, "worst_row_sum_deviation": str(worst)},
                "source": _source(data)}
-    if hi <= TV_NEAR:
-        verdict, correction = "verified", None
-    elif hi > TV_FAR:
-        verdict, correction = "refuted", None
-    else:
-        verdict = "qualified"
+    correction = None
+    if verdict == "qualified":
         correction = (f"q·k is not ≈ 0 to the precision the identity A = M suggests: at "
-                      f"initialization the attention rows are {fmt3(lo)} .. {fmt3(hi)} from the "
-                      f"Cesàro rows in total variation per layer ({figures}); the exact results "
-                      "hold for the Cesàro model, the architectures are that model up to this "
-                      "per-layer distance")
-    return Evidence(verdict, discrepancy=f"exact part 0 (exact); measured premise: {figures}",
-                    tolerance=f"TV <= {TV_NEAR} per layer (verified), > {TV_FAR} (refuted)",
-                    correction=correction,
-                    counterexample=f"attention far from uniform: {figures}" if verdict == "refuted" else None,
-                    details=details, **common)
+                      f"initialization the averaged attention rows are {fmt3(lo)} .. {fmt3(hi)} "
+                      f"from the Cesàro rows in total variation per layer ({shown}); the exact "
+                      "results hold for the Cesàro model, the architectures are that model up to "
+                      "this per-layer distance")
+    Ls = tuple(dict.fromkeys(v["L"] for v in tv.values()))
+    names = {"qwen2-0.5b": "Qwen2-0.5B (24 layers)", "gpt2": "GPT-2 small"}
+    models = tuple(names.get(a, a) for a in tv)
+    missing = [a for a in measured.STEP0_PLAN.architectures if a not in tv]
+    if missing:
+        details["not_measured"] = missing
+        shown += "; no averaged kernel stored for " + ", ".join(missing)
+    return Evidence(verdict, discrepancy=f"exact part 0 (exact); measured premise: {shown}",
+                    tolerance=f"averaged-kernel TV <= {TV_NEAR} per layer (verified), > "
+                    f"{TV_FAR} (refuted)", correction=correction,
+                    counterexample=(f"averaged attention far from uniform: {shown}"
+                                    if verdict == "refuted" else None),
+                    figures=figures, details=details,
+                    setting={"L": Ls if len(Ls) > 1 else Ls[0],
+                             "models": models if len(models) > 1 else models[0],
+                             "samples": "; ".join(f"{v['inputs']} inputs per seed, seeds "
+                                                  f"{', '.join(str(x) for x in v['seeds'])} ({a})"
+                                                  for a, v in tv.items())},
+                    **common)
 
+
+def _g_range(r) -> str:
+    return "-" if r is None else f"{r[0]:.3g} .. {r[1]:.3g}"
+
+
+CESARO_CARD = Card(
+    paper=Setting(
+        "the paper's model section (abstract: 'multi-layer causal attention as iterated powers "
+        "of the Cesàro matrix'; section number not confirmed here), as THEORY.md section 2 C1 "
+        "states it: q·k ≈ 0 at initialization, so causal attention is the Cesàro matrix; "
+        "herasimchyk2026 defines the kernel as the dataset-averaged attention",
+        architecture="causal decoder with residuals (Qwen2, GPT-2)",
+        models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), mask="causal",
+        kernel="attention averaged over the data and heads", L=2048, width="full",
+        training="none (Step 0, random initialization)",
+        unconfirmed=("kernel", "L")),
+    test=Setting(
+        "exact Fractions for the identities; stored `posbias measure --kernel-inputs` runs "
+        "(data/step0): Qwen2-0.5B at L = 2048 (4 inputs per seed), GPT-2 small at L = 1024 "
+        "(16 inputs per seed), seeds 0 and 1",
+        architecture="causal decoder with residuals (Qwen2, GPT-2)",
+        models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), mask="causal",
+        kernel="attention averaged over the data and heads", L=(2048, 1024), width="full",
+        training="none (Step 0, random initialization)"),
+    proof=ProofStatus("all", note="the exact part (softmax of zero logits, N^H stochastic) is "
+                      "an identity; the premise q·k ≈ 0 is measured"),
+    differences=("L: GPT-2 small is measured at L = 1024, its maximum context (1024 learned "
+                 "positions); Qwen2-0.5B at the running length 2048",
+                 "data: random token ids over the full vocabulary stand for the data the "
+                 "kernel is averaged over (4 inputs per seed for Qwen2-0.5B at L = 2048, 16 for "
+                 "GPT-2 small)"),
+)
 
 claim(
     f"{PAPER}:cesaro-stochastic",
@@ -222,12 +384,14 @@ claim(
     "row-stochastic.",
     latex=r"q\cdot k\approx 0\ \Rightarrow\ \operatorname{softmax}_{j\le i}(0) = \tfrac{1}{i},\quad "
     r"N=(1-\alpha)I+\alpha M,\quad N^H\mathbf{1}=\mathbf{1},\ (N^H)_{ij}=0\ (j>i)",
-    expected="qualified",
+    expected="verified",
     section="2 (C1)",
-    assumptions=("the premise is measured on randomly initialized Qwen2-0.5B and GPT-2 small "
-                 "(stored `posbias measure` runs; live with --thorough)",),
+    assumptions=("the premise is measured on randomly initialized Qwen2-0.5B and GPT-2 small, on "
+                 "the attention averaged over random inputs and heads (stored `posbias measure "
+                 "--kernel-inputs` runs; live with --thorough)",),
     needs=("models or stored Step-0 measurement",),
     rule=CESARO_RULE,
+    card=CESARO_CARD,
 )(cesaro_stochastic_check)
 
 
@@ -1062,19 +1226,6 @@ claim(
 # ----------------------------------------------------------------------------- C7 ratios
 BAND = (10 ** 1.5, 10 ** 2.5)  # "≈ 10^2": within half a decade
 
-PEAK_VALLEY_RULE = (
-    "R = max(p(1), p(L)) / min_j p(j) of the measured Step-0 influence profile of each of the "
-    "paper's architectures (Qwen2-0.5B with 24 layers and GPT-2 small, full width, "
-    "`posbias measure`, L = 256): R of the pooled profile over seeds x samples, and its spread, "
-    "the range of R over the per-sample profiles. '≈ 10^2' is read as within half a decade: "
-    "10^1.5 <= R <= 10^2.5. verified: for every architecture the pooled R and its whole spread "
-    "lie in the band; refuted: for every architecture the pooled R and its whole spread lie "
-    "outside the band and no length of the one-seed scan (L = 128 .. 1024) enters it; "
-    "qualified: otherwise (the band is met only by some architectures, samples or lengths); "
-    "needs-data: no stored measurement and no 'models' extra. The Cesàro rollout with the "
-    "W1-optimal constant α (fitted at L = 256, then held fixed) is shown beside, not used."
-)
-
 
 def _slope(xs, ys) -> float:
     """Least-squares slope of ``log y`` against ``log x``."""
@@ -1083,26 +1234,94 @@ def _slope(xs, ys) -> float:
     return float((lx * ly).sum() / (lx * lx).sum())
 
 
-def _in_band(r: float) -> bool:
-    return BAND[0] <= r <= BAND[1]
+def _in_band(r: float, band=BAND) -> bool:
+    return band[0] <= r <= band[1]
+
+
+def _peak_valley_decide(f, t) -> str:
+    """C7: every architecture's pooled R and spread inside [band_lo, band_hi] -> verified;
+    every architecture's spread entirely outside -> refuted; else qualified."""
+    archs = f["architectures"].values()
+    lo, hi = t["band_lo"], t["band_hi"]
+    inside = [a["spread"][0] >= lo and a["spread"][1] <= hi for a in archs]
+    outside = [a["spread"][1] < lo or a["spread"][0] > hi for a in archs]
+    if all(inside):
+        return "verified"
+    if all(outside):
+        return "refuted"
+    return "qualified"
+
+
+def _pv(R, lo=None, hi=None, L=2048):
+    return {"L": L, "R": R, "spread": [R if lo is None else lo, R if hi is None else hi]}
+
+
+PEAK_VALLEY_RULE = Rule(
+    text=(
+        "R = max(p(1), p(L)) / min_j p(j) of the measured Step-0 influence profile of each of "
+        "the paper's architectures (Qwen2-0.5B with 24 layers and GPT-2 small, full width, "
+        "`posbias measure`), at the paper's running length: L = 2048 for Qwen2-0.5B and "
+        "L = 1024 for GPT-2 small (its 1024 learned positions; the primary length L = 256 "
+        "only when no paper-length run is stored). R of the profile pooled over seeds x "
+        "samples, and its spread: the range of R over the pooled and the per-sample profiles. "
+        "'≈ 10^2' is read as band_lo <= R <= band_hi (half a decade either side). verified: for "
+        "every architecture the whole spread lies in the band; refuted: for every architecture "
+        "the whole spread lies outside it; qualified: otherwise (the band is met by some "
+        "architectures or samples only); needs-data: no stored measurement and no 'models' "
+        "extra. The length scan and the Cesàro rollout with the W1-optimal constant α are "
+        "shown beside, not used."),
+    decide=_peak_valley_decide,
+    thresholds={
+        "band_lo": Threshold(10 ** 1.5, "lower edge of '≈ 10^2' (half a decade below)",
+                             sensitive=2.0),
+        "band_hi": Threshold(10 ** 2.5, "upper edge of '≈ 10^2' (half a decade above)",
+                             sensitive=2.0),
+    },
+    outcomes=("verified", "qualified", "refuted"),
+    examples=(
+        Example("the paper's figure: R ≈ 10^2 for both architectures",
+                {"architectures": {"qwen2-0.5b": _pv(100.0), "gpt2": _pv(100.0, L=1024)}},
+                "verified", "paper"),
+        Example("no valley: an almost flat profile, R ≈ 3 for both",
+                {"architectures": {"qwen2-0.5b": _pv(3.0, 2.5, 3.5),
+                                   "gpt2": _pv(3.2, 2.8, 3.9, L=1024)}},
+                "refuted", "false"),
+        Example("the post-training figure at Step 0: R ≈ 10^3 for both",
+                {"architectures": {"qwen2-0.5b": _pv(1200.0, 900.0, 1500.0),
+                                   "gpt2": _pv(2000.0, 1500.0, 2600.0, L=1024)}},
+                "refuted", "false"),
+        Example("measured at the paper's length (Qwen2 ≈ 157 at L = 2048, GPT-2 434 at 1024)",
+                {"architectures": {"qwen2-0.5b": _pv(157.0, 140.0, 175.0),
+                                   "gpt2": _pv(434.0, 400.0, 470.0, L=1024)}},
+                "qualified", "realistic"),
+        Example("measured at L = 256 (Qwen2 15, GPT-2 99)",
+                {"architectures": {"qwen2-0.5b": _pv(15.2, 12.0, 18.0, L=256),
+                                   "gpt2": _pv(99.0, 85.0, 118.0, L=256)}},
+                "qualified", "realistic"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("architectures",),
+)
 
 
 def peak_valley_figures(data, plan=None) -> dict:
-    """Per architecture: the measured peak/valley figures at the primary length (pooled, per
-    seed, per sample), the length scan, and the Cesàro route beside them."""
+    """Per architecture: the measured peak/valley figures at the decision length (the paper's
+    running length when stored, else the primary length: pooled, per seed, per sample), the
+    length scan, and the Cesàro route beside them."""
     from posbias.numerics.cesaro import cesaro_profile
 
     plan = plan or measured.STEP0_PLAN
     out = {}
     for arch in plan.architectures:
-        runs = measured.primary_runs(data, arch, plan)
+        runs, at_paper = measured.decision_runs(data, arch, plan)
+        L0 = runs[0].length
         pooled = measured.pooled_profile(runs)
         pv = measured.peak_valley(pooled)
         R = max(pv["first_over_min"], pv["last_over_min"])
         per_sample = [measured.peak_over_valley(row) for r in runs for row in r.sample_profiles]
         depth = len(runs[0].lambdas)
         alpha, _ = measured.best_constant_alpha(pooled, depth)
-        th = measured.peak_valley(cesaro_profile(plan.length, [alpha] * depth))
+        th = measured.peak_valley(cesaro_profile(L0, [alpha] * depth))
         scan = []
         for r in measured.scan_runs(data, arch, plan):
             m = measured.peak_valley(r.profile)
@@ -1119,11 +1338,8 @@ def peak_valley_figures(data, plan=None) -> dict:
                   "last_over_min": _slope(Ls, [s["last_over_min"] for s in scan]),
                   "theory_R": _slope(Ls, [s["theory_R"] for s in scan])}
         band_lengths = [s["L"] for s in scan if _in_band(s["R"])]
-        reach = None  # only when no measured length reaches the band
-        if R < BAND[0] and slopes["R"] > 0 and not band_lengths:
-            reach = plan.length * (BAND[0] / R) ** (1 / slopes["R"])
         out[arch] = {
-            "layers": depth, "L": plan.length, "R": R,
+            "layers": depth, "L": L0, "paper_length": at_paper, "R": R,
             "first_over_min": pv["first_over_min"], "last_over_min": pv["last_over_min"],
             "argmin": pv["argmin"], "spread": [min(per_sample + [R]), max(per_sample + [R])],
             "per_seed": {str(r.seed): measured.peak_over_valley(r.profile) for r in runs},
@@ -1132,7 +1348,6 @@ def peak_valley_figures(data, plan=None) -> dict:
             "theory_first_over_min": th["first_over_min"],
             "theory_last_over_min": th["last_over_min"],
             "scan": scan, "slopes": slopes, "band_lengths": band_lengths,
-            "L_reaching_band_extrapolated": reach,
         }
     return out
 
@@ -1141,65 +1356,94 @@ def _g(x) -> str:
     return "-" if x is None else f"{x:.3g}"
 
 
+def _lengths_setting(figs: dict) -> dict:
+    """The test setting's L (one value per architecture) and the seeds/samples of the runs."""
+    Ls = tuple(dict.fromkeys(int(f["L"]) for f in figs.values()))
+    return {"L": Ls if len(Ls) > 1 else Ls[0]}
+
+
 def peak_valley_check(ctx: CheckContext, data=None) -> Evidence:
     """C7 at initialization: decided on the measured Step-0 profiles (see PEAK_VALLEY_RULE)."""
     data = data if data is not None else measured.step0_data(ctx)
     method = ("peak/valley of measured Step-0 Jacobian profiles (posbias measure, full width) "
-              "with their spread over seeds and samples and a one-seed length scan; float64 "
-              "Cesàro rollout with the fitted constant α beside")
+              "at the paper's running length with their spread over seeds and samples and a "
+              "one-seed length scan; float64 Cesàro rollout with the fitted constant α beside")
     if data is None:
         return Evidence("needs-data", method=method + ": needs a stored Step-0 measurement or "
-                        "the 'models' extra (pip install 'posbias[models]')", rule=PEAK_VALLEY_RULE)
+                        "the 'models' extra (pip install 'posbias[models]')",
+                        rule=PEAK_VALLEY_RULE.text)
     figs = peak_valley_figures(data)
-    inside = {a: all(_in_band(x) for x in [f["R"]] + f["per_sample"]) for a, f in figs.items()}
-    outside = {a: not any(_in_band(x) for x in [f["R"]] + f["per_sample"]) and not f["band_lengths"]
-               for a, f in figs.items()}
-    if all(inside.values()):
-        verdict = "verified"
-    elif all(outside.values()):
-        verdict = "refuted"
-    else:
-        verdict = "qualified"
+    figures = {"architectures": {a: {"L": f["L"], "R": float(f"{f['R']:.4g}"),
+                                     "spread": [float(f"{x:.4g}") for x in f["spread"]]}
+                                 for a, f in figs.items()}}
+    decision = PEAK_VALLEY_RULE.apply(figures)
+    verdict = decision.verdict
     lines = []
     for a, f in figs.items():
         scan = ", ".join(f"L = {s['L']}: {_g(s['R'])} (first/min {_g(s['first_over_min'])}, "
                          f"last/min {_g(s['last_over_min'])}; Cesàro {_g(s['theory_R'])})"
                          for s in f["scan"])
         peak = "last" if f["last_over_min"] >= f["first_over_min"] else "first"
-        reach = (f"; at this growth R reaches 10^1.5 near L ≈ {f['L_reaching_band_extrapolated']:.3g} "
-                 "(extrapolated)" if f["L_reaching_band_extrapolated"] else "")
+        where = "the paper's running length" if f["paper_length"] else "the primary length"
         lines.append(
-            f"{a} ({f['layers']} layers): at L = {f['L']} R = {_g(f['R'])} = 10^"
+            f"{a} ({f['layers']} layers): at L = {f['L']} ({where}) R = {_g(f['R'])} = 10^"
             f"{math.log10(f['R']):.2f} (the {peak} token is the peak: first/min "
             f"{_g(f['first_over_min'])}, last/min {_g(f['last_over_min'])}; spread over seeds x "
             f"samples {_g(f['spread'][0])} .. {_g(f['spread'][1])}; Cesàro with α = "
             f"{f['theory_alpha']:.3g}: {_g(f['theory_R'])}); length scan {scan}; R grows like "
             f"L^{f['slopes']['R']:.2f} (first/min L^{f['slopes']['first_over_min']:.2f}, last/min "
-            f"L^{f['slopes']['last_over_min']:.2f}; Cesàro L^{f['slopes']['theory_R']:.2f})"
-            + reach)
+            f"L^{f['slopes']['last_over_min']:.2f}; Cesàro L^{f['slopes']['theory_R']:.2f})")
     text = "; ".join(lines)
-    ev = dict(method=method, rule=PEAK_VALLEY_RULE,
+    ev = dict(method=method, rule=PEAK_VALLEY_RULE.text,
               precision="float32 measurements (probe estimates); float64 Cesàro rollouts",
-              tolerance="band [10^1.5, 10^2.5] around 10^2",
+              tolerance=f"band [10^1.5, 10^2.5] around 10^2",
               cases=sum(len(f["per_sample"]) + len(f["scan"]) for f in figs.values()),
-              parameters=measured.STEP0_PLAN.protocol(),
+              parameters=measured.STEP0_PLAN.protocol(), figures=figures,
+              setting=_lengths_setting(figs),
               details={"architectures": {a: {k: v for k, v in f.items()} for a, f in figs.items()},
                        "source": _source(data)})
     if verdict == "verified":
         return Evidence(verdict, discrepancy=text, **ev)
     if verdict == "refuted":
         return Evidence(verdict, counterexample=text, **ev)
-    held = [a for a, ok in inside.items() if ok]
-    L0 = measured.STEP0_PLAN.length
+    held = [a for a, f in figures["architectures"].items()
+            if _in_band(f["spread"][0]) and _in_band(f["spread"][1])]
+    at = ", ".join(f"{a} at L = {f['L']}" for a, f in figs.items())
+    lead = (f"≈ 10^2 holds ({at}) for {', '.join(held)} only" if held else
+            f"≈ 10^2 holds ({at}) for no architecture with all its samples")
     depends = [a for a, f in figs.items() if f["band_lengths"] and
                len(f["band_lengths"]) < len(f["scan"])]
-    lead = (f"≈ 10^2 holds at L = {L0} for {', '.join(held)} only" if held else
-            f"≈ 10^2 holds at L = {L0} for no architecture with all its samples")
     if depends:
         lead += ("; the ratio is a property of the context length as much as of the architecture "
                  f"(in the band only at some lengths for {', '.join(depends)})")
     return Evidence(verdict, correction=lead + ": " + text, **ev)
 
+
+PEAK_VALLEY_CARD = Card(
+    paper=Setting(
+        "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures "
+        "exhibit this U-shape at Step 0'; section and figure not confirmed here), as THEORY.md "
+        "section 2 C7 states them: peak-to-valley ≈ 10^2 at initialization; the running "
+        "example's context of 2048 tokens",
+        architecture="causal decoder with residuals (Qwen2, GPT-2)",
+        models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
+        pe=("RoPE (Qwen2)", "learned absolute (GPT-2)"), L=2048, width="full",
+        training="none (Step 0, random initialization)",
+        measure="input-output Jacobian norm of the final position",
+        unconfirmed=("L", "measure")),
+    test=Setting(
+        "stored `posbias measure` runs (data/step0): Qwen2-0.5B at L = 2048 and GPT-2 small at "
+        "L = 1024, seeds 0 and 1, one input each, 8 Rademacher probes",
+        architecture="causal decoder with residuals (Qwen2, GPT-2)",
+        models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
+        pe=("RoPE (Qwen2)", "learned absolute (GPT-2)"), L=(2048, 1024), width="full",
+        training="none (Step 0, random initialization)",
+        measure="input-output Jacobian norm of the final position"),
+    proof=ProofStatus("none", note="an empirical figure of random initializations"),
+    differences=("L: GPT-2 small cannot go beyond L = 1024 (its 1024 learned positions), so "
+                 "at the paper's running length it is measured at L = 1024; Qwen2-0.5B at "
+                 "L = 2048",),
+)
 
 claim(
     f"{PAPER}:peak-valley",
@@ -1208,11 +1452,12 @@ claim(
     latex=r"R=\frac{\max(p(1),p(L))}{\min_j p(j)}\approx 10^{2}",
     expected="qualified",
     section="2 (C7)",
-    assumptions=("Step-0 profiles measured with `posbias measure` at full width (stored runs; "
-                 "live with --thorough)",
+    assumptions=("Step-0 profiles measured with `posbias measure` at full width at the paper's "
+                 "running length (stored runs; live with --thorough)",
                  "≈ 10^2 read as within half a decade, [10^1.5, 10^2.5]"),
     needs=("models or stored Step-0 measurement",),
     rule=PEAK_VALLEY_RULE,
+    card=PEAK_VALLEY_CARD,
 )(peak_valley_check)
 
 
@@ -1697,34 +1942,81 @@ ROPE_CLAIMED = 0.99
 ROPE_MET = 0.985  # the claimed 0.99 at its two stated decimals
 ROPE_FAR = 0.9  # 1 - rho more than ten times the claimed 1 - 0.99
 
-ROPE_RULE = (
-    "Score-law half (posbias:rope-score-law): RoPE rotations orthogonal (sympy) and q^T R k equal "
-    "in law to q^T k (Monte Carlo KS and moments). Measured half: Spearman ρ between the Step-0 "
-    "influence profiles of Qwen2-0.5B (24 layers, full width 896, head dimension 64, L = 256, "
-    "same weights, inputs and seed) with RoPE on and patched to the identity, read against the "
-    "probe-noise floor ρ0 (two RoPE-on estimates with independent probes). needs-data: no "
-    "stored or live measurement (never decided from the score-law half alone); refuted: the "
-    f"score law fails, or ρ < {ROPE_FAR} (1-ρ more than ten times the claimed 1 - 0.99); "
-    f"inconclusive: the symbolic identities do not close, or ρ0 < {ROPE_MET} (probe noise cannot "
-    f"resolve the claimed figure: raise --probes); verified: ρ >= {ROPE_MET} (the claimed 0.99 at "
-    f"its two stated decimals); qualified: {ROPE_FAR} <= ρ < {ROPE_MET} (RoPE changes the Step-0 "
-    "ranking beyond probe noise; the correction gives ρ and ρ0)."
+
+def _rope_decide(f, t) -> str:
+    if f["score_law"] == "refuted":
+        return "refuted"
+    if f["score_law"] != "verified" or f["noise_spearman"] < t["met"]:
+        return "inconclusive"
+    if f["spearman"] >= t["met"]:
+        return "verified"
+    if f["spearman"] < t["far"]:
+        return "refuted"
+    return "qualified"
+
+
+def _rp(rho, floor=0.998, law="verified", L=256):
+    return {"score_law": law, "spearman": rho, "noise_spearman": floor, "L": L}
+
+
+ROPE_RULE = Rule(
+    text=(
+        "Score-law half (posbias:rope-score-law): RoPE rotations orthogonal (sympy) and q^T R k "
+        "equal in law to q^T k (Monte Carlo KS and moments). Measured half: Spearman ρ between "
+        "the Step-0 influence profiles of Qwen2-0.5B (24 layers, full width 896, head dimension "
+        "64, same weights, inputs and seed) with RoPE on and patched to the identity, read "
+        "against the probe-noise floor ρ0 (two RoPE-on estimates with independent probes). "
+        "needs-data: no stored or live measurement (never decided from the score-law half "
+        "alone); refuted: the score law fails, or ρ < far (1-ρ more than ten times the claimed "
+        "1 - 0.99); inconclusive: the symbolic identities do not close, or ρ0 < met (probe noise "
+        "cannot resolve the claimed figure: raise --probes); verified: ρ >= met (the claimed "
+        "0.99 at its two stated decimals); qualified: far <= ρ < met (RoPE changes the Step-0 "
+        "ranking beyond probe noise; the correction gives ρ and ρ0). The agreement of two "
+        "seeds (other weights) is shown beside as the spread weights alone give."),
+    decide=_rope_decide,
+    thresholds={
+        "met": Threshold(ROPE_MET, "the claimed Spearman 0.99 at its two stated decimals",
+                         scale="linear", step=0.001, sensitive=0.005, domain=(0.0, 1.0)),
+        "far": Threshold(ROPE_FAR, "Spearman below which 1 - ρ is ten times the claimed 0.01",
+                         scale="linear", step=0.001, sensitive=0.02, domain=(0.0, 1.0)),
+    },
+    outcomes=("verified", "qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("the paper's figure: Spearman 0.99 on vs off", _rp(0.99), "verified", "paper"),
+        Example("measured at L = 256: 0.9635 against a noise floor 0.998", _rp(0.9635),
+                "qualified", "realistic"),
+        Example("RoPE reorders the Step-0 influence: Spearman 0.5", _rp(0.5), "refuted", "false"),
+        Example("a rotation that is not orthogonal: the score law fails", _rp(0.999, law="refuted"),
+                "refuted", "false"),
+        Example("too few probes: noise floor 0.95", _rp(0.97, 0.95), "inconclusive", "realistic"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("spearman", "noise_spearman"),
 )
 
 
 def rope_measured_figures(data, plan=None) -> dict | None:
     """RoPE on vs off at the first seed of every rotary architecture of the plan (from the
-    ``posbias measure --rope both`` record): Spearman, W1 and the probe-noise floor."""
+    ``posbias measure --rope both`` record): Spearman, W1 and the probe-noise floor, and the
+    agreement of the first two seeds with RoPE on (other weights and inputs)."""
+    from posbias.numerics.compare import spearman, wasserstein1
+
     plan = plan or measured.STEP0_PLAN
     out = {}
     for arch in plan.rotary:
-        r = measured.primary_runs(data, arch, plan)[0]
+        runs = measured.primary_runs(data, arch, plan)
+        r = runs[0]
         if not r.rope or r.rope.get("spearman") is None:
             continue
+        seeds = None
+        if len(runs) >= 2:
+            seeds = {"spearman": float(spearman(runs[0].profile, runs[1].profile)),
+                     "w1": float(wasserstein1(runs[0].profile, runs[1].profile)),
+                     "seeds": [runs[0].seed, runs[1].seed]}
         out[arch] = {"spearman": r.rope["spearman"], "w1": r.rope["w1"],
                      "noise_spearman": r.rope.get("noise_spearman"),
                      "noise_w1": r.rope.get("noise_w1"), "length": r.length, "seed": r.seed,
-                     "estimator": r.estimator, "samples": r.samples,
+                     "estimator": r.estimator, "samples": r.samples, "seed_to_seed": seeds,
                      "settings": {k: r.settings.get(k) for k in (
                          "num_hidden_layers", "hidden_size", "num_attention_heads",
                          "num_key_value_heads", "head_dim")}}
@@ -1737,37 +2029,57 @@ def rope_init_check(ctx: CheckContext, data=None, transform=None) -> Evidence:
     law = rope_law_check(ctx, transform)
     method = ("sympy orthogonality and score law; Monte Carlo KS; Step-0 Jacobian profiles of "
               "Qwen2-0.5B at full width with RoPE on vs patched off (posbias measure --rope both)")
-    common = dict(method=method, rule=ROPE_RULE,
+    common = dict(method=method, rule=ROPE_RULE.text,
                   precision="exact (symbolic); float64 (Monte Carlo); float32 (measurement)",
                   tolerance=f"Spearman >= {ROPE_MET} (verified), < {ROPE_FAR} (refuted); noise "
                   f"floor >= {ROPE_MET}")
-    if law.verdict == "refuted":
-        return Evidence("refuted", counterexample=law.counterexample,
-                        details={"score_law": law.as_dict()}, **common)
     data = data if data is not None else measured.step0_data(ctx)
     figs = rope_measured_figures(data) if data is not None else None
-    if figs is None:
-        return Evidence("needs-data", discrepancy="measured half not run: needs a stored Step-0 "
-                        "measurement or the 'models' extra; the score-law half alone is claim "
-                        "posbias:rope-score-law", details={"score_law": law.as_dict()}, **common)
+    if law.verdict == "refuted" or figs is None:
+        if law.verdict != "refuted":
+            return Evidence("needs-data", discrepancy="measured half not run: needs a stored "
+                            "Step-0 measurement or the 'models' extra; the score-law half alone "
+                            "is claim posbias:rope-score-law", details={"score_law": law.as_dict()},
+                            **common)
+        figures = _rp(1.0, 1.0, law="refuted")
+        figures.update(spearman=None, noise_spearman=None, L=None)
+        return Evidence("refuted", counterexample=law.counterexample, figures=figures,
+                        details={"score_law": law.as_dict()}, **common)
     rho = min(f["spearman"] for f in figs.values())
     # no noise floor (exact Jacobians have no probe noise): the floor is perfect agreement
     floor = min(1.0 if f["noise_spearman"] is None else f["noise_spearman"] for f in figs.values())
+    Ls = sorted({f["length"] for f in figs.values()})
+    figures = {"score_law": law.verdict, "spearman": float(f"{rho:.4g}"),
+               "noise_spearman": float(f"{floor:.4g}"), "L": Ls[0] if len(Ls) == 1 else Ls}
+    verdict = ROPE_RULE.apply(figures).verdict
     text = "; ".join(
         f"{a} (L = {f['length']}, {f['estimator']}, {f['samples']} samples, seed {f['seed']}): "
         f"Spearman on/off {f['spearman']:.4f}, W1 {f['w1']:.3g}; probe-noise floor Spearman "
-        f"{_g(f['noise_spearman'])}, W1 {_g(f['noise_w1'])}" for a, f in figs.items())
+        f"{_g(f['noise_spearman'])}, W1 {_g(f['noise_w1'])}"
+        + (f"; two seeds with RoPE on (other weights): Spearman {f['seed_to_seed']['spearman']:.4f}, "
+           f"W1 {f['seed_to_seed']['w1']:.3g}" if f["seed_to_seed"] else "")
+        for a, f in figs.items())
+    alternatives = {}
+    for a, f in figs.items():
+        alternatives[f"{a}: RoPE on vs on, independent probes (probe-noise floor)"] = {
+            "spearman": f["noise_spearman"], "w1": f["noise_w1"]}
+        if f["seed_to_seed"]:
+            alternatives[f"{a}: RoPE on, seed {f['seed_to_seed']['seeds'][0]} vs "
+                         f"{f['seed_to_seed']['seeds'][1]} (other weights and inputs)"] = {
+                "spearman": f["seed_to_seed"]["spearman"], "w1": f["seed_to_seed"]["w1"]}
     details = {"measured": figs, "score_law": law.as_dict(), "source": _source(data)}
-    if law.verdict != "verified" or floor < ROPE_MET:
+    common.update(figures=figures, alternatives=alternatives, details=details,
+                  setting={"L": figures["L"]})
+    if verdict == "inconclusive":
         why = ("score-law half: " + law.verdict if law.verdict != "verified" else
                f"probe-noise floor {floor:.4f} below {ROPE_MET}: raise --probes")
-        return Evidence("inconclusive", discrepancy=f"{why}; {text}", details=details, **common)
-    if rho >= ROPE_MET:
-        return Evidence("verified", discrepancy=text, details=details, **common)
-    if rho < ROPE_FAR:
-        return Evidence("refuted", counterexample=text, details=details, **common)
+        return Evidence("inconclusive", discrepancy=f"{why}; {text}", **common)
+    if verdict == "verified":
+        return Evidence("verified", discrepancy=text, **common)
+    if verdict == "refuted":
+        return Evidence("refuted", counterexample=text, **common)
     return Evidence(
-        "qualified", discrepancy=text, details=details,
+        "qualified", discrepancy=text,
         correction=(f"the score law is unchanged by RoPE (exactly, for isotropic Gaussian q, k), "
                     f"but the measured Step-0 profiles agree less than claimed: Spearman "
                     f"{rho:.3f} with RoPE on vs off against a probe-noise floor of {floor:.3f} "
@@ -1775,6 +2087,28 @@ def rope_init_check(ctx: CheckContext, data=None, transform=None) -> Evidence:
                     f"beyond probe noise at the paper's width ({text})"),
         **common)
 
+
+ROPE_CARD = Card(
+    paper=Setting(
+        "the abstract ('identical with or without RoPE') and the paper's Step-0 experiments "
+        "(section and figure not confirmed here), as THEORY.md section 2 C8 states them: "
+        "Spearman 0.99 between Step-0 profiles of Qwen2-0.5B with and without RoPE",
+        architecture="Qwen2 (causal decoder with residuals)", models="Qwen2-0.5B (24 layers)",
+        residual="on", mask="causal", pe="RoPE on vs off", L=2048, width="full",
+        training="none (Step 0, random initialization)",
+        measure="input-output Jacobian norm of the final position; Spearman on vs off",
+        unconfirmed=("L", "measure")),
+    test=Setting(
+        "sympy and Monte Carlo for the score law; the stored `posbias measure --rope both` run "
+        "of Qwen2-0.5B (L = 256, 2 inputs, seed 0, 8 Rademacher probes, a second RoPE-on "
+        "estimate with independent probes for the noise floor)",
+        architecture="Qwen2 (causal decoder with residuals)", models="Qwen2-0.5B (24 layers)",
+        residual="on", mask="causal", pe="RoPE on vs off", L=256, width="full",
+        training="none (Step 0, random initialization)",
+        measure="input-output Jacobian norm of the final position; Spearman on vs off"),
+    proof=ProofStatus("all", note="the score law is an identity for isotropic Gaussian q, k; "
+                      "the measured agreement is empirical"),
+)
 
 claim(
     "chowdhury2026:rope-init",
@@ -1789,6 +2123,7 @@ claim(
     section="C8",
     needs=("models or stored Step-0 measurement",),
     rule=ROPE_RULE,
+    card=ROPE_CARD,
 )(rope_init_check)
 
 
@@ -1903,127 +2238,263 @@ STEP0_S_MET = 0.985  # the claimed Spearman 0.99 at its two stated decimals
 STEP0_W_MET = 0.025  # the claimed W1 0.02 at its two stated decimals
 STEP0_S_FAR = 0.9  # 1 - rho more than ten times the claimed 0.01
 STEP0_W_FAR = 0.2  # W1 more than ten times the claimed 0.02
+STEP0_MARGIN = 0.5  # the theory's W1 at most half the best named alternative's
 
-STEP0_RULE = (
-    "Protocol (the paper states none): Qwen2-0.5B (24 layers, width 896, 14 heads, 2 KV heads) "
-    "and GPT-2 small (12 layers, width 768), randomly initialized at full width and full "
-    "vocabulary, L = 256 random tokens, Jacobian Frobenius norms from 8 Rademacher probes, 2 "
-    "random inputs per seed, seeds 0 and 1 (`posbias measure`, stored; live with --thorough). "
-    "Theory: the Cesàro rollout N^H with the W1-optimal constant α (the most favourable reading; "
-    "the parameter-free rollout with the measured λ_t is shown beside). Each claimed figure is "
-    f"read at its two stated decimals. verified: Spearman >= {STEP0_S_MET} and W1 <= "
-    f"{STEP0_W_MET} for both architectures, for the pooled profile (seeds x samples) and for "
-    f"every seed; refuted: for some architecture the pooled profile has Spearman < {STEP0_S_FAR} "
-    f"or W1 > {STEP0_W_FAR} (more than ten times the claimed distance from perfect agreement); "
-    "qualified: otherwise (the correction gives the figures); needs-data: no stored or live "
-    "measurement."
+#: the named alternatives the theory must beat (profiles with no Cesàro-with-residual theory)
+STEP0_RIVALS = ("attention_only", "uniform")
+
+
+def _step0_decide(f, t) -> str:
+    met, far = [], []
+    for a in f["architectures"].values():
+        s, w = a["spearman"], a["w1"]
+        rival = min(a["rivals_w1"].values())
+        # a low Spearman refutes only where the protocol resolves a ranking to the claimed
+        # precision: two independent estimates (seeds) agree to at least spearman_met
+        resolved = a.get("resolution") is not None and a["resolution"] >= t["spearman_met"]
+        met.append(s >= t["spearman_met"] and w <= t["w1_met"] and w <= t["margin"] * rival)
+        far.append((s < t["spearman_far"] and resolved) or w > t["w1_far"]
+                   or w >= t["no_better"] * rival)
+    if all(met):
+        return "verified"
+    if any(far):
+        return "refuted"
+    return "qualified"
+
+
+def _s0(s, w, att, uni, L=2048, resolution=0.995):
+    return {"L": L, "spearman": s, "w1": w, "rivals_w1": {"attention_only": att, "uniform": uni},
+            "resolution": resolution}
+
+
+STEP0_RULE = Rule(
+    text=(
+        "Protocol (the paper states none): Qwen2-0.5B (24 layers, width 896, 14 heads, 2 KV "
+        "heads) and GPT-2 small (12 layers, width 768), randomly initialized at full width and "
+        "full vocabulary, at the paper's running length (L = 2048 for Qwen2-0.5B, L = 1024 for "
+        "GPT-2 small, its 1024 learned positions; L = 256 only when no paper-length run is "
+        "stored), random tokens, Jacobian Frobenius norms from 8 Rademacher probes, seeds 0 and "
+        "1 (`posbias measure`, stored; live with --thorough), pooled over seeds x samples. "
+        "Theory: the Cesàro rollout N^H with the W1-optimal constant α (the most favourable "
+        "reading; the parameter-free rollout with the measured λ_t is shown beside). Spearman "
+        "does not discriminate here (every decreasing-then-spike profile ranks alike), so the "
+        "fit must also beat the named alternatives with no residual-aware Cesàro theory, the "
+        "attention-only rollout (λ ≡ 1) and the uniform profile, in W1. verified: for both "
+        "architectures Spearman >= spearman_met, W1 <= w1_met (the claimed 0.99 and 0.02 at "
+        "their two stated decimals) and W1 <= margin x the best alternative's W1; refuted: for "
+        "some architecture Spearman < spearman_far or W1 > w1_far (ten times the claimed "
+        "distance from perfect agreement; a Spearman below spearman_far refutes only where the "
+        "protocol resolves a ranking to the claimed precision: the resolution, the Spearman of "
+        "two independent estimates (two seeds at the decision length), is at least "
+        "spearman_met) or W1 >= no_better x the best alternative's W1 (the theory fits no "
+        "better than an alternative); qualified: otherwise; needs-data: no stored or live "
+        "measurement."),
+    decide=_step0_decide,
+    thresholds={
+        "spearman_met": Threshold(STEP0_S_MET, "the claimed Spearman 0.99 at two decimals",
+                                  scale="linear", step=0.001, sensitive=0.005, domain=(0.0, 1.0)),
+        "w1_met": Threshold(STEP0_W_MET, "the claimed W1 0.02 at two decimals", sensitive=1.5),
+        "spearman_far": Threshold(STEP0_S_FAR, "1 - Spearman ten times the claimed 0.01",
+                                  scale="linear", step=0.001, sensitive=0.02, domain=(0.0, 1.0)),
+        "w1_far": Threshold(STEP0_W_FAR, "W1 ten times the claimed 0.02", sensitive=2.0),
+        "margin": Threshold(STEP0_MARGIN, "the theory's W1 at most this fraction of the best "
+                            "alternative's (attention-only, uniform)", sensitive=1.5),
+        "no_better": Threshold(1.0, "the theory's W1 at least the best alternative's: no "
+                               "better than a profile without the theory", scale="fixed"),
+    },
+    outcomes=("verified", "qualified", "refuted"),
+    examples=(
+        Example("the paper's figures: Spearman 0.99, W1 0.02 (alternatives far off)",
+                {"architectures": {"qwen2-0.5b": _s0(0.99, 0.02, 0.4, 0.1),
+                                   "gpt2": _s0(0.99, 0.02, 0.4, 0.1, 1024)}},
+                "verified", "paper"),
+        Example("measured at L = 256 (Qwen2 0.963/0.044, GPT-2 0.972/0.0064)",
+                {"architectures": {"qwen2-0.5b": _s0(0.963, 0.044, 0.45, 0.09, 256),
+                                   "gpt2": _s0(0.972, 0.0064, 0.38, 0.05, 256)}},
+                "qualified", "realistic"),
+        Example("a Spearman 0.99 fit that is no closer than the uniform profile",
+                {"architectures": {"qwen2-0.5b": _s0(0.99, 0.02, 0.4, 0.018),
+                                   "gpt2": _s0(0.99, 0.02, 0.4, 0.1, 1024)}},
+                "refuted", "false"),
+        Example("the profile is reversed (recency where the theory has primacy)",
+                {"architectures": {"qwen2-0.5b": _s0(-0.6, 0.35, 0.5, 0.1),
+                                   "gpt2": _s0(0.99, 0.02, 0.4, 0.1, 1024)}},
+                "refuted", "false"),
+        Example("a ranking far from the theory's where two seeds agree to 0.995",
+                {"architectures": {"qwen2-0.5b": _s0(0.8, 0.035, 0.38, 0.1),
+                                   "gpt2": _s0(0.99, 0.02, 0.4, 0.1, 1024)}},
+                "refuted", "false"),
+        Example("one input per seed at L = 2048: Spearman 0.80 from a ranking the protocol does "
+                "not resolve (no second estimate)",
+                {"architectures": {"qwen2-0.5b": _s0(0.8, 0.035, 0.38, 0.1, resolution=None),
+                                   "gpt2": _s0(0.96, 0.007, 0.4, 0.1, 1024, resolution=0.9)}},
+                "qualified", "realistic"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("architectures",),
 )
 
 
-def step0_figures(data, plan=None) -> dict:
-    """Per architecture: Spearman and W1 of the pooled and per-seed profiles against the Cesàro
-    rollouts (best constant α; measured λ_t), with the settings and the λ_t summary."""
+def _fit_figures(profile, L, T, lambdas) -> dict:
+    """Spearman and normalized W1 of ``profile`` against the theory (best constant α) and the
+    named alternatives: attention-only rollout, uniform profile, measured λ_t rollout."""
     from types import SimpleNamespace
 
+    from posbias.numerics.compare import spearman, wasserstein1
+
+    c = measured.compare_with_theory(SimpleNamespace(length=L, lambdas=lambdas, profile=profile))
+    att = np.asarray(measured.cesaro_profile(L, [1.0] * T), dtype=float)
+    uni = np.full(L, 1.0 / L)
+    return {
+        "best_alpha": c.best_alpha,
+        "theory": {"spearman": c.spearman_best_alpha, "w1": c.w1_best_alpha},
+        "alternatives": {
+            "attention_only": {"spearman": float(spearman(profile, att)),
+                               "w1": float(wasserstein1(profile, att))},
+            "uniform": {"spearman": None, "w1": float(wasserstein1(profile, uni)),
+                        "note": "Spearman undefined: a constant profile has no ranking"},
+            "measured_lambda": {"spearman": c.spearman_measured_lambda,
+                                "w1": c.w1_measured_lambda},
+            "best_constant_alpha": {"spearman": c.spearman_best_alpha, "w1": c.w1_best_alpha,
+                                    "alpha": c.best_alpha},
+        },
+    }
+
+
+def step0_figures(data, plan=None) -> dict:
+    """Per architecture at the decision length (the paper's running length when stored): the
+    theory's and the alternatives' Spearman and W1 for the pooled and per-seed profiles, with
+    the settings and the λ_t summary."""
     from posbias.numerics.compare import spearman, wasserstein1
 
     plan = plan or measured.STEP0_PLAN
     out = {}
     for arch in plan.architectures:
-        runs = measured.primary_runs(data, arch, plan)
+        runs, at_paper = measured.decision_runs(data, arch, plan)
+        L = runs[0].length
         pooled = measured.pooled_profile(runs)
         lambdas = np.mean([r.lambdas for r in runs], axis=0)
-        c = measured.compare_with_theory(SimpleNamespace(length=plan.length, lambdas=lambdas,
-                                                         profile=pooled))
+        T = len(lambdas)
+        fit = _fit_figures(pooled, L, T, lambdas)
         s0 = runs[0].settings
-        # how well the measurement resolves a ranking: agreement of two independent estimates
-        # (other weights and inputs, same protocol), a diagnostic beside the verdict
         between = None
         if len(runs) >= 2:
             between = {"spearman": float(spearman(runs[0].profile, runs[1].profile)),
                        "w1": float(wasserstein1(runs[0].profile, runs[1].profile))}
+        per_seed = {}
+        for r in runs:
+            f = _fit_figures(r.profile, L, T, r.lambdas)
+            per_seed[str(r.seed)] = {"best_alpha": f["best_alpha"],
+                                     "spearman_best_alpha": f["theory"]["spearman"],
+                                     "w1_best_alpha": f["theory"]["w1"],
+                                     "w1_attention_only": f["alternatives"]["attention_only"]["w1"],
+                                     "w1_uniform": f["alternatives"]["uniform"]["w1"]}
         out[arch] = {
             "seed_to_seed": between,
             "settings": {k: s0.get(k) for k in ("model_type", "num_hidden_layers", "hidden_size",
                                                  "num_attention_heads", "num_key_value_heads",
                                                  "vocab_size")},
-            "length": plan.length, "estimator": runs[0].estimator,
+            "length": L, "paper_length": at_paper, "estimator": runs[0].estimator,
             "samples": sum(r.samples for r in runs), "seeds": [r.seed for r in runs],
-            "best_alpha": c.best_alpha, "spearman_best_alpha": c.spearman_best_alpha,
-            "w1_best_alpha": c.w1_best_alpha,
-            "spearman_measured_lambda": c.spearman_measured_lambda,
-            "w1_measured_lambda": c.w1_measured_lambda,
+            "best_alpha": fit["best_alpha"],
+            "spearman_best_alpha": fit["theory"]["spearman"],
+            "w1_best_alpha": fit["theory"]["w1"],
+            "spearman_measured_lambda": fit["alternatives"]["measured_lambda"]["spearman"],
+            "w1_measured_lambda": fit["alternatives"]["measured_lambda"]["w1"],
+            "alternatives": fit["alternatives"],
             "measured_lambda_mean": float(lambdas.mean()),
             "measured_lambda_range": [float(lambdas.min()), float(lambdas.max())],
-            "per_seed": {str(r.seed): {"best_alpha": r.comparison.best_alpha,
-                                       "spearman_best_alpha": r.comparison.spearman_best_alpha,
-                                       "w1_best_alpha": r.comparison.w1_best_alpha}
-                         for r in runs},
+            "per_seed": per_seed,
         }
     return out
 
 
+def _r4(x):
+    return None if x is None else float(f"{x:.4g}")
+
+
 def check_step0_fit(ctx: CheckContext, data=None) -> Evidence:
-    """C9 decided by STEP0_RULE on the Step-0 measurements at the paper's widths."""
+    """C9 decided by STEP0_RULE on the Step-0 measurements at the paper's widths and running
+    length, the theory's fit beside the named alternatives'."""
     data = data if data is not None else measured.step0_data(ctx)
     method = ("Step-0 Jacobian profiles of randomly initialized transformers models at full width "
-              "(posbias measure, probe estimates) vs float64 Cesàro rollouts; Spearman and "
-              "normalized W1")
+              "(posbias measure, probe estimates) vs float64 Cesàro rollouts (best constant α, "
+              "measured λ_t) and the alternatives (attention-only rollout, uniform profile); "
+              "Spearman and normalized W1")
     if data is None:
         return Evidence("needs-data", method=method + ": needs a stored Step-0 measurement or the "
-                        "'models' extra (pip install 'posbias[models]')", rule=STEP0_RULE)
+                        "'models' extra (pip install 'posbias[models]')", rule=STEP0_RULE.text)
     figs = step0_figures(data)
+    figures = {"architectures": {
+        a: {"L": f["length"], "spearman": _r4(f["spearman_best_alpha"]),
+            "w1": _r4(f["w1_best_alpha"]),
+            "rivals_w1": {k: _r4(f["alternatives"][k]["w1"]) for k in STEP0_RIVALS},
+            "resolution": _r4(f["seed_to_seed"]["spearman"]) if f["seed_to_seed"] else None}
+        for a, f in figs.items()}}
+    verdict = STEP0_RULE.apply(figures).verdict
+    alternatives = {a: {k: {kk: (_r4(vv) if isinstance(vv, float) else vv)
+                            for kk, vv in v.items()} for k, v in f["alternatives"].items()}
+                    for a, f in figs.items()}
 
-    def met(f):
-        return f["spearman_best_alpha"] >= STEP0_S_MET and f["w1_best_alpha"] <= STEP0_W_MET
+    def alt_text(f):
+        al = f["alternatives"]
+        return (f"alternatives: attention-only Spearman {al['attention_only']['spearman']:.3f}, "
+                f"W1 {al['attention_only']['w1']:.3g}; uniform W1 {al['uniform']['w1']:.3g}; "
+                f"measured λ_t (mean {f['measured_lambda_mean']:.3g}) Spearman "
+                f"{al['measured_lambda']['spearman']:.3f}, W1 {al['measured_lambda']['w1']:.3g}")
 
-    ok = {a: met(f) and all(met(s) for s in f["per_seed"].values()) for a, f in figs.items()}
-    far = {a: f["spearman_best_alpha"] < STEP0_S_FAR or f["w1_best_alpha"] > STEP0_W_FAR
-           for a, f in figs.items()}
-    figures = "; ".join(
-        f"{a}: Spearman {f['spearman_best_alpha']:.3f}, W1 {f['w1_best_alpha']:.3g} at α = "
-        f"{f['best_alpha']:.3g} (per seed: " + ", ".join(
+    shown = "; ".join(
+        f"{a} at L = {f['length']}: theory (α = {f['best_alpha']:.3g}) Spearman "
+        f"{f['spearman_best_alpha']:.3f}, W1 {f['w1_best_alpha']:.3g} (per seed: " + ", ".join(
             f"{s['spearman_best_alpha']:.3f}/{s['w1_best_alpha']:.3g}" for s in f["per_seed"].values())
-        + f"; with the measured λ_t, mean {f['measured_lambda_mean']:.3g}: Spearman "
-        f"{f['spearman_measured_lambda']:.3f}, W1 {f['w1_measured_lambda']:.3g})"
-        for a, f in figs.items())
+        + f"); {alt_text(f)}" for a, f in figs.items())
     noise = rope_measured_figures(data)
     details = {"per_architecture": figs, "source": _source(data)}
     if noise:
         details["probe_noise_floor"] = {a: {"spearman": f["noise_spearman"], "w1": f["noise_w1"]}
                                         for a, f in noise.items()}
-    common = dict(method=method, rule=STEP0_RULE, precision="float32 (transformers), probe "
+    Ls = tuple(dict.fromkeys(f["length"] for f in figs.values()))
+    common = dict(method=method, rule=STEP0_RULE.text, precision="float32 (transformers), probe "
                   "estimates; float64 rollouts",
-                  tolerance=f"Spearman >= {STEP0_S_MET} and W1 <= {STEP0_W_MET} (claimed "
-                  f"{CLAIMED_SPEARMAN} and {CLAIMED_W1}); far: Spearman < {STEP0_S_FAR} or W1 > "
-                  f"{STEP0_W_FAR}",
+                  tolerance=f"Spearman >= {STEP0_S_MET}, W1 <= {STEP0_W_MET} (claimed "
+                  f"{CLAIMED_SPEARMAN} and {CLAIMED_W1}) and W1 <= {STEP0_MARGIN:g} x the best "
+                  f"alternative's; far: Spearman < {STEP0_S_FAR}, W1 > {STEP0_W_FAR} or no "
+                  "better than an alternative",
                   cases=sum(1 + len(f["per_seed"]) for f in figs.values()),
                   parameters=dict({k: v for k, v in measured.STEP0_PLAN.protocol().items()
                                    if k != "scan_lengths"},
                                   alpha="W1-optimal constant (grid 1/100 then Brent)"),
-                  details=details)
-    if all(ok.values()):
-        return Evidence("verified", discrepancy=figures, **common)
-    if any(far.values()):
-        return Evidence("refuted", counterexample=figures, **common)
-    held = [a for a, v in ok.items() if v]
-    missed = [a for a, v in ok.items() if not v]
-    scope = (f"holds at the claimed precision for {', '.join(held)}; not for {', '.join(missed)}"
+                  figures=figures, alternatives=alternatives, details=details,
+                  setting={"L": Ls if len(Ls) > 1 else Ls[0]})
+    if verdict == "verified":
+        return Evidence("verified", discrepancy=shown, **common)
+    if verdict == "refuted":
+        return Evidence("refuted", counterexample=shown, **common)
+    t = STEP0_RULE.values()
+    held = [a for a, f in figures["architectures"].items()
+            if f["spearman"] >= t["spearman_met"] and f["w1"] <= t["w1_met"]]
+    missed = [a for a in figures["architectures"] if a not in held]
+    scope = (f"the claimed figures hold for {', '.join(held)}; not for {', '.join(missed)}"
              if held else f"no architecture reaches the claimed figures ({', '.join(missed)}), "
              f"though none is ten times off")
+    beats = []
+    for a, f in figures["architectures"].items():
+        rival = min(f["rivals_w1"], key=f["rivals_w1"].get)
+        ratio = f["w1"] / f["rivals_w1"][rival]
+        beats.append(f"{a}: theory W1 = {ratio:.2g} x the best alternative's ({rival})")
     floor = ""
     if noise:
-        floor = (" Probe noise does not explain the gap: two independent probe estimates of the "
-                 "same Qwen2-0.5B profile agree to Spearman " + ", ".join(
-                     f"{f['noise_spearman']:.3f}" for f in noise.values()) + ".")
-    resolution = [f"{a}: {f['seed_to_seed']['spearman']:.3f}" for a, f in figs.items()
-                  if f["seed_to_seed"]]
-    if resolution:
-        floor += (" Two seeds (other weights and inputs, same protocol) agree with each other to "
-                  "Spearman " + ", ".join(resolution) + ": at 2 inputs per seed the ranking in the "
-                  "flat middle is set by input-to-input variation, so the Spearman figures are "
-                  "limited by the protocol's sample size, while W1 is stable across seeds.")
-    return Evidence("qualified", correction=f"{scope}. Measured: {figures}.{floor}", **common)
+        floor = (" Probe noise alone is small: two independent probe estimates of the same "
+                 "Qwen2-0.5B profile agree to Spearman " + ", ".join(
+                     f"{f['noise_spearman']:.3f} (L = {f['length']})" for f in noise.values())
+                 + "; the disagreement of seeds is input and weight variation.")
+    res = "; ".join(f"{a}: " + ("one seed, no second estimate" if f["resolution"] is None
+                                  else f"two seeds agree to Spearman {f['resolution']:.3f}")
+                    for a, f in figures["architectures"].items())
+    return Evidence("qualified", correction=f"{scope}; the theory beats the alternatives in W1 "
+                    f"({'; '.join(beats)}); Spearman does not discriminate (the attention-only "
+                    f"rollout ranks nearly alike) and the protocol resolves a ranking only to "
+                    f"its resolution ({res}). Measured: {shown}.{floor}", **common)
 
 
 def _latex_step0():
@@ -2046,6 +2517,34 @@ def _latex_step0():
     return r",\quad ".join(sp.latex(e) for e in parts)
 
 
+STEP0_CARD = Card(
+    paper=Setting(
+        "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures'; "
+        "section and figure not confirmed here), as THEORY.md section 2 C9 states them: theory "
+        "vs the measured Step-0 input-output Jacobian norm, Spearman 0.99 and Wasserstein 0.02; "
+        "the running example's context of 2048 tokens",
+        architecture="causal decoder with residuals (Qwen2, GPT-2)",
+        models=("Qwen2 (24 layers)", "GPT-2"), residual="on", mask="causal",
+        pe=("RoPE (Qwen2)", "learned absolute (GPT-2)"), alpha="constant (Cesàro model)",
+        L=2048, width="full", training="none (Step 0, random initialization)",
+        measure="input-output Jacobian norm; Spearman and Wasserstein-1",
+        unconfirmed=("L", "alpha")),
+    test=Setting(
+        "stored `posbias measure` runs (data/step0): Qwen2-0.5B at L = 2048, GPT-2 small at "
+        "L = 1024, seeds 0 and 1, one input each, 8 Rademacher probes; the W1-optimal "
+        "constant α; alternatives beside",
+        architecture="causal decoder with residuals (Qwen2, GPT-2)",
+        models=("Qwen2 (24 layers)", "GPT-2"), residual="on", mask="causal",
+        pe=("RoPE (Qwen2)", "learned absolute (GPT-2)"), alpha="constant (Cesàro model)",
+        L=(2048, 1024), width="full", training="none (Step 0, random initialization)",
+        measure="input-output Jacobian norm; Spearman and Wasserstein-1"),
+    proof=ProofStatus("none", note="an empirical fit"),
+    differences=("L: GPT-2 small is measured at L = 1024, its maximum context (1024 learned "
+                 "positions); Qwen2-0.5B at the running length 2048",
+                 "protocol: the paper states no probes, inputs or α; the card's are posbias's "
+                 "own (8 Rademacher probes, one random input per seed, W1-optimal α)"),
+)
+
 claim(
     f"{PAPER}:step0-fit",
     statement="At initialization (Step 0) the measured input-output Jacobian influence profile of "
@@ -2056,15 +2555,17 @@ claim(
     section="C9",
     assumptions=(
         "randomly initialized transformers models at the checkpoints' full shapes (their own "
-        "initializers), eval mode, eager attention, float32; random token ids; Jacobian of the "
-        "final position's last hidden state with respect to the input embeddings",
-        "protocol: L = 256, 8 Rademacher probes, 2 inputs per seed, seeds 0 and 1 (stored "
-        "`posbias measure` runs in posbias/proofs_checks/data/step0; --thorough re-measures)",
-        "theory: Cesàro rollout with the W1-optimal constant alpha and, beside it, with the "
-        "measured lambda_t of every block",
+        "initializers), eval mode, float32; random token ids; Jacobian of the final position's "
+        "last hidden state with respect to the input embeddings",
+        "protocol: the paper's running length (L = 2048 for Qwen2-0.5B, 1024 for GPT-2 small), "
+        "8 Rademacher probes, one input per seed, seeds 0 and 1 (stored `posbias measure` runs "
+        "in posbias/proofs_checks/data/step0; --thorough re-measures)",
+        "theory: Cesàro rollout with the W1-optimal constant alpha; beside it the measured "
+        "lambda_t rollout, the attention-only rollout and the uniform profile",
     ),
     needs=("models or stored Step-0 measurement",),
     rule=STEP0_RULE,
+    card=STEP0_CARD,
 )(check_step0_fit)
 
 
@@ -2127,13 +2628,121 @@ def u_shape_test(profile) -> dict:
             "last_block/valley": "%.4g" % last}
 
 
-_U_RULE = (f"profile -> means over {BINS} equal blocks of positions; a macroscopic U when the "
-           f"smallest block is interior and the first and last blocks are each >= {U_FACTOR:g} x it. "
-           "needs-data: no pretrained measurement; refuted: a pretrained measurement without a U; "
-           "qualified: every pretrained measurement has a U but a Step-0 measurement of the same "
-           "architecture has none (the U appears with training rather than persisting); verified: "
-           "every pretrained measurement has a U and every paired Step-0 measurement too (or none "
-           "is at hand, which the evidence says)")
+#: "grows from about 10^2 to about 10^3": R_N / R_0 at least half a decade
+PV_GROWTH = 10 ** 0.5
+
+#: architecture keys (model type, layers, heads, width) of the paper's models
+_PAPER_ARCHS = {("qwen2", 24, 14, 896): "Qwen2-0.5B (24 layers)",
+                ("gpt2", 12, 12, 768): "GPT-2 small"}
+
+
+def _arch_name(arch) -> str:
+    if arch in _PAPER_ARCHS:
+        return _PAPER_ARCHS[arch]
+    if not arch or arch[0] is None:
+        return "unknown architecture"
+    return f"{arch[0]} ({arch[1]} layers, {arch[2]} heads, width {arch[3]})"
+
+
+def _pairs(ctx):
+    """(pairs of a pretrained and a Step-0 record of the same architecture, unpaired pretrained
+    names, skipped files); None for the pairs when no pretrained measurement is at hand."""
+    pre, step0, skipped = _records(ctx)
+    if not pre:
+        return None, [], skipped
+    pairs = [(r, step0[r.architecture]) for r in pre if r.architecture in step0]
+    unpaired = [r.name for r in pre if r.architecture not in step0]
+    return pairs, unpaired, skipped
+
+
+def _u_figures(profile) -> dict:
+    b = macroscopic_profile(profile, BINS)
+    k = int(np.argmin(b))
+    return {"valley_block": k + 1, "interior": bool(0 < k < BINS - 1),
+            "first_over_valley": float(f"{b[0] / b[k]:.4g}"),
+            "last_over_valley": float(f"{b[-1] / b[k]:.4g}")}
+
+
+def _is_u(x, factor) -> bool:
+    return x["interior"] and x["first_over_valley"] >= factor and x["last_over_valley"] >= factor
+
+
+def _u_persists_decide(f, t) -> str:
+    pairs = f["pairs"]
+    if any(not _is_u(p["pretrained"], t["factor"]) for p in pairs):
+        return "refuted"
+    if all(_is_u(p["step0"], t["factor"]) for p in pairs):
+        return "verified"
+    return "qualified"
+
+
+def _up(pre, s0):
+    def blk(first, last, interior=True):
+        return {"valley_block": 8 if interior else BINS, "interior": interior,
+                "first_over_valley": first, "last_over_valley": last}
+    return {"name": "m", "step0_name": "m-step0", "pretrained": blk(*pre), "step0": blk(*s0)}
+
+
+U_PERSISTS_RULE = Rule(
+    text=(
+        f"Pairs: every pretrained measurement (stage 'pretrained') with a Step-0 measurement of "
+        f"the same architecture (stage 'step-0': model type, layers, heads and width agree); "
+        f"needs-data without a pretrained measurement or without any such pair (persistence "
+        f"needs both ends). Each profile -> means over {BINS} equal blocks of positions; a "
+        f"macroscopic U when the smallest block is interior and the first and last blocks are "
+        f"each >= factor x it. refuted: the pretrained profile of some pair has no U (the U does "
+        f"not persist); verified: in every pair both the pretrained and the Step-0 profile have a "
+        f"U; qualified: every pretrained profile has a U but some Step-0 profile has none (the U "
+        f"appears with training rather than persisting). Unpaired pretrained measurements are "
+        f"reported, not decided on."),
+    decide=_u_persists_decide,
+    thresholds={"factor": Threshold(U_FACTOR, "an end block at least this many times the valley "
+                                    "block makes a macroscopic U", sensitive=1.25)},
+    outcomes=("verified", "qualified", "refuted"),
+    examples=(
+        Example("the paper's picture: U at Step 0 and after pretraining (spikes added, valley "
+                "deepened)", {"pairs": [_up((40.0, 60.0), (10.0, 30.0))]}, "verified", "paper"),
+        Example("pretraining fills the valley: a monotone primacy profile after training",
+                {"pairs": [_up((30.0, 1.0, False), (10.0, 30.0))]}, "refuted", "false"),
+        Example("a flat pretrained profile (ends 1.3 x the valley)",
+                {"pairs": [_up((1.3, 1.2), (10.0, 30.0))]}, "refuted", "false"),
+        Example("no U at Step 0, a U after training", {"pairs": [_up((40.0, 60.0),
+                                                                      (30.0, 1.0, False))]},
+                "qualified", "realistic"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("pairs",),
+)
+
+
+def _pretrained_setting(pairs) -> dict:
+    names = tuple(dict.fromkeys(_arch_name(r.architecture) for r, _ in pairs))
+    Ls = tuple(dict.fromkeys(int(r.profile.size) for r, _ in pairs))
+    paper_arch = all(r.architecture in _PAPER_ARCHS for r, _ in pairs)
+    return {"source": "measured-influence folder of --data-dir: pretrained and Step-0 "
+                      "measurements paired by architecture",
+            "models": names if len(names) > 1 else names[0], "L": Ls if len(Ls) > 1 else Ls[0],
+            "architecture": (PRETRAINED_PAPER["architecture"] if paper_arch else
+                             "other architectures: " + ", ".join(names))}
+
+
+PRETRAINED_PAPER = dict(
+    architecture="causal decoder with residuals (Qwen2, GPT-2)",
+    models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
+    L=2048, data="natural text", training="standard pretraining vs Step 0",
+    measure="input-output gradient influence of the final position")
+PRETRAINED_TEST = dict(PRETRAINED_PAPER, models="the checkpoints supplied",
+                       L="the supplied length")
+
+U_PERSISTS_CARD = Card(
+    paper=Setting("the abstract ('comparing initialized and pretrained networks ... the "
+                  "U-shape persists') and the paper's pretrained experiments (section and "
+                  "figure not confirmed here; THEORY.md section 2 C10)", **PRETRAINED_PAPER,
+                  unconfirmed=("models", "L", "measure")),
+    test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
+                 "--save-influence, and --random-init for the Step-0 pair)", **PRETRAINED_TEST),
+    proof=ProofStatus("none", note="an empirical statement about trained checkpoints"),
+)
 
 
 @claim(
@@ -2143,47 +2752,50 @@ _U_RULE = (f"profile -> means over {BINS} equal blocks of positions; a macroscop
     latex=r"\arg\min_k \bar p_k \in \{2,\dots,B-1\},\quad \bar p_1, \bar p_B \ge 2 \min_k \bar p_k",
     expected="verified",
     section="C10",
-    assumptions=("measured influence of pretrained models supplied in the data directory: "
-                 + _FORMAT,),
-    needs=("data: measured influence of a pretrained model",),
-    rule=_U_RULE,
+    assumptions=("measured influence of pretrained models supplied in the data directory, each "
+                 "paired with a Step-0 measurement of the same architecture: " + _FORMAT,),
+    needs=("data: measured influence of a pretrained model and of its Step-0 architecture",),
+    rule=U_PERSISTS_RULE,
+    card=U_PERSISTS_CARD,
 )
 def _u_persists(ctx) -> Evidence:
-    rule = _U_RULE
-    pre, step0, skipped = _records(ctx)
-    if not pre:
-        return _needs_data(rule, skipped)
-    rows, failed, no_u_at_init = [], [], []
-    for r in pre:
-        row = {"name": r.name, "L": int(r.profile.size), **u_shape_test(r.profile)}
-        s0 = step0.get(r.architecture)
-        if s0 is not None:
-            t0 = u_shape_test(s0.profile)
-            row["step-0"] = s0.name
-            row["step-0 U"] = t0["u"]
-            row["step-0 valley block"] = t0["valley_block"]
-            if not t0["u"]:
-                no_u_at_init.append(f"{s0.name} (valley block {t0['valley_block']})")
-        if not row["u"]:
-            failed.append(f"{r.name}: valley block {row['valley_block']}, ends/valley "
-                          f"{row['first_block/valley']}, {row['last_block/valley']}")
-        rows.append(row)
-    paired = sum("step-0" in row for row in rows)
-    common = dict(method=f"macroscopic profile ({BINS} blocks) of the measured pretrained influence",
-                  precision="float64", tolerance=f"ends >= {U_FACTOR:g} x valley block",
-                  cases=len(rows), parameters={"bins": BINS, "factor": U_FACTOR},
-                  details={"rule": rule, "models": rows, "paired step-0": paired,
+    pairs, unpaired, skipped = _pairs(ctx)
+    rule = U_PERSISTS_RULE.text
+    if not pairs:
+        ev = _needs_data(rule, skipped)
+        if pairs is not None:
+            ev.details["unpaired"] = unpaired
+            ev.method += (": no Step-0 measurement of the same architecture as "
+                          + ", ".join(unpaired) + " (posbias measure --model M --random-init "
+                          "--save-influence DIR)")
+        return ev
+    figures = {"pairs": [{"name": r.name, "step0_name": s.name, "pretrained": _u_figures(r.profile),
+                          "step0": _u_figures(s.profile)} for r, s in pairs]}
+    verdict = U_PERSISTS_RULE.apply(figures).verdict
+
+    def show(p):
+        a, b = p["pretrained"], p["step0"]
+        return (f"{p['name']}: valley block {a['valley_block']}, ends/valley "
+                f"{a['first_over_valley']:.4g}, {a['last_over_valley']:.4g}; Step 0 "
+                f"({p['step0_name']}): valley block {b['valley_block']}, ends/valley "
+                f"{b['first_over_valley']:.4g}, {b['last_over_valley']:.4g}")
+
+    text = "; ".join(show(p) for p in figures["pairs"])
+    common = dict(method=f"macroscopic profile ({BINS} blocks) of the measured pretrained "
+                  "influence and of its Step-0 pair", precision="float64",
+                  tolerance=f"ends >= {U_FACTOR:g} x valley block", cases=len(pairs),
+                  parameters={"bins": BINS, "factor": U_FACTOR}, figures=figures,
+                  setting=_pretrained_setting(pairs),
+                  details={"rule": rule, "pairs": figures["pairs"], "unpaired": unpaired,
                            "skipped": skipped})
-    if failed:
-        return Evidence("refuted", counterexample="; ".join(failed), **common)
-    if no_u_at_init:
+    if verdict == "refuted":
+        return Evidence("refuted", counterexample="no macroscopic U after pretraining: " + text,
+                        **common)
+    if verdict == "qualified":
         return Evidence("qualified", correction="the pretrained profiles are U-shaped, but the "
-                        "Step-0 model of the same architecture is not: " + ", ".join(no_u_at_init)
-                        + "; the U appears with training rather than persisting", **common)
-    if not paired:
-        common["details"]["note"] = ("no Step-0 measurement of the same architecture at hand: "
-                                     "persistence judged against the pretrained profile alone")
-    return Evidence("verified", **common)
+                        "Step-0 model of the same architecture is not: the U appears with "
+                        "training rather than persisting (" + text + ")", **common)
+    return Evidence("verified", discrepancy=text, **common)
 
 
 def peak_valley_ratio(profile) -> dict:
@@ -2201,12 +2813,61 @@ def peak_valley_ratio(profile) -> dict:
             "argmin": int(np.argmin(p)) + 1}
 
 
-_PV_RULE = ("R = max(p(1), p(L)) / min_j p(j) of the measured profile; 'about 10^3' means R in "
-            "[10^2.5, 10^3.5]. needs-data: no pretrained measurement; refuted: a pretrained R "
-            "outside the band; qualified: every pretrained R in the band but not above the R of "
-            "the paired Step-0 measurement of the same architecture (no growth); verified: every "
-            "pretrained R in the band and above its paired Step-0 R (or no Step-0 at hand, which "
-            "the evidence says)")
+def _pv_pretrained_decide(f, t) -> str:
+    pairs = f["pairs"]
+    if any(p["R_pretrained"] <= t["no_growth"] * p["R_step0"] for p in pairs):
+        return "refuted"
+    if any(not t["band_lo"] <= p["R_pretrained"] <= t["band_hi"] for p in pairs):
+        return "refuted"
+    if all(p["R_pretrained"] >= t["growth"] * p["R_step0"] for p in pairs):
+        return "verified"
+    return "qualified"
+
+
+def _pvp(rn, r0):
+    return {"pairs": [{"name": "m", "step0_name": "m-step0", "R_pretrained": rn, "R_step0": r0}]}
+
+
+PV_PRETRAINED_RULE = Rule(
+    text=(
+        "Pairs as for u-persists-pretrained (a pretrained and a Step-0 measurement of the same "
+        "architecture; needs-data without one). R = max(p(1), p(L)) / min_j p(j) of each "
+        "profile, R_N pretrained, R_0 at Step 0. refuted: for some pair R_N <= no_growth x R_0 "
+        "(the ratio does not grow) or R_N outside [band_lo, band_hi] (not 'about 10^3', half a "
+        "decade either side); verified: every R_N in the band and R_N >= growth x R_0 (grown by "
+        "at least half a decade, as from about 10^2 to about 10^3); qualified: every R_N in the "
+        "band and above R_0, but grown by less than the growth factor."),
+    decide=_pv_pretrained_decide,
+    thresholds={
+        "band_lo": Threshold(PV_BAND[0], "lower edge of 'about 10^3'", sensitive=2.0),
+        "band_hi": Threshold(PV_BAND[1], "upper edge of 'about 10^3'", sensitive=2.0),
+        "growth": Threshold(PV_GROWTH, "R_N / R_0 read as grown from about 10^2 to about 10^3",
+                            sensitive=1.5),
+        "no_growth": Threshold(1.0, "R_N / R_0 at or below which the ratio has not grown",
+                               scale="fixed"),
+    },
+    outcomes=("verified", "qualified", "refuted"),
+    examples=(
+        Example("the paper's figures: 10^2 at Step 0, 10^3 after pretraining", _pvp(1000.0, 100.0),
+                "verified", "paper"),
+        Example("R shrinks with training (1000 -> 600)", _pvp(600.0, 1000.0), "refuted", "false"),
+        Example("R about 10^2 after training too", _pvp(120.0, 100.0), "refuted", "false"),
+        Example("R in the band, grown by a factor 2 only", _pvp(800.0, 400.0), "qualified",
+                "realistic"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("pairs",),
+)
+
+PV_PRETRAINED_CARD = Card(
+    paper=Setting("the paper's pretrained experiments (section and figure not confirmed "
+                  "here), as THEORY.md section 2 C7 and C10 state them: peak-to-valley ≈ 10^2 "
+                  "at initialization, ≈ 10^3 after training", **PRETRAINED_PAPER,
+                  unconfirmed=("models", "L", "measure")),
+    test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
+                 "--save-influence, and --random-init for the Step-0 pair)", **PRETRAINED_TEST),
+    proof=ProofStatus("none", note="an empirical statement about trained checkpoints"),
+)
 
 
 @claim(
@@ -2217,48 +2878,42 @@ _PV_RULE = ("R = max(p(1), p(L)) / min_j p(j) of the measured profile; 'about 10
     r"\left.\frac{\max(p_1, p_L)}{\min_j p_j}\right|_{\text{step }0}",
     expected="verified",
     section="C10",
-    assumptions=("measured influence of pretrained models supplied in the data directory: "
-                 + _FORMAT,),
-    needs=("data: measured influence of a pretrained model",),
-    rule=_PV_RULE,
+    assumptions=("measured influence of pretrained models supplied in the data directory, each "
+                 "paired with a Step-0 measurement of the same architecture: " + _FORMAT,),
+    needs=("data: measured influence of a pretrained model and of its Step-0 architecture",),
+    rule=PV_PRETRAINED_RULE,
+    card=PV_PRETRAINED_CARD,
 )
 def _peak_valley_pretrained(ctx) -> Evidence:
-    rule = _PV_RULE
-    pre, step0, skipped = _records(ctx)
-    if not pre:
-        return _needs_data(rule, skipped)
-    rows, outside, no_growth = [], [], []
-    for r in pre:
-        pv = peak_valley_ratio(r.profile)
-        row = {"name": r.name, "L": int(r.profile.size),
-               **{k: ("%.4g" % v if isinstance(v, float) else v) for k, v in pv.items()}}
-        if not PV_BAND[0] <= pv["ratio"] <= PV_BAND[1]:
-            outside.append(f"{r.name}: R = {pv['ratio']:.4g}")
-        s0 = step0.get(r.architecture)
-        if s0 is not None:
-            r0 = peak_valley_ratio(s0.profile)["ratio"]
-            row["step-0"] = s0.name
-            row["step-0 ratio"] = "%.4g" % r0
-            if not pv["ratio"] > r0:
-                no_growth.append(f"{r.name}: R = {pv['ratio']:.4g} <= step-0 {r0:.4g}")
-        rows.append(row)
-    paired = sum("step-0" in row for row in rows)
-    worst = max(rows, key=lambda row: abs(np.log10(float(row["ratio"])) - 3))
-    common = dict(method="peak-to-valley ratio of the measured pretrained influence",
-                  precision="float64", tolerance="R in [10^2.5, 10^3.5]", cases=len(rows),
-                  worst_margin=f"{worst['name']}: R = {worst['ratio']}",
-                  details={"rule": rule, "models": rows, "paired step-0": paired,
+    pairs, unpaired, skipped = _pairs(ctx)
+    rule = PV_PRETRAINED_RULE.text
+    if not pairs:
+        ev = _needs_data(rule, skipped)
+        if pairs is not None:
+            ev.details["unpaired"] = unpaired
+            ev.method += (": no Step-0 measurement of the same architecture as "
+                          + ", ".join(unpaired) + ": growth cannot be tested")
+        return ev
+    figures = {"pairs": [{"name": r.name, "step0_name": s.name,
+                          "R_pretrained": float(f"{peak_valley_ratio(r.profile)['ratio']:.4g}"),
+                          "R_step0": float(f"{peak_valley_ratio(s.profile)['ratio']:.4g}")}
+                         for r, s in pairs]}
+    verdict = PV_PRETRAINED_RULE.apply(figures).verdict
+    text = "; ".join(f"{p['name']}: R = {p['R_pretrained']:.4g} after pretraining, "
+                     f"{p['R_step0']:.4g} at Step 0 ({p['step0_name']}): R_N / R_0 = "
+                     f"{p['R_pretrained'] / p['R_step0']:.3g}" for p in figures["pairs"])
+    common = dict(method="peak-to-valley ratio of the measured pretrained influence and of its "
+                  "Step-0 pair", precision="float64",
+                  tolerance=f"R_N in [10^2.5, 10^3.5], R_N / R_0 >= 10^0.5", cases=len(pairs),
+                  figures=figures, setting=_pretrained_setting(pairs),
+                  details={"rule": rule, "pairs": figures["pairs"], "unpaired": unpaired,
                            "skipped": skipped})
-    if outside:
-        return Evidence("refuted", counterexample="; ".join(outside), **common)
-    if no_growth:
-        return Evidence("qualified", correction="R is about 10^3 after pretraining but does not "
-                        "exceed the Step-0 ratio of the same architecture: " + "; ".join(no_growth),
-                        **common)
-    if not paired:
-        common["details"]["note"] = ("no Step-0 measurement of the same architecture at hand: "
-                                     "growth not tested, only the pretrained band")
-    return Evidence("verified", **common)
+    if verdict == "refuted":
+        return Evidence("refuted", counterexample=text, **common)
+    if verdict == "qualified":
+        return Evidence("qualified", correction="R is about 10^3 after pretraining and above the "
+                        "Step-0 ratio, but grown by less than half a decade: " + text, **common)
+    return Evidence("verified", discrepancy=text, **common)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -2402,41 +3057,149 @@ _LM_D_RULE = (
     f"qualified (not overcome, at small scale). Otherwise inconclusive.")
 
 
+_LM_PROXY_TEXT = (
+    "Proxy, not the paper's setting (THEORY.md, 'Setting of C10/C11'): a small causal LM trained "
+    "on in-context unigram estimation, a task whose optimum (the Bayes predictor) weighs every "
+    "earlier token equally; it tests whether next-token training fills the Step-0 valley when "
+    "the data need the middle, which C11 itself says targeted data would do. It neither "
+    "verifies nor refutes the paper's claim about pretrained checkpoints on natural text.")
+
+
+def _lm_figures(summaries: list[dict]) -> dict:
+    """The figures the proxies' rules decide on, per seed (from :func:`lm_summaries`)."""
+    def u(x):
+        return {"interior": 1 < x["valley_block"] < BINS,
+                "first_over_valley": float(x["first_block/valley"]),
+                "last_over_valley": float(x["last_block/valley"])}
+
+    return {"seeds": [{"seed": s["seed"], "learned": float(f"{s['learned']:.4g}"),
+                       "u0": u(s["u0"]), "uN": u(s["uN"]), "g": float(f"{s['g']:.4g}"),
+                       "D0": float(f"{s['D0']:.4g}"), "DN": float(f"{s['DN']:.4g}")}
+                      for s in summaries]}
+
+
+def _lm_u_decide(f, t) -> str:
+    seeds = f["seeds"]
+    if any(s["learned"] < t["gate"] for s in seeds):
+        return "inconclusive"
+    if not all(_is_u(s["u0"], t["factor"]) for s in seeds):
+        return "inconclusive"
+    if (all(not _is_u(s["uN"], t["factor"]) for s in seeds)
+            or all(s["g"] < -t["growth"] for s in seeds)):
+        return "refuted"
+    if all(_is_u(s["uN"], t["factor"]) and s["g"] > t["growth"] for s in seeds):
+        return "qualified"
+    return "inconclusive"
+
+
+def _lm_d_decide(f, t) -> str:
+    seeds = f["seeds"]
+    if any(s["learned"] < t["gate"] for s in seeds):
+        return "inconclusive"
+    if not all(s["D0"] < t["depth"] for s in seeds):
+        return "inconclusive"
+    if all(s["DN"] >= t["depth"] for s in seeds):
+        return "refuted"
+    if all(s["DN"] < t["depth"] for s in seeds):
+        return "qualified"
+    return "inconclusive"
+
+
+def _lms(u0=(9.0, 8.0), uN=(12.0, 20.0), g=0.3, D0=0.3, DN=0.2, learned=0.9, n=2):
+    def u(x):
+        return {"interior": len(x) < 3 or x[2], "first_over_valley": x[0],
+                "last_over_valley": x[1]}
+    return {"seeds": [{"seed": k, "learned": learned, "u0": u(u0), "uN": u(uN), "g": g,
+                       "D0": D0, "DN": DN} for k in range(n)]}
+
+
+_LM_THRESHOLDS = {
+    "gate": Threshold(LM_GATE, "the final position's learned fraction every seed must reach",
+                      scale="linear", step=0.01, sensitive=0.1, domain=(0.0, 1.0)),
+    "factor": Threshold(U_FACTOR, "end blocks at least this many times the valley block make a "
+                        "macroscopic U", sensitive=1.25),
+}
+
+LM_U_RULE = Rule(
+    text=_LM_U_RULE + " " + _LM_PROXY_TEXT,
+    decide=_lm_u_decide,
+    thresholds={**_LM_THRESHOLDS,
+                "growth": Threshold(LM_GROWTH, "|log10(R_N / R_0)| beyond which the ratio has "
+                                    "grown or fallen", sensitive=2.0)},
+    outcomes=("qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("the paper's picture: the U kept and R grown tenfold (g = 1)", _lms(g=1.0),
+                "qualified", "paper"),
+        Example("training removes the U in every seed (a flat profile at Step N)",
+                _lms(uN=(1.3, 1.2), g=-0.4), "refuted", "false"),
+        Example("the U kept but R falls in every seed", _lms(g=-0.5), "refuted", "false"),
+        Example("the U kept without growth (g = 0)", _lms(g=0.0), "inconclusive", "false"),
+        Example("the task not learned (learned fraction 0.3)", _lms(learned=0.3),
+                "inconclusive", "realistic"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("seeds",),
+)
+
+LM_D_RULE = Rule(
+    text=_LM_D_RULE + " " + _LM_PROXY_TEXT,
+    decide=_lm_d_decide,
+    thresholds={**_LM_THRESHOLDS,
+                "depth": Threshold(DEAD_ZONE_DEPTH, "valley depth D below which the middle is a "
+                                   "dead zone", sensitive=1.25)},
+    outcomes=("qualified", "refuted", "inconclusive"),
+    examples=(
+        Example("the paper's picture: the valley deepened by training (D 0.3 -> 0.2)", _lms(),
+                "qualified", "paper"),
+        Example("training lifts the valley to the mean (D_N 0.9) in every seed", _lms(DN=0.9),
+                "refuted", "false"),
+        Example("no dead zone at Step 0 (D_0 0.7)", _lms(D0=0.7), "inconclusive", "false"),
+        Example("the task not learned (learned fraction 0.2)", _lms(learned=0.2),
+                "inconclusive", "realistic"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("seeds",),
+)
+
+
 def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     """The verdict of ``chowdhury2026:u-persists-trained-proxy`` from :func:`lm_summaries`
-    (rule: ``_LM_U_RULE``, ``data/trained-lm/RULES.md``)."""
+    (rule: :data:`LM_U_RULE`, ``data/trained-lm/RULES.md``)."""
+    verdict = LM_U_RULE.apply(_lm_figures(summaries)).verdict
     gated = _lm_gate(summaries)
     if gated:
         return gated
     shown = _lm_show(summaries)
-    if not all(s["u0"]["u"] for s in summaries):
-        return "inconclusive", "no U at Step 0 in every seed, nothing to persist: " + shown
-    if all(not s["uN"]["u"] for s in summaries) or all(s["g"] < -LM_GROWTH for s in summaries):
+    if verdict == "inconclusive" and not all(s["u0"]["u"] for s in summaries):
+        return verdict, "no U at Step 0 in every seed, nothing to persist: " + shown
+    if verdict == "refuted":
         lost = all(not s["uN"]["u"] for s in summaries)
-        return "refuted", ("training removes the U in every seed" if lost else
-                           "peak/valley falls in every seed") + f" ({_LM_SCALE}): " + shown
-    if all(s["uN"]["u"] and s["g"] > LM_GROWTH for s in summaries):
-        return "qualified", (f"U kept and peak/valley grown in every seed, at small scale only "
-                             f"({_LM_SCALE}): " + shown)
-    return "inconclusive", "seeds disagree, or the U is kept without growth: " + shown
+        return verdict, ("training removes the U in every seed" if lost else
+                         "peak/valley falls in every seed") + f" ({_LM_SCALE}): " + shown
+    if verdict == "qualified":
+        return verdict, (f"U kept and peak/valley grown in every seed, at small scale only "
+                         f"({_LM_SCALE}): " + shown)
+    return verdict, "seeds disagree, or the U is kept without growth: " + shown
 
 
 def dead_zone_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     """The verdict of ``chowdhury2026:dead-zone-trained-proxy`` from :func:`lm_summaries`
-    (rule: ``_LM_D_RULE``, ``data/trained-lm/RULES.md``)."""
+    (rule: :data:`LM_D_RULE`, ``data/trained-lm/RULES.md``)."""
+    verdict = LM_D_RULE.apply(_lm_figures(summaries)).verdict
     gated = _lm_gate(summaries)
     if gated:
         return gated
     shown = _lm_show(summaries)
-    if not all(s["D0"] < DEAD_ZONE_DEPTH for s in summaries):
-        return "inconclusive", "no dead zone at Step 0 in every seed: " + shown
-    if all(s["DN"] >= DEAD_ZONE_DEPTH for s in summaries):
-        return "refuted", ("next-token training lifts the valley to at least "
-                           f"{DEAD_ZONE_DEPTH:g} x the mean block in every seed ({_LM_SCALE}): "
-                           + shown)
-    if all(s["DN"] < DEAD_ZONE_DEPTH for s in summaries):
-        return "qualified", f"the dead zone stays in every seed, at small scale only ({_LM_SCALE}): " + shown
-    return "inconclusive", "seeds disagree: " + shown
+    if verdict == "inconclusive" and not all(s["D0"] < DEAD_ZONE_DEPTH for s in summaries):
+        return verdict, "no dead zone at Step 0 in every seed: " + shown
+    if verdict == "refuted":
+        return verdict, ("next-token training lifts the valley to at least "
+                         f"{DEAD_ZONE_DEPTH:g} x the mean block in every seed ({_LM_SCALE}): "
+                         + shown)
+    if verdict == "qualified":
+        return verdict, (f"the dead zone stays in every seed, at small scale only ({_LM_SCALE}): "
+                         + shown)
+    return verdict, "seeds disagree: " + shown
 
 
 def _lm_provenance(doc: dict) -> dict:
@@ -2463,19 +3226,49 @@ def _lm_evidence(ctx, verdict_fn, rule: str, what: str) -> Evidence:
         return Evidence("inconclusive", method="trained-LM influence profiles",
                         discrepancy=str(exc), rule=rule, details={"rule": rule})
     verdict, text = verdict_fn(summaries)
+    text = _LM_PROXY_TEXT + " Result of the proxy: " + text
     kw = {"correction": text} if verdict == "qualified" else (
         {"counterexample": text} if verdict == "refuted" else {"discrepancy": text})
     return Evidence(
         verdict, method=what, rule=rule, precision="float32 training; exact Jacobian influence",
         tolerance=f"gate learned >= {LM_GATE}; U factor {U_FACTOR:g}; growth |g| > "
                   f"{LM_GROWTH}; dead zone D < {DEAD_ZONE_DEPTH:g}",
-        cases=len(summaries),
+        cases=len(summaries), figures=_lm_figures(summaries),
         parameters={"scale": _LM_SCALE, "source": ("re-trained (--thorough)" if ctx.thorough
                                                    else "stored results")},
         details={"rule": rule, "provenance": _lm_provenance(doc),
                  "seeds": [{k: (v if not isinstance(v, float) else float(f"{v:.4g}"))
                             for k, v in s.items()} for s in summaries]},
         **kw)
+
+
+_LM_PROXY_TEST = Setting(
+    "stored runs of `posbias train --task lm-synthetic` (data/trained-lm/, rules in RULES.md): "
+    "Step-0 and Step-N exact-Jacobian influence of the final position, seeds 0 and 1",
+    architecture="LLaMA-style causal decoder with residuals", models="4 layers, hidden 64, "
+    "4 heads", residual="on", mask="causal", pe="RoPE", L=64,
+    data="in-context unigram estimation (16 tokens; the optimum weighs every earlier token "
+    "equally)", training="next-token training, 1,500 iterations, lr 3e-3",
+    measure="exact input-output Jacobian norm of the final position")
+
+
+def _lm_card(section: str) -> Card:
+    return Card(
+        paper=Setting(f"the paper's pretrained comparison ({section} of THEORY.md section 2, "
+                      "'Setting of C10/C11'; section and figure of the paper not confirmed "
+                      "here): pretrained checkpoints of the paper's architectures on natural "
+                      "text",
+                      architecture="causal decoder with residuals (Qwen2, GPT-2)",
+                      models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on",
+                      mask="causal", L=2048, data="natural text (billions of tokens)",
+                      training="standard pretraining",
+                      measure="input-output gradient influence of the final position",
+                      unconfirmed=("models", "L")),
+        test=_LM_PROXY_TEST, kind="proxy",
+        proof=ProofStatus("none", note="an empirical proxy experiment"),
+        differences=("a proxy: a synthetic task whose optimum weighs every position equally "
+                     "stands in for natural-text pretraining; its verdict is about that task "
+                     "at this scale, not the paper's claim",))
 
 
 @claim(
@@ -2489,10 +3282,11 @@ def _lm_evidence(ctx, verdict_fn, rule: str, what: str) -> Evidence:
     assumptions=("stored runs of posbias train --task lm-synthetic (data/trained-lm/), "
                  + _LM_SCALE,),
     needs=("stored results", "models (for --thorough)"),
-    rule=_LM_U_RULE,
+    rule=LM_U_RULE,
+    card=_lm_card("C10"),
 )
 def _u_persists_trained(ctx) -> Evidence:
-    return _lm_evidence(ctx, u_persists_trained_verdict, _LM_U_RULE,
+    return _lm_evidence(ctx, u_persists_trained_verdict, LM_U_RULE.text,
                         "U test and peak/valley of the final position's influence, Step 0 vs "
                         "Step N, trained small LM")
 
@@ -2508,9 +3302,10 @@ def _u_persists_trained(ctx) -> Evidence:
     assumptions=("stored runs of posbias train --task lm-synthetic (data/trained-lm/), "
                  + _LM_SCALE,),
     needs=("stored results", "models (for --thorough)"),
-    rule=_LM_D_RULE,
+    rule=LM_D_RULE,
+    card=_lm_card("C11"),
 )
 def _dead_zone_trained(ctx) -> Evidence:
-    return _lm_evidence(ctx, dead_zone_trained_verdict, _LM_D_RULE,
+    return _lm_evidence(ctx, dead_zone_trained_verdict, LM_D_RULE.text,
                         "valley depth of the final position's influence, Step 0 vs Step N, "
                         "trained small LM")

@@ -220,7 +220,8 @@ def test_checkpoint_step0_and_pretrained_claims(capsys, tmp_path, checkpoints):
     for c in claims:
         ev = c["evidence"]
         assert ev["verdict"] in ("verified", "qualified", "refuted"), ev
-        assert ev["details"]["paired step-0"] == 1 and ev["details"]["models"][0]["name"] == "gpt2"
+        pairs = ev["figures"]["pairs"]
+        assert len(pairs) == 1 and pairs[0]["name"] == "gpt2" and pairs[0]["step0_name"] == "gpt2-step0"
 
 
 CHECKPOINT_BAD = [

@@ -67,11 +67,11 @@ def test_u_claim_reaches_every_verdict(tmp_path):
     good = tmp_path / "v"
     good.mkdir()
     write(good, "m", u_profile(1000))
-    ev = verdict(U, good)
-    assert ev.verdict == "verified" and "no Step-0" in ev.details["note"]
+    ev = verdict(U, good)  # no Step-0 pair: persistence cannot be tested
+    assert ev.verdict == "needs-data" and ev.details["unpaired"] == ["m"]
     write(good, "m-step0", u_profile(100), stage="step-0")
     ev = verdict(U, good)
-    assert ev.verdict == "verified" and ev.details["paired step-0"] == 1
+    assert ev.verdict == "verified" and len(ev.figures["pairs"]) == 1
 
     qual = tmp_path / "q"
     qual.mkdir()
@@ -81,17 +81,18 @@ def test_u_claim_reaches_every_verdict(tmp_path):
     assert ev.verdict == "qualified" and "m-step0" in ev.correction
     write(qual, "m-step0", decreasing_profile(100), stage="step-0",
           arch=dict(ARCH, num_layers=3))                    # another architecture: not paired
-    assert verdict(U, qual).verdict == "verified"
+    assert verdict(U, qual).verdict == "needs-data"
 
     bad = tmp_path / "r"
     bad.mkdir()
-    write(bad, "a", u_profile(1000))
     write(bad, "b", decreasing_profile(1000))
+    write(bad, "b-step0", u_profile(100), stage="step-0")
     ev = verdict(U, bad)
-    assert ev.verdict == "refuted" and ev.counterexample.startswith("b:")
+    assert ev.verdict == "refuted" and "b:" in ev.counterexample
     # the factor 2 of the rule: ends at 1.9 x the valley are not a U
     weak = tmp_path / "w"
     weak.mkdir()
+    write(weak, "m-step0", u_profile(100), stage="step-0")
     p = np.full(L, 1.0)
     p[: L // 8] = p[-L // 8:] = 1.9
     write(weak, "m", p)
@@ -106,14 +107,18 @@ def test_peak_valley_claim_reaches_every_verdict(tmp_path):
     folder = tmp_path / "d"
     folder.mkdir()
     write(folder, "m", u_profile(1000))
-    ev = verdict(PV, folder)
-    assert ev.verdict == "verified" and ev.details["models"][0]["ratio"] == "1000"
+    ev = verdict(PV, folder)  # no Step-0 pair: growth cannot be tested
+    assert ev.verdict == "needs-data" and "growth" in ev.method
     write(folder, "m-step0", u_profile(100), stage="step-0")
-    assert verdict(PV, folder).verdict == "verified"
-    write(folder, "m-step0", u_profile(2000), stage="step-0")       # no growth
     ev = verdict(PV, folder)
-    assert ev.verdict == "qualified" and "2000" in ev.correction
-    for ratio, expected in ((10 ** 2.49, "refuted"), (10 ** 2.51, "qualified"),
+    assert ev.verdict == "verified" and ev.figures["pairs"][0]["R_pretrained"] == 1000
+    write(folder, "m-step0", u_profile(2000), stage="step-0")       # R shrinks
+    ev = verdict(PV, folder)
+    assert ev.verdict == "refuted" and "2000" in ev.counterexample
+    write(folder, "m-step0", u_profile(500), stage="step-0")        # grows by 2 only
+    assert verdict(PV, folder).verdict == "qualified"
+    write(folder, "m-step0", u_profile(100), stage="step-0")
+    for ratio, expected in ((10 ** 2.49, "refuted"), (10 ** 2.51, "verified"),
                             (10 ** 3.49, "verified"), (10 ** 3.51, "refuted"), (50, "refuted")):
         write(folder, "m", u_profile(ratio))
         assert verdict(PV, folder).verdict == expected, ratio

@@ -119,7 +119,9 @@ def test_default_check_reads_the_shipped_runs_fast_and_as_expected():
     assert time.perf_counter() - start < 1.0
     for r in results:
         assert r.evidence.verdict == r.expected, (r.claim.id, r.evidence)
-        assert r.evidence.details["rule"] == r.claim.rule
+        assert r.evidence.details["rule"] == r.claim.rule_text
+        assert r.scope == "proxy"  # never counted among the paper's verdicts
+        assert "neither verifies nor refutes" in r.evidence.summary()
         assert r.evidence.details["provenance"]["command"].startswith("posbias train")
         assert "small" in r.evidence.parameters["scale"]
 

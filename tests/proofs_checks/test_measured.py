@@ -49,7 +49,14 @@ def test_step0_fit_latex_from_sympy():
 def test_every_planned_run_is_stored_with_provenance():
     plan = mm.STEP0_PLAN
     runs = plan.runs()
-    assert len(runs) == len(plan.architectures) * (len(plan.seeds) + len(plan.scan_lengths) - 1)
+    primary = {f"{a}-L{L}-seed{s}" for a in plan.architectures for L in plan.scan_lengths
+               for s in ([plan.seeds[0]] if L != plan.length else plan.seeds)}
+    assert set(runs) == primary | plan.paper_stems()
+    for arch, L in plan.paper_lengths:  # the paper's running length, with an averaged kernel
+        for seed in plan.seeds_at_paper_length(arch):
+            m = st.load_record(f"{arch}-L{L}-seed{seed}")["result"]["measurement"]
+            assert m["length"] == L and m["kernel_inputs"] == dict(plan.kernel_inputs)[arch]
+            assert len(m["kernel_tv"]) == len(m["lambdas"])
     for stem, argv in runs.items():
         rec = st.load_record(stem)
         assert rec is not None, f"{stem} not stored: python -m posbias.proofs_checks.stored {stem}"
@@ -101,7 +108,11 @@ def test_pooled_profile_and_peak_over_valley(monkeypatch):
 
 # ------------------------------------------------- the real path, on data the package produces
 TINY = mm.Step0Plan(architectures=("tiny-qwen2", "tiny-gpt2"), length=16, probes=2, samples=2,
-                    seeds=(0, 1), scan_lengths=(8, 16), rotary=("tiny-qwen2",))
+                    seeds=(0, 1), scan_lengths=(8, 16), rotary=("tiny-qwen2",),
+                    paper_lengths=(("tiny-gpt2", 24), ("tiny-qwen2", 32)),
+                    kernel_inputs=(("tiny-gpt2", 4), ("tiny-qwen2", 2)),
+                    paper_attention=(("tiny-qwen2", "sdpa"),),
+                    paper_seeds=(("tiny-qwen2", (0,)),))
 
 
 @pytest.fixture(scope="module")
@@ -118,13 +129,43 @@ def tiny_store(tmp_path_factory):
     return str(folder)
 
 
+def test_paper_length_runs_carry_the_averaged_kernel(tiny_store):
+    """The tiny plan's paper-length runs: the averaged kernel per layer, its half-input
+    average, the per-instance distance from the kernel inputs (sdpa Jacobian passes record no
+    attention weights), and the peak memory of the run."""
+    for stem in TINY.paper_stems():
+        rec = json.loads(open(os.path.join(tiny_store, "step0", stem + ".json")).read())
+        m = rec["result"]["measurement"]
+        n = len(m["lambdas"])
+        assert len(m["kernel_tv"]) == len(m["kernel_tv_half"]) == len(m["kernel_instance_tv"]) == n
+        # averaging removes zero-mean noise: the averaged kernel is closer to Cesàro
+        assert max(m["kernel_tv"]) < min(m["kernel_instance_tv"])
+        sdpa = "--attention" in rec["argv"]
+        assert (m["attention_tv"] is None) == sdpa
+        assert (m["settings"].get("attention") == "sdpa") == sdpa
+
+
+def test_sdpa_jacobian_agrees_with_eager():
+    pytest.importorskip("torch")
+    from posbias.measurements.measure import measure_influence
+
+    a = measure_influence("tiny-qwen2", length=24, seed=3, probes=2)
+    b = measure_influence("tiny-qwen2", length=24, seed=3, probes=2, attention="sdpa")
+    assert np.abs(a.profile - b.profile).max() < 1e-6
+    assert np.abs(a.lambdas - b.lambdas).max() < 1e-6
+
+
 @pytest.mark.parametrize("cid", MEASURED_CLAIMS)
 def test_measured_claims_decide_on_package_produced_data(cid, tiny_store, monkeypatch):
     use_plan(monkeypatch, TINY)
     monkeypatch.setattr(mm, "_STEP0_CACHE", {})
-    ev = run_claim(get_claim(cid), CheckContext(data_dir=tiny_store)).evidence
+    r = run_claim(get_claim(cid), CheckContext(data_dir=tiny_store))
+    ev = r.evidence
     assert ev.verdict in ("verified", "qualified", "refuted", "inconclusive"), ev.as_dict()
     assert ev.rule and "error" not in ev.details
+    assert ev.figures and ev.details.get("decision")  # the rule decided on the figures
+    if cid != "chowdhury2026:rope-init":  # decided at the paper-length runs of the plan
+        assert r.card["test"].values["L"] in ((24, 32), (32, 24)), r.card["test"]
     sources = {v["source"] for v in ev.details["source"].values()}
     assert sources and all(s.startswith("stored: " + tiny_store) for s in sources), sources
 

@@ -48,7 +48,8 @@ OPTION = {
     "arch": "--arch", "layers": "--layers", "hidden": "--hidden", "heads": "--heads",
     "kv_heads": "--kv-heads", "vocab": "--vocab", "probes": "--probes", "samples": "--samples",
     "metric": "--metric", "rope": "--rope", "dtype": "--dtype", "probe_dist": "--probe-dist",
-    "exact": "--exact", "threads": "--threads",
+    "exact": "--exact", "threads": "--threads", "kernel_inputs": "--kernel-inputs",
+    "attention": "--attention",
 }
 
 

@@ -61,6 +61,14 @@ def add_parser(subparsers):
                    help="float32 (default) or float64 with --arch; float32 or bfloat16 with --model")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="torch threads (default 1: fastest for small shapes on shared machines)")
+    p.add_argument("--attention", choices=("eager", "sdpa"), default="eager",
+                   help="attention of the Jacobian passes: eager (default; records the "
+                        "attention weights) or sdpa (torch's fused attention: far less memory "
+                        "at long contexts; with --arch)")
+    p.add_argument("--kernel-inputs", type=int, default=0, metavar="N",
+                   help="further random inputs whose attention, averaged over them and over "
+                        "heads, is compared with the Cesàro matrix (forward passes only; "
+                        "default 0; with --arch)")
     add_output(p, ("text", "json"), "text", aliases={"table": "text"})
     p.add_argument("--plot", metavar="FILE", help="write a plot of the profiles (.png or .pdf; needs matplotlib)")
     _add_checkpoint_options(p)
@@ -85,7 +93,7 @@ def _validate(args) -> None:
     if not args.arch or not args.arch.isprintable() or len(args.arch) > 100:
         raise InvalidArgument("--arch", args.arch, "a preset name or a transformers model type")
     for name, lo in (("length", 2), ("probes", 1), ("samples", 1), ("layers", 1), ("hidden", 1),
-                     ("heads", 1), ("kv_heads", 1), ("vocab", 2)):
+                     ("heads", 1), ("kv_heads", 1), ("vocab", 2), ("kernel_inputs", 0)):
         value = getattr(args, name)
         if value is not None and value < lo:
             raise InvalidArgument(_OPTION[name], value, f"an integer >= {lo}")
@@ -207,6 +215,10 @@ def run(args) -> int:
                   kv_heads=args.kv_heads, vocab=args.vocab, seed=args.seed, probes=args.probes,
                   exact=args.exact, metric=args.metric, samples=args.samples, dtype=args.dtype,
                   probe_dist=args.probe_dist, threads=args.threads, progress=progress)
+    if args.kernel_inputs:
+        kwargs["kernel_inputs"] = args.kernel_inputs
+    if args.attention != "eager":
+        kwargs["attention"] = args.attention
     try:
         ms.require_models_extra()
         if args.arch in PRESETS:  # validated above; a model type is validated by the library first
@@ -291,6 +303,11 @@ def _reject_checkpoint_options(args) -> None:
 
 def _checkpoint_preflight(args) -> None:
     """Every check that needs no model, before any work (nothing half-done on bad input)."""
+    if getattr(args, "kernel_inputs", 0):
+        raise InvalidArgument("--kernel-inputs", args.kernel_inputs, "0 with --model (the "
+                              "averaged Step-0 kernel is measured with --arch)")
+    if getattr(args, "attention", "eager") != "eager":
+        raise InvalidArgument("--attention", args.attention, "eager with --model")
     import os
     import re
 
