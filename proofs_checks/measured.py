@@ -410,6 +410,25 @@ def _live_record(stem: str, argv: tuple) -> dict:
     return rec
 
 
+def step0_thorough_work(ctx, plan: Step0Plan | None = None) -> list:
+    """What ``--thorough`` re-measures for a claim reading the Step-0 runs: one entry per run of
+    ``plan``, ``(key, description, seconds)``, the seconds being the stored record's wall time
+    on this project's machine (the runs are measured one after the other)."""
+    from posbias.proofs_checks import stored as st
+
+    plan = plan or STEP0_PLAN
+    out = []
+    for stem, argv in plan.runs().items():
+        try:
+            rec = st.load_record(stem)
+        except (OSError, ValueError):
+            rec = None
+        seconds = float(rec["wall_seconds"]) if rec and "wall_seconds" in rec else float("nan")
+        out.append((f"step0:{stem}", f"re-measuring {stem} (posbias {' '.join(argv)})",
+                    seconds))
+    return out
+
+
 def step0_data(ctx, plan: Step0Plan | None = None) -> dict | None:
     """The Step-0 runs of ``plan`` (default :data:`STEP0_PLAN`) as ``{stem: Step0Run}``.
 

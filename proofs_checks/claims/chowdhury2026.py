@@ -392,6 +392,7 @@ claim(
     needs=("models or stored Step-0 measurement",),
     rule=CESARO_RULE,
     card=CESARO_CARD,
+    thorough_work=measured.step0_thorough_work,
 )(cesaro_stochastic_check)
 
 
@@ -1458,6 +1459,7 @@ claim(
     needs=("models or stored Step-0 measurement",),
     rule=PEAK_VALLEY_RULE,
     card=PEAK_VALLEY_CARD,
+    thorough_work=measured.step0_thorough_work,
 )(peak_valley_check)
 
 
@@ -2124,6 +2126,7 @@ claim(
     needs=("models or stored Step-0 measurement",),
     rule=ROPE_RULE,
     card=ROPE_CARD,
+    thorough_work=measured.step0_thorough_work,
 )(rope_init_check)
 
 
@@ -2566,6 +2569,7 @@ claim(
     needs=("models or stored Step-0 measurement",),
     rule=STEP0_RULE,
     card=STEP0_CARD,
+    thorough_work=measured.step0_thorough_work,
 )(check_step0_fit)
 
 
@@ -2987,6 +2991,18 @@ def lm_stored_results(data_dir: str | None = None) -> dict:
         return json.load(fh)
 
 
+def _lm_thorough_work(ctx) -> list:
+    """What ``--thorough`` re-trains for the trained-LM proxies: the stored configuration, its
+    seeds one after the other; the time is the stored runs' measured wall time."""
+    try:
+        doc = lm_stored_results(getattr(ctx, "data_dir", None))
+        seconds = float(sum(r["wall_seconds"] for r in doc["runs"]))
+    except (OSError, KeyError, ValueError, TypeError):
+        seconds = float("nan")
+    return [("lm-train", f"re-training the small causal LM of the proxies ({_LM_THOROUGH}, seeds "
+             f"{', '.join(map(str, _LM_SEEDS))})", seconds)]
+
+
 def _lm_thorough() -> dict:
     if "doc" not in _LM_TRAINED:
         from posbias.measurements import lm_training as lt
@@ -3284,6 +3300,7 @@ def _lm_card(section: str) -> Card:
     needs=("stored results", "models (for --thorough)"),
     rule=LM_U_RULE,
     card=_lm_card("C10"),
+    thorough_work=lambda ctx: _lm_thorough_work(ctx),
 )
 def _u_persists_trained(ctx) -> Evidence:
     return _lm_evidence(ctx, u_persists_trained_verdict, LM_U_RULE.text,
@@ -3304,6 +3321,7 @@ def _u_persists_trained(ctx) -> Evidence:
     needs=("stored results", "models (for --thorough)"),
     rule=LM_D_RULE,
     card=_lm_card("C11"),
+    thorough_work=lambda ctx: _lm_thorough_work(ctx),
 )
 def _dead_zone_trained(ctx) -> Evidence:
     return _lm_evidence(ctx, dead_zone_trained_verdict, LM_D_RULE.text,

@@ -189,7 +189,8 @@ def _announce_thorough(args, ctx, claims) -> None:
         print("posbias check --thorough will re-run (estimated from the stored runs' wall times "
               "on this project's machine, 2 cores):", file=sys.stderr)
         for _key, what, seconds, ids in work:
-            print(f"  {what}: about {_duration(seconds)} (for {', '.join(ids)})", file=sys.stderr)
+            names = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+            print(f"  {what}: about {_duration(seconds)} (for {names})", file=sys.stderr)
         print(f"  total: about {_duration(total)}", file=sys.stderr, flush=True)
     if total > _THOROUGH_CONFIRM_SECONDS and sys.stdin.isatty() and not args.yes:
         raise InvalidArgument("--thorough", f"about {_duration(total)} of re-measuring and "
