@@ -348,3 +348,20 @@ def test_broken_model_folders_are_named(tiny, tmp_path):
     with pytest.raises(InvalidArgument, match="^model = .*weights fit its config.json") as info:
         load_checkpoint(str(wrong))
     assert "\n" not in str(info.value)
+
+
+def test_checkpoint_measurement_is_planned_and_creates_its_folders(tiny, tmp_path, capsys):
+    """`measure --model` sizes the run from config.json before loading any weight (refused in
+    one line beyond --max-memory), and --save-influence creates a missing directory."""
+    from posbias.cli import main
+
+    dirs, text, _ = tiny
+    code = main(["measure", "--model", dirs["gpt2"], "--length", "16", "--samples", "1",
+                 "--max-memory", "10M", "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "needs about" in err
+    out = tmp_path / "new" / "mydata"
+    code = main(["measure", "--model", dirs["gpt2"], "--text", text, "--length", "16",
+                 "--samples", "1", "--save-influence", str(out), "-q", "-o", str(tmp_path / "m.txt")])
+    capsys.readouterr()
+    assert code == 0 and any((out / "measured-influence").iterdir())

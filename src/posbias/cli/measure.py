@@ -106,7 +106,7 @@ def estimate_bytes(settings: dict, length: int, exact: bool, dtype: str) -> floa
     """Memory of a measurement from its sizes: the weights and their gradients, one batch copy
     of the activations kept for the backward pass (``layers * (4 heads L^2 + 40 L hidden)``
     numbers, the attention maps dominating), and about 600 MB for torch and transformers."""
-    itemsize = 4 if dtype == "float32" else 8
+    itemsize = {"float32": 4, "bfloat16": 2, "float16": 2}.get(dtype, 8)
     d, layers = settings["hidden_size"], settings["num_hidden_layers"]
     inter = settings.get("intermediate_size") or settings.get("n_inner") or 4 * d
     params = layers * (4 * d * d + 3 * d * inter) + 2 * settings["vocab_size"] * d
@@ -335,8 +335,10 @@ def _checkpoint_preflight(args) -> None:
         check_writable(args.plot, "--plot")
     if args.export_config:
         check_writable(args.export_config, "--export-config")
-    if args.save_influence is not None and not os.path.isdir(args.save_influence):
-        raise InvalidArgument("--save-influence", args.save_influence, "an existing directory")
+    if args.save_influence is not None and os.path.exists(args.save_influence) \
+            and not os.path.isdir(args.save_influence):
+        raise InvalidArgument("--save-influence", args.save_influence, "a directory (it is "
+                              "created when missing)")
 
 
 def _measure_checkpoint(args):
@@ -365,6 +367,45 @@ _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
                "windows": "--text"}
 
 
+#: config.json keys of the sizes, per naming scheme (LLaMA/Qwen2/BLOOM, GPT-2, MPT)
+_CONFIG_KEYS = {"hidden_size": ("hidden_size", "n_embd", "d_model"),
+                "num_hidden_layers": ("num_hidden_layers", "n_layer", "n_layers"),
+                "num_attention_heads": ("num_attention_heads", "n_head", "n_heads"),
+                "vocab_size": ("vocab_size",),
+                "intermediate_size": ("intermediate_size", "n_inner", "ffn_hidden_size")}
+
+
+def _checkpoint_plan(args):
+    """The memory plan of measuring a local checkpoint, from its ``config.json`` (read bounded,
+    before the weights are loaded): the estimate of :func:`estimate_bytes` at the checkpoint's
+    sizes, dtype and ``--length``; None for a hub name (sized once loaded)."""
+    from posbias.resources import Plan
+    from posbias.validation import read_text_bounded
+
+    path = os.path.join(os.path.expanduser(args.model), "config.json")
+    if not os.path.isfile(path):
+        return None
+    try:
+        cfg = json.loads(read_text_bounded(path, 16 * 2**20, "--model"))
+    except ValueError:
+        raise InvalidArgument("--model", args.model, f"a checkpoint whose config.json is JSON "
+                              f"({path})") from None
+    if not isinstance(cfg, dict):
+        raise InvalidArgument("--model", args.model, f"a config.json holding an object ({path})")
+    settings = {}
+    for key, names in _CONFIG_KEYS.items():
+        v = next((cfg[n] for n in names if isinstance(cfg.get(n), int) and not
+                  isinstance(cfg.get(n), bool) and cfg[n] > 0), None)
+        if v is None and key != "intermediate_size":
+            return None  # a scheme not known here: sized by transformers once loaded
+        settings[key] = v
+    per_window = estimate_bytes(settings, args.length, False, args.dtype)
+    return Plan(f"measuring {args.model} at L = {args.length}",
+                [(f"weights, gradients and activations ({settings['num_hidden_layers']} layers, "
+                  f"hidden {settings['hidden_size']}, {args.dtype})", per_window, 0.0)],
+                "use a smaller --length or --dtype bfloat16")
+
+
 def _run_checkpoint(args) -> int:
     from posbias.files import check_target
     from posbias.measurements import export
@@ -379,6 +420,11 @@ def _run_checkpoint(args) -> int:
         check_plot_path(args.plot, "--plot")
     if args.metric is None:
         args.metric = "top1-grad"
+    plan = _checkpoint_plan(args)
+    if plan is not None:
+        if args.verbose:
+            print(plan.describe(), file=sys.stderr, flush=True)
+        plan.check(args.max_memory)
     require_models_extra()
     try:
         m = _measure_checkpoint(args)
