@@ -163,3 +163,17 @@ def test_thorough_run_matches_expected_verdicts(capsys):
     data = json.loads(out)
     assert code == 0, data["summary"]["failed"]
     assert data["summary"]["total"] == len(ids)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not shutil.which("pdflatex") and os.environ.get("POSBIAS_REQUIRE_PDFLATEX") != "1",
+                    reason="pdflatex not installed")
+def test_full_check_report_compiles(tmp_path, capsys):
+    """The LaTeX report of every built-in claim compiles: the deciding figures (names with
+    underscores, nested dicts) are typeset as text, never parsed as mathematics."""
+    target = tmp_path / "all.tex"
+    code, _, _ = run(["check", "--format", "latex", "--output", str(target), "--quiet"], capsys)
+    assert code == 0
+    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", target.name],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:]

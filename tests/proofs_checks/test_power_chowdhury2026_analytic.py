@@ -236,7 +236,7 @@ def test_primacy_tail_refuted_for_one_power_of_the_logarithm_less():
     ("discrete-limit", "paper", "numeric"), ("primacy-tail", "paper", "numeric"),
     ("dead-zone", "paper", "numeric"), ("u-shape", "paper", "numeric"),
     ("residual-density", "reduced", "range"), ("recency-delta", "reduced", "range"),
-    ("continuum-kernel", "paper", "all"), ("density", "paper", "all")])
+    ("continuum-kernel", "paper", "range"), ("density", "paper", "all")])
 def test_cards_state_the_setting_scope_and_proof(slug, scope, proof):
     card = get_claim(f"chowdhury2026:{slug}").card
     resolved = card.resolve()

@@ -354,7 +354,7 @@ def _section(d) -> str:
     if d.assumptions:
         parts.append("\\noindent Assumptions: " + "; ".join(prose_to_latex(a) for a in d.assumptions)
                      + ".\\par\n")
-    parts.append("\\noindent Proof status: " + escape_text(d.proof_status) + ".\n\n")
+    parts.append("\\noindent Proof status: " + prose_to_latex(d.proof_status) + ".\n\n")
     return "".join(parts)
 
 

@@ -326,7 +326,9 @@ def _latex(results: Sequence[Result]) -> str:
             + latex_escape(r.scope) + " & "
             + _prose(r.claim.statement) + " & "
             + verdict + " & " + latex_escape(r.expected) + " & "
-            + _prose(decided_line(r)) + r" \\ \hline"
+            # the deciding figures are data (names with underscores, dicts): escaped as text,
+            # never parsed as mathematics
+            + latex_escape(decided_line(r)).replace("|", r"\textbar{}") + r" \\ \hline"
         )
     body = "\n".join(rows)
     return (
