@@ -369,21 +369,11 @@ def lm_train_seeds(config: LMTrainConfig, seeds, *, jobs: int = 1,
         torch.set_num_threads(1)
         return [lm_train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
                              progress=progress, log=log) for s in seeds]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from posbias.resources import map_in_processes
 
-    ctx = multiprocessing.get_context("spawn")
-    from posbias.resources import end_workers
-
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(seeds)), mp_context=ctx)
-    try:
-        out = list(pool.map(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
-                                      for s in seeds]))
-    except BaseException:  # Ctrl-C or SIGTERM: end the seeds' processes, keep their checkpoints
-        end_workers(pool)
-        raise
-    pool.shutdown(wait=True)
-    return out
+    # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
+    return map_in_processes(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
+                                      for s in seeds], jobs)
 
 
 def lm_results_document(config: LMTrainConfig, runs: list[dict], *,

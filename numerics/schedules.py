@@ -23,9 +23,7 @@ separated by commas, whitespace or newlines.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from fractions import Fraction
 from typing import Iterable
 

@@ -22,7 +22,6 @@ from posbias.numerics.alibi import (
     alibi_kernel_dense,
     alibi_kernel_dense_precise,
     alibi_layer,
-    alibi_propagate,
     alibi_rollout,
     alibi_rollout_precise,
 )
@@ -1491,7 +1490,6 @@ def store_config_runs(path: str | None = None) -> dict:
     them, with the command, versions and wall time, to the stored run (JSON)."""
     import json
     import platform
-    import sys
     import time
 
     from posbias import __version__

@@ -528,7 +528,6 @@ def check_alibi_linear_time(ctx, propagate=None):
             best = min(best, time.perf_counter() - t0)
         times[L] = best
     exponent = math.log(times[1 << 18] / times[1 << 14]) / math.log(16)
-    float_ok = rel < 64 * 2.0 ** -52
     figures = agreement_figures([ag], operations_affine_in_L=bool(affine),
                                 operations_per_position=slope, float64_relative_difference=rel,
                                 time_exponent=round(exponent, 3))

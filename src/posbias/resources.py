@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 from posbias.errors import ResourceLimit
 
-__all__ = ["memory_limit", "check_memory", "human", "Plan", "Terminated", "terminate_on_sigterm", "end_workers"]
+__all__ = ["memory_limit", "check_memory", "human", "Plan", "Terminated", "terminate_on_sigterm",
+           "end_workers", "map_in_processes"]
 
 
 def _physical_memory() -> int | None:
@@ -181,3 +182,21 @@ def end_workers(pool) -> None:
             p.kill()
             p.join(1.0)
     pool.shutdown(wait=False, cancel_futures=True)
+
+
+def map_in_processes(fn, items, workers: int) -> list:
+    """``[fn(x) for x in items]`` in ``workers`` fresh (spawned) processes, in order; on any
+    interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    items = list(items)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(items)),
+                               mp_context=multiprocessing.get_context("spawn"))
+    try:
+        out = list(pool.map(fn, items))
+    except BaseException:
+        end_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+    return out

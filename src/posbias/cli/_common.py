@@ -7,13 +7,12 @@ run which cannot fit before any work starts, and progress with an ETA on a termi
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 import textwrap
 
 from posbias import __version__
-from posbias.errors import InvalidArgument, ResourceLimit
+from posbias.errors import InvalidArgument
 from posbias.validation import MAX_DPS, MIN_DPS
 
 __all__ = [
@@ -159,7 +158,7 @@ def add_common(p, name: str, example: str) -> None:
 
 # memory_limit, check_memory and human live in posbias.resources (the bottom layer), so that
 # the Python entry points refuse what cannot fit exactly as the command line does
-from posbias.resources import check_memory, human, memory_limit  # noqa: E402
+from posbias.resources import check_memory, human, memory_limit  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------------------------------------
