@@ -196,11 +196,19 @@ def test_drift_of_a_repeated_tiny_run_is_within_probe_noise(tiny_store):
 
 
 # ------------------------------------------------------------- re-measure the stored runs
+#: re-measuring Qwen2-0.5B at L = 2048 takes 10 to 28 minutes a seed here (7 GB): those two runs
+#: are re-measured on request, so that CI stays within its time
+_ON_REQUEST = {"qwen2-0.5b-L2048-seed0", "qwen2-0.5b-L2048-seed1"}
+
+
 @pytest.mark.slow  # minutes per run at full width on two cores
 @pytest.mark.parametrize("stem", list(mm.STEP0_PLAN.runs()))
 def test_stored_run_reproduces_within_probe_noise(stem):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
+    if stem in _ON_REQUEST and os.environ.get("POSBIAS_REMEASURE_PAPER_LENGTH") != "1":
+        pytest.skip("the Qwen2 paper-length runs are re-measured with "
+                    "POSBIAS_REMEASURE_PAPER_LENGTH=1 (10-28 min each)")
     old = st.load_record(stem)
     new = st.record_run(stem)
     d = st.drift(old, new, st.noise_floor())
