@@ -283,6 +283,10 @@ class Step0Run:
 
 def _normalized(rows) -> np.ndarray:
     a = np.atleast_2d(np.asarray(rows, dtype=float))
+    if a.ndim != 2 or a.shape[1] < 2 or not np.isfinite(a).all() or (a < 0).any() \
+            or not (a.sum(axis=1) > 0).all():
+        raise ValueError("profiles must be rows of at least 2 finite numbers >= 0 with a "
+                         "positive sum")
     return a / a.sum(axis=1, keepdims=True)
 
 
@@ -470,7 +474,12 @@ def step0_data(ctx, plan: Step0Plan | None = None) -> dict | None:
             rec = _live_record(stem, tuple(argv))
         else:
             return None
-        out[stem] = step0_run_from_record(rec)
+        try:
+            out[stem] = step0_run_from_record(rec)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InvalidArgument("Step-0 record", rec.get("source", stem),
+                                  f"a record of `posbias measure` with a finite, non-negative "
+                                  f"profile ({type(exc).__name__}: {str(exc)[:120]})") from None
     _STEP0_CACHE[key] = out
     return out
 

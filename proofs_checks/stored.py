@@ -126,8 +126,16 @@ def load_record(stem: str, folder: str | None = None) -> dict | None:
     path = os.path.join(folder or step0_dir(), stem + ".json")
     if not os.path.isfile(path):
         return None
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    from posbias.errors import InvalidArgument
+    from posbias.validation import read_text_bounded
+
+    try:
+        record = json.loads(read_text_bounded(path, 256 * 2**20, "Step-0 record"))
+    except ValueError as exc:  # truncated or not JSON
+        raise InvalidArgument("Step-0 record", path, f"a JSON record ({exc})") from None
+    if not isinstance(record, dict):
+        raise InvalidArgument("Step-0 record", path, "a JSON object")
+    return record
 
 
 def _versions() -> dict:

@@ -387,3 +387,31 @@ def test_malformed_measured_influence_is_named_exit_2(csv, tmp_path, capsys):
     (folder / "bloom-7b1.csv").write_text(csv)
     code, _, err = run(["check", "empirical-match", "--data-dir", str(tmp_path), "-q"], capsys)
     assert code == 2 and one_line(err) and "bloom-7b1.csv" in err
+
+
+@pytest.mark.parametrize("fault", ["truncated", "nan", "shape", "array"])
+def test_malformed_stored_step0_record_is_named_exit_2(fault, tmp_path, capsys):
+    """A Step-0 record in --data-dir/step0 that is truncated, holds NaN, has a profile of the
+    wrong shape or is not an object: exit 2 naming the file, never an internal error."""
+    import shutil
+
+    from posbias.proofs_checks import measured
+    from posbias.proofs_checks.stored import step0_dir
+
+    folder = tmp_path / "step0"
+    shutil.copytree(step0_dir(), folder)
+    target = folder / "gpt2-L256-seed0.json"
+    doc = json.loads(target.read_text())
+    if fault == "truncated":
+        target.write_text(target.read_text()[:200])
+    elif fault == "array":
+        target.write_text("[1, 2, 3]")
+    else:
+        m = doc["result"]["measurement"]
+        m["profile"] = ["nan"] + m["profile"][1:] if fault == "nan" else [[0.5], [0.5]]
+        m.pop("sample_profiles", None)
+        target.write_text(json.dumps(doc))
+    measured._STEP0_CACHE.clear()
+    code, _, err = run(["check", "peak-valley", "--data-dir", str(tmp_path), "-q"], capsys)
+    measured._STEP0_CACHE.clear()
+    assert code == 2 and one_line(err) and "gpt2-L256-seed0.json" in err, err

@@ -155,8 +155,8 @@ def run_check(args) -> int:
     crashed = [r.claim.id for r in results if r.evidence.method == _CRASHED]
     for r in results:  # a data check refusing a file of --data-dir is a usage error (exit 2)
         error = str(r.evidence.details.get("error", "")) if r.claim.id in crashed else ""
-        reads_data = args.data_dir is not None and any(n.startswith("data") for n in r.claim.needs)
-        if reads_data and error.startswith("InvalidArgument: "):
+        # with --data-dir, a check's refusal of its input is the user's data (exit 2, naming it)
+        if args.data_dir is not None and error.startswith("InvalidArgument: "):
             raise _InputError(f"{r.claim.id}: {error[len('InvalidArgument: '):]}")
     write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
     if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
