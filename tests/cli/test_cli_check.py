@@ -146,11 +146,11 @@ def test_output_directory_rejected(two_claims, tmp_path, capsys):
 
 
 def _remeasured_or_retrained(c) -> bool:
-    """Claims whose --thorough run measures full-width models again (10 Step-0 runs) or
+    """Claims whose --thorough run measures full-width models again (13 Step-0 runs) or
     re-trains wu2025's networks at paper scale (about 75 minutes on two cores): their shipped
     data are reproduced by their own slow tests instead (tests/proofs_checks/test_measured.py,
     test_claims_wu2025_trained.py)."""
-    return any("Step-0" in n or "--thorough" in n for n in c.needs)
+    return c.thorough_work is not None or any("Step-0" in n or "--thorough" in n for n in c.needs)
 
 
 @pytest.mark.slow
