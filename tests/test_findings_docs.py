@@ -59,3 +59,14 @@ def test_readme_tables_name_registered_claims_with_their_expected_verdicts():
         for cid in re.findall(r"`([a-z]+[0-9]*:[a-z0-9-]+)`", line):
             if cid.split(":")[0] in ("chowdhury2026", "herasimchyk2026", "wu2025", "posbias"):
                 assert cid in expected, f"README names {cid}, which is not a registered claim"
+
+
+@pytest.mark.slow
+def test_every_verdict_came_out_of_its_rule(report):
+    """Every verdict a rule gives was recomputed by the registry from the reported figures (a
+    check that returned its verdict without figures would escape the rule)."""
+    for cid, r in report.items():
+        rule = r.claim.rule
+        if r.evidence.verdict in getattr(rule, "outcomes", ()):
+            assert "decision" in r.evidence.details, f"{cid}: no decision recomputed from figures"
+            assert r.evidence.details["decision"]["verdict"] == r.evidence.verdict
