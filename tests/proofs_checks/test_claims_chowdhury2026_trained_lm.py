@@ -176,8 +176,12 @@ def test_retraining_reproduces_the_shipped_numbers():
     for e in run["history"]:
         s = stored[e["iteration"]]
         if same_machine:
-            assert {k: v for k, v in e.items() if k != "seconds"} == \
-                {k: v for k, v in s.items() if k != "seconds"}
+            # every stored digit of the losses; the influence (a Jacobian through the trained
+            # network, 6 significant digits stored) to about its last digit: another CPU of the
+            # same description differs there (seen: up to 1e-7 absolute, 7.4e-6 relative)
+            assert {k: v for k, v in e.items() if k not in ("seconds", "influence")} == \
+                {k: v for k, v in s.items() if k not in ("seconds", "influence")}
+            assert np.allclose(e["influence"], s["influence"], rtol=2e-5, atol=2e-7)
         else:
             assert e["final_loss"] == pytest.approx(s["final_loss"], abs=2e-3)
             assert e["learned"] == pytest.approx(s["learned"], abs=5e-3)
