@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from posbias.errors import ResourceLimit
 
 __all__ = ["memory_limit", "check_memory", "human", "Plan", "Terminated", "terminate_on_sigterm",
-           "end_workers", "map_in_processes"]
+           "end_workers", "map_in_processes", "duration"]
 
 
 def _physical_memory() -> int | None:
@@ -123,10 +123,10 @@ class Plan:
         """The plan in lines: each part, then the total (for ``-v``)."""
         lines = [f"plan of {self.what}:"]
         for name, b, s in self.parts:
-            lines.append(f"  {name}: {human(b)}, {_seconds(s)}")
+            lines.append(f"  {name}: {human(b)}, {duration(s)}")
         limit, source = memory_limit()
         lim = f" (limit {human(limit)}: {source})" if limit else ""
-        lines.append(f"  total: about {human(self.bytes)}{lim}, about {_seconds(self.seconds)}")
+        lines.append(f"  total: about {human(self.bytes)}{lim}, about {duration(self.seconds)}")
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
@@ -135,12 +135,13 @@ class Plan:
                           for n, b, s in self.parts]}
 
 
-def _seconds(s: float) -> str:
-    if s < 60:
-        return f"{s:.2g} s"
-    if s < 3600:
-        return f"{s / 60:.2g} min"
-    return f"{s / 3600:.3g} h"
+def duration(seconds: float) -> str:
+    """A wall time as people read it: seconds, minutes or hours (at least ``1 s``)."""
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 # ----------------------------------------------------------------------------- worker processes

@@ -15,6 +15,7 @@ import sys
 from posbias.cli._common import add_output, dps_type, progress, seed_type
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
+from posbias.resources import duration as _duration
 from posbias.proofs_checks import registry
 from posbias.render.reports import FORMATS, render
 
@@ -171,10 +172,6 @@ def run_check(args) -> int:
 
 #: a --thorough run longer than this asks for --yes on a terminal
 _THOROUGH_CONFIRM_SECONDS = 600
-
-
-def _duration(s: float) -> str:
-    return f"{s:.0f} s" if s < 120 else f"{s / 60:.0f} min" if s < 7200 else f"{s / 3600:.1f} h"
 
 
 def _announce_thorough(args, ctx, claims) -> None:

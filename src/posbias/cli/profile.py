@@ -23,6 +23,7 @@ import mpmath
 import numpy as np
 
 from posbias.cli._common import add_output, check_memory, dps_type, human, progress
+from posbias.resources import duration as _duration
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, write_output
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
@@ -248,14 +249,6 @@ def _summary(data, path, length, dps):
     i = int(np.argmin(log))  # log space: no ties created by underflow
     return {"first": float(v[0]), "last": float(v[-1]), "argmin": i + 1, "min": float(v[i]),
             "sum": math.fsum(v.tolist()), "log_min": _finite_log(log[i])}
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{max(seconds, 1):.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _finite_log(x):
