@@ -3,7 +3,8 @@ checkpointing for the influence measurement.
 
 :func:`load_checkpoint` loads ``transformers.AutoModelForCausalLM`` and ``AutoTokenizer`` from a
 local directory or from the local Hugging Face cache (``local_files_only=True`` unless
-``allow_download``), on the CPU, in ``float32`` or ``bfloat16``, in evaluation mode with every
+``allow_download``), on the CPU (then moved to ``device``: ``cpu`` by default, or an accelerator),
+in ``float32`` or ``bfloat16``, in evaluation mode with every
 parameter frozen (``requires_grad = False``: the measurement differentiates with respect to the
 input embeddings only, so no weight gradient is ever formed).
 
@@ -64,9 +65,9 @@ def _looks_like_path(name: str) -> bool:
 
 def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool = False,
                     attn_implementation: str | None = None, random_init: bool = False,
-                    seed: int = 0) -> LoadedCheckpoint:
+                    seed: int = 0, device: str = "cpu") -> LoadedCheckpoint:
     """Load the causal LM ``model`` (a local directory, or a hub name found in the local cache)
-    and its tokenizer on the CPU.
+    and its tokenizer (on the CPU unless ``device`` says otherwise).
 
     Parameters
     ----------
@@ -80,6 +81,9 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
     random_init: build the checkpoint's architecture from its config with freshly initialized
         weights (``torch.manual_seed(seed)`` first) instead of loading the trained weights: the
         Step-0 model of the same architecture (chowdhury2026).
+    device: ``"cpu"`` (default), ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``
+        (:func:`posbias.measurements.devices.resolve_device`): the model is loaded (or
+        initialized, seeded) on the CPU and moved there.
 
     A model that cannot be found raises :class:`~posbias.errors.InvalidArgument` naming
     ``model`` and where it was looked for; nothing is downloaded unless ``allow_download``.
@@ -94,6 +98,9 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
             raise InvalidArgument(key, value, "True or False")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgument("seed", seed, "an integer >= 0")
+    from posbias.measurements.devices import resolve_device
+
+    device, _ = resolve_device(device)
     expanded = os.path.expanduser(model)
     if os.path.isdir(expanded):
         where, location = expanded, os.path.abspath(expanded)
@@ -162,6 +169,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
                 transformers.utils.logging.enable_progress_bar()
     net.eval()
     net.requires_grad_(False)
+    net.to(device)
     impl = getattr(net.config, "_attn_implementation", None) or "eager"
     return LoadedCheckpoint(net, tokenizer, model, location, dtype, str(impl))
 

@@ -437,7 +437,7 @@ def final_position_influence(network, inputs):
         d = h.shape[-1]
         for c in range(d):  # one backward pass per output coordinate (rows of the Jacobian)
             (g,) = torch.autograd.grad(h[:, c].sum(), x, retain_graph=c < d - 1)
-            sq += g.double().pow(2).sum(-1)                  # sequences are independent
+            sq += g.cpu().double().pow(2).sum(-1)            # sequences are independent
     norms = sq.sqrt()                                        # (b, T): ||dh_T/dx_j||_F
     prof = norms / norms.sum(dim=1, keepdim=True)
     return prof.mean(dim=0).detach().numpy()

@@ -74,6 +74,7 @@ from posbias.measurements.training import (
     _save_state,
     _torch,
     _versions,
+    check_jobs_device,
     check_seeds,
 )
 from posbias.validation import check_choice, check_integer, check_real
@@ -210,8 +211,8 @@ def _evaluate(torch, model, test, config: LMTrainConfig, influence_ids, chunk):
     with torch.no_grad():
         for s in range(0, inputs.shape[0], _EVAL_CHUNK):
             logits = model(input_ids=inputs[s:s + _EVAL_CHUNK], use_cache=False).logits
-            lp = torch.log_softmax(logits[:, :, 1:].double(), dim=-1)
-            t = targets[s:s + _EVAL_CHUNK] - 1
+            lp = torch.log_softmax(logits[:, :, 1:].cpu().double(), dim=-1)
+            t = targets[s:s + _EVAL_CHUNK].cpu() - 1
             loss.append(-lp.gather(2, t.unsqueeze(-1)).squeeze(-1))
             hits.append((lp.argmax(-1) == t).double())
     loss, hits = torch.cat(loss), torch.cat(hits)
@@ -235,7 +236,7 @@ def _evaluate(torch, model, test, config: LMTrainConfig, influence_ids, chunk):
 
 def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None = None,
                  resume: bool = False, progress: bool | None = None, log=None,
-                 stop_after: int | None = None) -> dict:
+                 stop_after: int | None = None, device: str = "cpu") -> dict:
     """Train one seed of ``config``; returns the run record (``seed``, ``iterations``,
     ``wall_seconds``, ``iterations_per_second``, ``history``), one history entry per
     evaluation (iteration 0, every ``eval_every`` and the last): mean training loss since the
@@ -245,16 +246,21 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
     agreement with the actual next token (``final_accuracy``), and with
     ``influence_samples > 0`` the final position's normalized influence profile.
 
-    ``checkpoint_dir``, ``resume``, ``progress``, ``log`` and ``stop_after`` as in
-    :func:`posbias.measurements.training.train_run`.
+    ``checkpoint_dir``, ``resume``, ``progress``, ``log``, ``stop_after`` and ``device`` as in
+    :func:`posbias.measurements.training.train_run` (the test set, weights and batches are
+    drawn on the CPU and moved to ``device``; the Bayes reference stays on the CPU).
     """
     torch = _torch()
     seed = check_integer("seed", seed, 0, 2 ** 40)
+    from posbias.measurements.devices import resolve_device
+
+    device, _ = resolve_device(device)
     if resume and checkpoint_dir is None:
         raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
     inputs, targets = unigram_batch(config, config.test_size, _generator(torch, seed, 2))
-    test = (inputs, targets, bayes_losses(config, inputs, targets))
+    test = (inputs.to(device), targets.to(device), bayes_losses(config, inputs, targets))
     model, settings = _build(config, seed)
+    model.to(device)
     influence_ids, chunk = None, None
     if config.influence_samples:
         influence_ids = test[0][: config.influence_samples]
@@ -291,6 +297,7 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
     loss_fn = torch.nn.CrossEntropyLoss()
     for it in range(start_iter + 1, end + 1):
         x, y = unigram_batch(config, config.batch, data)
+        x, y = x.to(device), y.to(device)
         optimizer.zero_grad(set_to_none=True)
         logits = model(input_ids=x, use_cache=False).logits
         loss = loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
@@ -358,17 +365,18 @@ def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1) -> Pl
 def lm_train_seeds(config: LMTrainConfig, seeds, *, jobs: int = 1,
                    checkpoint_dir: str | None = None, resume: bool = False,
                    progress: bool | None = None, log=None,
-                   max_memory: int | None = None) -> list[dict]:
+                   max_memory: int | None = None, device: str = "cpu") -> list[dict]:
     """Train every seed (one torch thread); ``jobs > 1`` trains that many seeds at once in
     separate single-thread processes.  Returns the run records in the order of ``seeds``.
     A run whose plan (:func:`plan_lm_training`) does not fit is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
+    check_jobs_device(jobs, device)
     plan_lm_training(config, len(seeds), jobs).check(max_memory)
     if jobs == 1 or len(seeds) == 1:
         torch = _torch()
         torch.set_num_threads(1)
         return [lm_train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
-                             progress=progress, log=log) for s in seeds]
+                             progress=progress, log=log, device=device) for s in seeds]
     from posbias.resources import map_in_processes
 
     # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
@@ -377,7 +385,7 @@ def lm_train_seeds(config: LMTrainConfig, seeds, *, jobs: int = 1,
 
 
 def lm_results_document(config: LMTrainConfig, runs: list[dict], *,
-                        command: str | None = None, jobs: int = 1) -> dict:
+                        command: str | None = None, jobs: int = 1, device: str = "cpu") -> dict:
     """The JSON document of a training: configuration, runs and provenance (seeds, versions,
     command, machine, threads, iterations, wall time)."""
     torch = _torch()
@@ -405,6 +413,7 @@ def lm_results_document(config: LMTrainConfig, runs: list[dict], *,
             "seeds": [r["seed"] for r in runs],
             "versions": versions,
             "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+            "device": device,
             "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
             "parallel_jobs": jobs,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -163,7 +163,27 @@ def _correct(torch, model, inputs, targets):
         for start in range(0, inputs.shape[0], _EVAL_CHUNK):
             logits = model(inputs[start:start + _EVAL_CHUNK])
             out.append(logits.argmax(dim=-1) == targets[start:start + _EVAL_CHUNK])
-    return torch.cat(out).double()
+    return torch.cat(out).cpu().double()
+
+
+def _on_cpu(obj):
+    """``obj`` (a state dict, optimizer state, nested dicts and lists) with every tensor on
+    the CPU: a checkpoint written on an accelerator is read anywhere.  On the CPU every tensor
+    is returned as it is."""
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        return obj.cpu()
+    if isinstance(obj, dict):
+        return {k: _on_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_on_cpu(v) for v in obj)
+    return obj
+
+
+def _to_device(sets: dict, device: str) -> dict:
+    """Test sets ``{name: (inputs, targets)}`` drawn on the CPU, moved to ``device``."""
+    return {name: tuple(t.to(device) for t in data) for name, data in sets.items()}
 
 
 def _round(x: float, digits: int = 6) -> float:
@@ -252,7 +272,8 @@ def _save_state(torch, path, config, seed: int, iteration: int, model, optimizer
                 history, seconds) -> None:
     """The checkpoint :func:`_restore` reads, written atomically."""
     _atomic_save(torch, {"config": config.as_dict(), "seed": seed, "iteration": iteration,
-                         "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                         "model": _on_cpu(model.state_dict()),
+                         "optimizer": _on_cpu(optimizer.state_dict()),
                          "data_generator": data.get_state(), "history": history,
                          "elapsed": seconds}, path)
 
@@ -281,9 +302,14 @@ def _run_result(seed: int, history: list, wall: float) -> dict:
 
 def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = None,
               resume: bool = False, progress: bool | None = None, log=None,
-              stop_after: int | None = None) -> dict:
+              stop_after: int | None = None, device: str = "cpu") -> dict:
     """Train one seed of ``config``; returns the run record (``seed``, ``iterations``,
     ``wall_seconds``, ``iterations_per_second``, ``history``).
+
+    ``device``: where the network trains (``"cpu"`` by default, ``"cuda"``, ``"cuda:N"``,
+    ``"mps"``, ``"auto"``; :func:`posbias.measurements.devices.resolve_device`).  The world,
+    the test sets, the initial weights and every batch are drawn on the CPU as in a CPU run and
+    moved there; checkpoints hold CPU tensors.
 
     ``checkpoint_dir``: a checkpoint is written there at every evaluation; with ``resume`` the
     run continues from the checkpoint of the same configuration and seed when there is one
@@ -294,15 +320,18 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
     """
     torch = _torch()
     seed = check_integer("seed", seed, 0, 2 ** 40)
+    from posbias.measurements.devices import resolve_device
+
+    device, _ = resolve_device(device)
     if resume and checkpoint_dir is None:
         raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
     world = icl.make_world(config.task, _generator(torch, seed, 1))
-    sets = _test_sets(torch, config, world, seed)
+    sets = _to_device(_test_sets(torch, config, world, seed), device)
     influence_inputs = None
     if config.influence_samples:
         influence_inputs = sets["in_context"][0][: config.influence_samples]
     torch.manual_seed(16 * seed + 4)
-    model = icl.build_network(config.task, config.mask, config.pe, config.residual)
+    model = icl.build_network(config.task, config.mask, config.pe, config.residual).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
                                   weight_decay=config.weight_decay)
     data = _generator(torch, seed, 3)
@@ -336,13 +365,14 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
     losses, hits = [], []
     for it in range(start_iter + 1, end + 1):
         x, y, _, _ = icl.train_batch(world, config.batch, data, config.train_bias)
+        x, y = x.to(device), y.to(device)
         optimizer.zero_grad(set_to_none=True)
         logits = model(x)
         loss = loss_fn(logits, y)
         loss.backward()
         optimizer.step()
         losses.append(float(loss.detach()))
-        hits.append(float((logits.argmax(-1) == y).double().mean()))
+        hits.append(float((logits.argmax(-1) == y).cpu().double().mean()))
         if bar is not None:
             bar.update(1)
         if it % config.eval_every == 0 or it == config.iterations:
@@ -363,6 +393,16 @@ def _worker(args):
     torch.set_num_threads(1)
     return train_run(TrainConfig.from_dict(config_dict), seed, checkpoint_dir=checkpoint_dir,
                      resume=resume, progress=False)
+
+
+def check_jobs_device(jobs: int, device: str) -> None:
+    """Seeds in parallel processes train on the CPU only (``jobs > 1`` with an accelerator is
+    refused: one process per accelerator, seeds one after the other)."""
+    from posbias.measurements.devices import check_device
+
+    if check_device("device", device) != "cpu" and jobs > 1:
+        raise InvalidArgument("jobs", jobs, f"1 with device {device} (parallel seeds are "
+                              "CPU processes; on an accelerator the seeds run one after another)")
 
 
 def check_seeds(seeds, jobs: int = 1) -> tuple[list[int], int]:
@@ -417,18 +457,19 @@ def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1) -> Plan:
 
 def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: str | None = None,
                 resume: bool = False, progress: bool | None = None, log=None,
-                max_memory: int | None = None) -> list[dict]:
+                max_memory: int | None = None, device: str = "cpu") -> list[dict]:
     """Train every seed; ``jobs > 1`` trains that many seeds at once in separate processes
-    (one torch thread each, no progress bar).  Returns the run records in the order of
+    (one torch thread each, no progress bar; CPU only).  ``device`` as in :func:`train_run`.  Returns the run records in the order of
     ``seeds``.  A run whose plan (:func:`plan_training`) does not fit in the memory the process
     may use (or ``max_memory`` bytes) is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
+    check_jobs_device(jobs, device)
     plan_training(config, len(seeds), jobs).check(max_memory)
     if jobs == 1 or len(seeds) == 1:
         torch = _torch()
         torch.set_num_threads(1)
         return [train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
-                          progress=progress, log=log) for s in seeds]
+                          progress=progress, log=log, device=device) for s in seeds]
     from posbias.resources import map_in_processes
 
     # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
@@ -450,9 +491,9 @@ def _versions() -> dict:
 
 
 def results_document(config: TrainConfig, runs: list[dict], *, task: str = "wu2025-icl",
-                     command: str | None = None, jobs: int = 1) -> dict:
+                     command: str | None = None, jobs: int = 1, device: str = "cpu") -> dict:
     """The JSON document of a training: configuration, runs and provenance (seeds, versions,
-    command, machine, threads, iterations, wall time)."""
+    command, machine, device, threads, iterations, wall time)."""
     torch = _torch()
     return {
         "format": RESULTS_FORMAT,
@@ -466,6 +507,7 @@ def results_document(config: TrainConfig, runs: list[dict], *, task: str = "wu20
             "seeds": [r["seed"] for r in runs],
             "versions": _versions(),
             "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+            "device": device,
             "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
             "parallel_jobs": jobs,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

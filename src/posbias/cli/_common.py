@@ -48,7 +48,7 @@ OPTION = {
     "kv_heads": "--kv-heads", "vocab": "--vocab", "probes": "--probes", "samples": "--samples",
     "metric": "--metric", "rope": "--rope", "dtype": "--dtype", "probe_dist": "--probe-dist",
     "exact": "--exact", "threads": "--threads", "kernel_inputs": "--kernel-inputs",
-    "attention": "--attention",
+    "attention": "--attention", "device": "--device",
 }
 
 

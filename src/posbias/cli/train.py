@@ -35,7 +35,7 @@ _OPTION = {
     "train_bias": "--train-bias", "eval_every": "--eval-every", "test_size": "--test-size",
     "influence_samples": "--record-influence", "seeds": "--seeds", "seed": "--seeds",
     "jobs": "--jobs", "resume": "--resume", "arch": "--arch", "layers": "--layers",
-    "hidden": "--hidden", "heads": "--heads", "length": "--length",
+    "hidden": "--hidden", "heads": "--heads", "length": "--length", "device": "--device",
 }
 
 TASKS = ("wu2025-icl", "lm-synthetic")
@@ -110,6 +110,11 @@ def add_parser(subparsers):
                         "sequences (default 32)")
     p.add_argument("--jobs", type=int, default=1, metavar="J",
                    help="seeds trained at once in separate single-thread processes (default 1)")
+    p.add_argument("--device", default="cpu", metavar="DEVICE",
+                   help="where the network trains: cpu (default), cuda, cuda:N, mps, or auto "
+                        "(CUDA if present, else MPS, else cpu); data and initial weights are "
+                        "drawn on the CPU either way, checkpoints hold CPU tensors, and the "
+                        "device is recorded in results.json; with --jobs 1 only")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
                    help="output directory (default posbias-train-<configuration>)")
     p.add_argument("--resume", action="store_true",
@@ -240,6 +245,13 @@ def run(args) -> int:
                       f"first-middle {d['first-middle']:+.4f}, first-last {d['first-last']:+.4f}, "
                       f"middle-last {d['middle-last']:+.4f}", file=sys.stderr, flush=True)
         seeds, jobs = tr.check_seeds(args.seeds, args.jobs)
+        from posbias.measurements.devices import check_device, resolve_device
+
+        check_device("device", args.device)
+        tr.check_jobs_device(jobs, args.device)
+        device, why = resolve_device(args.device)
+        if args.verbose:
+            print(f"[train] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
         plan = (lt.plan_lm_training if lm else tr.plan_training)(config, len(seeds), jobs)
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
@@ -247,7 +259,7 @@ def run(args) -> int:
         os.makedirs(ckpt, exist_ok=True)
         train = lt.lm_train_seeds if lm else tr.train_seeds
         runs = train(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
-                     resume=args.resume, log=log, max_memory=args.max_memory)
+                     resume=args.resume, log=log, max_memory=args.max_memory, device=device)
     except InvalidArgument as exc:
         if exc.parameter in _OPTION:
             raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None
@@ -255,9 +267,10 @@ def run(args) -> int:
     command = "posbias train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train" else None
     if lm:
-        doc = lt.lm_results_document(config, runs, command=command, jobs=args.jobs)
+        doc = lt.lm_results_document(config, runs, command=command, jobs=args.jobs,
+                                     device=device)
     else:
-        doc = tr.results_document(config, runs, command=command, jobs=args.jobs)
+        doc = tr.results_document(config, runs, command=command, jobs=args.jobs, device=device)
     from posbias.files import write_output
 
     write_output(json.dumps(doc, indent=1), os.path.join(out, "results.json"))
