@@ -29,12 +29,17 @@ the attention output after its output projection, read by forward hooks.  Per fa
 * bloom: ``transformer.h[i].self_attention`` adds the residual itself (its ``forward`` takes
   ``residual``): ``a`` is the output of its ``dense`` projection, ``x`` the ``residual``
   argument it receives.
-* gpt_neox: ``gpt_neox.layers[i].attention``; as for gpt2 (parallel residual
-  ``x + Attn(LN1 x) + MLP(LN2 x)``: the definition applies unchanged).
+* gpt_neox: ``gpt_neox.layers[i].attention``; with ``use_parallel_residual`` (the default, the
+  Pythia suite) the block is ``x + a + m`` with ``m = MLP(LN2 x)`` entering the stream together
+  with ``a``, and :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i} + m_{t,i}\|
+  + \|a_{t,i}\|)`: the unmixed part of the layer is ``x + m`` (Phi, GPT-J and Cohere blocks are
+  parallel too and read the same way).
 
-Other model types are handled generically (the decoder ``ModuleList`` and an attention child
-named ``self_attn``, ``attn``, ``attention`` or ``self_attention``; a module whose ``forward``
-takes a ``residual`` argument has the residual subtracted from its output).
+Other model types are handled generically (the shallowest decoder ``ModuleList`` of
+``num_hidden_layers`` blocks under the base model and an attention child named ``self_attn``,
+``attn``, ``attention`` or ``self_attention``; a module whose ``forward`` takes a ``residual``
+argument has the residual subtracted from its output); a model where either is missing is
+refused naming what was not found.
 
 RoPE off (chowdhury2026 C8): the rotary embedding modules are patched to return ``cos = 1``,
 ``sin = 0``, so that ``q' = q cos + rot(q) sin = q`` and the attention scores are plain
@@ -70,6 +75,7 @@ __all__ = [
     "lambda_hooks",
     "kernel_hooks",
     "kernel_tv",
+    "parallel_residual",
     "ATTENTIONS",
     "influence_profile",
     "measure_influence",
@@ -293,34 +299,83 @@ def _get_path(obj, path: str):
     return obj
 
 
-def _locate_blocks(model):
-    """(blocks, attention modules, how a_t is read) for ``model``."""
+#: names of the attention child of a decoder block, in the order they are looked for
+_ATTENTION_NAMES = ("self_attn", "attn", "attention", "self_attention")
+#: model types whose every block adds attention and MLP to the same input (besides GPT-NeoX
+#: with ``use_parallel_residual``): ``x + Attn(N x) + MLP(N' x)``
+_PARALLEL_TYPES = ("phi", "gptj", "cohere")
+
+
+def parallel_residual(config) -> bool:
+    """Whether the blocks of a model with this configuration are parallel-residual,
+    ``x_{t+1} = x_t + Attn(N_1 x_t) + MLP(N_2 x_t)`` (GPT-NeoX with ``use_parallel_residual``,
+    Phi, GPT-J, Cohere), rather than sequential (``y = x + Attn(N_1 x)``,
+    ``x_{t+1} = y + MLP(N_2 y)``)."""
+    if config.model_type == "gpt_neox":
+        return bool(getattr(config, "use_parallel_residual", False))
+    return config.model_type in _PARALLEL_TYPES
+
+
+def _decoder_lists(base, n_layers):
+    """ModuleLists under ``base``, shallowest first, of ``n_layers`` modules (any length when
+    the configuration does not say) whose every module has an attention child."""
     import torch.nn as nn
 
-    model_type = model.config.model_type
-    n_layers = model.config.num_hidden_layers
+    found, queue = [], [base]
+    while queue:
+        module = queue.pop(0)
+        for child in module.children():
+            if isinstance(child, nn.ModuleList):
+                if (n_layers is None or len(child) == n_layers) and len(child) > 0 and all(
+                        any(hasattr(b, a) for a in _ATTENTION_NAMES) for b in child):
+                    found.append(child)
+            else:
+                queue.append(child)
+    return found
+
+
+def _locate_blocks(model):
+    """(blocks, attention modules, how a_t is read) for ``model``: ``"output"`` (the attention
+    module returns ``a_t``, the block receives ``x_t``), ``"subtract"`` (it returns
+    ``x_t + a_t`` and receives ``x_t`` as ``residual``), ``"dense"`` (BLOOM: ``a_t`` is the
+    output of its ``dense`` projection), ``"parallel"`` (a parallel-residual block: ``a_t``
+    the attention output, ``m_t`` that of the block's ``mlp``, see :class:`lambda_hooks`).
+
+    Known families by their paths; any other model through the module tree: the shallowest
+    ``ModuleList`` of ``num_hidden_layers`` modules under ``model.base_model`` each holding an
+    attention child (``self_attn``, ``attn``, ``attention`` or ``self_attention``).  A model
+    where one of them is missing raises :class:`~posbias.errors.InvalidArgument` (parameter
+    ``arch``) naming what was not found."""
+    config = model.config
+    model_type = config.model_type
+    parallel = parallel_residual(config)
     if model_type in _FAMILIES:
         path, attn_name, mode = _FAMILIES[model_type]
         blocks = list(_get_path(model, path))
         attns = [getattr(b, attn_name) for b in blocks]
-        return blocks, attns, mode
-    base = model.base_model
-    candidates = [m for m in base.children() if isinstance(m, nn.ModuleList) and len(m) == n_layers]
-    if not candidates:
-        raise InvalidArgument("arch", model_type, "an architecture whose decoder blocks posbias "
-                              "can locate (a ModuleList of num_hidden_layers blocks)")
-    blocks = list(candidates[0])
-    attns = []
-    for b in blocks:
-        for name in ("self_attn", "attn", "attention", "self_attention"):
-            if hasattr(b, name):
-                attns.append(getattr(b, name))
-                break
-        else:
-            raise InvalidArgument("arch", model_type, "an architecture whose attention modules "
-                                  "posbias can locate")
-    takes_residual = "residual" in inspect.signature(attns[0].forward).parameters
-    return blocks, attns, ("subtract" if takes_residual else "output")
+    else:
+        n_layers = getattr(config, "num_hidden_layers", None)
+        base = model.base_model
+        candidates = _decoder_lists(base, n_layers if isinstance(n_layers, int) else None)
+        if not candidates:
+            raise InvalidArgument(
+                "arch", model_type, "a model whose decoder blocks posbias can find (no "
+                f"ModuleList of {n_layers} modules with an attention child named "
+                f"{', '.join(_ATTENTION_NAMES)} under {type(base).__name__})")
+        blocks = list(candidates[0])
+        attns = [next(getattr(b, a) for a in _ATTENTION_NAMES if hasattr(b, a)) for b in blocks]
+        takes_residual = "residual" in inspect.signature(attns[0].forward).parameters
+        mode = "subtract" if takes_residual else "output"
+    if parallel:
+        if mode != "output":  # pragma: no cover - no such family in transformers
+            raise InvalidArgument("arch", model_type, "a parallel-residual model whose attention "
+                                  "returns its own output")
+        missing = [type(b).__name__ for b in blocks if not hasattr(b, "mlp")]
+        if missing:
+            raise InvalidArgument("arch", model_type, "a parallel-residual model whose blocks "
+                                  f"have an 'mlp' child ({missing[0]} has none)")
+        mode = "parallel"
+    return blocks, attns, mode
 
 
 def _first(args, kwargs, name, index=0):
@@ -331,7 +386,7 @@ def _first(args, kwargs, name, index=0):
 
 def _attention_tv(weights):
     """Mean total-variation distance of causal attention rows from uniform (C1)."""
-    w = weights.detach()[0].double()  # heads x L x L
+    w = weights.detach()[0].cpu().double()  # heads x L x L
     n = w.shape[-1]
     import torch
 
@@ -392,7 +447,7 @@ class kernel_hooks:
                 if not (isinstance(out, tuple) and len(out) > 1 and out[1] is not None):
                     return
                 self._instance[t].append(_attention_tv(out[1]))
-                w = out[1].detach()[0].double().mean(0)  # L x L, mean over heads
+                w = out[1].detach()[0].cpu().double().mean(0)  # L x L, mean over heads
                 self._sum[t] = w if self._sum[t] is None else self._sum[t] + w
                 self._seen[t] += 1
                 if self.half is not None and self._seen[t] == self.half:
@@ -454,15 +509,17 @@ class lambda_hooks:
         state = [{} for _ in range(n)]
 
         def record(t, a, x):
-            a = a.detach()[0].double()
-            x = x.detach()[0].double()
+            a = a.detach()[0].cpu().double()
+            x = x.detach()[0].cpu().double()
             na = a.norm(dim=-1)
             nx = x.norm(dim=-1)
             self._sums[t] += float((na / (nx + na)).mean())
             self._passes[t] += 1
 
         for t, (block, attn) in enumerate(zip(blocks, attns)):
-            if mode == "output":
+            if mode == "parallel":
+                self._parallel(t, block, attn, state, record)
+            elif mode == "output":
                 def pre(mod, args, kwargs, t=t):
                     state[t]["x"] = _first(args, kwargs, "hidden_states")
 
@@ -496,6 +553,33 @@ class lambda_hooks:
 
                 self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
         return self
+
+    def _parallel(self, t, block, attn, state, record) -> None:
+        """A parallel-residual block ``x + a + m``: ``a = Attn(N_1 x)`` mixes positions,
+        ``m = MLP(N_2 x)`` acts on each position alone and enters the stream at the same time
+        as ``a``, so the unmixed part of the block's output is ``x + m`` and
+        ``lambda_t = mean_i ||a_i|| / (||x_i + m_i|| + ||a_i||)`` (the share of the mixed
+        part in ``R(t) = (1 - lambda_t) I + lambda_t A(t)``).  For a sequential block ``m`` is
+        added after the mixing and the definition is the one above with ``m = 0``."""
+        def pre(mod, args, kwargs):
+            state[t]["x"] = _first(args, kwargs, "hidden_states")
+
+        def attn_post(mod, args, kwargs, out):
+            state[t]["a"] = out[0] if isinstance(out, tuple) else out
+            if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
+                self._tv[t].append(_attention_tv(out[1]))
+
+        def mlp_post(mod, args, out):
+            state[t]["m"] = out[0] if isinstance(out, tuple) else out
+
+        def post(mod, args, kwargs, out):
+            x, a, m = state[t].pop("x"), state[t].pop("a"), state[t].pop("m")
+            record(t, a, x + m)
+
+        self._handles.append(block.register_forward_pre_hook(self._gated(pre), with_kwargs=True))
+        self._handles.append(attn.register_forward_hook(self._gated(attn_post), with_kwargs=True))
+        self._handles.append(block.mlp.register_forward_hook(self._gated(mlp_post)))
+        self._handles.append(block.register_forward_hook(self._gated(post), with_kwargs=True))
 
     def __exit__(self, *exc):
         for h in self._handles:
@@ -559,8 +643,8 @@ def influence_profile(
     emb_layer = model.get_input_embeddings()
     base = model.base_model
     param = next(model.parameters())
-    with torch.no_grad():
-        e0 = emb_layer(ids.view(1, -1)).to(param.dtype)
+    with torch.no_grad():  # ids drawn on the CPU go to the model's device
+        e0 = emb_layer(ids.view(1, -1).to(emb_layer.weight.device)).to(param.dtype)
     L, d = e0.shape[1], e0.shape[2]
 
     if metric == "top1-grad":
@@ -569,15 +653,16 @@ def influence_profile(
         if after_forward is not None:
             after_forward()
         logits = model.get_output_embeddings()(h)
-        prob = torch.softmax(logits.double(), dim=-1).max()
+        prob = torch.softmax(logits.cpu().double(), dim=-1).max()
         (g,) = torch.autograd.grad(prob, e)
-        return g[0].double().norm(dim=-1).numpy()
+        return g[0].cpu().double().norm(dim=-1).numpy()
 
     if exact:
         vs = torch.eye(d, dtype=param.dtype)
     else:
         _int(probes, "probes", 1)
         vs = _probes(torch, probe_dist, probes, d, generator, param.dtype)
+    vs = vs.to(param.device)  # drawn on the CPU, as in a CPU run
     n = vs.shape[0]
     step = chunk or n
     rows = []
@@ -589,7 +674,7 @@ def influence_profile(
             after_forward()
         for k in range(n):
             (g,) = torch.autograd.grad(h @ vs[k], e, retain_graph=k < n - 1)
-            rows.append(g.double().pow(2).sum(-1))  # 1 x L
+            rows.append(g.cpu().double().pow(2).sum(-1))  # 1 x L
         n = 0
     for start in range(0, n, step):
         v = vs[start:start + step]
@@ -599,7 +684,7 @@ def influence_profile(
         if after_forward is not None:
             after_forward()
         (g,) = torch.autograd.grad((h * v).sum(), e)
-        rows.append(g.double().pow(2).sum(-1))  # b x L: ||v_k^T J_j||^2
+        rows.append(g.cpu().double().pow(2).sum(-1))  # b x L: ||v_k^T J_j||^2
     sq = torch.cat(rows, 0)
     if per_probe:
         return sq.numpy()
@@ -644,6 +729,7 @@ class Measurement:
     kernel_tv: np.ndarray | None = None
     kernel_tv_half: np.ndarray | None = None
     kernel_instance_tv: np.ndarray | None = None
+    device: str = "cpu"
 
     digits = 7
 
@@ -659,6 +745,7 @@ class Measurement:
             "seed": self.seed,
             "rope": "on" if self.rope else "off",
             "dtype": self.dtype,
+            "device": self.device,
             "seconds": round(self.seconds, 3),
             "lambdas": [r(x) for x in self.lambdas],
             "attention_tv": None if self.attention_tv is None else [r(x) for x in self.attention_tv],
@@ -699,6 +786,7 @@ def measure_influence(
     threads: int = 1,
     kernel_inputs: int = 0,
     attention: str = "eager",
+    device: str = "cpu",
     progress=None,
 ) -> Measurement:
     r"""Measure the Step-0 influence profile and the lambda schedule of ``arch``.
@@ -737,6 +825,11 @@ def measure_influence(
         ``"sdpa"`` (torch's fused attention for the Jacobian: no L x L weights kept for the
         backward pass, a fraction of the memory at long contexts; ``attention_tv`` is then None
         and the kernel inputs, always run with eager attention, give the per-instance TV).
+    device: ``"cpu"`` (default), ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``
+        (:func:`posbias.measurements.devices.resolve_device`).  The weights, token ids and
+        probes are drawn on the CPU as in a CPU run and moved there; the result agrees with the
+        CPU's within :data:`~posbias.measurements.devices.DEVICE_TOLERANCES` and records the
+        device it ran on.
     progress: optional callable receiving one-line progress messages.
 
     >>> m = measure_influence("tiny-llama", length=16, exact=True, seed=1)  # doctest: +SKIP
@@ -757,19 +850,25 @@ def measure_influence(
     threads = _int(threads, "threads", 1)
     kernel_inputs = _int(kernel_inputs, "kernel_inputs", 0)
     _choice(attention, "attention", ATTENTIONS)
+    from posbias.measurements.devices import resolve_device
+
+    device, _ = resolve_device(device)
+    if device == "mps" and dtype == "float64":
+        raise InvalidArgument("device", "mps", "cpu or cuda with dtype float64 (MPS has no "
+                              "float64)")
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
         return _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes,
                         exact, metric, rope, samples, dtype, probe_dist, probe_seed, progress,
-                        kernel_inputs, attention)
+                        kernel_inputs, attention, device)
     finally:
         torch.set_num_threads(previous)
 
 
 def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes, exact,
              metric, rope, samples, dtype, probe_dist, probe_seed, progress,
-             kernel_inputs=0, attention="eager") -> Measurement:
+             kernel_inputs=0, attention="eager", device="cpu") -> Measurement:
     start = time.perf_counter()
     model, settings = build_model(arch, layers=layers, hidden=hidden, heads=heads,
                                   kv_heads=kv_heads, vocab=vocab, length=length, seed=seed,
@@ -777,6 +876,7 @@ def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, 
     # gradients are taken with respect to the inputs only: no weight gradient, and no
     # activation kept for one (the influence is the same)
     model.requires_grad_(False)
+    model.to(device)  # built on the CPU (seeded weights), computed on the device
     probe_seed = seed + 1 if probe_seed is None else _int(probe_seed, "probe_seed", 0)
     gen = torch.Generator().manual_seed(seed)
     probe_gen = torch.Generator().manual_seed(probe_seed)
@@ -804,7 +904,7 @@ def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, 
         with kernel_hooks(model, half=kernel_inputs // 2 or None) as kernel, torch.no_grad():
             for k in range(kernel_inputs):
                 ids = torch.randint(0, settings["vocab_size"], (length,), generator=gen)
-                model.base_model(input_ids=ids.view(1, -1), use_cache=False)
+                model.base_model(input_ids=ids.view(1, -1).to(device), use_cache=False)
                 if progress:
                     progress(f"{arch}: kernel input {k + 1}/{kernel_inputs} done "
                              f"({time.perf_counter() - start:.1f} s)")
@@ -825,7 +925,7 @@ def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, 
         kernel_inputs=0 if kernel is None else kernel.inputs,
         kernel_tv=None if kernel is None else kernel.tv,
         kernel_tv_half=None if kernel is None else kernel.tv_half,
-        kernel_instance_tv=None if kernel is None else kernel.instance_tv)
+        kernel_instance_tv=None if kernel is None else kernel.instance_tv, device=device)
 
 
 @functools.lru_cache(maxsize=32)

@@ -53,12 +53,17 @@ from posbias.measurements.measure import (
     lambda_hooks,
     require_models_extra,
 )
+from posbias.validation import check_choice
 
-__all__ = ["PRETRAINED_FAMILIES", "PretrainedMeasurement", "AttentionProbe",
-           "measure_pretrained"]
+__all__ = ["PRETRAINED_FAMILIES", "ROUTES", "PretrainedMeasurement", "AttentionProbe",
+           "GenericAttentionProbe", "measure_pretrained"]
 
-#: model types whose queries, keys, scale and ALiBi bias posbias reads (tested on tiny models)
+#: model types whose queries, keys, scale and ALiBi bias posbias reads by their own code
+#: (tested on tiny models); every other causal LM goes through the generic route
 PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mistral")
+#: how the queries and keys are read: ``auto`` (the family route where there is one, else the
+#: generic route), ``family``, ``generic``
+ROUTES = ("auto", "family", "generic")
 
 
 def _bind(module, args, kwargs) -> dict:
@@ -130,7 +135,7 @@ def _slopes(bias, heads: int) -> np.ndarray:
     """ALiBi slopes from a bias tensor whose last axis runs over key positions (BLOOM/Falcon:
     ``slope * j``; MPT: ``slope * (j - L + 1)``): the difference of the entry nearest zero and its
     neighbour, which is exact in the bias tensor's own dtype."""
-    b = bias.detach().double().reshape(-1, bias.shape[-1])[:heads]
+    b = bias.detach().cpu().double().reshape(-1, bias.shape[-1])[:heads]
     k = int(b[0].abs().argmin())
     nxt = k + 1 if k + 1 < b.shape[1] else k - 1
     step = (b[:, nxt] - b[:, k]) / (nxt - k)
@@ -162,6 +167,12 @@ class AttentionProbe:
         self.slopes = [None] * n
         self.head_dim = None
 
+        self._attach(torch, model_type, attns)
+        return self
+
+    def _attach(self, torch, model_type, attns) -> None:
+        """The family route: a forward pre-hook per attention module recomputing its queries
+        and keys from its input (:func:`_queries_keys`)."""
         for t, attn in enumerate(attns):
             def pre(mod, args, kwargs, t=t):
                 if not self.active:
@@ -169,25 +180,30 @@ class AttentionProbe:
                 with torch.no_grad():
                     q, k, scale, bias, bias_scale = _queries_keys(model_type, mod,
                                                                   _bind(mod, args, kwargs))
-                    q = q[0].double()
-                    k = k[0].double()
-                    L = q.shape[1]
-                    diag = (q * k).sum(-1).mean(-1)
-                    prev = torch.cumsum(k, dim=1)[:, :-1]            # sum_{j<i} k_j, i = 2..L
-                    lower = (q[:, 1:] * prev).sum((-1, -2)) / (L * (L - 1) / 2)
-                    if self.keep_last:
-                        self.last[t] = (q, k)
-                self.diag[t] = diag.numpy() + (0 if self.diag[t] is None else self.diag[t])
-                self.lower[t] = lower.numpy() + (0 if self.lower[t] is None else self.lower[t])
-                self.scale[t] = scale
-                self.head_dim = int(q.shape[-1])
-                self.alibi_scale[t] = bias_scale if bias is not None else None
-                if bias is not None:
-                    self.slopes[t] = _slopes(bias, q.shape[0])
-                self.calls[t] += 1
+                self._record(torch, t, q, k, scale, bias, bias_scale)
 
             self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))
-        return self
+
+    def _record(self, torch, t, q, k, scale, bias, bias_scale) -> None:
+        """Accumulate one attention call of layer ``t`` (``q, k``: batch x heads x L x d)."""
+        with torch.no_grad():
+            k = _expand(k, q.shape[1])  # key/value groups serve consecutive query heads
+            q = q[0].detach().cpu().double()
+            k = k[0].detach().cpu().double()
+            L = q.shape[1]
+            diag = (q * k).sum(-1).mean(-1)
+            prev = torch.cumsum(k, dim=1)[:, :-1]            # sum_{j<i} k_j, i = 2..L
+            lower = (q[:, 1:] * prev).sum((-1, -2)) / (L * (L - 1) / 2)
+            if self.keep_last:
+                self.last[t] = (q, k)
+        self.diag[t] = diag.numpy() + (0 if self.diag[t] is None else self.diag[t])
+        self.lower[t] = lower.numpy() + (0 if self.lower[t] is None else self.lower[t])
+        self.scale[t] = scale
+        self.head_dim = int(q.shape[-1])
+        self.alibi_scale[t] = bias_scale if bias is not None else None
+        if bias is not None:
+            self.slopes[t] = _slopes(bias, q.shape[0])
+        self.calls[t] += 1
 
     def __exit__(self, *exc):
         for h in self._handles:
@@ -210,6 +226,84 @@ class AttentionProbe:
             out["alibi_slopes"] = np.array(self.slopes)
             out["alibi_scale"] = np.array(self.alibi_scale, dtype=float)
         return out
+
+
+#: the name of posbias' recording attention function in transformers' AttentionInterface
+_PROBE_IMPLEMENTATION = "posbias_probe"
+#: id(attention module) -> (probe, layer index, the attention function the probe wraps)
+_ROUTED: dict = {}
+
+
+def _probe_attention(module, query, key, value, attention_mask, *args, **kwargs):
+    """The attention function of the generic route: records the ``query`` and ``key`` that
+    transformers hands to its attention implementation (after any rotary embedding, before
+    the key/value groups are expanded) and the ``scaling`` on ``q.k``, then computes the
+    attention with the implementation the model had."""
+    probe, t, original = _ROUTED[id(module)]
+    if probe.active:
+        import torch
+
+        if kwargs.get("softcap") is not None:
+            raise InvalidArgument("model", probe.model.config.model_type, "a model without "
+                                  "attention-logit soft-capping (the generic route reads the "
+                                  "logits as scale * q.k)")
+        scaling = kwargs.get("scaling")
+        scale = float(scaling) if scaling is not None else float(query.shape[-1]) ** -0.5
+        probe._record(torch, t, query, key, scale, None, None)
+    return original(module, query, key, value, attention_mask, *args, **kwargs)
+
+
+class GenericAttentionProbe(AttentionProbe):
+    """:class:`AttentionProbe` for any causal LM whose attention modules call transformers'
+    attention interface (``ALL_ATTENTION_FUNCTIONS``; GPT-NeoX, OPT, Phi, Gemma, LLaMA, GPT-2
+    and most models of transformers 5): within the context the model's attention
+    implementation is a recording wrapper around the one it had (``eager`` or ``sdpa``), which
+    reads the queries and keys the model itself computed (rotary embedding applied, partial
+    rotary included) and the scale it passes.  A model that folds the scale into its queries
+    (OPT) passes ``scaling = 1``: its scores are then the scaled ones and its
+    ``score_scale`` 1, the same logits.  ALiBi and logit soft-capping are family knowledge:
+    ALiBi models go through their family route, soft-capped logits are refused."""
+
+    def _attach(self, torch, model_type, attns) -> None:
+        import transformers
+        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+        impl = getattr(self.model.config, "_attn_implementation", None) or "eager"
+        originals = []
+        for attn in attns:
+            if impl == "eager":
+                fn = getattr(sys.modules[type(attn).__module__], "eager_attention_forward", None)
+            else:
+                fn = ALL_ATTENTION_FUNCTIONS.get(impl)
+            if fn is None:
+                raise InvalidArgument("model", model_type, "a model whose attention calls "
+                                      f"transformers' attention interface ({type(attn).__name__} "
+                                      f"has no {impl} attention function posbias can wrap)")
+            originals.append(fn)
+        transformers.AttentionInterface.register(_PROBE_IMPLEMENTATION, _probe_attention)
+        for t, (attn, fn) in enumerate(zip(attns, originals)):
+            _ROUTED[id(attn)] = (self, t, fn)
+        self._routed = [id(a) for a in attns]
+        self._impl = impl
+        self.model.set_attn_implementation(_PROBE_IMPLEMENTATION)
+
+    def __exit__(self, *exc):
+        self.model.set_attn_implementation(self._impl)
+        for key in self._routed:
+            _ROUTED.pop(key, None)
+        return super().__exit__(*exc)
+
+    def results(self) -> dict:
+        if max(self.calls) > 0 and min(self.calls) < 1:
+            t = self.calls.index(0)
+            raise InvalidArgument("model", self.model.config.model_type, "a model whose attention "
+                                  f"calls transformers' attention interface (layer {t + 1} did "
+                                  "not: its queries and keys cannot be read)")
+        if max(self.calls) == 0:
+            raise InvalidArgument("model", self.model.config.model_type, "a model whose attention "
+                                  "calls transformers' attention interface (no layer did: its "
+                                  "queries and keys cannot be read)")
+        return super().results()
 
 
 @dataclass
@@ -317,6 +411,7 @@ def measure_pretrained(
     threads: int = 1,
     checkpointing: bool = True,
     inputs: str | None = None,
+    route: str = "auto",
     progress=None,
 ) -> PretrainedMeasurement:
     """Measure a loaded checkpoint on token windows.
@@ -333,6 +428,13 @@ def measure_pretrained(
     threads: torch intra-op threads during the run (restored afterwards).
     checkpointing: per-block gradient checkpointing in the gradient pass (default True).
     inputs: a description of the inputs for the record (default: derived).
+    route: how the queries and keys are read (:data:`ROUTES`): ``"auto"`` (default) the
+        family route for :data:`PRETRAINED_FAMILIES` and the generic route
+        (:class:`GenericAttentionProbe`) for every other model, ``"family"`` or ``"generic"``
+        to choose.  The input embeddings come from ``model.get_input_embeddings()``, the
+        blocks and their attention modules from the module tree, parallel-residual blocks
+        with their own lambda (:class:`~posbias.measurements.measure.lambda_hooks`); a model
+        where one of them cannot be found is refused naming what is missing.
     progress: optional callable receiving one-line messages.
     """
     torch, _ = require_models_extra()
@@ -344,10 +446,30 @@ def measure_pretrained(
             raise InvalidArgument(name, value, f"an integer >= {lo}")
     model = loaded.model
     config = model.config
-    if config.model_type not in PRETRAINED_FAMILIES:
-        raise InvalidArgument("model", loaded.source, "a causal LM of a family posbias measures ("
-                              + ", ".join(PRETRAINED_FAMILIES) + f"), not {config.model_type}")
-    vocab = int(model.get_input_embeddings().weight.shape[0])
+    route = check_choice("route", route, ROUTES)
+    family = config.model_type in PRETRAINED_FAMILIES
+    if route == "family" and not family:
+        raise InvalidArgument("route", route, f"auto or generic for {config.model_type} (the "
+                              "family route reads " + ", ".join(PRETRAINED_FAMILIES) + ")")
+    generic = route == "generic" or not family
+    if generic and (config.model_type in ("bloom", "mpt") or getattr(config, "alibi", False)):
+        raise InvalidArgument("route", route, f"family for {config.model_type} (its ALiBi bias "
+                              "is read by the family route only)")
+    try:
+        embeddings = model.get_input_embeddings()
+    except (NotImplementedError, AttributeError):
+        embeddings = None
+    if embeddings is None or not hasattr(embeddings, "weight"):
+        raise InvalidArgument("model", loaded.source, "a causal LM whose input embeddings "
+                              "posbias can find (get_input_embeddings() gave none)")
+    if metric == "top1-grad" and model.get_output_embeddings() is None:
+        raise InvalidArgument("model", loaded.source, "a causal LM with an output head "
+                              "(get_output_embeddings() gave none; top1-grad needs it)")
+    try:
+        _, _, mode = _locate_blocks(model)
+    except InvalidArgument as exc:
+        raise InvalidArgument("model", loaded.source, exc.allowed) from None
+    vocab = int(embeddings.weight.shape[0])
     if windows is None:
         if isinstance(length, bool) or not isinstance(length, int) or length < 2:
             raise InvalidArgument("length", length, "an integer >= 2")
@@ -374,7 +496,8 @@ def measure_pretrained(
         gen = torch.Generator().manual_seed(seed + 1)
         profiles = []
         ctx = block_checkpointing(model) if checkpointing else _null()
-        with ctx, lambda_hooks(model) as rec, AttentionProbe(model) as probe:
+        probe_class = GenericAttentionProbe if generic else AttentionProbe
+        with ctx, lambda_hooks(model) as rec, probe_class(model) as probe:
             def pause():  # recording stops before the backward pass recomputes the blocks
                 rec.active = probe.active = False
 
@@ -410,8 +533,18 @@ def measure_pretrained(
         positional=_positional(model, att["alibi_slopes"]),
         seconds=time.perf_counter() - start,
         details={"checkpointing": bool(checkpointing), "threads": threads,
+                 "device": _device_of(model),
+                 "route": "generic" if generic else "family",
+                 "lambda": "parallel residual: ||a|| / (||x + m|| + ||a||)" if mode == "parallel"
+                 else "||a|| / (||x|| + ||a||)",
                  "estimator": "exact gradient" if metric == "top1-grad"
                  else f"{probes} rademacher probes"})
+
+
+def _device_of(model) -> str:
+    """The device the model's input embeddings are on (``cpu``, ``cuda:N``, ``mps``)."""
+    dev = model.get_input_embeddings().weight.device
+    return dev.type if dev.type in ("cpu", "mps") else str(dev)
 
 
 class _null:

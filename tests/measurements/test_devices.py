@@ -75,7 +75,7 @@ def test_spellings(text, canonical):
 @pytest.mark.parametrize("bad", ["tpu", "", "cuda:", "cuda:-1", "cuda:01", "cuda:x", "gpu",
                                  "cpu:0", "cuda:99999", 0, None])
 def test_bad_spellings_name_the_parameter(bad):
-    with pytest.raises(InvalidArgument, match="^device = .* expected auto, cpu, cuda"):
+    with pytest.raises(InvalidArgument, match=r"^device = .* expected auto, cpu, cuda"):
         check_device("device", bad)
 
 
@@ -169,7 +169,7 @@ def test_checkpoints_hold_cpu_tensors(tmp_path):
     run = tr.train_run(ICL, 0, checkpoint_dir=str(tmp_path), progress=False, device="auto")
     assert run["iterations"] == 3
     state = torch.load(tr.checkpoint_path(str(tmp_path), ICL, 0), weights_only=True)
-    tensors = [v for v in state["model"].values()] + [
+    tensors = list(state["model"].values()) + [
         t for s in state["optimizer"]["state"].values() for t in s.values()
         if isinstance(t, torch.Tensor)]
     assert tensors and all(t.device.type == "cpu" for t in tensors)
@@ -199,9 +199,10 @@ def test_cuda_influence_profile_equals_the_cpu(arch):
 @needs_cuda
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_cuda_checkpoint_profile_equals_the_cpu(dtype, tmp_path):
+    import posbias_tests_tiny_checkpoints as tiny
+
     from posbias.measurements.checkpoint import load_checkpoint
     from posbias.measurements.pretrained import measure_pretrained
-    import posbias_tests_tiny_checkpoints as tiny
 
     path = tiny.save_tiny("llama", tmp_path)
     cpu = measure_pretrained(load_checkpoint(path, dtype=dtype), None, length=16, samples=2)

@@ -262,6 +262,10 @@ def _hand_first_block(model, settings, ids):
             q = _rotate(q, rp["rope_theta"], pos, nd)
             k = _rotate(k, rp["rope_theta"], pos, nd)
             a = torch.nn.functional.linear(_attend(q, k, v), at.dense.weight, at.dense.bias)
+            if model.config.use_parallel_residual:
+                # x + a + MLP(LN2 x): the MLP enters with the attention; the unmixed part of
+                # the block's output is x + MLP(LN2 x)
+                x = x + blk.mlp(_layer_norm(x, blk.post_attention_layernorm))
         else:  # pragma: no cover
             raise AssertionError(mt)
     return x, a

@@ -312,15 +312,18 @@ def test_missing_model_names_where_it_looked(tmp_path):
         load_checkpoint(str(tmp_path), dtype="float16")
 
 
-def test_unsupported_family_is_refused(tmp_path):
+def test_a_family_without_its_own_route_goes_the_generic_route(tmp_path):
+    """GPT-NeoX has no family route: it is measured through the generic one (see
+    test_generic_route.py), and asking for a family route is refused naming the choice."""
     config = transformers.AutoConfig.for_model("gpt_neox", num_hidden_layers=1, hidden_size=16,
                                                num_attention_heads=2, intermediate_size=32,
                                                vocab_size=40)
     transformers.AutoModelForCausalLM.from_config(config).save_pretrained(tmp_path / "neox")
     _tiny.train_tokenizer(_tiny.generated_text(200), bos=False).save_pretrained(tmp_path / "neox")
     loaded = load_checkpoint(str(tmp_path / "neox"))
-    with pytest.raises(InvalidArgument, match="^model = .*gpt_neox"):
-        measure_pretrained(loaded, None, length=8)
+    with pytest.raises(InvalidArgument, match="^route = family .*gpt_neox"):
+        measure_pretrained(loaded, None, length=8, route="family")
+    assert measure_pretrained(loaded, None, length=8).details["route"] == "generic"
     assert os.path.isdir(tmp_path / "neox")
 
 

@@ -69,6 +69,10 @@ def add_parser(subparsers):
                    help="further random inputs whose attention, averaged over them and over "
                         "heads, is compared with the Cesàro matrix (forward passes only; "
                         "default 0; with --arch)")
+    p.add_argument("--device", default="cpu", metavar="DEVICE",
+                   help="where the passes run: cpu (default), cuda, cuda:N, mps, or auto (CUDA "
+                        "if present, else MPS, else cpu); weights, ids and probes are drawn on "
+                        "the CPU either way, and the device is recorded in the output")
     add_output(p, ("text", "json"), "text", aliases={"table": "text"})
     p.add_argument("--plot", metavar="FILE", help="write a plot of the profiles (.png or .pdf; needs matplotlib)")
     _add_checkpoint_options(p)
@@ -88,8 +92,26 @@ def _max_threads() -> int:
     return max(1, min(256, 4 * (os.cpu_count() or 1)))
 
 
+def _check_device_spelling(args) -> None:
+    from posbias.measurements.devices import check_device
+
+    args.device = check_device("--device", args.device)
+
+
+def _resolve_device(args) -> str:
+    """The device --device names, once torch is importable: one line and exit 2 when it is
+    not there (before any model is built or loaded); -v says which one was chosen and why."""
+    from posbias.measurements.devices import resolve_device
+
+    device, why = resolve_device(args.device, "--device")
+    if args.verbose:
+        print(f"[measure] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
+    return device
+
+
 def _validate(args) -> None:
     """Every number before torch is imported or anything is printed (one line, exit 2)."""
+    _check_device_spelling(args)
     if not args.arch or not args.arch.isprintable() or len(args.arch) > 100:
         raise InvalidArgument("--arch", args.arch, "a preset name or a transformers model type")
     for name, lo in (("length", 2), ("probes", 1), ("samples", 1), ("layers", 1), ("hidden", 1),
@@ -136,6 +158,7 @@ def _table(m, c, rope) -> str:
         f"{s['hidden_size']}, {heads}, vocab {s['vocab_size']}; L = {m.length}, {m.metric} "
         f"({m.estimator}), {m.samples} sample(s), seed {m.seed}, RoPE "
         f"{'on' if m.rope else 'off'}{'' if s['rotary'] else ' (not rotary)'}, {m.dtype}, "
+        f"{'' if m.device == 'cpu' else 'on ' + m.device + ', '}"
         f"{m.seconds:.1f} s",
         "",
         "layer  lambda    attention TV from uniform",
@@ -194,6 +217,8 @@ def run(args) -> int:
     if args.metric is None:
         args.metric = "jacobian"
     _validate(args)
+    ms.require_models_extra()
+    device = _resolve_device(args)
     check_target(args.output, args.format)
     if args.plot:
         from posbias.render.plots import check_plot_path
@@ -220,7 +245,7 @@ def run(args) -> int:
     if args.attention != "eager":
         kwargs["attention"] = args.attention
     try:
-        ms.require_models_extra()
+        kwargs["device"] = device
         if args.arch in PRESETS:  # validated above; a model type is validated by the library first
             progress(f"measuring {args.arch} at initialization (L = {args.length})")
         rope = None
@@ -303,6 +328,7 @@ def _reject_checkpoint_options(args) -> None:
 
 def _checkpoint_preflight(args) -> None:
     """Every check that needs no model, before any work (nothing half-done on bad input)."""
+    _check_device_spelling(args)
     if getattr(args, "kernel_inputs", 0):
         raise InvalidArgument("--kernel-inputs", args.kernel_inputs, "0 with --model (the "
                               "averaged Step-0 kernel is measured with --arch)")
@@ -341,15 +367,15 @@ def _checkpoint_preflight(args) -> None:
                               "created when missing)")
 
 
-def _measure_checkpoint(args):
+def _measure_checkpoint(args, device="cpu"):
     from posbias.measurements.checkpoint import load_checkpoint
     from posbias.measurements.pretrained import measure_pretrained
     from posbias.measurements.text import text_windows
 
     _progress(f"loading {args.model} ({args.dtype}"
-              f"{', random init' if args.random_init else ''})")
+              f"{', random init' if args.random_init else ''}, {device})")
     loaded = load_checkpoint(args.model, dtype=args.dtype, allow_download=args.allow_download,
-                             random_init=args.random_init, seed=args.seed)
+                             random_init=args.random_init, seed=args.seed, device=device)
     windows, inputs = None, None
     if args.text is not None:
         tw = text_windows(loaded.tokenizer, args.text, length=args.length,
@@ -364,7 +390,7 @@ def _measure_checkpoint(args):
 _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
                "samples": "--samples", "seed": "--seed", "metric": "--metric",
                "threads": "--threads", "probes": "--probes", "dtype": "--dtype",
-               "windows": "--text"}
+               "windows": "--text", "device": "--device"}
 
 
 #: config.json keys of the sizes, per naming scheme (LLaMA/Qwen2/BLOOM, GPT-2, MPT)
@@ -413,6 +439,8 @@ def _run_checkpoint(args) -> int:
     from posbias.proofs_checks.pretrained import compare_with_rollout
 
     _checkpoint_preflight(args)
+    require_models_extra()
+    device = _resolve_device(args)
     check_target(args.output, args.format)
     if args.plot:
         from posbias.render.plots import check_plot_path
@@ -425,9 +453,8 @@ def _run_checkpoint(args) -> int:
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
         plan.check(args.max_memory)
-    require_models_extra()
     try:
-        m = _measure_checkpoint(args)
+        m = _measure_checkpoint(args, device)
     except InvalidArgument as exc:
         if exc.parameter in _PARAMETERS:
             raise InvalidArgument(_PARAMETERS[exc.parameter], exc.value, exc.allowed) from None
@@ -464,7 +491,8 @@ def _run_checkpoint(args) -> int:
 def _checkpoint_table(m, c, written) -> str:
     lines = [
         f"model {m.model} ({m.model_type}): {m.num_layers} layers, {m.num_heads} heads, d_head "
-        f"{m.head_dim}, {m.dtype}, attention {m.attn_implementation}, positions: {m.positional}",
+        f"{m.head_dim}, {m.dtype}, attention {m.attn_implementation}, positions: {m.positional}"
+        + ("" if m.details.get("device", "cpu") == "cpu" else f", on {m.details['device']}"),
         f"inputs: {m.inputs}",
         f"L = {m.length}, {m.metric}, {m.seconds:.1f} s",
         "",
