@@ -1,4 +1,4 @@
-"""Symbolic derivations of the continuum theory with sympy; LaTeX from ``sympy.latex``.
+"""Symbolic derivations of the continuum theory with sympy; LaTeX from sympy's printer.
 
 Each derivation is a :class:`Derivation` record (expression, steps, assumptions, the symbolic
 identities checked and whether they all closed), built once per process and looked up by name:

@@ -7,7 +7,8 @@ identity records ``lhs``, ``rhs``, the simplified residual ``lhs - rhs`` and whe
 to zero (``proven``).  A derivation is ``proven`` only when every identity it relies on closed
 symbolically; numeric spot checks are evidence, never proof (STYLE.md 7).
 
-LaTeX always comes from :func:`sympy.latex` on the stored objects (STYLE.md 2).
+LaTeX always comes from sympy's LaTeX printer on the stored objects (STYLE.md 2): the package's
+subclass :class:`posbias.render.latex.PosbiasLatexPrinter`, which sets formulas as a paper does.
 
 Derivations are built by functions registered with :func:`derivation`; building is memoized, so
 :func:`all_derivations` pays the SymPy cost once per process.
@@ -44,14 +45,18 @@ __all__ = [
 
 
 def to_latex(expr) -> str:
-    """LaTeX of a SymPy object with the package's printer settings (``ln`` for logarithms).
+    """LaTeX of a SymPy object with the package's printer
+    (:class:`posbias.render.latex.PosbiasLatexPrinter`: ``ln`` for logarithms, terms of a sum in
+    the order a paper writes them).
 
     >>> import sympy
     >>> x = sympy.Symbol("x")
-    >>> to_latex(sympy.log(x))
-    '\\\\ln{\\\\left(x \\\\right)}'
+    >>> to_latex(sympy.log(x)), to_latex(x - 1)
+    ('\\\\ln{\\\\left(x\\\\right)}', 'x - 1')
     """
-    return sympy.latex(expr, ln_notation=True)
+    from posbias.render.latex import latex
+
+    return latex(expr)
 
 
 def _default_simplify(expr):
@@ -189,7 +194,7 @@ class Derivation:
 
     @property
     def latex(self) -> str:
-        """LaTeX of :attr:`expression`, printed by :func:`sympy.latex`."""
+        """LaTeX of :attr:`expression`, printed by :func:`to_latex`."""
         return to_latex(self.expression)
 
     @property
