@@ -134,13 +134,13 @@ def hardy_kernel_derivation() -> Derivation:
     i, j = sympy.symbols("i j", integer=True, positive=True)
     # base case: K applied to f is the kernel 1/x on 0 < y < x
     base = prove_equal("base case H = 1: K_1 = 1/x", hardy_kernel_symbolic(sympy.Integer(1)), 1 / x)
-    # continuum limit of a Cesaro row on monomials f(y) = y^s: (1/i) sum_{j<=i} (j/L)^s with
+    # continuum limit of a Cesàro row on monomials f(y) = y^s: (1/i) sum_{j<=i} (j/L)^s with
     # i = xL tends to x^s/(1+s) = (K f)(x); checked for s = 2 exactly
     ell = sympy.Symbol("ell", positive=True)
     riemann = sympy.summation((j / ell) ** 2, (j, 1, i)) / i
     limit = sympy.limit(riemann.subs(i, x * ell), ell, sympy.oo)
     hardy_on_mono = sympy.integrate(y**2, (y, 0, x)) / x
-    limit_id = prove_equal("Cesaro row -> Hardy operator on f(y) = y^2", limit, hardy_on_mono)
+    limit_id = prove_equal("Cesàro row -> Hardy operator on f(y) = y^2", limit, hardy_on_mono)
     ident, steps = hardy_induction_step()
     mellin = prove_equal(
         "Mellin symbol: K maps y^s to x^s/(1+s)",
@@ -149,9 +149,9 @@ def hardy_kernel_derivation() -> Derivation:
     )
     expr = sympy.Eq(K_H(x, y), hardy_kernel_symbolic())
     all_steps = (
-        Step("Hardy operator: the L -> oo limit of the Cesaro matrix M[i,j] = 1/i",
+        Step("Hardy operator: the L -> oo limit of the Cesàro matrix M[i,j] = 1/i",
              sympy.Eq(sympy.Function("K f")(x), sympy.Integral(f(y), (y, 0, x)) / x)),
-        Step("Riemann sum of a Cesaro row on f(y) = y^2, with i = xL",
+        Step("Riemann sum of a Cesàro row on f(y) = y^2, with i = xL",
              sympy.Eq(sympy.Limit(riemann.subs(i, x * ell), ell, sympy.oo), limit)),
         Step("K acts on powers by the Mellin symbol 1/(1+s)",
              sympy.Eq(sympy.Integral(y**s, (y, 0, x)) / x, x**s / (1 + s))),
@@ -160,7 +160,7 @@ def hardy_kernel_derivation() -> Derivation:
     return Derivation(
         name="hardy-kernel",
         title="Kernel of the H-th power of the Hardy operator",
-        description="The continuum Cesaro operator K f(x) = (1/x) int_0^x f has K^H with kernel "
+        description="The continuum Cesàro operator K f(x) = (1/x) int_0^x f has K^H with kernel "
         "(1/x) ln(x/y)^(H-1)/(H-1)!, proven by induction for symbolic H.",
         expression=expr,
         equations=(sympy.Eq(sympy.Function("K f")(x), sympy.Integral(f(y), (y, 0, x)) / x),),

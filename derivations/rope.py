@@ -93,7 +93,7 @@ def rope_derivation() -> Derivation:
     return Derivation(
         name="rope-init",
         title="RoPE rotations leave the score law unchanged at initialization",
-        description="RoPE is block-diagonal with 2x2 rotations, hence orthogonal, so for an "
+        description="RoPE is block-diagonal with 2-by-2 rotations, hence orthogonal, so for an "
         "isotropic Gaussian key q^T R k has the same law as q^T k.",
         expression=expr,
         equations=(cf_eq,),

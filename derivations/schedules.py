@@ -99,7 +99,7 @@ def summable_product_derivation() -> Derivation:
         description="prod_{t>=1} (1 - c/(t+1)^2) = sin(pi sqrt c)/(pi sqrt c (1-c)) > 0: a "
         "summable schedule keeps the diagonal positive (no collapse).",
         expression=expr,
-        assumptions=("0 < c < 1 (c = 1 - 1/i for Cesaro row i)", "r = sqrt(c)"),
+        assumptions=("0 < c < 1 (c = 1 - 1/i for Cesàro row i)", "r = sqrt(c)"),
         steps=(
             Step("write c = r^2 and factor each term", sympy.Eq(
                 sympy.Product(1 - r**2 / n**2, (n, 2, N)),

@@ -1598,7 +1598,7 @@ def continuum_kernel_check(ctx: CheckContext, kernel=None) -> Evidence:
 
 claim(
     "chowdhury2026:continuum-kernel",
-    statement="In the continuum limit the Cesaro matrix becomes the Hardy operator "
+    statement="In the continuum limit the Cesàro matrix becomes the Hardy operator "
     "(Kf)(x) = (1/x) int_0^x f, and K^H has kernel (1/x) ln(x/y)^(H-1)/(H-1)! on 0 < y < x.",
     latex=latex_of_derivation("hardy-kernel"),
     expected="verified",

@@ -148,11 +148,11 @@ def _table(m, c, rope) -> str:
         "profile                    spearman  W1        first/min  last/min  argmin",
         f"{'measured':<26} {'-':<9} {'-':<9} {_fmt(c.measured['first_over_min']):<10} "
         f"{_fmt(c.measured['last_over_min']):<9} {c.measured['argmin']}",
-        f"{'Cesaro, measured lambda':<26} {_fmt(c.spearman_measured_lambda):<9} "
+        f"{'Cesàro, measured lambda':<26} {_fmt(c.spearman_measured_lambda):<9} "
         f"{_fmt(c.w1_measured_lambda):<9} "
         f"{_fmt(c.theory_measured_lambda['first_over_min']):<10} "
         f"{_fmt(c.theory_measured_lambda['last_over_min']):<9} {c.theory_measured_lambda['argmin']}",
-        f"{'Cesaro, alpha = ' + _fmt(c.best_alpha):<26} {_fmt(c.spearman_best_alpha):<9} "
+        f"{'Cesàro, alpha = ' + _fmt(c.best_alpha):<26} {_fmt(c.spearman_best_alpha):<9} "
         f"{_fmt(c.w1_best_alpha):<9} {_fmt(c.theory_best_alpha['first_over_min']):<10} "
         f"{_fmt(c.theory_best_alpha['last_over_min']):<9} {c.theory_best_alpha['argmin']}",
     ]
@@ -164,7 +164,7 @@ def _table(m, c, rope) -> str:
     L = m.length
     picks = sorted({1, 2, 3, max(1, L // 4), max(1, L // 2), max(1, 3 * L // 4), max(1, L - 2),
                     max(1, L - 1), L})
-    lines += ["", "position  measured    Cesaro(lambda)  Cesaro(alpha)"]
+    lines += ["", "position  measured    Cesàro(lambda)  Cesàro(alpha)"]
     for j in picks:
         lines.append(f"{j:>8}  {_fmt(float(m.profile[j - 1])):<10}  "
                      f"{_fmt(float(c.profile_measured_lambda[j - 1])):<14}  "

@@ -42,7 +42,7 @@ def add_parser(subparsers) -> None:
         "profile",
         help="influence profile of the residual-aware rollout (Cesàro or another kernel)",
         description=(
-            "Last row of prod_t ((1 - lambda_t) I + lambda_t A), A the Cesaro matrix "
+            "Last row of prod_t ((1 - lambda_t) I + lambda_t A), A the Cesàro matrix "
             "(uniform causal attention) or the --kernel given, on the exact, precise (--dps) or "
             "fast path. "
             "SPEC: const:V | list:V1,V2,... | power:LAMBDA0,BETA | file:PATH, numbers as "
@@ -304,7 +304,7 @@ def _header(path, args, length, depth, spec, dps):
         shown = (f"float64 with block exponents (no underflow inside), shown to {d} significant "
                  f"digits; values below 2^-1074 print as 0 (see log_min / --format json)")
     kernel = getattr(args, "kernel_spec", "cesaro")
-    what = "Cesaro rollout" if kernel == "cesaro" else f"{kernel} kernel rollout"
+    what = "Cesàro rollout" if kernel == "cesaro" else f"{kernel} kernel rollout"
     if path == "fast" and kernel != "cesaro":
         shown = shown.replace("with block exponents (no underflow inside)", "(plain; values "
                               "below about 1e-308 underflow to 0)")
@@ -458,4 +458,4 @@ def _plot(target, path, values, length, schedule):
     else:
         arr = np.array([float(v) for v in values], dtype=np.float64)
     plots.plot_profile(arr, target, parameter="--plot",
-                       title=f"Cesaro rollout, L={length}, T={schedule.depth}, {schedule.spec}")
+                       title=f"Cesàro rollout, L={length}, T={schedule.depth}, {schedule.spec}")

@@ -6,7 +6,7 @@ come here, and every picture is written by the one atomic writer (:mod:`posbias.
 The three features marked are those the theory talks about (THEORY C4, C5, C7, H3): the
 *primacy tail* (the mass on the first positions), the *valley* (the interior minimum, the
 argmin of the profile) and the *recency spike* (the last position, the atom ``(1-alpha)^H`` of
-chowdhury2026 C5 in the Cesaro model).  The profile is drawn on a linear axis when its range
+chowdhury2026 C5 in the Cesàro model).  The profile is drawn on a linear axis when its range
 (max/min) is at most :data:`LINEAR_RANGE`, so that its shape (the U) is visible, and on a log
 axis otherwise.  An attention-only profile, which collapses onto the first token by many orders
 of magnitude, gets its own log-scale panel.  A continuum density ``rho(x)`` on ``(0, 1]`` can be
