@@ -17,16 +17,16 @@ __all__ = ["SYMBOLS", "FUNCTIONS", "SPECIAL", "used_notation", "notation_entries
 
 #: free symbols and matrix symbols, by sympy name: their meaning
 SYMBOLS: dict[str, str] = {
-    "x": "position of a token as a fraction of the sequence, x = i/L in (0, 1] (x = 1: the "
-         "final token); in a kernel, the attending position",
+    "x": "position of a token as a fraction of the sequence, x = i/L with 0 < x <= 1 (x = 1 is "
+         "the final token); in a kernel, the attending position",
     "y": "position attended to, y = j/L with 0 < y <= x",
     "H": "depth: the number of attention layers, a positive integer",
     "T": "number of layers of a residual schedule, a positive integer",
     "s": "exponent of a Mellin moment, the expectation of X^s",
     "m_H": "median of the Gamma(H, 1) law of ln(1/X) under rho_H",
     "epsilon": "a small position, 0 < epsilon < 1: the tail below it",
-    "alpha": "constant weight of attention in every residual layer, 0 < alpha <= 1 "
-             "(a layer is (1 - alpha) I + alpha times attention)",
+    "alpha": "constant weight of attention in every residual layer, 0 < alpha <= 1 (the "
+             "identity keeps weight 1 - alpha)",
     "a_H": "mass of the atom at x = 1 (the final token keeping its own value)",
     "t": "log-position t = ln(1/x) > 0",
     "z": "variable of a generating function",
@@ -68,11 +68,11 @@ SPECIAL: dict[str, tuple[str, str]] = {
     "exp": (r"e^{z}", "exponential"),
     "sin": (r"\sin", "sine"),
     "factorial": (r"n!", "factorial; (H - 1)! = Gamma(H)"),
-    "gamma": (r"\Gamma\left(z\right)", "gamma function"),
+    "gamma": (r"\Gamma\left(z\right)", "Euler's integral of t^(z-1) e^(-t) over t > 0"),
     "uppergamma": (r"\Gamma\left(a, z\right)",
-                   "upper incomplete gamma function, int_z^oo t^(a-1) e^(-t) dt"),
+                   "the upper incomplete integral, of t^(a-1) e^(-t) over t > z"),
     "lowergamma": (r"\gamma\left(a, z\right)",
-                   "lower incomplete gamma function, int_0^z t^(a-1) e^(-t) dt"),
+                   "the lower incomplete integral, of t^(a-1) e^(-t) over 0 < t < z"),
     "binomial": (r"\binom{n}{k}", "binomial coefficient"),
     "assoc_laguerre": (r"L_{n}^{\left(a\right)}", "generalized Laguerre polynomial of degree n"),
     "Identity": (r"\mathbb{I}", "identity matrix"),
