@@ -7,7 +7,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import time
 
 import pytest
 
@@ -69,10 +68,8 @@ def test_shipped_results_are_package_data():
         assert any(fnmatch.fnmatch(f"trained/{name}.json", p) for p in patterns)
 
 
-def test_default_check_reads_the_shipped_results_fast_and_as_expected():
-    start = time.perf_counter()
+def test_default_check_reads_the_shipped_results_as_expected():
     results = [registry.run_claim(registry.get_claim(i)) for i in IDS]
-    assert time.perf_counter() - start < 2.0
     for r in results:
         assert r.evidence.verdict == r.expected, (r.claim.id, r.evidence.discrepancy)
         assert not r.evidence.details.get("error"), r.evidence.details
