@@ -258,7 +258,11 @@ def _save_state(torch, path, config, seed: int, iteration: int, model, optimizer
 
 
 def _progress_bar(progress, config, seed: int, start: int, end: int):
-    """A tqdm bar over the iterations (``progress=None``: when stderr is a terminal), or None."""
+    """A tqdm bar over the iterations (``progress=None``: when stderr is a terminal), or None;
+    a bar object given as ``progress`` (a worker's relay to its parent) is used as it is."""
+    if hasattr(progress, "update"):
+        progress.n = start
+        return progress
     if progress is None:
         progress = sys.stderr.isatty()
     if not progress or end <= start:
@@ -357,12 +361,75 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
     return _run_result(seed, history, time.perf_counter() - t0)
 
 
+#: in a worker of :func:`train_seeds`: the queue its progress goes to (None: no progress)
+_PROGRESS_QUEUE = None
+
+
+def _set_progress_queue(queue) -> None:
+    global _PROGRESS_QUEUE  # noqa: PLW0603 - set once per worker process by its initializer
+    _PROGRESS_QUEUE = queue
+
+
+class _QueueBar:
+    """The part of a tqdm bar that :func:`train_run` uses, relayed to the parent process:
+    ``(seed, iterations done, postfix or None)`` at most every ``every`` iterations and at
+    every evaluation."""
+
+    def __init__(self, queue, seed: int, start: int, every: int = 50):
+        self.queue, self.seed, self.n, self.every, self._sent = queue, seed, start, every, start
+
+    def update(self, k: int = 1) -> None:
+        self.n += k
+        if self.n - self._sent >= self.every:
+            self.queue.put((self.seed, self.n, None))
+            self._sent = self.n
+
+    def set_postfix(self, **postfix) -> None:
+        self.queue.put((self.seed, self.n, postfix))
+        self._sent = self.n
+
+    def close(self) -> None:
+        self.queue.put((self.seed, self.n, None))
+
+
 def _worker(args):
     config_dict, seed, checkpoint_dir, resume = args
     torch = _torch()
     torch.set_num_threads(1)
-    return train_run(TrainConfig.from_dict(config_dict), seed, checkpoint_dir=checkpoint_dir,
-                     resume=resume, progress=False)
+    config = TrainConfig.from_dict(config_dict)
+    bar = None
+    if _PROGRESS_QUEUE is not None:
+        bar = _QueueBar(_PROGRESS_QUEUE, seed, 0)
+    return train_run(config, seed, checkpoint_dir=checkpoint_dir, resume=resume,
+                     progress=bar if bar is not None else False)
+
+
+def _relay_progress(queue, config, seeds, stop):
+    """In the parent: one tqdm bar with ETA per seed, fed from the workers' queue until
+    ``stop`` is set (a thread of :func:`train_seeds`)."""
+    import queue as queue_module
+
+    from tqdm import tqdm
+
+    bars = {s: tqdm(total=config.iterations, unit="it", file=sys.stderr, position=k,
+                    desc=f"{config.name} seed {s}", dynamic_ncols=True, leave=False)
+            for k, s in enumerate(seeds)}
+    try:
+        while not stop.is_set():
+            try:
+                seed, done, postfix = queue.get(timeout=0.2)
+            except queue_module.Empty:
+                continue
+            bar = bars.get(seed)
+            if bar is None:
+                continue
+            if done > bar.n:
+                bar.update(done - bar.n)
+            if postfix:
+                bar.set_postfix(**postfix)
+    finally:
+        for bar in bars.values():
+            bar.close()
 
 
 def check_seeds(seeds, jobs: int = 1) -> tuple[list[int], int]:
@@ -419,7 +486,7 @@ def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: st
                 resume: bool = False, progress: bool | None = None, log=None,
                 max_memory: int | None = None) -> list[dict]:
     """Train every seed; ``jobs > 1`` trains that many seeds at once in separate processes
-    (one torch thread each, no progress bar).  Returns the run records in the order of
+    (one torch thread each; with ``progress`` one bar per seed, relayed to this process).  Returns the run records in the order of
     ``seeds``.  A run whose plan (:func:`plan_training`) does not fit in the memory the process
     may use (or ``max_memory`` bytes) is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
@@ -429,11 +496,27 @@ def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: st
         torch.set_num_threads(1)
         return [train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
                           progress=progress, log=log) for s in seeds]
-    from posbias.resources import map_in_processes
+    import threading
 
-    # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
-    return map_in_processes(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
-                                      for s in seeds], jobs)
+    from posbias.resources import map_in_processes, spawn_queue
+
+    tasks = [(config.as_dict(), s, checkpoint_dir, resume) for s in seeds]
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress:
+        # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
+        return map_in_processes(_worker, tasks, jobs)
+    # one bar with ETA per seed in this process, fed by the workers through a queue
+    queue, stop = spawn_queue(), threading.Event()
+    relay = threading.Thread(target=_relay_progress, args=(queue, config, seeds, stop),
+                             daemon=True)
+    relay.start()
+    try:
+        return map_in_processes(_worker, tasks, jobs, initializer=_set_progress_queue,
+                                initargs=(queue,))
+    finally:
+        stop.set()
+        relay.join(timeout=5)
 
 
 def _versions() -> dict:

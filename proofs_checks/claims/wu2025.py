@@ -984,7 +984,8 @@ def attention_only_command(key: str) -> str:
     mask, pe = ATTENTION_ONLY[key]
     name = f"{mask.replace(':', '')}_{pe}_nores"
     return (f"posbias train --task wu2025-icl --mask {mask} --pe {pe} --residual off "
-            f"--iterations 100000 --lr 0.001 --seeds 0 1 --jobs 2 --eval-every 2000 -o {name} "
+            f"--iterations 100000 --lr 0.001 --seeds 0 1 --jobs 2 --eval-every 2000 "
+            f"--record-influence 32 -o {name} "
             f"(then copy {name}/results.json to <data-dir>/trained/{name}_lr0.001.json)")
 
 
@@ -1022,32 +1023,36 @@ def find_attention_only(key: str, data_dir: str | None = None) -> dict:
 _TRAINED: dict = {}
 
 
-def _thorough(key: str) -> dict:
-    """Re-train stored configuration ``key`` at wu2025's scale (cached for the process)."""
-    if key not in _TRAINED:
+def _thorough(key: str, residual: bool = True) -> dict:
+    """Re-train configuration ``key`` at wu2025's scale, with residual connections (Figure 5)
+    or without (``residual=False``, Figure 2); cached for the process."""
+    if (key, residual) not in _TRAINED:
         try:
             from posbias.measurements import training as tr
 
             tr._torch()
         except ImportError:
             raise _Missing("the 'models' extra (torch)") from None
-        config = tr.TrainConfig(**_THOROUGH[key], **_THOROUGH_SCALE)
-        runs = tr.train_seeds(config, _THOROUGH_SEEDS, jobs=2, progress=False)
-        _TRAINED[key] = tr.results_document(config, runs, command="posbias check --thorough",
-                                            jobs=2)
-    return _TRAINED[key]
+        config = tr.TrainConfig(**_THOROUGH[key], **_THOROUGH_SCALE, residual=residual)
+        # one progress bar with ETA per seed when stderr is a terminal
+        runs = tr.train_seeds(config, _THOROUGH_SEEDS, jobs=2, progress=None)
+        _TRAINED[key, residual] = tr.results_document(config, runs,
+                                                      command="posbias check --thorough", jobs=2)
+    return _TRAINED[key, residual]
 
 
-def _training_work(*keys):
+def _training_work(*keys, residual: bool = True):
     """What ``--thorough`` re-trains for a claim reading ``keys``: each configuration at
-    wu2025's scale, two seeds in two processes; its wall time from the stored run's measured
-    rate (its slowest seed, on this project's machine with the same two processes)."""
+    wu2025's scale, two seeds in two processes, with residual connections or without; its wall
+    time from the stored run's measured rate (its slowest seed, on this project's machine with
+    the same two processes)."""
 
     def work(ctx: CheckContext) -> list:
         out = []
         for key in keys:
             try:
-                doc = stored_results(key, _data_dir(ctx))
+                doc = (stored_results(key, _data_dir(ctx)) if residual
+                       else find_attention_only(key, _data_dir(ctx)))
                 # the stored run's measured rate (slowest seed, two processes at once) times
                 # the iterations --thorough trains
                 rate = min(r["iterations"] / r["wall_seconds"] for r in doc["runs"])
@@ -1055,9 +1060,11 @@ def _training_work(*keys):
             except (_Missing, KeyError, ValueError, TypeError, ZeroDivisionError):
                 seconds = float("nan")
             its = _THOROUGH_SCALE["iterations"]
-            out.append((f"wu2025-train:{key}", f"re-training {_THOROUGH[key]['mask']} / PE "
-                        f"{_THOROUGH[key]['pe']} ({its} iterations, lr {_THOROUGH_SCALE['lr']:g}, "
-                        f"seeds {', '.join(map(str, _THOROUGH_SEEDS))} in 2 processes)", seconds))
+            setting = "with residual" if residual else "attention only"
+            out.append((f"wu2025-train:{key}:{'res' if residual else 'nores'}",
+                        f"re-training {_THOROUGH[key]['mask']} / PE {_THOROUGH[key]['pe']}, "
+                        f"{setting} ({its} iterations, lr {_THOROUGH_SCALE['lr']:g}, seeds "
+                        f"{', '.join(map(str, _THOROUGH_SEEDS))} in 2 processes)", seconds))
         return out
 
     return work
@@ -1668,9 +1675,16 @@ _ASSUMPTIONS = ("wu2025's in-context classification task (K = 2048, L = 32, d = 
 _NEEDS = ("stored results", "models (for --thorough)")
 
 
+def _attention_only(ctx: CheckContext, key: str) -> dict:
+    """The attention-only run of ``key``: re-trained with ``--thorough``, else stored."""
+    if ctx.thorough:
+        return _thorough(key, residual=False)
+    return find_attention_only(key, _data_dir(ctx))
+
+
 def _figure2(key: str, rule: Rule, ctx: CheckContext, method: str) -> Evidence:
     try:
-        doc = find_attention_only(key, _data_dir(ctx))
+        doc = _attention_only(ctx, key)
     except _Missing as exc:
         return _needs(exc)
     figs = direction_figures(summarize(doc))
@@ -1689,6 +1703,7 @@ def _figure2(key: str, rule: Rule, ctx: CheckContext, method: str) -> Evidence:
     assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("causal-nope", residual=False),
     rule=PRIMACY_RULE,
     card=Card(paper=_paper("Figure 2", "off", "causal", "none"),
               test=_test("off", "causal", "none", _ONLY_SOURCE), proof=ProofStatus("none")),
@@ -1711,6 +1726,7 @@ def _check_primacy(ctx: CheckContext) -> Evidence:
     assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("decay-nope", residual=False),
     rule=DECAY_RULE,
     card=Card(paper=_paper("Figure 2", "off", _DECAY_PAPER, "none"),
               test=_test("off", _DECAY_TEST, "none", _ONLY_SOURCE), proof=ProofStatus("none")),
@@ -1722,8 +1738,8 @@ def _check_decay(ctx: CheckContext) -> Evidence:
 
 def _figure2_rope(ctx: CheckContext) -> Evidence:
     try:
-        rope_doc = find_attention_only("causal-rope", _data_dir(ctx))
-        nope_doc = find_attention_only("causal-nope", _data_dir(ctx))
+        rope_doc = _attention_only(ctx, "causal-rope")
+        nope_doc = _attention_only(ctx, "causal-nope")
     except _Missing as exc:
         return _needs(exc)
     try:
@@ -1750,6 +1766,7 @@ claim(
     assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("causal-rope", "causal-nope", residual=False),
     rule=ROPE_TRADEOFF_RULE,
     card=Card(paper=_paper("Figure 2", "off", "causal", ("rope", "none")),
               test=_test("off", "causal", ("rope", "none"), _ONLY_SOURCE),

@@ -185,15 +185,18 @@ def end_workers(pool) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def map_in_processes(fn, items, workers: int) -> list:
+def map_in_processes(fn, items, workers: int, *, initializer=None, initargs=()) -> list:
     """``[fn(x) for x in items]`` in ``workers`` fresh (spawned) processes, in order; on any
-    interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for."""
+    interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for.
+    ``initializer(*initargs)`` runs once in each worker (a queue made by :func:`spawn_queue`
+    may travel there this way)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     items = list(items)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(items)),
-                               mp_context=multiprocessing.get_context("spawn"))
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=initializer, initargs=tuple(initargs))
     try:
         out = list(pool.map(fn, items))
     except BaseException:
@@ -201,3 +204,11 @@ def map_in_processes(fn, items, workers: int) -> list:
         raise
     pool.shutdown(wait=True)
     return out
+
+
+def spawn_queue():
+    """A queue that the workers of :func:`map_in_processes` can write to (through its
+    ``initializer``) and the parent read from."""
+    import multiprocessing
+
+    return multiprocessing.get_context("spawn").Queue()

@@ -179,3 +179,20 @@ def test_truncated_foreign_and_mismatched_checkpoints_name_the_file(tmp_path):
     torch.save({**state, "model": bad_model}, path)
     with pytest.raises(InvalidArgument, match="fit this model"):
         tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+
+
+def test_parallel_seeds_show_one_progress_bar_each(capsys):
+    """``jobs = 2`` with ``progress``: each seed's bar (with its rate and ETA) is drawn in the
+    parent from the workers' relayed iteration counts, and the results equal a run without
+    bars."""
+    cfg = tr.TrainConfig(iterations=120, eval_every=60, test_size=50, lr=3e-3)
+    plain = tr.train_seeds(cfg, [0, 1], jobs=2, progress=False)
+    assert capsys.readouterr().err == ""
+    shown = tr.train_seeds(cfg, [0, 1], jobs=2, progress=True)
+    err = capsys.readouterr().err
+    for seed in (0, 1):
+        assert f"{cfg.name} seed {seed}" in err
+    assert "120/120" in err
+    strip = [{k: v for k, v in e.items() if k != "seconds"} for r in plain for e in r["history"]]
+    again = [{k: v for k, v in e.items() if k != "seconds"} for r in shown for e in r["history"]]
+    assert strip == again

@@ -247,7 +247,8 @@ def run(args) -> int:
         os.makedirs(ckpt, exist_ok=True)
         train = lt.lm_train_seeds if lm else tr.train_seeds
         runs = train(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
-                     resume=args.resume, log=log, max_memory=args.max_memory)
+                     resume=args.resume, log=log, max_memory=args.max_memory,
+                     progress=False if args.quiet else None)
     except InvalidArgument as exc:
         if exc.parameter in _OPTION:
             raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None
