@@ -397,28 +397,46 @@ def _worker(args):
     torch = _torch()
     torch.set_num_threads(1)
     config = TrainConfig.from_dict(config_dict)
-    bar = None
-    if _PROGRESS_QUEUE is not None:
-        bar = _QueueBar(_PROGRESS_QUEUE, seed, 0)
+    bar = log = None
+    queue = _PROGRESS_QUEUE
+    if queue is not None:
+        bar = _QueueBar(queue, seed, 0)
+
+        def log(entry):  # each evaluation goes to the parent's log too
+            queue.put((seed, None, {_ENTRY: entry}))
+
     return train_run(config, seed, checkpoint_dir=checkpoint_dir, resume=resume,
-                     progress=bar if bar is not None else False)
+                     progress=bar if bar is not None else False, log=log)
 
 
-def _relay_progress(queue, config, seeds, stop):
-    """In the parent: one tqdm bar with ETA per seed, fed from the workers' queue until
-    ``stop`` is set (a thread of :func:`train_seeds`)."""
+#: the key under which a worker relays an evaluation entry (not a bar's postfix)
+_ENTRY = "evaluation"
+
+
+def _relay_progress(queue, config, seeds, stop, show: bool, log) -> None:
+    """In the parent: one tqdm bar with ETA per seed (``show``) and ``log(entry)`` for each
+    evaluation (the entry with its ``seed``), fed from the workers' queue until ``stop`` is
+    set and the queue is drained (a thread of :func:`train_seeds`)."""
     import queue as queue_module
 
-    from tqdm import tqdm
+    bars = {}
+    if show:
+        from tqdm import tqdm
 
-    bars = {s: tqdm(total=config.iterations, unit="it", file=sys.stderr, position=k,
-                    desc=f"{config.name} seed {s}", dynamic_ncols=True, leave=False)
-            for k, s in enumerate(seeds)}
+        bars = {s: tqdm(total=config.iterations, unit="it", file=sys.stderr, position=k,
+                        desc=f"{config.name} seed {s}", dynamic_ncols=True, leave=False)
+                for k, s in enumerate(seeds)}
     try:
-        while not stop.is_set():
+        while True:
             try:
                 seed, done, postfix = queue.get(timeout=0.2)
             except queue_module.Empty:
+                if stop.is_set():
+                    break
+                continue
+            if postfix and _ENTRY in postfix:
+                if log is not None:
+                    log(dict(postfix[_ENTRY], seed=seed))
                 continue
             bar = bars.get(seed)
             if bar is None:
@@ -486,7 +504,8 @@ def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: st
                 resume: bool = False, progress: bool | None = None, log=None,
                 max_memory: int | None = None) -> list[dict]:
     """Train every seed; ``jobs > 1`` trains that many seeds at once in separate processes
-    (one torch thread each; with ``progress`` one bar per seed, relayed to this process).  Returns the run records in the order of
+    (one torch thread each; with ``progress`` one bar per seed, and ``log`` for every
+    evaluation with its ``seed``, relayed to this process).  Returns the run records in the order of
     ``seeds``.  A run whose plan (:func:`plan_training`) does not fit in the memory the process
     may use (or ``max_memory`` bytes) is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
@@ -503,13 +522,13 @@ def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: st
     tasks = [(config.as_dict(), s, checkpoint_dir, resume) for s in seeds]
     if progress is None:
         progress = sys.stderr.isatty()
-    if not progress:
+    if not progress and log is None:
         # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
         return map_in_processes(_worker, tasks, jobs)
-    # one bar with ETA per seed in this process, fed by the workers through a queue
+    # one bar with ETA per seed in this process, and the log, fed by the workers via a queue
     queue, stop = spawn_queue(), threading.Event()
-    relay = threading.Thread(target=_relay_progress, args=(queue, config, seeds, stop),
-                             daemon=True)
+    relay = threading.Thread(target=_relay_progress,
+                             args=(queue, config, seeds, stop, bool(progress), log), daemon=True)
     relay.start()
     try:
         return map_in_processes(_worker, tasks, jobs, initializer=_set_progress_queue,

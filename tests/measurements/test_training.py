@@ -183,13 +183,16 @@ def test_truncated_foreign_and_mismatched_checkpoints_name_the_file(tmp_path):
 
 def test_parallel_seeds_show_one_progress_bar_each(capsys):
     """``jobs = 2`` with ``progress``: each seed's bar (with its rate and ETA) is drawn in the
-    parent from the workers' relayed iteration counts, and the results equal a run without
-    bars."""
+    parent from the workers' relayed iteration counts, every evaluation reaches the parent's
+    ``log`` with its seed, and the results equal a run without bars."""
     cfg = tr.TrainConfig(iterations=120, eval_every=60, test_size=50, lr=3e-3)
     plain = tr.train_seeds(cfg, [0, 1], jobs=2, progress=False)
     assert capsys.readouterr().err == ""
-    shown = tr.train_seeds(cfg, [0, 1], jobs=2, progress=True)
+    logged = []
+    shown = tr.train_seeds(cfg, [0, 1], jobs=2, progress=True, log=logged.append)
     err = capsys.readouterr().err
+    assert sorted((e["seed"], e["iteration"]) for e in logged) == [
+        (0, 0), (0, 60), (0, 120), (1, 0), (1, 60), (1, 120)]
     for seed in (0, 1):
         assert f"{cfg.name} seed {seed}" in err
     assert "120/120" in err

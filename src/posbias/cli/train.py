@@ -236,7 +236,8 @@ def run(args) -> int:
         elif args.verbose:
             def log(e):
                 d = e["difference"]
-                print(f"[train] it {e['iteration']}: in-context {e['ic_accuracy']:.4f}, "
+                seed = f"seed {e['seed']} " if "seed" in e else ""
+                print(f"[train] {seed}it {e['iteration']}: in-context {e['ic_accuracy']:.4f}, "
                       f"first-middle {d['first-middle']:+.4f}, first-last {d['first-last']:+.4f}, "
                       f"middle-last {d['middle-last']:+.4f}", file=sys.stderr, flush=True)
         seeds, jobs = tr.check_seeds(args.seeds, args.jobs)
