@@ -34,12 +34,12 @@ import sympy
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 
 __all__ = [
-    "alibi_kernel",
-    "warp",
-    "warp_identity",
     "alibi_density",
+    "alibi_kernel",
     "alibi_warp_derivation",
     "lam",
+    "warp",
+    "warp_identity",
     "x",
     "y",
 ]

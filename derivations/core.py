@@ -23,22 +23,22 @@ False
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import sympy
 
 from posbias.errors import InvalidArgument
 
 __all__ = [
+    "Derivation",
     "Identity",
     "Step",
-    "Derivation",
-    "prove_equal",
+    "all_derivations",
     "derivation",
     "derivation_names",
     "get_derivation",
-    "all_derivations",
+    "prove_equal",
     "to_latex",
 ]
 

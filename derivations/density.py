@@ -32,14 +32,14 @@ from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 from posbias.validation import check_dps, check_integer
 
 __all__ = [
-    "rho_symbolic",
-    "rho",
-    "gamma_median",
-    "density_median",
     "density_derivation",
-    "primacy_tail_derivation",
-    "normalization_identity",
+    "density_median",
+    "gamma_median",
     "mellin_identity",
+    "normalization_identity",
+    "primacy_tail_derivation",
+    "rho",
+    "rho_symbolic",
 ]
 
 x = sympy.Symbol("x", positive=True)
@@ -89,7 +89,7 @@ def mellin_identity(density=rho_symbolic, closed=lambda h: (1 + s) ** (-h)):
     return prove_equal("Mellin moments (1+s)^(-H) (symbolic H)", value, closed(H)), integrand
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def gamma_median(depth: int, dps: int = 30):
     """Median ``m_H`` of the Gamma(H, 1) law: the root of ``P(H, m) = 1/2`` (mpmath, ``dps``
     digits, returned as an mpf string with ``dps`` significant digits).
@@ -100,7 +100,9 @@ def gamma_median(depth: int, dps: int = 30):
     depth = check_depth("depth", depth)
     dps = check_dps("dps", dps)
     with mpmath.workdps(dps + 10):
-        f = lambda m: mpmath.gammainc(depth, 0, m, regularized=True) - mpmath.mpf(1) / 2
+        def f(m):
+            return mpmath.gammainc(depth, 0, m, regularized=True) - mpmath.mpf(1) / 2
+
         start = mpmath.mpf(depth) - mpmath.mpf(1) / 3 if depth > 1 else mpmath.log(2)
         root = mpmath.findroot(f, start)
         return mpmath.nstr(root, dps)
@@ -121,7 +123,7 @@ def density_median(depth: int, dps: int = 30) -> str:
 def density_derivation() -> Derivation:
     """Normalization, Mellin moments, mean, Gamma law, median and mode of rho_H."""
     norm, integrand = normalization_identity()
-    mell, m_integrand = mellin_identity()
+    mell, _ = mellin_identity()
     mean = prove_equal("mean 2^(-H) (s = 1)", mell.lhs.subs(s, 1), 2 ** (-H))
     # Gamma(H,1) law of T = ln(1/X): density of T is rho_H(e^-t) e^-t
     gamma_pdf = t ** (H - 1) * sympy.exp(-t) / sympy.gamma(H)

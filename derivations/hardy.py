@@ -31,16 +31,16 @@ from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 from posbias.validation import check_integer
 
 __all__ = [
-    "hardy_kernel",
-    "hardy_kernel_symbolic",
+    "H",
     "hardy_induction_step",
+    "hardy_kernel",
     "hardy_kernel_by_integration",
     "hardy_kernel_derivation",
+    "hardy_kernel_symbolic",
     "hardy_kernels_explicit_derivation",
     "x",
     "y",
     "z",
-    "H",
 ]
 
 x, y, z, u, w = sympy.symbols("x y z u w", positive=True)
@@ -111,7 +111,7 @@ def hardy_induction_step(kernel=hardy_kernel_symbolic):
     return ident, steps
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hardy_kernel_by_integration(depth: int):
     """Kernel of ``K^depth`` by direct iterated integration in ``z`` (no substitution, no
     closed form used): ``K_1 = 1/x``, ``K_{h+1}(x,y) = (1/x) int_y^x K_h(z,y) dz``.

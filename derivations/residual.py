@@ -37,17 +37,17 @@ from posbias.errors import InvalidArgument
 from posbias.validation import check_dps, check_integer
 
 __all__ = [
-    "mixture_sum",
-    "laguerre_form",
-    "laguerre_identity_symbolic",
-    "laguerre_identity_explicit",
-    "schedule_weights",
-    "schedule_mixture",
     "density_at_half",
-    "residual_mixture_derivation",
     "laguerre_derivation",
-    "schedule_mixture_derivation",
+    "laguerre_form",
+    "laguerre_identity_explicit",
+    "laguerre_identity_symbolic",
     "minimum_dead_zone_derivation",
+    "mixture_sum",
+    "residual_mixture_derivation",
+    "schedule_mixture",
+    "schedule_mixture_derivation",
+    "schedule_weights",
 ]
 
 x = sympy.Symbol("x", positive=True)
@@ -171,7 +171,7 @@ def density_at_half(depth: int, a, dps: int = 30) -> str:
         return mpmath.nstr(value, dps)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _rho_mellin_moments(top: int) -> dict:
     """``int_0^1 x^s rho_k(x) dx`` for k = 1..top, by integration in ``t = ln(1/x)``."""
     out = {}
@@ -231,7 +231,7 @@ LAGUERRE_DEPTHS_DEFAULT = tuple(range(1, 13))
 LAGUERRE_DEPTHS_FULL = tuple(range(1, 31))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def laguerre_explicit_range(top: int):
     """Identities for H = 1..top (memoized)."""
     return tuple(laguerre_identity_explicit(h) for h in range(1, top + 1))

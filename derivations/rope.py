@@ -26,7 +26,7 @@ import sympy
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 from posbias.errors import InvalidArgument
 
-__all__ = ["rotation", "rope_matrix", "score_variance_identity", "rope_derivation"]
+__all__ = ["rope_derivation", "rope_matrix", "rotation", "score_variance_identity"]
 
 sigma = sympy.Symbol("sigma", positive=True)
 omega = sympy.Symbol("omega", real=True)

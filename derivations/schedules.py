@@ -31,11 +31,11 @@ import sympy
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 
 __all__ = [
-    "sine_product_closed_form",
     "harmonic_product_closed_form",
-    "summable_product_derivation",
     "harmonic_product_derivation",
     "product_criterion_derivation",
+    "sine_product_closed_form",
+    "summable_product_derivation",
 ]
 
 c = sympy.Symbol("c", positive=True)

@@ -26,8 +26,13 @@ from dataclasses import dataclass
 from posbias.errors import InvalidArgument
 from posbias.measurements.measure import _locate_blocks, _quiet_transformers, require_models_extra
 
-__all__ = ["CHECKPOINT_DTYPES", "LoadedCheckpoint", "load_checkpoint", "block_checkpointing",
-           "hf_cache_dir"]
+__all__ = [
+    "CHECKPOINT_DTYPES",
+    "LoadedCheckpoint",
+    "block_checkpointing",
+    "hf_cache_dir",
+    "load_checkpoint",
+]
 
 CHECKPOINT_DTYPES = ("float32", "bfloat16")
 
@@ -114,7 +119,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
     transformers.utils.logging.disable_progress_bar()
     with _quiet_transformers(transformers):
         try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(where, **{"local_files_only": local})
+            tokenizer = transformers.AutoTokenizer.from_pretrained(where, local_files_only=local)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             if bars:
                 transformers.utils.logging.enable_progress_bar()

@@ -38,8 +38,13 @@ import os
 
 import numpy as np
 
-__all__ = ["rollout_config_yaml", "influence_csv", "measurement_json", "influence_files",
-           "logit_tables"]
+__all__ = [
+    "influence_csv",
+    "influence_files",
+    "logit_tables",
+    "measurement_json",
+    "rollout_config_yaml",
+]
 
 
 def _g(x) -> str:

@@ -56,20 +56,20 @@ from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.validation import check_choice, check_integer, check_real
 
 __all__ = [
-    "ICLTask",
-    "World",
     "MASKS",
     "POSITIONAL_ENCODINGS",
-    "TEST_PAIRS",
     "POSITIONS",
-    "parse_mask",
-    "make_world",
-    "train_batch",
-    "paired_test_sets",
-    "in_context_set",
-    "build_network",
+    "TEST_PAIRS",
+    "ICLTask",
+    "World",
     "attention_mask",
+    "build_network",
     "final_position_influence",
+    "in_context_set",
+    "make_world",
+    "paired_test_sets",
+    "parse_mask",
+    "train_batch",
 ]
 
 MASKS = ("causal", "full", "window", "prefix", "decay")
@@ -226,7 +226,7 @@ def train_batch(world: World, batch: int, generator, answer: str = "none"):
     """
     torch = _torch()
     task = world.task
-    check_choice("answer", answer, ("none",) + POSITIONS)
+    check_choice("answer", answer, ("none", *POSITIONS))
     chosen = _distinct_classes(torch, task, batch, generator)           # (b, n/B)
     slot = _arrangement(torch, task, batch, generator)                  # (b, n)
     cls = chosen.gather(1, slot)                                        # (b, n)
@@ -346,7 +346,7 @@ def _rotary(torch, length: int, dim: int):
     return torch.cos(angle), torch.sin(angle)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _network_class():
     torch = _torch()
     nn = torch.nn

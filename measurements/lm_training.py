@@ -64,7 +64,6 @@ import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.measurements import measure
-from posbias.resources import Plan
 from posbias.measurements.training import (
     _generator,
     _progress_bar,
@@ -76,10 +75,10 @@ from posbias.measurements.training import (
     _versions,
     check_seeds,
 )
+from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
 
 __all__ = [
-    "plan_lm_training",
     "CONCENTRATION",
     "LM_ARCHS",
     "LM_RESULTS_FORMAT",
@@ -90,6 +89,7 @@ __all__ = [
     "lm_results_document",
     "lm_train_run",
     "lm_train_seeds",
+    "plan_lm_training",
     "unigram_batch",
 ]
 

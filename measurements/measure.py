@@ -59,23 +59,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
-from posbias.validation import check_choice, check_integer
 from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
+from posbias.validation import check_choice, check_integer
 
 __all__ = [
-    "Measurement",
-    "require_models_extra",
-    "build_model",
-    "rope_identity_patch",
-    "lambda_hooks",
-    "kernel_hooks",
-    "kernel_tv",
     "ATTENTIONS",
-    "influence_profile",
-    "measure_influence",
-    "measure_influence_cached",
     "METRICS",
     "PROBE_DISTRIBUTIONS",
+    "Measurement",
+    "build_model",
+    "influence_profile",
+    "kernel_hooks",
+    "kernel_tv",
+    "lambda_hooks",
+    "measure_influence",
+    "measure_influence_cached",
+    "require_models_extra",
+    "rope_identity_patch",
 ]
 
 METRICS = ("jacobian", "top1-grad")
@@ -143,7 +143,7 @@ def _preset_for(arch: str) -> Preset:
         raise InvalidArgument("arch", arch, "a preset name or a transformers model type")
     if arch in PRESETS:
         return PRESETS[arch]
-    torch, transformers = require_models_extra()
+    _torch, transformers = require_models_extra()
     known = _known_model_types(transformers)
     if arch not in known:
         raise InvalidArgument(
@@ -651,7 +651,7 @@ class Measurement:
         r = functools.partial(_round, digits=self.digits)
         return {
             "arch": self.arch,
-            "settings": {k: v for k, v in self.settings.items()},
+            "settings": dict(self.settings.items()),
             "length": self.length,
             "metric": self.metric,
             "estimator": self.estimator,

@@ -31,7 +31,7 @@ from fractions import Fraction
 from posbias.errors import InvalidArgument
 from posbias.validation import check_integer
 
-__all__ = ["Preset", "PRESETS", "ROTARY_MODEL_TYPES", "resolve_settings", "preset_names"]
+__all__ = ["PRESETS", "ROTARY_MODEL_TYPES", "Preset", "preset_names", "resolve_settings"]
 
 #: model types whose attention applies rotary position embeddings (RoPE) by default
 ROTARY_MODEL_TYPES = frozenset(

@@ -54,8 +54,12 @@ from posbias.measurements.measure import (
     require_models_extra,
 )
 
-__all__ = ["PRETRAINED_FAMILIES", "PretrainedMeasurement", "AttentionProbe",
-           "measure_pretrained"]
+__all__ = [
+    "PRETRAINED_FAMILIES",
+    "AttentionProbe",
+    "PretrainedMeasurement",
+    "measure_pretrained",
+]
 
 #: model types whose queries, keys, scale and ALiBi bias posbias reads (tested on tiny models)
 PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mistral")
@@ -82,7 +86,7 @@ def _expand(k, heads):
 
 
 def _rotary(attn, q, k, cos, sin):
-    apply = getattr(sys.modules[type(attn).__module__], "apply_rotary_pos_emb")
+    apply = sys.modules[type(attn).__module__].apply_rotary_pos_emb
     return apply(q, k, cos, sin)
 
 
@@ -365,7 +369,7 @@ def measure_pretrained(
         inputs = inputs or f"{ids.shape[0]} given window(s) of {ids.shape[1]} tokens"
     n, L = int(ids.shape[0]), int(ids.shape[1])
     maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len", None)
-    if isinstance(maxpos, int) and L > maxpos:
+    if isinstance(maxpos, int) and maxpos < L:
         raise InvalidArgument("length", L, f"at most {maxpos} (the model's maximum positions)")
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)

@@ -29,7 +29,7 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.validation import read_text_bounded
 
-__all__ = ["TEXT_SUFFIXES", "MAX_TEXT_FILE_BYTES", "TextWindows", "read_documents", "text_windows"]
+__all__ = ["MAX_TEXT_FILE_BYTES", "TEXT_SUFFIXES", "TextWindows", "read_documents", "text_windows"]
 
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".jsonl")
 

@@ -40,16 +40,16 @@ from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
 
 __all__ = [
-    "TrainConfig",
-    "plan_training",
+    "RESULTS_FORMAT",
     "TASKS",
+    "TrainConfig",
+    "check_seeds",
+    "checkpoint_path",
+    "history_csv",
+    "plan_training",
+    "results_document",
     "train_run",
     "train_seeds",
-    "check_seeds",
-    "results_document",
-    "history_csv",
-    "checkpoint_path",
-    "RESULTS_FORMAT",
 ]
 
 TASKS = ("wu2025-icl",)
@@ -87,7 +87,7 @@ class TrainConfig:
         check_real("lr", self.lr, 0, lo_open=True)
         check_real("weight_decay", self.weight_decay, 0)
         check_integer("batch", self.batch, 1)
-        check_choice("train_bias", self.train_bias, ("none",) + icl.POSITIONS)
+        check_choice("train_bias", self.train_bias, ("none", *icl.POSITIONS))
         check_integer("eval_every", self.eval_every, 1)
         check_integer("test_size", self.test_size, 2)
         check_integer("influence_samples", self.influence_samples, 0)
@@ -107,12 +107,12 @@ class TrainConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TrainConfig":
+    def from_dict(cls, d: dict) -> TrainConfig:
         d = dict(d)
         task = icl.ICLTask(**d.pop("task", {}))
         return cls(task=task, **d)
 
-    def same_run(self, other: "TrainConfig") -> bool:
+    def same_run(self, other: TrainConfig) -> bool:
         """Equal up to the number of iterations (a run may be resumed to go further)."""
         return dataclasses.replace(self, iterations=0) == dataclasses.replace(other, iterations=0)
 

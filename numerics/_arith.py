@@ -25,12 +25,12 @@ except ImportError:  # pragma: no cover - exercised only without gmpy2
 
 __all__ = [
     "HAVE_GMPY2",
-    "mpz",
     "as_rational",
-    "coprime_fraction",
-    "reduced_fraction",
-    "lcm_upto",
     "binomial",
+    "coprime_fraction",
+    "lcm_upto",
+    "mpz",
+    "reduced_fraction",
     "round_significant",
 ]
 
@@ -142,17 +142,11 @@ def _floor_log10(num, den) -> int:
     e = int(((num.bit_length() - den.bit_length()) * 30103) // 100000)
     # correct the estimate (it is within 1 or 2 of the truth)
     while True:
-        if e >= 0:
-            lo_ok = num >= den * 10**e
-        else:
-            lo_ok = num * 10 ** (-e) >= den
+        lo_ok = num >= den * 10 ** e if e >= 0 else num * 10 ** (-e) >= den
         if not lo_ok:
             e -= 1
             continue
-        if e + 1 >= 0:
-            hi_ok = num < den * 10 ** (e + 1)
-        else:
-            hi_ok = num * 10 ** (-(e + 1)) < den
+        hi_ok = num < den * 10 ** (e + 1) if e + 1 >= 0 else num * 10 ** (-(e + 1)) < den
         if not hi_ok:
             e += 1
             continue

@@ -32,7 +32,7 @@ import types
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "AUTO_WORK", "numba_enabled", "use_compiled", "alibi_causal_scan", "cesaro_layer_blocked"]
+__all__ = ["AUTO_WORK", "HAVE_NUMBA", "alibi_causal_scan", "cesaro_layer_blocked", "numba_enabled", "use_compiled"]
 
 try:  # numba is optional (the `fast` and `test` extras); import cost ~0.3 s, paid on first use
     import importlib.util

@@ -69,8 +69,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import mpmath
 import numpy as np
@@ -83,17 +83,17 @@ from posbias.validation import MAX_HEADS, MAX_LENGTH, check_dps, check_integer
 __all__ = [
     "SLOPE_RULES",
     "AlibiLayer",
-    "alibi_layer",
-    "alibi_slopes",
+    "alibi_diagonal_defect",
     "alibi_kernel_dense",
     "alibi_kernel_dense_precise",
-    "alibi_diagonal_defect",
+    "alibi_layer",
     "alibi_propagate",
     "alibi_propagate_precise",
     "alibi_rollout",
-    "alibi_rollout_precise",
     "alibi_rollout_dense",
     "alibi_rollout_dense_precise",
+    "alibi_rollout_precise",
+    "alibi_slopes",
 ]
 
 SLOPE_RULES = ("power-of-two", "bloom")
@@ -523,7 +523,6 @@ def _layer_apply_fast(v: np.ndarray, m, d, w, chunk: int, cache=None, window=Non
     for lo in range(0, m.size, chunk):
         sel = order[lo:lo + chunk]
         mc, dc, wc = m[sel], d[sel], w[sel]
-        Hc = mc.size
         G0 = _partition_sums(mc, L, kmax, cache if m.size * L <= _CACHE_LIMIT else None)
         a, b = _diagonal_scaling(dc)
         # c = e^{s} / Z = 1 / (e^{d-s} + e^{-s} G);  diag weight g = e^{d} / Z = e^{d-s} c

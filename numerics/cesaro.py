@@ -33,16 +33,16 @@ if HAVE_GMPY2:
 from posbias.numerics.schedules import as_schedule
 
 __all__ = [
-    "cesaro_profile_exact",
-    "cesaro_profile_scaled",
-    "cesaro_profile_numerators",
-    "reduce_scaled_profile",
-    "cesaro_profile_precise",
-    "cesaro_profile",
-    "cesaro_log_profile",
-    "cesaro_profile_blocks",
     "cesaro_diagonal_exact",
     "cesaro_diagonal_precise",
+    "cesaro_log_profile",
+    "cesaro_profile",
+    "cesaro_profile_blocks",
+    "cesaro_profile_exact",
+    "cesaro_profile_numerators",
+    "cesaro_profile_precise",
+    "cesaro_profile_scaled",
+    "reduce_scaled_profile",
 ]
 
 
@@ -223,7 +223,7 @@ def _certify(L: int, lams: list, N: list, D) -> None:
     if sum(N, mpz(0)) != D:
         raise ArithmeticError("Cesàro profile numerators: they do not sum to D")
     q = next((q for q in _CERT_PRIMES
-              if L < q and all(lam.denominator % q for lam in lams)), None)
+              if q > L and all(lam.denominator % q for lam in lams)), None)
     if q is None:  # pragma: no cover - a λ denominator divisible by three 31-bit primes
         return
     inv = np.array([pow(i, -1, q) for i in range(1, L + 1)], dtype=np.int64)
@@ -486,7 +486,7 @@ def _carry(x, e):
     ``(R, S)`` arrangement (vectorized over the ``S`` columns), then over the column totals."""
     nb = x.shape[0]
     e = np.where(x > 0, e, _NONE)
-    R = max(1, int(math.isqrt(nb)))
+    R = max(1, math.isqrt(nb))
     S = -(-nb // R)
     xs = np.zeros(R * S)
     es = np.full(R * S, _NONE, dtype=np.int64)
@@ -536,8 +536,8 @@ def _blocked_rollout(L: int, lams: np.ndarray, B: int):
     k = np.zeros(nb, dtype=np.int64)
     c = np.empty_like(a)
     with np.errstate(divide="ignore", under="ignore", invalid="ignore", over="ignore"):
-        for lam in lams:
-            lam = float(lam)
+        for lam_t in lams:
+            lam = float(lam_t)
             if lam == 0.0:
                 continue
             np.multiply(a, inv, out=c)
@@ -586,8 +586,8 @@ def _compiled_rollout(L: int, lams: np.ndarray, B: int, compiled: bool = True):
     k = np.zeros(nb, dtype=np.int64)
     k[-1] = 1
     inv = 1.0 / np.arange(1, L + 1, dtype=np.float64)
-    for lam in lams:
-        lam = float(lam)
+    for lam_t in lams:
+        lam = float(lam_t)
         if lam == 0.0:
             continue
         if not _compiled.cesaro_layer_blocked(a, k, inv, lam, B, L, compiled=compiled):

@@ -21,24 +21,24 @@ from fractions import Fraction
 
 import mpmath
 
-from posbias.validation import MAX_LENGTH, check_dps, check_integer
 from posbias.numerics._arith import as_rational, binomial
 from posbias.numerics.cesaro import _exact_lambdas, _precise_lambdas
+from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 __all__ = [
-    "hausdorff_moments",
-    "hausdorff_entry_exact",
-    "hausdorff_row_exact",
-    "hausdorff_profile_exact",
-    "hausdorff_matrix_exact",
-    "complete_homogeneous_exact",
-    "symmetric_polynomial_profile_exact",
-    "cesaro_matrix_exact",
-    "cesaro_rollout_matrix_exact",
-    "poisson_binomial_exact",
-    "poisson_binomial_precise",
     "bernstein_entry_precise",
     "bernstein_profile_precise",
+    "cesaro_matrix_exact",
+    "cesaro_rollout_matrix_exact",
+    "complete_homogeneous_exact",
+    "hausdorff_entry_exact",
+    "hausdorff_matrix_exact",
+    "hausdorff_moments",
+    "hausdorff_profile_exact",
+    "hausdorff_row_exact",
+    "poisson_binomial_exact",
+    "poisson_binomial_precise",
+    "symmetric_polynomial_profile_exact",
 ]
 
 
@@ -256,7 +256,7 @@ def _bernstein(n, k, weights, dps):
         for p in (mpmath.log(mpmath.mpf(n + 1) / (k + 1)), mpmath.mpf(T), 1, 4, 16, 64):
             if p > 0:
                 pts.add(mpmath.mpf(p))
-        pts = sorted(pts) + [mpmath.inf]
+        pts = [*sorted(pts), mpmath.inf]
         integral = mpmath.quad(integrand, pts)
         return binomial(n, k) * (atom + integral)
 

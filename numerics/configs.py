@@ -81,8 +81,8 @@ from posbias.validation import read_text_bounded
 __all__ = [
     "CONVENTIONS",
     "KNOWN_MODELS",
-    "ModelInfo",
     "Conventions",
+    "ModelInfo",
     "RolloutConfig",
     "conventions_for",
     "load_config",
@@ -207,22 +207,22 @@ class RolloutConfig:
         """``delta_t = max_i (1 - A(t)[i,i])`` of every layer (THEORY H4), from the closed form."""
         return np.array([alibi_diagonal_defect(self.length, lay) for lay in self.layers])
 
-    def with_length(self, length: int) -> "RolloutConfig":
+    def with_length(self, length: int) -> RolloutConfig:
         if (isinstance(length, bool) or not isinstance(length, (int, np.integer))
                 or not 1 <= length <= MAX_LENGTH):
             raise InvalidArgument("length", length, f"an integer between 1 and {MAX_LENGTH}")
         return dataclasses.replace(self, length=int(length))
 
-    def attention_only(self) -> "RolloutConfig":
+    def attention_only(self) -> RolloutConfig:
         """The same layers with ``lambda_t = 1`` (no residual stream)."""
         return dataclasses.replace(self, lambdas=np.ones(self.num_layers), schedule="constant 1 (attention only)")
 
-    def without_alibi(self) -> "RolloutConfig":
+    def without_alibi(self) -> RolloutConfig:
         """Every slope set to 0 (no positional bias)."""
         layers = tuple(dataclasses.replace(l, slopes=np.zeros_like(l.slopes)) for l in self.layers)
         return dataclasses.replace(self, layers=layers)
 
-    def without_content(self) -> "RolloutConfig":
+    def without_content(self) -> RolloutConfig:
         """Every diagonal content logit set to 0."""
         layers = tuple(dataclasses.replace(l, diagonal=np.zeros_like(l.diagonal)) for l in self.layers)
         return dataclasses.replace(self, layers=layers)

@@ -35,43 +35,44 @@ from __future__ import annotations
 import math
 import numbers
 import random
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
-from posbias.validation import MAX_DENSE_LENGTH, check_dps, check_integer
 from posbias.numerics.schedules import as_schedule
+from posbias.validation import MAX_DENSE_LENGTH, check_dps, check_integer
 
 __all__ = [
-    "validate_kernel_exact",
-    "validate_kernel_precise",
-    "validate_kernel",
-    "uniform_causal_kernel_exact",
-    "uniform_causal_kernel",
-    "sliding_window_kernel_exact",
-    "sliding_window_kernel",
-    "prefix_mask",
-    "prefix_kernel_exact",
-    "prefix_kernel",
+    "decay_kernel",
     "decay_kernel_exact",
     "decay_kernel_precise",
-    "decay_kernel",
-    "residual_layer_exact",
-    "rollout_last_row_exact",
-    "rollout_last_row_precise",
-    "rollout_last_row",
-    "rollout_matrix_exact",
-    "rollout_matrices_exact",
     "diagonal_product_exact",
-    "stochastically_monotone",
-    "monotonicity_margin",
     "min_entry_on_mask",
+    "monotonicity_margin",
+    "prefix_kernel",
+    "prefix_kernel_exact",
+    "prefix_mask",
     "random_causal_kernel_exact",
     "random_masked_kernel_exact",
     "random_monotone_kernel_exact",
+    "residual_layer_exact",
+    "rollout_last_row",
+    "rollout_last_row_exact",
+    "rollout_last_row_precise",
+    "rollout_matrices_exact",
+    "rollout_matrix_exact",
+    "sliding_window_kernel",
+    "sliding_window_kernel_exact",
+    "stochastically_monotone",
+    "uniform_causal_kernel",
+    "uniform_causal_kernel_exact",
+    "validate_kernel",
+    "validate_kernel_exact",
+    "validate_kernel_precise",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -109,7 +110,7 @@ def _precise_scalar(x: Any, parameter: str) -> mpmath.mpf:
         return +x
     if isinstance(x, numbers.Integral):
         return mpmath.mpf(int(x))
-    if isinstance(x, Fraction) or isinstance(x, numbers.Rational):
+    if isinstance(x, (Fraction, numbers.Rational)):
         # one correctly rounded conversion (mpf(n) / d would round twice for a long n)
         return mpmath.mpmathify(Fraction(int(x.numerator), int(x.denominator)))
     if isinstance(x, str):
@@ -268,7 +269,7 @@ def validate_kernel(A: Any, parameter: str = "kernel", *, causal: bool = True, u
     if off.any():
         i = int(np.argmax(off))
         raise InvalidArgument(
-            f"sum of row {i + 1} of {parameter}", "%.17g" % sums[i],
+            f"sum of row {i + 1} of {parameter}", f"{sums[i]:.17g}",
             f"1 within {ulps * (i + 1)} ulps (a row-stochastic kernel)",
         )
     return arr

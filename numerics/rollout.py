@@ -58,17 +58,17 @@ from posbias.validation import (
 )
 
 __all__ = [
-    "Kernel",
+    "KERNEL_SPECS",
     "CesaroKernel",
-    "WindowKernel",
-    "PrefixKernel",
     "DecayKernel",
     "DenseKernel",
-    "KERNEL_SPECS",
-    "parse_kernel",
+    "Kernel",
+    "PrefixKernel",
+    "WindowKernel",
+    "kernel_profile",
     "kernel_profile_exact",
     "kernel_profile_precise",
-    "kernel_profile",
+    "parse_kernel",
 ]
 
 #: the text forms of :func:`parse_kernel`

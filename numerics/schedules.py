@@ -24,8 +24,8 @@ separated by commas, whitespace or newlines.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 import mpmath
 import numpy as np
@@ -36,13 +36,13 @@ from posbias.validation import MAX_DEPTH, MIN_DPS, check_dps, check_integer, rea
 
 __all__ = [
     "Schedule",
+    "as_schedule",
+    "constant_schedule",
+    "float_schedule",
+    "list_schedule",
     "parse_number",
     "parse_schedule",
-    "constant_schedule",
-    "list_schedule",
     "power_schedule",
-    "as_schedule",
-    "float_schedule",
 ]
 
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,4})?")
@@ -121,7 +121,7 @@ class Schedule:
     AttributeError: Schedule is immutable
     """
 
-    __slots__ = ("kind", "spec", "depth", "_exact", "_approx", "lambda0", "beta", "parameter")
+    __slots__ = ("_approx", "_exact", "beta", "depth", "kind", "lambda0", "parameter", "spec")
 
     def __init__(self, kind, spec, depth, exact_values=None, lambda0=None, beta=None,
                  parameter="schedule", approx_values=None):
@@ -163,7 +163,7 @@ class Schedule:
             return (self.depth, self._approx)
         return (self.depth, self.lambda0, self.beta)
 
-    def with_spec(self, spec: str) -> "Schedule":
+    def with_spec(self, spec: str) -> Schedule:
         """The same values under another text form (e.g. ``file:PATH`` for values read from a
         file)."""
         return Schedule(self.kind, spec, self.depth, self._exact, self.lambda0, self.beta,
@@ -319,7 +319,8 @@ def _numbers(body: str, parameter: str, shown: str) -> list[Fraction]:
         try:
             out.append(parse_number(tok, parameter))
         except InvalidArgument:
-            raise InvalidArgument(parameter, shown, f"numbers (integer, decimal or p/q); got {tok!r}")
+            raise InvalidArgument(
+                parameter, shown, f"numbers (integer, decimal or p/q); got {tok!r}") from None
     return out
 
 
