@@ -11,7 +11,7 @@ from posbias.validation import check_integer
 __all__ = ["check_depth", "check_lambdas"]
 
 
-def check_depth(parameter: str, depth, low: int = 1):
+def check_depth(parameter: str, depth: object, low: int = 1) -> int | sympy.Expr:
     """``depth`` unchanged when symbolic (a SymPy expression with free symbols), else as an
     ``int >= low``.
 
@@ -25,7 +25,7 @@ def check_depth(parameter: str, depth, low: int = 1):
     return check_integer(parameter, depth, low)
 
 
-def check_lambdas(parameter: str, lambdas) -> list:
+def check_lambdas(parameter: str, lambdas: object) -> list[sympy.Expr]:
     """A schedule for the symbolic route: each ``λ_t`` a SymPy symbol/expression with free
     symbols, or an exact number in ``[0, 1]`` (int, Fraction or SymPy rational); binary floats
     are refused (a symbolic identity would silently become a float computation).

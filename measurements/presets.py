@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from posbias.errors import InvalidArgument
 from posbias.validation import check_integer
@@ -64,7 +65,7 @@ class Preset:
     source: str = ""
 
 
-def _p(*args, **kw) -> Preset:
+def _p(*args: Any, **kw: Any) -> Preset:
     return Preset(*args, **kw)
 
 
@@ -103,7 +104,7 @@ def preset_names() -> list[str]:
     return sorted(PRESETS)
 
 
-def _positive_int(value, parameter: str, minimum: int = 1) -> int:
+def _positive_int(value: object, parameter: str, minimum: int = 1) -> int:
     return check_integer(parameter, value, minimum)
 
 

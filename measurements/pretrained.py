@@ -40,7 +40,9 @@ import inspect
 import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -54,6 +56,13 @@ from posbias.measurements.measure import (
     require_models_extra,
 )
 
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch import Tensor
+    from torch.nn import Module
+
+    from posbias.measurements.checkpoint import LoadedCheckpoint
+    from posbias.measurements.text import TextWindows
+
 __all__ = [
     "PRETRAINED_FAMILIES",
     "AttentionProbe",
@@ -65,7 +74,7 @@ __all__ = [
 PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mistral")
 
 
-def _bind(module, args, kwargs) -> dict:
+def _bind(module: Module, args: tuple, kwargs: dict[str, Any]) -> dict:
     sig = inspect.signature(module.forward)
     bound = sig.bind_partial(*args, **kwargs)
     out = dict(bound.arguments)
@@ -90,7 +99,7 @@ def _rotary(attn, q, k, cos, sin):
     return apply(q, k, cos, sin)
 
 
-def _queries_keys(model_type: str, attn, a: dict):
+def _queries_keys(model_type: str, attn: Module, a: dict) -> tuple[Tensor, Tensor]:
     """(q, k, score_scale, alibi tensor or None, alibi_scale) of one attention call, q and k as
     ``batch x heads x L x d`` after any rotary embedding, key heads expanded."""
     h = a["hidden_states"]
@@ -130,7 +139,7 @@ def _queries_keys(model_type: str, attn, a: dict):
                           "of: " + ", ".join(PRETRAINED_FAMILIES))
 
 
-def _slopes(bias, heads: int) -> np.ndarray:
+def _slopes(bias: Tensor, heads: int) -> np.ndarray:
     """ALiBi slopes from a bias tensor whose last axis runs over key positions (BLOOM/Falcon:
     ``slope * j``; MPT: ``slope * (j - L + 1)``): the difference of the entry nearest zero and its
     neighbour, which is exact in the bias tensor's own dtype."""
@@ -146,14 +155,14 @@ class AttentionProbe:
     means, the logit scale and the ALiBi slopes (see the module docstring).  ``keep_last=True``
     keeps the last call's ``q, k`` per layer in ``last`` (for tests)."""
 
-    def __init__(self, model, *, keep_last: bool = False):
+    def __init__(self, model: Module, *, keep_last: bool = False) -> None:
         self.model = model
         self.keep_last = keep_last
         self.active = True
         self._handles = []
         self.last = {}
 
-    def __enter__(self):
+    def __enter__(self) -> AttentionProbe:
         torch, _ = require_models_extra()
         _, attns, _ = _locate_blocks(self.model)
         model_type = self.model.config.model_type
@@ -193,7 +202,7 @@ class AttentionProbe:
             self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         for h in self._handles:
             h.remove()
         self._handles = []
@@ -299,7 +308,7 @@ class PretrainedMeasurement:
         }
 
 
-def _positional(model, slopes) -> str:
+def _positional(model: Module, slopes: np.ndarray | None) -> str:
     if slopes is not None:
         return "alibi"
     if any(type(m).__name__.endswith("RotaryEmbedding") for m in model.modules()):
@@ -310,8 +319,8 @@ def _positional(model, slopes) -> str:
 
 
 def measure_pretrained(
-    loaded,
-    windows=None,
+    loaded: LoadedCheckpoint,
+    windows: TextWindows | None = None,
     *,
     length: int | None = None,
     samples: int = 1,
@@ -321,7 +330,7 @@ def measure_pretrained(
     threads: int = 1,
     checkpointing: bool = True,
     inputs: str | None = None,
-    progress=None,
+    progress: Callable[[str], object] | None = None,
 ) -> PretrainedMeasurement:
     """Measure a loaded checkpoint on token windows.
 

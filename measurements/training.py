@@ -32,12 +32,19 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.measurements import icl
 from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
+
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch import Generator, Tensor
+    from torch.nn import Module
 
 __all__ = [
     "RESULTS_FORMAT",
@@ -78,7 +85,7 @@ class TrainConfig:
     influence_samples: int = 0
     task: icl.ICLTask = field(default_factory=icl.ICLTask)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         icl.parse_mask(self.mask)
         check_choice("pe", self.pe, icl.POSITIONAL_ENCODINGS)
         if not isinstance(self.residual, bool):
@@ -125,7 +132,7 @@ def _torch():
     return torch
 
 
-def _generator(torch, seed: int, stream: int):
+def _generator(torch: ModuleType, seed: int, stream: int) -> Generator:
     return torch.Generator().manual_seed(16 * seed + stream)
 
 
@@ -133,7 +140,7 @@ def checkpoint_path(directory: str, config: TrainConfig, seed: int) -> str:
     return os.path.join(directory, f"{config.name}_seed{seed}.pt")
 
 
-def _atomic_save(torch, obj, path: str) -> None:
+def _atomic_save(torch: ModuleType, obj: object, path: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     # torch's zip writer names the archive after the file: no leading dot
     fd, tmp = tempfile.mkstemp(prefix="posbias-partial-", suffix=".pt", dir=directory)
@@ -147,7 +154,8 @@ def _atomic_save(torch, obj, path: str) -> None:
         raise
 
 
-def _test_sets(torch, config: TrainConfig, world, seed: int):
+def _test_sets(torch: ModuleType, config: TrainConfig, world: icl.World, seed: int,
+               ) -> dict[str, tuple[Tensor, Tensor]]:
     g = _generator(torch, seed, 2)
     sets = {"in_context": icl.in_context_set(world, config.test_size, g)}
     for x, y in icl.TEST_PAIRS:
@@ -170,7 +178,8 @@ def _round(x: float, digits: int = 6) -> float:
     return float(f"{x:.{digits}g}")
 
 
-def _evaluate(torch, model, sets, config: TrainConfig, influence_inputs):
+def _evaluate(torch: ModuleType, model: Module, sets: dict[str, tuple[Tensor, Tensor]],
+              config: TrainConfig, influence_inputs: Tensor | None) -> dict[str, Any]:
     model.eval()
     correct = {name: _correct(torch, model, *data) for name, data in sets.items()}
     n = config.test_size
@@ -189,7 +198,8 @@ def _evaluate(torch, model, sets, config: TrainConfig, influence_inputs):
     return entry
 
 
-def _restore(torch, path, config, seed: int, model, optimizer, data, config_class):
+def _restore(torch: ModuleType, path: str, config: Any, seed: int, model: Module, optimizer: Any,
+             data: Generator, config_class: type) -> tuple[list, int, float]:
     """Load the checkpoint at ``path`` (weights, optimizer state, batch-generator state) into
     ``model``, ``optimizer`` and ``data`` after checking it belongs to this run; returns its
     ``(history, iteration, elapsed)``."""
@@ -219,7 +229,7 @@ _STATE_TYPES = {"config": dict, "seed": int, "iteration": int, "model": dict, "o
                 "history": list, "elapsed": (int, float)}
 
 
-def _load_state(torch, path: str) -> dict:
+def _load_state(torch: ModuleType, path: str) -> dict:
     """Read a checkpoint written by :func:`_save_state` without executing anything in it.
 
     ``torch.load(weights_only=True)`` unpickles only tensors, containers and plain values: a
@@ -248,8 +258,9 @@ def _load_state(torch, path: str) -> dict:
     return state
 
 
-def _save_state(torch, path, config, seed: int, iteration: int, model, optimizer, data,
-                history, seconds) -> None:
+def _save_state(torch: ModuleType, path: str, config: Any, seed: int, iteration: int,
+                model: Module, optimizer: Any, data: Generator, history: list,
+                seconds: float) -> None:
     """The checkpoint :func:`_restore` reads, written atomically."""
     _atomic_save(torch, {"config": config.as_dict(), "seed": seed, "iteration": iteration,
                          "model": model.state_dict(), "optimizer": optimizer.state_dict(),
@@ -257,7 +268,7 @@ def _save_state(torch, path, config, seed: int, iteration: int, model, optimizer
                          "elapsed": seconds}, path)
 
 
-def _progress_bar(progress, config, seed: int, start: int, end: int):
+def _progress_bar(progress: bool | None, config: Any, seed: int, start: int, end: int) -> Any:
     """A tqdm bar over the iterations (``progress=None``: when stderr is a terminal), or None."""
     if progress is None:
         progress = sys.stderr.isatty()
@@ -280,7 +291,8 @@ def _run_result(seed: int, history: list, wall: float) -> dict:
 
 
 def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = None,
-              resume: bool = False, progress: bool | None = None, log=None,
+              resume: bool = False, progress: bool | None = None,
+              log: Callable[[dict[str, Any]], object] | None = None,
               stop_after: int | None = None) -> dict:
     """Train one seed of ``config``; returns the run record (``seed``, ``iterations``,
     ``wall_seconds``, ``iterations_per_second``, ``history``).
@@ -365,7 +377,7 @@ def _worker(args):
                      resume=resume, progress=False)
 
 
-def check_seeds(seeds, jobs: int = 1) -> tuple[list[int], int]:
+def check_seeds(seeds: object, jobs: int = 1) -> tuple[list[int], int]:
     """Validated ``(seeds, jobs)``: distinct integer seeds in ``0..2^40``, ``1 <= jobs <= 64``."""
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
         raise InvalidArgument("seeds", seeds, "a list of one or more distinct seeds")
@@ -415,8 +427,9 @@ def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1) -> Plan:
                 "use a smaller --test-size or --batch, or fewer --jobs")
 
 
-def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: str | None = None,
-                resume: bool = False, progress: bool | None = None, log=None,
+def train_seeds(config: TrainConfig, seeds: Iterable[int], *, jobs: int = 1, checkpoint_dir: str | None = None,
+                resume: bool = False, progress: bool | None = None,
+                log: Callable[[dict[str, Any]], object] | None = None,
                 max_memory: int | None = None) -> list[dict]:
     """Train every seed; ``jobs > 1`` trains that many seeds at once in separate processes
     (one torch thread each, no progress bar).  Returns the run records in the order of
@@ -424,16 +437,27 @@ def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: st
     may use (or ``max_memory`` bytes) is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
     plan_training(config, len(seeds), jobs).check(max_memory)
+    return _run_seeds(train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
+                      resume=resume, progress=progress, log=log)
+
+
+def _run_seeds(run: Callable[..., dict], worker: Callable[[tuple], dict], config: Any,
+               seeds: list[int], jobs: int, *, checkpoint_dir: str | None, resume: bool,
+               progress: bool | None, log: Callable[[dict[str, Any]], object] | None,
+               ) -> list[dict]:
+    """``run(config, seed, ...)`` for every seed in this process (one torch thread), or, with
+    ``jobs > 1`` and several seeds, ``worker((config dict, seed, checkpoint_dir, resume))`` in
+    ``jobs`` separate processes.  The records come back in the order of ``seeds``."""
     if jobs == 1 or len(seeds) == 1:
         torch = _torch()
         torch.set_num_threads(1)
-        return [train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
-                          progress=progress, log=log) for s in seeds]
+        return [run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
+                    progress=progress, log=log) for s in seeds]
     from posbias.resources import map_in_processes
 
     # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
-    return map_in_processes(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
-                                      for s in seeds], jobs)
+    return map_in_processes(worker, [(config.as_dict(), s, checkpoint_dir, resume)
+                                     for s in seeds], jobs)
 
 
 def _versions() -> dict:
@@ -453,7 +477,6 @@ def results_document(config: TrainConfig, runs: list[dict], *, task: str = "wu20
                      command: str | None = None, jobs: int = 1) -> dict:
     """The JSON document of a training: configuration, runs and provenance (seeds, versions,
     command, machine, threads, iterations, wall time)."""
-    torch = _torch()
     return {
         "format": RESULTS_FORMAT,
         "task": task,
@@ -461,16 +484,23 @@ def results_document(config: TrainConfig, runs: list[dict], *, task: str = "wu20
         "config": config.as_dict(),
         "variant": {"residual": config.residual, "decay_is_mask": True,
                     "class_labels_seeded": True, "generator": "vectorized (posbias)"},
-        "provenance": {
-            "command": command,
-            "seeds": [r["seed"] for r in runs],
-            "versions": _versions(),
-            "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
-            "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
-            "parallel_jobs": jobs,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        },
+        "provenance": _provenance(runs, _versions(), command=command, jobs=jobs),
         "runs": runs,
+    }
+
+
+def _provenance(runs: list[dict], versions: dict, *, command: str | None, jobs: int) -> dict:
+    """The ``provenance`` of a results document: command, seeds, versions, machine, threads
+    and the time it was written."""
+    torch = _torch()
+    return {
+        "command": command,
+        "seeds": [r["seed"] for r in runs],
+        "versions": versions,
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+        "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
+        "parallel_jobs": jobs,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import numbers
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -186,7 +186,8 @@ def validate_kernel_exact(A: Any, parameter: str = "kernel", *, causal: bool = T
     return out
 
 
-def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *, causal: bool = True):
+def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *,
+                            causal: bool = True) -> list[list[Any]]:
     """Validate a kernel for the precise path and return it as rows of ``mpf`` at ``dps``.
 
     Entries may be ``mpf``, ints, Fractions or decimal strings (floats are rejected).  Row sums
@@ -226,7 +227,8 @@ def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *, caus
     return out
 
 
-def validate_kernel(A: Any, parameter: str = "kernel", *, causal: bool = True, ulps: int = 8):
+def validate_kernel(A: Any, parameter: str = "kernel", *, causal: bool = True,
+                    ulps: int = 8) -> np.ndarray:
     """Validate a float64 kernel and return it as a new ``(L, L)`` float64 array.
 
     Row ``i`` (1-indexed) must sum to 1 within ``ulps * i * 2**-52`` (the rounding of a sum of
@@ -468,11 +470,11 @@ def _schedule_list(schedule: Any, path: str = "exact", dps: int | None = None) -
     if path == "exact":
         return list(sched.exact())
     if path == "precise":
-        return sched.precise(dps)
+        return sched.precise(check_dps("dps", dps))
     return sched.floats().tolist()
 
 
-def _layers(kernels: Any, T: int, validate) -> list:
+def _layers(kernels: Any, T: int, validate: Callable[[Any], Any]) -> list:
     """Per-layer validated kernels (length T; a single kernel is validated once and shared)."""
     if _is_single_kernel(kernels):
         A = validate(kernels, "kernel")
@@ -682,7 +684,7 @@ def _is_exact_matrix(A: Any) -> bool:
         return False
 
 
-def monotonicity_margin(A: Any, *, causal: bool = True):
+def monotonicity_margin(A: Any, *, causal: bool = True) -> tuple[float | Fraction, int, int]:
     """The worst margin of stochastic monotonicity and where it is attained.
 
     With row CDFs ``F_i(k) = Σ_{j<=k} A[i,j]``, ``A`` is stochastically monotone when
