@@ -52,7 +52,7 @@ import functools
 import math
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.validation import check_choice, check_integer, check_real
@@ -273,7 +273,7 @@ def _query(torch, world, means, labs, qslot, generator):
 
 
 def paired_test_sets(world: World, x: str, y: str, size: int, generator: Generator,
-                     ) -> dict[str, tuple[Tensor, Tensor]]:
+                     ) -> tuple[tuple[Tensor, Tensor], tuple[Tensor, Tensor], Tensor]:
     """The test sets ``IC_X_Y`` and ``IC_Y_X`` built from the same novel base sequences.
 
     ``IC_X_Y``: the query is a fresh draw of the class at item ``X`` (the answer), item ``Y``
@@ -324,6 +324,8 @@ def attention_mask(kind: str, parameter: float | int | None, length: int) -> Ten
     check_choice("mask", kind, MASKS)
     i = torch.arange(length).view(-1, 1)
     j = torch.arange(length).view(1, -1)
+    if parameter is None and kind in ("window", "prefix", "decay"):
+        raise InvalidArgument("parameter", parameter, f"the width or slope of a {kind} mask")
     if kind == "full":
         allowed = torch.ones(length, length, dtype=torch.bool)
     elif kind == "causal" or kind == "decay":
@@ -359,8 +361,9 @@ def _rotary(torch: ModuleType, length: int, dim: int) -> tuple[Tensor, Tensor]:
 def _network_class():
     torch = _torch()
     nn = torch.nn
+    module: Any = nn.Module  # torch is imported here, not at module level
 
-    class ICLNetwork(nn.Module):
+    class ICLNetwork(module):
         """wu2025's 2-layer self-attention network (see the module docstring)."""
 
         def __init__(self, task: ICLTask, mask: str, pe: str, residual: bool, layers: int,

@@ -378,9 +378,11 @@ class kernel_hooks:
         self.model = model
         self.half = half
         self.inputs = 0
-        self._handles = []
-        self._sum = None
-        self._half = None
+        self._handles: list[Any] = []  # torch hook handles
+        self._sum: list[Tensor | None] = []
+        self._half: list[Tensor | None] = []
+        self._seen: list[int] = []
+        self._instance: list[list[float]] = []
         self.tv: np.ndarray | None = None
         self.tv_half: np.ndarray | None = None
         self.instance_tv: np.ndarray | None = None
@@ -436,10 +438,10 @@ class lambda_hooks:
     def __init__(self, model: Module) -> None:
         self.model = model
         self.active = True
-        self._handles = []
-        self._sums = None
-        self._tv = None
-        self._passes = None
+        self._handles: list[Any] = []  # torch hook handles
+        self._sums: list[float] = []
+        self._tv: list[list[float]] = []
+        self._passes: list[int] = []
         self.lambdas: np.ndarray | None = None
         self.attention_tv: np.ndarray | None = None
 
@@ -457,7 +459,7 @@ class lambda_hooks:
         self._sums = [0.0] * n
         self._tv = [[] for _ in range(n)]
         self._passes = [0] * n
-        state = [{} for _ in range(n)]
+        state: list[dict[str, Any]] = [{} for _ in range(n)]
 
         def record(t, a, x):
             a = a.detach()[0].double()
@@ -503,7 +505,7 @@ class lambda_hooks:
                 self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: object) -> bool:
         for h in self._handles:
             h.remove()
         self._handles = []

@@ -108,8 +108,8 @@ def _positive_int(value: object, parameter: str, minimum: int = 1) -> int:
     return check_integer(parameter, value, minimum)
 
 
-def _kv_heads_for(heads: int, preset: Preset) -> int:
-    group = max(1, preset.heads // preset.kv_heads)
+def _kv_heads_for(heads: int, preset_heads: int, preset_kv_heads: int) -> int:
+    group = max(1, preset_heads // preset_kv_heads)
     if heads % group == 0:
         return heads // group
     cap = max(1, heads // group)
@@ -165,7 +165,8 @@ def resolve_settings(
     }
     if preset.kv_heads is not None:
         if kv_heads is None:
-            kv = preset.kv_heads if heads == preset.heads else _kv_heads_for(heads, preset)
+            kv = (preset.kv_heads if heads == preset.heads
+                  else _kv_heads_for(heads, preset.heads, preset.kv_heads))
         else:
             kv = _positive_int(kv_heads, "kv_heads")
             if heads % kv:

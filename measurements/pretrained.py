@@ -99,7 +99,8 @@ def _rotary(attn, q, k, cos, sin):
     return apply(q, k, cos, sin)
 
 
-def _queries_keys(model_type: str, attn: Module, a: dict) -> tuple[Tensor, Tensor]:
+def _queries_keys(model_type: str, attn: Any, a: dict,
+                  ) -> tuple[Tensor, Tensor, float, Tensor | None, float]:
     """(q, k, score_scale, alibi tensor or None, alibi_scale) of one attention call, q and k as
     ``batch x heads x L x d`` after any rotary embedding, key heads expanded."""
     h = a["hidden_states"]
@@ -159,8 +160,8 @@ class AttentionProbe:
         self.model = model
         self.keep_last = keep_last
         self.active = True
-        self._handles = []
-        self.last = {}
+        self._handles: list[Any] = []  # torch hook handles
+        self.last: dict[int, tuple[Tensor, Tensor]] = {}
 
     def __enter__(self) -> AttentionProbe:
         torch, _ = require_models_extra()
@@ -168,12 +169,13 @@ class AttentionProbe:
         model_type = self.model.config.model_type
         n = len(attns)
         self.calls = [0] * n
-        self.diag = [None] * n
-        self.lower = [None] * n
-        self.scale = [None] * n
-        self.alibi_scale = [None] * n
-        self.slopes = [None] * n
-        self.head_dim = None
+        # per layer: None until the layer's first call, then its running sums (numpy arrays)
+        self.diag: list[np.ndarray | None] = [None] * n
+        self.lower: list[np.ndarray | None] = [None] * n
+        self.scale: list[float | None] = [None] * n
+        self.alibi_scale: list[float | None] = [None] * n
+        self.slopes: list[np.ndarray | None] = [None] * n
+        self.head_dim: int | None = None
 
         for t, attn in enumerate(attns):
             def pre(mod, args, kwargs, t=t):
@@ -202,7 +204,7 @@ class AttentionProbe:
             self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: object) -> bool:
         for h in self._handles:
             h.remove()
         self._handles = []
@@ -211,9 +213,11 @@ class AttentionProbe:
     def results(self) -> dict:
         if min(self.calls) < 1:
             raise RuntimeError("AttentionProbe saw no forward pass")
+        diag = [d for d in self.diag if d is not None]  # all of them, once every layer was called
+        lower = [d for d in self.lower if d is not None]
         out = {
-            "qk_diagonal": np.array([d / c for d, c in zip(self.diag, self.calls)]),
-            "qk_lower": np.array([d / c for d, c in zip(self.lower, self.calls)]),
+            "qk_diagonal": np.array([d / c for d, c in zip(diag, self.calls)]),
+            "qk_lower": np.array([d / c for d, c in zip(lower, self.calls)]),
             "score_scale": np.array(self.scale, dtype=float),
             "alibi_slopes": None,
             "alibi_scale": None,

@@ -225,8 +225,9 @@ def _restore(torch: ModuleType, path: str, config: Any, seed: int, model: Module
 
 
 #: the entries of a checkpoint and their types (validated after a weights-only load)
-_STATE_TYPES = {"config": dict, "seed": int, "iteration": int, "model": dict, "optimizer": dict,
-                "history": list, "elapsed": (int, float)}
+_STATE_TYPES: dict[str, type | tuple[type, ...]] = {
+    "config": dict, "seed": int, "iteration": int, "model": dict, "optimizer": dict,
+    "history": list, "elapsed": (int, float)}
 
 
 def _load_state(torch: ModuleType, path: str) -> dict:
@@ -461,7 +462,7 @@ def _run_seeds(run: Callable[..., dict], worker: Callable[[tuple], dict], config
 
 
 def _versions() -> dict:
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for name in ("torch", "numpy"):
         try:
             out[name] = __import__(name).__version__

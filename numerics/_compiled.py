@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 import os
 import types
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +43,7 @@ try:  # numba is optional (the `fast` and `test` extras); import cost ~0.3 s, pa
 except (ImportError, ValueError):  # pragma: no cover
     HAVE_NUMBA = False
 
-_KERNELS = {}
+_KERNELS: dict[str, Callable[..., Any]] = {}
 
 
 def _fma(a, b, c):

@@ -603,7 +603,7 @@ def alibi_rollout(length: int, layers: Sequence[AlibiLayer], lambdas: ScheduleLi
     layers = _check_layers(layers)
     lam = _check_lambdas(lambdas, len(layers))
     chunk = _auto_chunk(L, chunk)
-    cache = {}  # partition sums, normalisers and Toeplitz powers, shared by layers with equal slopes
+    cache: _Cache = {}  # partition sums, normalisers and Toeplitz powers, shared by layers with equal slopes
     v = np.zeros(L)
     v[-1] = 1.0
     compiled = _compiled.use_compiled(L * sum(lay.num_heads for lay in layers))

@@ -350,7 +350,7 @@ def _reduce_profile(L: int, lams: list, N: list, D: int) -> list[Fraction]:
         cur = _lcm(cur, j)
         ell[j - 1] = cur
     out = []
-    cache = {}
+    cache: dict[tuple, Any] = {}
     for j in range(1, L + 1):
         lj = ell[j - 1]
         known = cache.get(lj)

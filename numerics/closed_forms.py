@@ -259,8 +259,7 @@ def _bernstein(n, k, weights, dps):
         for p in (mpmath.log(mpmath.mpf(n + 1) / (k + 1)), mpmath.mpf(T), 1, 4, 16, 64):
             if p > 0:
                 pts.add(mpmath.mpf(p))
-        pts = [*sorted(pts), mpmath.inf]
-        integral = mpmath.quad(integrand, pts)
+        integral = mpmath.quad(integrand, [*sorted(pts), mpmath.inf])
         return binomial(n, k) * (atom + integral)
 
 

@@ -720,8 +720,8 @@ def monotonicity_margin(A: Any, *, causal: bool = True) -> tuple[float | Fractio
         return (0.0, 1, 1)
     F = np.cumsum(arr, axis=1)
     D = F[:-1] - F[1:]
-    i, k = np.unravel_index(int(np.argmin(D)), D.shape)
-    return (float(D[i, k]), int(i) + 1, int(k) + 1)
+    row, col = np.unravel_index(int(np.argmin(D)), D.shape)
+    return (float(D[row, col]), int(row) + 1, int(col) + 1)
 
 
 def stochastically_monotone(A: Any, *, causal: bool = True, tol: float | None = None) -> bool:

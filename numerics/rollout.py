@@ -313,6 +313,7 @@ def _drive(length: int, kernels: KernelsLike, schedule: ScheduleLike, path: str,
     lams = (sched.exact() if path == "exact" else sched.precise(dps) if path == "precise"
             else sched.floats().tolist())
     layers = _layers(kernels, len(lams))
+    v: list[Any] | np.ndarray
     if path == "exact":
         v = [Fraction(0)] * L
         v[-1] = Fraction(1)
