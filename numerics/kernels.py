@@ -474,7 +474,7 @@ def _schedule_list(schedule: Any, path: str = "exact", dps: int | None = None) -
     return sched.floats().tolist()
 
 
-def _layers(kernels: Any, T: int, validate: Callable[[Any], Any]) -> list:
+def _layers(kernels: Any, T: int, validate: Callable[[Any, str], Any]) -> list:
     """Per-layer validated kernels (length T; a single kernel is validated once and shared)."""
     if _is_single_kernel(kernels):
         A = validate(kernels, "kernel")
