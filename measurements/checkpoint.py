@@ -21,13 +21,23 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from posbias.errors import InvalidArgument
 from posbias.measurements.measure import _locate_blocks, _quiet_transformers, require_models_extra
 
-__all__ = ["CHECKPOINT_DTYPES", "LoadedCheckpoint", "load_checkpoint", "block_checkpointing",
-           "hf_cache_dir"]
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch.nn import Module
+
+__all__ = [
+    "CHECKPOINT_DTYPES",
+    "LoadedCheckpoint",
+    "block_checkpointing",
+    "hf_cache_dir",
+    "load_checkpoint",
+]
 
 CHECKPOINT_DTYPES = ("float32", "bfloat16")
 
@@ -114,7 +124,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
     transformers.utils.logging.disable_progress_bar()
     with _quiet_transformers(transformers):
         try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(where, **{"local_files_only": local})
+            tokenizer = transformers.AutoTokenizer.from_pretrained(where, local_files_only=local)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             if bars:
                 transformers.utils.logging.enable_progress_bar()
@@ -167,7 +177,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
 
 
 @contextlib.contextmanager
-def block_checkpointing(model):
+def block_checkpointing(model: Module) -> Iterator[None]:
     """Within the context, every decoder block of ``model`` runs under non-reentrant
     ``torch.utils.checkpoint.checkpoint``: its activations are recomputed in the backward pass
     instead of being kept.  Values and gradients are unchanged (same operations, same order);

@@ -29,10 +29,12 @@ from __future__ import annotations
 import math
 import os
 import types
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "AUTO_WORK", "numba_enabled", "use_compiled", "alibi_causal_scan", "cesaro_layer_blocked"]
+__all__ = ["AUTO_WORK", "HAVE_NUMBA", "alibi_causal_scan", "cesaro_layer_blocked", "numba_enabled", "use_compiled"]
 
 try:  # numba is optional (the `fast` and `test` extras); import cost ~0.3 s, paid on first use
     import importlib.util
@@ -41,7 +43,7 @@ try:  # numba is optional (the `fast` and `test` extras); import cost ~0.3 s, pa
 except (ImportError, ValueError):  # pragma: no cover
     HAVE_NUMBA = False
 
-_KERNELS = {}
+_KERNELS: dict[str, Callable[..., Any]] = {}
 
 
 def _fma(a, b, c):

@@ -1,7 +1,7 @@
 """The Derivation record, prove_equal and the registry of derivations."""
 
-import sympy
 import pytest
+import sympy
 
 from posbias.derivations import (
     Derivation,
@@ -79,7 +79,7 @@ def test_derivation_with_open_identity_is_not_proven():
     import dataclasses
 
     bad = prove_equal("wrong", x, x + 1)
-    d2 = dataclasses.replace(d, identities=d.identities + (bad,))
+    d2 = dataclasses.replace(d, identities=(*d.identities, bad))
     assert not d2.proven
     assert d2.unproven() == ["wrong"]
     assert d2.residual == -1
@@ -107,7 +107,7 @@ def test_derivations_never_import_numerics():
             for m in mods:
                 assert "numerics" not in m, f"{path.name} imports {m}"
                 assert m.split(".")[0] in ("sympy", "mpmath", "posbias", "__future__", "functools",
-                                           "dataclasses", "typing", "importlib"), (path.name, m)
+                                       "dataclasses", "typing", "collections", "importlib"), (path.name, m)
 
 
 def test_duplicate_derivation_name_is_an_error():

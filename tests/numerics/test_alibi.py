@@ -11,7 +11,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from posbias.errors import InvalidArgument
 from posbias.numerics.alibi import (

@@ -94,7 +94,7 @@ def test_numerators_route_equals_scaled_route(L, lams):
     nonzero = [lam for lam in lams if lam]
     expected = math.prod(lam.denominator for lam in nonzero) * L * math.lcm(*range(1, L + 1)) ** (
         len(nonzero) - 1) if nonzero else 1
-    assert D == expected
+    assert expected == D
 
 
 def test_the_denominator_premise_is_what_makes_the_divisions_exact():
@@ -132,7 +132,7 @@ def test_certificates_catch_a_wrong_numerator():
     with pytest.raises(ArithmeticError, match="position 1 fails the check modulo"):
         ces._certify(L, lams, moved, D)
     with pytest.raises(ArithmeticError, match="do not sum to D"):
-        ces._certify(L, lams, N[:-1] + [N[-1] + 1], D)
+        ces._certify(L, lams, [*N[:-1], N[-1] + 1], D)
 
 
 @given(st.integers(1, 10), schedules)
@@ -163,7 +163,7 @@ def test_summable_schedule_keeps_diagonal_above_product(L, denominators):
     bound = F(1)
     for lam in lams:
         bound *= 1 - lam * delta
-    for i, d in enumerate(cesaro_diagonal_exact(L, lams), start=1):
+    for d in cesaro_diagonal_exact(L, lams):
         assert d >= bound
 
 

@@ -291,7 +291,7 @@ def test_routes_agree(case):
 
 def test_residual_layer_and_T_zero():
     R = residual_layer_exact(CES2, F(1, 4))
-    assert R == [[F(1), F(0)], [F(1, 8), F(7, 8)]]
+    assert [[F(1), F(0)], [F(1, 8), F(7, 8)]] == R
     assert rollout_last_row_exact(uniform_causal_kernel_exact(4), []) == [0, 0, 0, 1]
     assert rollout_last_row(uniform_causal_kernel(4), []).tolist() == [0.0, 0.0, 0.0, 1.0]
 
