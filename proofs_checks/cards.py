@@ -41,27 +41,28 @@ scope.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from posbias.errors import InvalidArgument
 
 __all__ = [
-    "SCOPES",
-    "PAPER_SCOPES",
-    "SCALE_FIELDS",
-    "Setting",
-    "ProofStatus",
-    "Card",
-    "Threshold",
-    "Example",
-    "Rule",
-    "Decision",
-    "scope_of",
-    "flip_point",
-    "PROVEN_ALL",
     "NUMERIC",
+    "PAPER_SCOPES",
+    "PROVEN_ALL",
+    "SCALE_FIELDS",
+    "SCOPES",
+    "Card",
+    "Decision",
+    "Example",
+    "ProofStatus",
+    "Rule",
+    "Setting",
+    "Threshold",
+    "flip_point",
+    "scope_of",
 ]
 
 SCOPES = ("paper", "reduced", "variant", "proxy", "machinery")
@@ -120,7 +121,7 @@ class Setting:
     def values(self) -> dict:
         return dict(self.fields)
 
-    def replace(self, source: str | None = None, **fields) -> "Setting":
+    def replace(self, source: str | None = None, **fields) -> Setting:
         """This setting with some fields (and the source) replaced; a value of None removes
         a field."""
         merged = {**self.values, **fields}

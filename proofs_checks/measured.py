@@ -42,12 +42,12 @@ __all__ = [
     "TheoryComparison",
     "best_constant_alpha",
     "compare_with_theory",
+    "decision_runs",
     "fmt3",
+    "paper_runs",
     "peak_over_valley",
     "peak_valley",
     "pooled_profile",
-    "decision_runs",
-    "paper_runs",
     "primary_runs",
     "rope_comparison",
     "scan_runs",
@@ -271,7 +271,7 @@ class Step0Run:
         return None if h is None else int(h)
 
     @property
-    def comparison(self) -> "TheoryComparison":
+    def comparison(self) -> TheoryComparison:
         """The Cesàro comparison of this run's profile (best constant alpha, measured lambda)."""
         if not hasattr(self, "_comparison"):
             from types import SimpleNamespace
@@ -352,7 +352,7 @@ class Step0Plan:
     def paper_stems(self) -> set:
         """Stems of the runs at the paper's running length (not part of the primary plan)."""
         return {f"{arch}-L{L}-seed{seed}" for arch, L in self.paper_lengths
-                if L != self.length for seed in self.seeds_at_paper_length(arch)}
+                if self.length != L for seed in self.seeds_at_paper_length(arch)}
 
     def runs(self) -> dict:
         """``stem -> posbias measure argv`` of every run of the plan (a paper-length run whose
@@ -371,7 +371,7 @@ class Step0Plan:
                     out[f"{arch}-L{length}-seed{self.seeds[0]}"] = argv_of(
                         arch, length, self.seeds[0], 1, "on", self.probes)
             L = self.paper_length(arch)
-            if L is not None and L != self.length:
+            if L is not None and self.length != L:
                 for seed in self.seeds_at_paper_length(arch):
                     out[f"{arch}-L{L}-seed{seed}"] = argv_of(
                         arch, L, seed, 1, "on", self.probes, kernel.get(arch, 0),

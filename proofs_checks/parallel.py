@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from posbias.errors import InvalidArgument, NeedsExtra
 
-__all__ = ["resolve_workers", "map_tasks", "run_claims", "claim_task"]
+__all__ = ["claim_task", "map_tasks", "resolve_workers", "run_claims"]
 
 
 def resolve_workers(value) -> int:

@@ -9,8 +9,8 @@ precision ran out).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import mpmath
 
@@ -42,8 +42,8 @@ def max_rel_discrepancy(a, b) -> mpmath.mpf:
     if len(a) != len(b):
         raise ValueError(f"routes returned {len(a)} and {len(b)} values")
     worst = mpmath.mpf(0)
-    for x, y in zip(a, b):
-        x, y = mpmath.mpmathify(x), mpmath.mpmathify(y)
+    for u, v in zip(a, b):
+        x, y = mpmath.mpmathify(u), mpmath.mpmathify(v)
         scale = max(abs(x), abs(y))
         if scale == 0:
             continue

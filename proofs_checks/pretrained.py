@@ -26,8 +26,15 @@ from posbias.errors import InvalidArgument
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.validation import read_text_bounded
 
-__all__ = ["RolloutComparison", "compare_with_rollout", "MeasuredRecord", "read_influence_csv",
-           "read_measured_folder", "empirical_match_rows", "macroscopic_profile"]
+__all__ = [
+    "MeasuredRecord",
+    "RolloutComparison",
+    "compare_with_rollout",
+    "empirical_match_rows",
+    "macroscopic_profile",
+    "read_influence_csv",
+    "read_measured_folder",
+]
 
 #: the largest data file (csv, record, config) read from a data folder
 _MAX_DATA_BYTES = 256 * 2**20

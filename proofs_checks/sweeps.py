@@ -45,7 +45,7 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.validation import read_text_bounded
 
-__all__ = ["COMMANDS", "METRICS", "Sweep", "parse_sweep", "load_sweep", "sweep_point", "sweep_batch"]
+__all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "sweep_batch", "sweep_point"]
 
 #: parameters each command accepts (name -> kind)
 COMMANDS = {
@@ -191,10 +191,7 @@ def _axis(command, name, spec):
                 a, b = _decimal(spec["start"]), _decimal(spec["stop"])
                 k = int(num) - 1
                 grid = [float(a + (b - a) * i / k) if k else float(a) for i in range(int(num))]
-            if kind == "int":
-                values = sorted({int(round(v)) for v in grid})
-            else:
-                values = grid
+            values = sorted({round(v) for v in grid}) if kind == "int" else grid
         return [_value(command, name, x, f"{where}[{i}]") for i, x in enumerate(values)]
     return [_value(command, name, spec, where)]  # a single value is a one-point axis
 
@@ -398,9 +395,10 @@ def _profile_point(p):
 
 
 def _rollout_point(p):
+    import os
+
     from posbias.numerics.configs import load_config, rollout_summary
     from posbias.proofs_checks.data import builtin_config_path, builtin_configs
-    import os
 
     config = p["config"]
     if not os.path.exists(config):

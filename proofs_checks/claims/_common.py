@@ -13,20 +13,20 @@ import mpmath
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
-    "case_rng",
-    "CaseSweep",
     "EXACT",
-    "show_value",
-    "format_matrix",
-    "derivation_by_name",
-    "latex_of_derivation",
-    "symbolic_summary",
+    "CaseSweep",
+    "case_rng",
     "combine_routes",
-    "sample_points",
+    "derivation_by_name",
+    "format_matrix",
     "lambdify_mpmath",
-    "with_identities",
+    "latex_of_derivation",
     "nstr_or_zero",
+    "sample_points",
+    "show_value",
+    "symbolic_summary",
     "sympy_latex",
+    "with_identities",
 ]
 
 

@@ -558,7 +558,7 @@ def discrete_limit_check(ctx: CheckContext, density=None) -> Evidence:
         f"{DISCRETE_LIMIT_RULE.thresholds['rel_tol'].value}",
         worst_margin=f"largest L·err ratio per doubling: {growth[worst]:.3f} (H = {worst})",
         cases=len(depths) * len(lengths) + len(paper_lengths),
-        parameters={"depths": list(depths) + [ANALYTIC_DEPTH], "lengths": list(lengths),
+        parameters={"depths": [*depths, ANALYTIC_DEPTH], "lengths": list(lengths),
                     "paper_lengths": list(paper_lengths), "window": "0.1 <= j/L <= 0.9"},
         details={"max_interior_error": table}, figures=figures, rule=DISCRETE_LIMIT_RULE.text)
     if verdict == "refuted":
@@ -920,7 +920,7 @@ DEAD_ZONE_CARD = Card(
     test=Setting("the mixture density at x = 1/2 (sympy, mpmath at dps) for the residual α, "
                  "α = 1/2 and α = 1; discrete L·p(L/2) at L = 2048 (float64) as a second route",
                  architecture=_MODEL, residual=("on", "off"), mask="causal", pe="none",
-                 alpha=_alpha_names(RESIDUAL_ALPHAS) + ("1/2", "1"), L="continuum (L → ∞)",
+                 alpha=(*_alpha_names(RESIDUAL_ALPHAS), "1/2", "1"), L="continuum (L → ∞)",
                  H=ANALYTIC_DEPTH),
     proof=ProofStatus("numeric", note="the lower bound ρ(1/2) >= Hα(1-α)^(H-1) holds for every H "
                       "and α (the k = 1 term of a sum of non-negative terms, derivation "
@@ -973,7 +973,7 @@ def dead_zone_check(ctx: CheckContext, density=None, profile=None) -> Evidence:
     with mpmath.workdps(ctx.dps):
         fact = mpmath.factorial(H - 1)
         agree_all = True
-        for alpha in RESIDUAL_ALPHAS + (Fraction(1, 2), Fraction(1)):
+        for alpha in (*RESIDUAL_ALPHAS, Fraction(1, 2), Fraction(1)):
             cont = density(H, alpha)(mpmath.mpf(1) / 2)
             disc = mpmath.mpf(profile(L, H, alpha))
             lower = H * _mpf(alpha) * (1 - _mpf(alpha)) ** (H - 1)
@@ -1010,7 +1010,7 @@ def dead_zone_check(ctx: CheckContext, density=None, profile=None) -> Evidence:
                         f"{figures['scaled_attn']:.3g} > {t['o_constant']:g}", **common)
     if verdict == "refuted":
         return Evidence("refuted", counterexample=(
-            f"in the residual regime the dead zone needs (α = 7/100..13/100, H = 24) ρ(1/2) = "
+            "in the residual regime the dead zone needs (α = 7/100..13/100, H = 24) ρ(1/2) = "
             + ", ".join(rows[f"alpha={a}"]["rho(1/2)"] for a in RESIDUAL_ALPHAS)
             + f", i.e. {figures['scaled']:.2g} times 1/23! = {figures['inverse_factorial']:.3g} "
             f"and {figures['rho_half']:.2g} of the uniform density 1: no dead zone in the "
@@ -1342,7 +1342,7 @@ def peak_valley_figures(data, plan=None) -> dict:
         out[arch] = {
             "layers": depth, "L": L0, "paper_length": at_paper, "R": R,
             "first_over_min": pv["first_over_min"], "last_over_min": pv["last_over_min"],
-            "argmin": pv["argmin"], "spread": [min(per_sample + [R]), max(per_sample + [R])],
+            "argmin": pv["argmin"], "spread": [min([*per_sample, R]), max([*per_sample, R])],
             "per_seed": {str(r.seed): measured.peak_over_valley(r.profile) for r in runs},
             "per_sample": per_sample,
             "theory_alpha": alpha, "theory_R": max(th["first_over_min"], th["last_over_min"]),
@@ -1397,11 +1397,11 @@ def peak_valley_check(ctx: CheckContext, data=None) -> Evidence:
     text = "; ".join(lines)
     ev = dict(method=method, rule=PEAK_VALLEY_RULE.text,
               precision="float32 measurements (probe estimates); float64 Cesàro rollouts",
-              tolerance=f"band [10^1.5, 10^2.5] around 10^2",
+              tolerance="band [10^1.5, 10^2.5] around 10^2",
               cases=sum(len(f["per_sample"]) + len(f["scan"]) for f in figs.values()),
               parameters=measured.STEP0_PLAN.protocol(), figures=figures,
               setting=_lengths_setting(figs),
-              details={"architectures": {a: {k: v for k, v in f.items()} for a, f in figs.items()},
+              details={"architectures": {a: dict(f) for a, f in figs.items()},
                        "source": _source(data)})
     if verdict == "verified":
         return Evidence(verdict, discrepancy=text, **ev)
@@ -1585,7 +1585,7 @@ def continuum_kernel_check(ctx: CheckContext, kernel=None) -> Evidence:
         return [funcs[h](xx, yy) for h, xx, yy in pairs()]
 
     def integrated(dps):
-        return [mpmath.quad(lambda zz: prev[h](zz, yy), [yy, xx]) / xx for h, xx, yy in pairs()]
+        return [mpmath.quad(lambda zz, h=h, yy=yy: prev[h](zz, yy), [yy, xx]) / xx for h, xx, yy in pairs()]
 
     ag = agree(closed, integrated, ctx.dps, ctx.max_dps)
     return _route_evidence(
@@ -1654,7 +1654,7 @@ def density_check(ctx: CheckContext, density=None) -> Evidence:
         for i, h in enumerate(depths):
             s_ = mpmath.mpf(pts[2 * i]) * 3
             t0 = mpmath.mpf(pts[2 * i + 1]) * 4
-            out.append(mpmath.quad(lambda xx: xx**s_ * f[h](xx), [0, 1]))
+            out.append(mpmath.quad(lambda xx, s_=s_, h=h: xx**s_ * f[h](xx), [0, 1]))
             out.append(mpmath.quad(f[h], [0, mpmath.exp(-t0)]))
         return out
 
@@ -1758,7 +1758,7 @@ PRIMACY_CARD = Card(
                  "exact Fractions at L = 256, vs the expansion [z^(H-1)] L^z Γ(1-z) (mpmath): "
                  "the asymptotic regime at H = 2..8, L = 64..2^20 and the paper's point H = 24, "
                  "L = 2048", architecture=_MODEL, residual="off", mask="causal", pe="none",
-                 L=PRIMACY_LENGTHS + (ANALYTIC_LENGTH,), H=PRIMACY_DEPTHS + (ANALYTIC_DEPTH,)),
+                 L=(*PRIMACY_LENGTHS, ANALYTIC_LENGTH), H=(*PRIMACY_DEPTHS, ANALYTIC_DEPTH)),
     proof=ProofStatus("numeric", note="the continuum tail identities are symbolic (ρ_H/ln^(H-1) = "
                       "1/(H-1)! for symbolic H; limits for H = 1..6); the discrete L·p(1) "
                       "expansion is checked numerically"),
@@ -1828,7 +1828,7 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
               "expansion [z^(H-1)] L^z Γ(1-z) (mpmath); sympy limits and tail mass of rho_H")
     # cross-check of the float64 route against the exact one
     float_gap = 0.0
-    for H in PRIMACY_DEPTHS + (ANALYTIC_DEPTH,):
+    for H in (*PRIMACY_DEPTHS, ANALYTIC_DEPTH):
         exact = ces.cesaro_profile_exact(256, [1] * H)[0] * 256
         float_gap = max(float_gap, abs(rollout(256, H) / float(exact) - 1))
     table, growth, ratio = {}, {}, {}
@@ -1843,7 +1843,7 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
             es = [e for _, _, _, e, _ in rows]
             growth[H] = min(float(mpmath.log(es[k] / es[k + 1]) / mpmath.log(lengths[k + 1] / lengths[k]))
                             for k in range(len(es) - 3, len(es) - 1))
-            L, D, A, e, r = rows[-1]
+            L, D, A, _e, r = rows[-1]
             ratio[H] = float(r)
             table[f"H={H}"] = {str(L): {"L*p(1)": mpmath.nstr(D, 8), "A_H(L)": mpmath.nstr(A, 8),
                                         "rel_gap": mpmath.nstr(e, 3),
@@ -1896,7 +1896,7 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
                         f"L^-{growth[bad]:.3g} (at L = {Lmax}: {table[f'H={bad}'][str(Lmax)]})",
                         **common)
     gap = max((table[f"H={H}"][str(Lmax)]["rel_gap"] for H in PRIMACY_DEPTHS),
-              key=lambda s: mpmath.mpf(s))
+              key=mpmath.mpf)
     if verdict == "qualified":
         return Evidence("qualified", discrepancy=f"largest relative gap to A_H at L = {Lmax}: {gap}",
                         correction=(
@@ -1914,7 +1914,7 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
 def _latex_primacy():
     import sympy as sp
 
-    x, L, H, z = sp.symbols("x L H z", positive=True)
+    x, L, H, _z = sp.symbols("x L H z", positive=True)
     p = sp.Function("p")
     parts = [
         sp.Eq(sp.Function(r"\rho_H")(x), sp.log(1 / x) ** (H - 1) / sp.factorial(H - 1)),
@@ -2607,7 +2607,7 @@ def _records(ctx):
     pre = [r for r in usable if r.stage == "pretrained"]
     step0 = {r.architecture: r for r in usable if r.stage == "step-0"}
     unknown = [r.name for r in recs if r.stage == "unknown"]
-    return pre, step0, {"too short (L < %d)" % BINS: short,
+    return pre, step0, {f"too short (L < {BINS})": short,
                         "without a .measurement.json record (stage unknown, not used)": unknown}
 
 
@@ -2629,8 +2629,8 @@ def u_shape_test(profile) -> dict:
     k = int(np.argmin(b))
     first, last = float(b[0] / b[k]), float(b[-1] / b[k])
     u = 0 < k < BINS - 1 and first >= U_FACTOR and last >= U_FACTOR
-    return {"u": bool(u), "valley_block": k + 1, "first_block/valley": "%.4g" % first,
-            "last_block/valley": "%.4g" % last}
+    return {"u": bool(u), "valley_block": k + 1, "first_block/valley": f"{first:.4g}",
+            "last_block/valley": f"{last:.4g}"}
 
 
 #: "grows from about 10^2 to about 10^3": R_N / R_0 at least half a decade
@@ -2909,7 +2909,7 @@ def _peak_valley_pretrained(ctx) -> Evidence:
                      f"{p['R_pretrained'] / p['R_step0']:.3g}" for p in figures["pairs"])
     common = dict(method="peak-to-valley ratio of the measured pretrained influence and of its "
                   "Step-0 pair", precision="float64",
-                  tolerance=f"R_N in [10^2.5, 10^3.5], R_N / R_0 >= 10^0.5", cases=len(pairs),
+                  tolerance="R_N in [10^2.5, 10^3.5], R_N / R_0 >= 10^0.5", cases=len(pairs),
                   figures=figures, setting=_pretrained_setting(pairs),
                   details={"rule": rule, "pairs": figures["pairs"], "unpaired": unpaired,
                            "skipped": skipped})
@@ -3301,7 +3301,7 @@ def _lm_card(section: str) -> Card:
     needs=("stored results", "models (for --thorough)"),
     rule=LM_U_RULE,
     card=_lm_card("C10"),
-    thorough_work=lambda ctx: _lm_thorough_work(ctx),
+    thorough_work=_lm_thorough_work,
 )
 def _u_persists_trained(ctx) -> Evidence:
     return _lm_evidence(ctx, u_persists_trained_verdict, LM_U_RULE.text,
@@ -3322,7 +3322,7 @@ def _u_persists_trained(ctx) -> Evidence:
     needs=("stored results", "models (for --thorough)"),
     rule=LM_D_RULE,
     card=_lm_card("C11"),
-    thorough_work=lambda ctx: _lm_thorough_work(ctx),
+    thorough_work=_lm_thorough_work,
 )
 def _dead_zone_trained(ctx) -> Evidence:
     return _lm_evidence(ctx, dead_zone_trained_verdict, LM_D_RULE.text,

@@ -39,6 +39,7 @@ from posbias.numerics.kernels import (
     stochastically_monotone,
     uniform_causal_kernel_exact,
 )
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import (
     CaseSweep,
     case_rng,
@@ -47,18 +48,40 @@ from posbias.proofs_checks.claims._common import (
     show_value,
     sympy_latex,
 )
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.precision import agree
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = [
-    "check_stochastic", "check_primacy_drift", "check_recency_drift", "check_diagonal_positive",
-    "check_dichotomy", "check_constant_residual_collapse", "check_alibi_recency", "check_content_diagonal",
-    "check_u_shape", "check_four_forces", "check_empirical_match",
-    "diagonal_mismatches", "dichotomy_margins", "unbounded_logit_family", "hausdorff_tail",
-    "increment_margin", "primacy_drift_dominance", "recency_drift_dominance", "stochastic_margins",
-    "u_figures", "u_shaped", "collapse_figures", "collapses", "config_figures", "force_margins",
-    "store_config_runs", "depth_profiles", "output_side_margin", "FORCE_DIRECTIONS", "U_THRESHOLD_TABLE",
+    "FORCE_DIRECTIONS",
+    "U_THRESHOLD_TABLE",
+    "check_alibi_recency",
+    "check_constant_residual_collapse",
+    "check_content_diagonal",
+    "check_diagonal_positive",
+    "check_dichotomy",
+    "check_empirical_match",
+    "check_four_forces",
+    "check_primacy_drift",
+    "check_recency_drift",
+    "check_stochastic",
+    "check_u_shape",
+    "collapse_figures",
+    "collapses",
+    "config_figures",
+    "depth_profiles",
+    "diagonal_mismatches",
+    "dichotomy_margins",
+    "force_margins",
+    "hausdorff_tail",
+    "increment_margin",
+    "output_side_margin",
+    "primacy_drift_dominance",
+    "recency_drift_dominance",
+    "stochastic_margins",
+    "store_config_runs",
+    "u_figures",
+    "u_shaped",
+    "unbounded_logit_family",
 ]
 
 
@@ -211,7 +234,7 @@ def check_stochastic(ctx: CheckContext, *, layer=None) -> Evidence:
             for R in Rs:  # P(t) = R(t) P(t-1)
                 P = [[sum((R[i][k] * P[k][j] for k in range(L)), Fraction(0)) for j in range(L)] for i in range(L)]
             Ps = [P]
-            mats = [P] + Rs
+            mats = [P, *Rs]
         ms, mu, me = stochastic_margins(mats)
         sweep.high("row sum", ms)  # max |row sum - 1|
         sweep.high("upper", mu)  # max |entry above the diagonal|
@@ -222,7 +245,7 @@ def check_stochastic(ctx: CheckContext, *, layer=None) -> Evidence:
         if me < 0:
             negative += 1
         if ms or mu or me < 0:
-            sweep.fail(lambda: _fmt_case(ks[:T], lams))
+            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
     worst_sum, worst_upper, min_entry = sweep.most["row sum"], sweep.most["upper"], sweep.worst["entry"]
     ok = last_row_mismatch == 0
     if not ok:
@@ -309,7 +332,7 @@ def check_primacy_drift(ctx: CheckContext, *, family: str = "monotone") -> Evide
         if sweep.low("drift", r.worst_margin) > 0:
             strict += 1
         if not r.dominates:
-            sweep.fail(lambda: _fmt_case(ks, lams))
+            sweep.fail(lambda ks=ks, lams=lams: _fmt_case(ks, lams))
     worst = sweep.worst["drift"]
     # without monotonicity: search for a failure with layer-dependent kernels, and confirm that
     # a constant kernel (P(T+1) = P(T) R, a causal step at the input side) never fails
@@ -416,7 +439,7 @@ def check_recency_drift(ctx: CheckContext, *, family: str = "monotone") -> Evide
         if sweep.low("drift", r.worst_margin) > 0:
             strict += 1
         if not r.dominates:
-            sweep.fail(lambda: _fmt_case(ks[:T], lams))
+            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
     worst = sweep.worst["drift"]
     free_fail, free_example = 0, None
     for _ in range(n):
@@ -501,7 +524,7 @@ _RULE_DIAG = Rule(
                 {"formula mismatches": 40, "positivity mismatches": 2}, "refuted", "false"),
     ),
     fixed="2026-12-01",
-    deciding=_DIAG_FIGS + ("smallest predicted-positive diagonal entry",),
+    deciding=(*_DIAG_FIGS, "smallest predicted-positive diagonal entry"),
     no_paper_figures="an exact identity: the paper states it for all causal kernels and reports no figures",
 )
 
@@ -540,7 +563,7 @@ def check_diagonal_positive(ctx: CheckContext, *, factor=None) -> Evidence:
         zero_cases += zc
         sweep.low("diagonal", mp)
         if fm or pm:
-            sweep.fail(lambda: _fmt_case(ks[:T], lams))
+            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
     min_pos = sweep.worst.get("diagonal")
     figures = {"formula mismatches": formula_mismatch, "positivity mismatches": positivity_mismatch,
                "smallest predicted-positive diagonal entry": min_pos}
@@ -732,7 +755,7 @@ def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Eviden
             sweep.low("collapse", mc)
             sweep.low("increment", mi)
             if md < 0 or mc < 0 or mi < 0:
-                sweep.fail(lambda: _fmt_case(ks[:t], lams[:t]))
+                sweep.fail(lambda ks=ks, t=t, lams=lams: _fmt_case(ks[:t], lams[:t]))
     worst_diag, worst_coll, worst_inc = (sweep.worst[k] for k in ("diagonal", "collapse", "increment"))
     # the two regimes at large depth, Cesàro kernel L = 4 (exact): summable λ_t = 1/(t+1)^2 keeps
     # the last diagonal entry above its positive limit bound; harmonic λ_t = 1/(t+1) collapses
@@ -766,7 +789,7 @@ def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Eviden
         closed_disc = float(abs(closed - bound_mp))
         closed_ok = closed_disc <= _RULE_DICH.thresholds["closed_form_tol"].value
     keep_ok = keep >= Fraction(str(_RULE_DICH.thresholds["keep"].value))
-    for good, what in ((regimes_ok, "the summable/harmonic regimes at depth %d" % depth),
+    for good, what in ((regimes_ok, f"the summable/harmonic regimes at depth {depth}"),
                        (keep_ok, f"the schedule claimed summable loses {float(1 - keep):.6g} of its diagonal "
                         f"from depth {depth} to {4 * depth}: it does not settle"),
                        (closed_ok, "the harmonic bound's Γ closed form"),
@@ -871,7 +894,7 @@ _RULE_CRC = Rule(
                 "refuted", "false"),
     ),
     fixed="2026-12-01",
-    deciding=_CRC_COUNTS + (_CRC_LEAD,),
+    deciding=(*_CRC_COUNTS, _CRC_LEAD),
     no_paper_figures="the paper states that a constant λ only slows the collapse; the Cesàro rate is "
     "posbias' exact refinement, with no figure of the paper to feed",
 )
@@ -1027,7 +1050,7 @@ def _build(layers, *, slope_factor=1.0, diag=None, temperature=1.0):
 
 
 def _latex_h2c(sp):
-    j, k, m1, m2 = sp.symbols("j k m_1 m_2", positive=True)
+    _j, k, m1, m2 = sp.symbols("j k m_1 m_2", positive=True)
     F = sp.Function("F")
     return (sp.latex(sp.Implies(sp.StrictLessThan(m1, m2), sp.LessThan(F(k, m2), F(k, m1))))
             + r"\quad F(k, m) = \sum_{j \le k} p_m(j)")
@@ -1154,7 +1177,7 @@ def check_alibi_recency(ctx, *, factor_range=(1.0, 4.0)):
 
 
 def _latex_h2d(sp):
-    d, b, m, i, j = sp.symbols("d b m i j", real=True)
+    d, _b, _m, _i, _j = sp.symbols("d b m i j", real=True)
     return (r"\mathrm{softmax}_j(b + s_{ij}) = \mathrm{softmax}_j(s_{ij}),\qquad "
             + sp.latex(sp.Implies(sp.StrictGreaterThan(d, 0), sp.Symbol(r"p_d \succeq p_0")))
             + r",\quad d < 0 \Rightarrow p_d \preceq p_0")
@@ -1245,7 +1268,7 @@ def check_content_diagonal(ctx, *, sign: int = 1):
     tol = mpmath.mpf(10) ** (-(ctx.dps - 10))
     worst_pos = worst_neg = None
     first_bad = None
-    for case in range(n):
+    for _ in range(n):
         L = int(rng.integers(2, 20))
         T = int(rng.integers(1, 4))
         H = int(rng.integers(1, 3))
@@ -1254,9 +1277,9 @@ def check_content_diagonal(ctx, *, sign: int = 1):
         lam = [float(x) for x in rng.random(T)]
         up, down = sign * dd, -sign * dd  # the logits claimed to add recency and primacy
         with mpmath.workdps(ctx.dps):
-            p0 = alibi_rollout_precise(L, _build(base, diag=lambda d: np.zeros_like(d)), lam, dps=ctx.dps)
-            pp = alibi_rollout_precise(L, _build(base, diag=lambda d: np.full_like(d, up)), lam, dps=ctx.dps)
-            pn = alibi_rollout_precise(L, _build(base, diag=lambda d: np.full_like(d, down)), lam, dps=ctx.dps)
+            p0 = alibi_rollout_precise(L, _build(base, diag=np.zeros_like), lam, dps=ctx.dps)
+            pp = alibi_rollout_precise(L, _build(base, diag=lambda d, up=up: np.full_like(d, up)), lam, dps=ctx.dps)
+            pn = alibi_rollout_precise(L, _build(base, diag=lambda d, down=down: np.full_like(d, down)), lam, dps=ctx.dps)
             mp_, kp = _cdf_margin(pp, p0)  # the "recency" logit dominates the zero one
             mn_, kn = _cdf_margin(p0, pn)  # the zero diagonal dominates the "primacy" one
         for margin, k, d in ((mp_, kp, up), (mn_, kn, down)):
@@ -1934,7 +1957,7 @@ def check_four_forces(ctx, *, names=None, directions=None, **thresholds):
     common = dict(method="fast ALiBi rollouts of the configs with one force switched off; CDF margins "
                   "in the claimed direction of each force", precision="float64",
                   tolerance=f"margins >= -{t['margin_tol']:g}", cases=len(table),
-                  worst_margin="%.3g" % min(worst.values()), details=details,
+                  worst_margin=f"{min(worst.values()):.3g}", details=details,
                   setting={"configs": len(names)} if len(names) != 25 else {})
     if mismatches:
         details["stored run mismatches"] = mismatches

@@ -7,6 +7,7 @@ residual step and the O(L) ALiBi propagation.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import time
@@ -36,6 +37,7 @@ from posbias.numerics.closed_forms import (
     symmetric_polynomial_profile_exact,
 )
 from posbias.numerics.schedules import list_schedule, power_schedule
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import (
     combine_routes,
     derivation_by_name,
@@ -45,12 +47,17 @@ from posbias.proofs_checks.claims._common import (
     sympy_latex,
     with_identities,
 )
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.precision import agree
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
-__all__ = ['alibi_warp_check', 'check_alibi_linear_time', 'check_content_as_residual', 'laguerre_check',
-           'agreement_figures', 'AGREEMENT_THRESHOLDS']
+__all__ = [
+    'AGREEMENT_THRESHOLDS',
+    'agreement_figures',
+    'alibi_warp_check',
+    'check_alibi_linear_time',
+    'check_content_as_residual',
+    'laguerre_check',
+]
 
 _FIXED = "2026-12-01"
 
@@ -267,11 +274,12 @@ def alibi_warp_check(ctx: CheckContext, phi=None, density=None) -> Evidence:
 
     def composed(dps):
         lv = mpmath.mpf(lam_value)
-        k2 = lambda yy: mpmath.quad(lambda zz: kern(1, zz, lv) * kern(zz, yy, lv), [yy, 1])
+        def k2(yy):
+            return mpmath.quad(lambda zz: kern(1, zz, lv) * kern(zz, yy, lv), [yy, 1])
         out = [k2(yy) for yy in ys]
         # H = 3 by one more composition, applied to the (just compared) closed form for H = 2
-        out += [mpmath.quad(lambda zz: dens[2](zz, lv) * kern(zz, yy, lv), [yy, 1]) for yy in ys]
-        return out + [mpmath.mpf(1)]
+        out += [mpmath.quad(lambda zz, yy=yy: dens[2](zz, lv) * kern(zz, yy, lv), [yy, 1]) for yy in ys]
+        return [*out, mpmath.mpf(1)]
 
     ag = agree(closed, composed, ctx.dps, ctx.max_dps)
     ev = combine_routes(
@@ -297,9 +305,9 @@ ALIBI_WARP_RULE = _agreement_rule(
     "composed kernel. qualified: the stated warp fails but another substitution maps the "
     "kernel to the uniform one (correction true, it is named). " + _AGREE_TEXT + "verified "
     "otherwise.",
-    _agree_examples("the density without the Jacobian phi'(y): rho_H(phi(y)) alone", 0.6)
-    + (Example("the warp (1 - e^(-lambda x))/(1 - e^(-lambda)) stated: fails, the stated one "
-               "works (named)", _fig(1e-29, correction=True), "qualified", "false"),),
+    (*_agree_examples("the density without the Jacobian phi'(y): rho_H(phi(y)) alone", 0.6),
+     Example("the warp (1 - e^(-lambda x))/(1 - e^(-lambda)) stated: fails, the stated one "
+             "works (named)", _fig(1e-29, correction=True), "qualified", "false")),
     outcomes=("verified", "qualified", "refuted", "inconclusive"))
 
 
@@ -490,7 +498,7 @@ def check_alibi_linear_time(ctx, propagate=None):
 
     def linear(dps):
         out = []
-        for L, lay, v in cases:
+        for _, lay, v in cases:
             out += propagate(v, lay, dps=dps)
         return out
 
@@ -546,9 +554,9 @@ def check_alibi_linear_time(ctx, propagate=None):
         details={
             "mpf operations by L": {str(k): v for k, v in counts.items()},
             "operations per position": slope,
-            "fast vs dense float64 max relative difference": "%.3g" % rel,
-            "fast path seconds (L: best of 3, 4 heads)": {str(k): "%.3g" % v for k, v in times.items()},
-            "empirical time exponent (L^e, 2^14..2^18)": "%.3g" % exponent,
+            "fast vs dense float64 max relative difference": f"{rel:.3g}",
+            "fast path seconds (L: best of 3, 4 heads)": {str(k): f"{v:.3g}" for k, v in times.items()},
+            "empirical time exponent (L^e, 2^14..2^18)": f"{exponent:.3g}",
             "timing note": "wall-clock on a shared machine (cache effects above 2^16 positions); the "
             "evidence for O(L) is the exactly affine operation count above, not this exponent",
         },
@@ -685,7 +693,7 @@ def _check_hausdorff(ctx: CheckContext, profile=None) -> Evidence:
                 return _exact(1, Evidence(
                     "refuted", method="diagonal product formula vs moments", precision="exact",
                     counterexample=f"L={L}, schedule {name}: diagonal != moments", cases=cases))
-            if L <= matrix_max:
+            if matrix_max >= L:
                 dense = cesaro_rollout_matrix_exact(L, lams)
                 hm = hausdorff_matrix_exact(L, lams)
                 cases += 1
@@ -800,7 +808,7 @@ def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
                 "Bernstein integral against χ (atom Π(1-λ_t) at x=1 plus a Poisson-binomial "
                 "mixture of Gamma densities in t = ln 1/x); the quadrature never uses μ_n"),
         # "0" from agree() means equal after rounding both routes to dps digits, not an identity
-        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=lambda s: mpmath.mpf(s)),
+        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=mpmath.mpf),
                              worst.dps),
         precision=f"dps={worst.dps}", tolerance=worst.tolerance(), cases=len(cases),
         details={"history": history},
@@ -829,7 +837,7 @@ def _check_symmetric(ctx: CheckContext, profile=None) -> Evidence:
     versions, e.g. h_H in place of h_{H-1})."""
     profile = profile or symmetric_polynomial_profile_exact
     Ls = range(1, (41 if ctx.thorough else 17))
-    Hs = range(0, (17 if ctx.thorough else 9))
+    Hs = range(17 if ctx.thorough else 9)
     n = 0
     for L in Ls:
         for H in Hs:
@@ -962,7 +970,7 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
             res = agree(lambda d, lhs=lhs: _mpf(lhs), route_gamma, ctx.dps, ctx.max_dps)
             ags.append(res)
             if not res.ok:
-                return done(Evidence(res.state == "disagree" and "refuted" or "inconclusive",
+                return done(Evidence((res.state == "disagree" and "refuted") or "inconclusive",
                                 method="exact product vs mpmath Gamma ratio",
                                 precision=f"dps={res.dps}", tolerance=res.tolerance(),
                                 counterexample=f"a={a}, T={T}: discrepancy {res.discrepancy}",
@@ -980,7 +988,7 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
             n += 1
             rates[str(a)] = [mpmath.nstr(e, 3) for e in errs]
             # each decade must shrink the remainder about tenfold (O(1/T)), unless it is 0
-            for e1, e2 in zip(errs, errs[1:]):
+            for e1, e2 in itertools.pairwise(errs):
                 if e1 == 0 and e2 == 0:
                     continue
                 shrink[0] = min(shrink[0], float(e1 / e2) if e2 else math.inf)
@@ -1017,7 +1025,7 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
         history.append({"i": i, "state": res.state, "dps": res.dps, "discrepancy": res.discrepancy,
                         "tail_rate_ratio": mpmath.nstr(rate, 6)})
         if not res.ok:
-            return done(Evidence(res.state == "disagree" and "refuted" or "inconclusive",
+            return done(Evidence((res.state == "disagree" and "refuted") or "inconclusive",
                                  method="exact partial product x Hurwitz-zeta tail vs closed form",
                                  precision=f"dps={res.dps}", tolerance=res.tolerance(),
                                  counterexample=f"c = 1 - 1/{i}: discrepancy {res.discrepancy}",
@@ -1029,7 +1037,7 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
                 "remainder (mpmath loggamma, T = 1e3..1e6); infinite product: exact partial "
                 f"product to T={T0} times exp(-Σ_k c^k ζ(2k, T+2)/k) agrees with "
                 "sin(π√c)/(π√c(1-c))"),
-        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=lambda s: mpmath.mpf(s)),
+        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=mpmath.mpf),
                              ctx.dps),
         precision=f"dps={ctx.dps}", tolerance=f"{ctx.dps - 10} of {ctx.dps} digits", cases=n,
         parameters={"a": [str(a) for a in a_values], "T": T_values, "partial_T": T0},

@@ -32,6 +32,7 @@ from posbias.numerics.kernels import (
     sliding_window_kernel_exact,
     uniform_causal_kernel_exact,
 )
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import (
     CaseSweep,
     case_rng,
@@ -40,7 +41,6 @@ from posbias.proofs_checks.claims._common import (
     show_value,
     sympy_latex,
 )
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ['causal_collapse_margins', 'check_decay_mask', 'decay_mask_profile', 'deep_window_depth', 'prefix_margins', 'sliding_window_margins']
@@ -302,7 +302,7 @@ def causal_collapse_margins(kernels: list, eps: Fraction, exponent: Fraction = F
     """
     L = len(kernels[0])
     T = len(kernels)
-    if not 0 < eps or 1 - (L - 1) * eps <= 0:
+    if not eps > 0 or 1 - (L - 1) * eps <= 0:
         raise InvalidArgument("eps", str(eps), f"a lower bound ε in (0, 1/(L-1)) (L = {L})")
     Ps = rollout_matrices_exact(kernels, [Fraction(1)] * T)
     bound_margin = None
@@ -398,7 +398,7 @@ def _check_causal_collapse(ctx: CheckContext, exponent: Fraction = Fraction(1)) 
         sweep.low("step", m["step"])
         sweep.high("C", m["best_C"])
         if m["bound"] < 0 or m["step"] < 0 or m["off_first"] > m["off_first_bound"]:
-            sweep.fail(lambda: f"L={L}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
+            sweep.fail(lambda L=L, T=T, eps=eps, ks=ks: f"L={L}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
     worst_bound, worst_step, best_c = sweep.worst["bound"], sweep.worst["step"], sweep.most["C"]
     # how sharp is the rate? Cesàro L = 8: P(t)[L,2] decays like 2^-t, the bound like (7/8)^t
     L, T = 8, 40
@@ -456,7 +456,7 @@ def sliding_window_margins(kernels: list, eps: Fraction, w: int, *, rate: Fracti
         raise InvalidArgument("w", w, "a window size >= 2")
     h = -(-(L - 1) // (w - 1))
     eh = eps ** h
-    if not 0 < eps or 1 - (L - 1) * eh <= 0:
+    if not eps > 0 or 1 - (L - 1) * eh <= 0:
         raise InvalidArgument("eps", str(eps), f"a lower bound ε with (L-1) ε^h < 1 (L = {L}, h = {h})")
     Ps = rollout_matrices_exact(kernels, [Fraction(1)] * T)
     worst = None
@@ -486,7 +486,7 @@ def sliding_window_margins(kernels: list, eps: Fraction, w: int, *, rate: Fracti
         q2 = 1 - eh
         floor = mpmath.power(_mpf(q2), mpmath.mpf(T) / (2 * h) - 1)  # C q_2^{T/(2h)}: the weakest bound at depth T
     block_min = None
-    if T >= h:
+    if h <= T:
         B = Ps[h]
         block_min = min(B[i][j] for i in range(L) for j in range(i + 1))
     return {"fails": fails, "worst": worst, "best_C": best_c, "h": h,
@@ -607,7 +607,7 @@ def _check_sliding_window(ctx: CheckContext, rate=Fraction(1)) -> Evidence:
             block_checks += 1
             block_fail += m["block_min"] < m["eps_h"]
         if m["fails"] or (m["block_min"] is not None and m["block_min"] < m["eps_h"]):
-            sweep.fail(lambda: f"L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
+            sweep.fail(lambda L=L, w=w, T=T, eps=eps, ks=ks: f"L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
     # (b) deep cases, where the rate t/(2h) matters: windows whose guaranteed ε (weights 1..2,
     # ε >= 1/(2w-1)) lets the weakest bound C q_2^{t/(2h)} fall to 1/4 within the depth cap
     eligible = [(L, w) for L in range(3, maxL + 2) for w in range(2, L)
@@ -637,7 +637,7 @@ def _check_sliding_window(ctx: CheckContext, rate=Fraction(1)) -> Evidence:
             block_checks += 1
             block_fail += m["block_min"] < m["eps_h"]
         if m["fails"] or (m["block_min"] is not None and m["block_min"] < m["eps_h"]):
-            sweep.fail(lambda: f"deep case L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
+            sweep.fail(lambda L=L, w=w, T=T, eps=eps, ks=ks: f"deep case L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
         deep_rows.append({"L": L, "w": w, "h": m["h"], "ε": str(eps), "T": T, "T/4h": round(T / (4 * m["h"]), 1),
                           "C q_2^(T/2h)": mpmath.nstr(m["bound_at_T"], 3),
                           "a*": mpmath.nstr(m["a_star"], 3) if m["a_star"] is not None else None})
@@ -708,7 +708,7 @@ def prefix_margins(kernels: list, eps: Fraction, K: int, kappa: Fraction | None 
     kappa = eps if kappa is None else kappa
     L = len(kernels[0])
     T = len(kernels)
-    if not 0 < eps or 1 - K * eps < 0:
+    if not eps > 0 or 1 - K * eps < 0:
         raise InvalidArgument("eps", str(eps), f"a lower bound ε in (0, 1/K] (K = {K})")
     Ps = rollout_matrices_exact(kernels, [Fraction(1)] * T, causal=False)
     keep = None
@@ -800,7 +800,7 @@ def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
         sweep.low("keep", m["keep"])
         sweep.low("suffix", m["suffix"])
         if m["keep"] < 0 or m["suffix"] < 0:
-            sweep.fail(lambda: f"L={L}, K={K}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
+            sweep.fail(lambda L=L, K=K, T=T, eps=eps, ks=ks: f"L={L}, K={K}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
         if ks[0] is ks[-1] and ks[0] == prefix_kernel_exact(L, K):
             # uniform prefix kernel: every row spreads its prefix mass evenly (exact)
             for row in m["final"]:
@@ -830,7 +830,7 @@ def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
         worst_margin=f"min P(t)[i,j≤K] - ε >= {_show(keep)}; (1-Kε)^t - suffix mass >= {_show(suffix)}",
         parameters={"cases": n, "L": f"2..{maxL}", "K": "1..L", "T": f"1..{maxT}"},
         details={
-            "uniform prefix kernel L=16, K=3, depth 300: max |p(j) - 1/K|, j <= K": "%.3g" % limit_err,
+            "uniform prefix kernel L=16, K=3, depth 300: max |p(j) - 1/K|, j <= K": f"{limit_err:.3g}",
             "uniform prefix rows spread prefix mass evenly (exact)": uniform_ok,
             "causal prefix block (= causal mask), Cesàro L=8, T=30: P[8,2]": _show(Ps[30][7][1]),
             "note": "κ > 0 needs the bidirectional prefix block of wu2025's prefix mask; with a causal "
@@ -893,26 +893,26 @@ def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
 # scale (lr 1e-3, 100,000 iterations, seeds 0 and 1: it does not train longer).
 
 __all__ += [
+    "DECAY_M",
+    "DECAY_RESIDUAL_RULE",
+    "DECAY_RULE",
+    "FULL_CONTROL_RULE",
     "GATE",
     "MIN_THRESHOLD",
-    "DECAY_M",
-    "STORED",
-    "stored_results",
-    "find_attention_only",
-    "attention_only_command",
-    "summarize",
-    "direction_figures",
-    "shift_figures",
-    "direction_decide",
-    "shift_decide",
-    "full_decide",
-    "PRIMACY_RULE",
-    "ROPE_TRADEOFF_RULE",
-    "DECAY_RULE",
     "PRIMACY_RESIDUAL_RULE",
+    "PRIMACY_RULE",
     "ROPE_RESIDUAL_RULE",
-    "DECAY_RESIDUAL_RULE",
-    "FULL_CONTROL_RULE",
+    "ROPE_TRADEOFF_RULE",
+    "STORED",
+    "attention_only_command",
+    "direction_decide",
+    "direction_figures",
+    "find_attention_only",
+    "full_decide",
+    "shift_decide",
+    "shift_figures",
+    "stored_results",
+    "summarize",
 ]
 
 #: in-context accuracy every seed must reach before a difference counts as in-context retrieval
@@ -1686,7 +1686,7 @@ def _figure2(key: str, rule: Rule, ctx: CheckContext, method: str) -> Evidence:
     # no attention-only (residual: false) run is stored yet: the check names the command
     # that makes them; the residual runs are decided by the *-residual claims (Figure 5)
     expected="needs-data",
-    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
+    assumptions=(*_ASSUMPTIONS, "no residual connections (Figure 2)"),
     section="5",
     needs=_NEEDS,
     rule=PRIMACY_RULE,
@@ -1708,7 +1708,7 @@ def _check_primacy(ctx: CheckContext) -> Evidence:
     # no attention-only (residual: false) run is stored yet: the check names the command
     # that makes them; the residual runs are decided by the *-residual claims (Figure 5)
     expected="needs-data",
-    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
+    assumptions=(*_ASSUMPTIONS, "no residual connections (Figure 2)"),
     section="5",
     needs=_NEEDS,
     rule=DECAY_RULE,
@@ -1747,7 +1747,7 @@ claim(
     # no attention-only (residual: false) run is stored yet: the check names the command
     # that makes them; the residual runs are decided by the *-residual claims (Figure 5)
     expected="needs-data",
-    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
+    assumptions=(*_ASSUMPTIONS, "no residual connections (Figure 2)"),
     section="5",
     needs=_NEEDS,
     rule=ROPE_TRADEOFF_RULE,
@@ -1773,7 +1773,7 @@ def _residual_direction(key: str, rule: Rule, ctx: CheckContext, method: str) ->
                "Acc(first_middle) - Acc(middle_first) > 0 (wu2025 Figure 5)."),
     latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{middle}}) - \mathrm{Acc}(\mathrm{middle}_{\mathrm{first}}) > 0",
     expected="verified",
-    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
+    assumptions=(*_ASSUMPTIONS, "residual connections around attention (Figure 5)"),
     section="5",
     needs=_NEEDS,
     thorough_work=_training_work("causal-nope",),
@@ -1797,7 +1797,7 @@ def _check_primacy_residual(ctx: CheckContext) -> Evidence:
     # the network memorises classes instead of matching (in-context accuracy 0.527, training
     # accuracy 0.71): the recency is one of label copying, hence qualified
     expected="qualified",
-    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
+    assumptions=(*_ASSUMPTIONS, "residual connections around attention (Figure 5)"),
     section="5",
     needs=_NEEDS,
     thorough_work=_training_work("decay-nope",),
@@ -1808,7 +1808,7 @@ def _check_primacy_residual(ctx: CheckContext) -> Evidence:
         architecture="self-attention network (SAN), single head, 3-layer MLP readout of the "
                      "last token", layers=2, residual="on", mask=_DECAY_PAPER, pe="none",
         data=_TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
-        unconfirmed=("mask",) + _FIG2_UNCONFIRMED),
+        unconfirmed=("mask", *_FIG2_UNCONFIRMED)),
         test=_test("on", _DECAY_TEST, "none", _RES_SOURCE), proof=ProofStatus("none"),
         differences=("Figure 5 is not confirmed to show the decay mask: Figure 2's statement is "
                      "tested in Figure 5's setting",), scale_only=False),
@@ -1827,7 +1827,7 @@ def _check_decay_residual(ctx: CheckContext) -> Evidence:
                "(wu2025 Figure 5)."),
     latex=r"\Delta_{\mathrm{RoPE}}(\mathrm{first}, \mathrm{middle}) > \Delta_{\mathrm{NoPE}}(\mathrm{first}, \mathrm{middle})",
     expected="verified",
-    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
+    assumptions=(*_ASSUMPTIONS, "residual connections around attention (Figure 5)"),
     section="5",
     needs=_NEEDS,
     thorough_work=_training_work("causal-rope", "causal-nope"),

@@ -18,8 +18,14 @@ from importlib import resources
 
 from posbias.errors import InvalidArgument
 
-__all__ = ["builtin_configs", "builtin_config_path", "builtin_config_aliases", "is_builtin_config",
-           "residual_configs", "noresidual_configs"]
+__all__ = [
+    "builtin_config_aliases",
+    "builtin_config_path",
+    "builtin_configs",
+    "is_builtin_config",
+    "noresidual_configs",
+    "residual_configs",
+]
 
 
 def _data_dir() -> str:
