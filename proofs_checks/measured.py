@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
 from posbias.errors import InvalidArgument, NeedsExtra
@@ -32,10 +35,14 @@ from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.validation import MAX_DEPTH, check_integer
 
+if TYPE_CHECKING:
+    from posbias.proofs_checks.registry import CheckContext
+
 __all__ = [
     "CLAIMED_SPEARMAN",
     "CLAIMED_W1",
     "STEP0_PLAN",
+    "ProfileRun",
     "RopeComparison",
     "Step0Plan",
     "Step0Run",
@@ -72,7 +79,7 @@ def _spearman(p, q) -> float:
     return float(spearman(p, q))
 
 
-def best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
+def best_constant_alpha(measured: ArrayLike, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
     """See :func:`_best_constant_alpha`; memoized on the profile's bytes (claims fit the same
     stored profiles more than once)."""
     p = np.ascontiguousarray(measured, dtype=float)
@@ -117,7 +124,7 @@ def _best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[f
     return float(best[1]), float(best[0])
 
 
-def peak_valley(profile) -> dict:
+def peak_valley(profile: ArrayLike) -> dict:
     """First/min and last/min ratios of a profile and the (1-indexed) position of its minimum.
 
     >>> r = peak_valley([0.5, 0.1, 0.05, 0.35])
@@ -153,7 +160,7 @@ class TheoryComparison:
 
     def as_dict(self, digits: int = 7) -> dict:
         r = functools.partial(_round, digits=digits)
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in self.__dict__.items():
             if isinstance(v, np.ndarray):
                 out[k] = [r(x) for x in v]
@@ -165,7 +172,17 @@ class TheoryComparison:
         return out
 
 
-def compare_with_theory(m: Measurement) -> TheoryComparison:
+@dataclass(frozen=True)
+class ProfileRun:
+    """The part of a measurement :func:`compare_with_theory` reads: the length, the measured
+    schedule and the normalized influence profile."""
+
+    length: int
+    lambdas: Sequence[float] | np.ndarray
+    profile: np.ndarray
+
+
+def compare_with_theory(m: Measurement | ProfileRun) -> TheoryComparison:
     """Spearman and normalized W1 between the measured profile and the Cesàro rollouts with the
     measured lambdas and with the best constant alpha; peak/valley ratios of all three."""
     th_lam = _theory_profile(m.length, m.lambdas)
@@ -204,7 +221,7 @@ class RopeComparison:
 
 
 def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
-                    **kwargs) -> RopeComparison:
+                    **kwargs: Any) -> RopeComparison:
     """Measure ``arch`` with RoPE on and off (same seed, hence the same weights and inputs;
     independent probe streams) and compare the two normalized profiles by Spearman and
     normalized W1 (chowdhury2026 C8).  ``noise_floor=True`` adds a second RoPE-on run with
@@ -274,10 +291,8 @@ class Step0Run:
     def comparison(self) -> TheoryComparison:
         """The Cesàro comparison of this run's profile (best constant alpha, measured lambda)."""
         if not hasattr(self, "_comparison"):
-            from types import SimpleNamespace
-
             self._comparison = compare_with_theory(
-                SimpleNamespace(length=self.length, lambdas=self.lambdas, profile=self.profile))
+                ProfileRun(length=self.length, lambdas=self.lambdas, profile=self.profile))
         return self._comparison
 
 
@@ -414,7 +429,7 @@ def _live_record(stem: str, argv: tuple) -> dict:
     return rec
 
 
-def step0_thorough_work(ctx, plan: Step0Plan | None = None) -> list:
+def step0_thorough_work(ctx: CheckContext, plan: Step0Plan | None = None) -> list:
     """What ``--thorough`` re-measures for a claim reading the Step-0 runs: one entry per run of
     ``plan``, ``(key, description, seconds)``, the seconds being the stored record's wall time
     on this project's machine (the runs are measured one after the other)."""
@@ -433,7 +448,7 @@ def step0_thorough_work(ctx, plan: Step0Plan | None = None) -> list:
     return out
 
 
-def step0_data(ctx, plan: Step0Plan | None = None) -> dict | None:
+def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
     """The Step-0 runs of ``plan`` (default :data:`STEP0_PLAN`) as ``{stem: Step0Run}``.
 
     Default run: the stored records, from ``<ctx.data_dir>/step0`` when that folder exists,
@@ -527,14 +542,14 @@ def scan_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> list:
     return [data[f"{arch}-L{L}-seed{plan.seeds[0]}"] for L in sorted(lengths)]
 
 
-def pooled_profile(runs) -> np.ndarray:
+def pooled_profile(runs: Iterable[Step0Run]) -> np.ndarray:
     """Mean of all per-sample normalized profiles of ``runs`` (seeds x samples), normalized."""
     rows = np.concatenate([r.sample_profiles for r in runs], axis=0)
     p = rows.mean(axis=0)
     return p / p.sum()
 
 
-def peak_over_valley(profile) -> float:
+def peak_over_valley(profile: ArrayLike) -> float:
     """``max(p(1), p(L)) / min_j p(j)`` (chowdhury2026 C7)."""
     r = peak_valley(profile)
     return max(r["first_over_min"], r["last_over_min"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import mpmath
 
@@ -35,7 +36,7 @@ class Agreement:
         return f"{self.digits} of {self.dps} digits"
 
 
-def max_rel_discrepancy(a, b) -> mpmath.mpf:
+def max_rel_discrepancy(a: Any, b: Any) -> mpmath.mpf:
     """Largest ``|a_i - b_i| / max(|a_i|, |b_i|)`` (0 where both vanish)."""
     if not isinstance(a, (list, tuple)):
         a, b = [a], [b]

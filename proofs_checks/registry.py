@@ -142,7 +142,7 @@ class Evidence:
     setting: dict = field(default_factory=dict)
     alternatives: dict = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise InvalidArgument("verdict", self.verdict, "one of " + ", ".join(VERDICTS))
 
@@ -183,7 +183,7 @@ class CheckContext:
     seed: int = 20260
     data_dir: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_dps("dps", self.dps)
         check_dps("max_dps", self.max_dps)
         if self.max_dps < self.dps:

@@ -34,8 +34,10 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
-from importlib import resources
+
+from posbias.proofs_checks.data import data_path
 
 __all__ = [
     "ARCHITECTURES",
@@ -118,7 +120,7 @@ def runs() -> dict:
 
 def step0_dir() -> str:
     """Folder of the stored Step-0 measurements (found through importlib.resources)."""
-    return os.fspath(resources.files("posbias.proofs_checks.data") / "step0")
+    return data_path("step0")
 
 
 def load_record(stem: str, folder: str | None = None) -> dict | None:
@@ -162,7 +164,8 @@ def run_measure(argv: list[str]) -> str:
     return proc.stdout
 
 
-def record_run(stem: str, argv: list[str] | None = None, runner=None) -> dict:
+def record_run(stem: str, argv: list[str] | None = None,
+               runner: Callable[[list[str]], str] | None = None) -> dict:
     """Run ``posbias measure`` with the stored command line of ``stem`` (or ``argv``) and
     return the record with its provenance (needs the ``models`` extra).  ``runner(argv) ->
     stdout`` replaces the child process (default :func:`run_measure`)."""

@@ -38,7 +38,9 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import os
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +76,8 @@ class Sweep:
     """A validated sweep: ``command``, the grid ``axes`` (name -> list of values), the ``fixed``
     parameters, the heatmap settings (or None) and the ``points`` (dicts of parameters)."""
 
-    def __init__(self, command, axes, fixed, heatmap):
+    def __init__(self, command: str, axes: dict[str, list], fixed: dict[str, Any],
+                 heatmap: dict | None) -> None:
         self.command = command
         self.axes = axes
         self.fixed = fixed
@@ -196,7 +199,7 @@ def _axis(command, name, spec):
     return [_value(command, name, spec, where)]  # a single value is a one-point axis
 
 
-def parse_sweep(data, source: str = "<spec>") -> Sweep:
+def parse_sweep(data: Any, source: str = "<spec>") -> Sweep:
     """Validate a sweep specification (a mapping, e.g. from YAML) into a :class:`Sweep`.
 
     >>> s = parse_sweep({"command": "profile", "grid": {"alpha": [0.5, 1], "depth": [1, 2]},
@@ -329,10 +332,8 @@ def _float_constructor(path):
     return construct
 
 
-def load_sweep(path) -> Sweep:
+def load_sweep(path: str) -> Sweep:
     """Read and validate a sweep file (YAML, safe mode; the ``yaml`` extra)."""
-    import os
-
     from posbias.errors import NeedsExtra
 
     if not isinstance(path, str) or not os.path.isfile(path):

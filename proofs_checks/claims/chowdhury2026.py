@@ -2342,11 +2342,9 @@ STEP0_RULE = Rule(
 def _fit_figures(profile, L, T, lambdas) -> dict:
     """Spearman and normalized W1 of ``profile`` against the theory (best constant α) and the
     named alternatives: attention-only rollout, uniform profile, measured λ_t rollout."""
-    from types import SimpleNamespace
-
     from posbias.numerics.compare import spearman, wasserstein1
 
-    c = measured.compare_with_theory(SimpleNamespace(length=L, lambdas=lambdas, profile=profile))
+    c = measured.compare_with_theory(measured.ProfileRun(length=L, lambdas=lambdas, profile=profile))
     att = np.asarray(measured.cesaro_profile(L, [1.0] * T), dtype=float)
     uni = np.full(L, 1.0 / L)
     return {
@@ -2979,12 +2977,13 @@ def lm_stored_results(data_dir: str | None = None) -> dict:
     or ``<data_dir>/trained-lm/`` when given)."""
     import json
     import os
-    from importlib import resources
+
+    from posbias.proofs_checks.data import data_path
 
     if data_dir and os.path.isdir(os.path.join(data_dir, "trained-lm")):
         base = os.path.join(data_dir, "trained-lm")
     else:
-        base = os.fspath(resources.files("posbias.proofs_checks.data") / "trained-lm")
+        base = data_path("trained-lm")
     path = os.path.join(base, LM_STORED + ".json")
     if not os.path.isfile(path):
         raise FileNotFoundError(path)

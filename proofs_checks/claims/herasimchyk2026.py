@@ -1503,9 +1503,9 @@ _RUN_FILE = "herasimchyk2026-configs.json"
 
 
 def _run_path() -> str:
-    from importlib import resources
+    from posbias.proofs_checks.data import data_path
 
-    return os.fspath(resources.files("posbias.proofs_checks.data") / "runs" / _RUN_FILE)
+    return data_path("runs", _RUN_FILE)
 
 
 def store_config_runs(path: str | None = None) -> dict:

@@ -10,7 +10,6 @@ import math
 import os
 import random
 from fractions import Fraction
-from importlib import resources
 
 import mpmath
 import numpy as np
@@ -41,6 +40,7 @@ from posbias.proofs_checks.claims._common import (
     show_value,
     sympy_latex,
 )
+from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ['causal_collapse_margins', 'check_decay_mask', 'decay_mask_profile', 'deep_window_depth', 'prefix_margins', 'sliding_window_margins']
@@ -957,7 +957,7 @@ class _Missing(Exception):
 
 
 def _shipped_dir() -> str:
-    return os.fspath(resources.files("posbias.proofs_checks.data") / "trained")
+    return data_path("trained")
 
 
 def _data_dir(ctx: CheckContext) -> str | None:
