@@ -67,15 +67,15 @@ def _round(x: float, digits: int) -> float:
     return float(f"{float(x):.{digits}g}")
 
 
-def _theory_profile(length: int, schedule) -> np.ndarray:
+def _theory_profile(length: int, schedule: Iterable[float]) -> np.ndarray:
     return np.asarray(cesaro_profile(length, [float(x) for x in schedule]), dtype=float)
 
 
-def _w1(p, q) -> float:
+def _w1(p: ArrayLike, q: ArrayLike) -> float:
     return float(wasserstein1(p, q))
 
 
-def _spearman(p, q) -> float:
+def _spearman(p: ArrayLike, q: ArrayLike) -> float:
     return float(spearman(p, q))
 
 
@@ -87,11 +87,11 @@ def best_constant_alpha(measured: ArrayLike, layers: int, *, tol: float = 1e-4) 
 
 
 @functools.lru_cache(maxsize=256)
-def _best_alpha_memo(data: bytes, shape: tuple, layers: int, tol: float):
+def _best_alpha_memo(data: bytes, shape: tuple, layers: int, tol: float) -> tuple[float, float]:
     return _best_constant_alpha(np.frombuffer(data, dtype=float).reshape(shape), layers, tol=tol)
 
 
-def _best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
+def _best_constant_alpha(measured: ArrayLike, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
     """The constant ``alpha`` in [0, 1] minimizing the normalized Wasserstein-1 distance between
     ``measured`` and the Cesàro rollout ``N^T`` with ``N = (1 - alpha) I + alpha M``.
 
@@ -296,7 +296,7 @@ class Step0Run:
         return self._comparison
 
 
-def _normalized(rows) -> np.ndarray:
+def _normalized(rows: ArrayLike) -> np.ndarray:
     a = np.atleast_2d(np.asarray(rows, dtype=float))
     if a.ndim != 2 or a.shape[1] < 2 or not np.isfinite(a).all() or (a < 0).any() \
             or not (a.sum(axis=1) > 0).all():

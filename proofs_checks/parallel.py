@@ -71,7 +71,7 @@ def _single_threaded() -> None:
         pass
 
 
-def _dask_client(scheduler: str, workers: int):
+def _dask_client(scheduler: str, workers: int) -> tuple[Any, Any]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:

@@ -143,7 +143,7 @@ def load_record(stem: str, folder: str | None = None) -> dict | None:
 def _versions() -> dict:
     from importlib import metadata
 
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for name in ("posbias", "torch", "transformers", "numpy"):
         try:
             out[name] = metadata.version(name)

@@ -102,7 +102,7 @@ def _value(command, name, x, where):
     """One parameter value, validated and converted (``where`` names it in errors)."""
     kind = COMMANDS[command][name]
     if kind == "int":
-        if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not 0 <= x <= 10**8:
+        if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not 0 <= int(x) <= 10**8:
             raise InvalidArgument(where, _shown(x), "an integer between 0 and 100000000")
         if name != "depth" and name != "seed" and x < 1:
             raise InvalidArgument(where, x, "an integer >= 1")
@@ -129,7 +129,7 @@ def _value(command, name, x, where):
     return x
 
 
-def _decimal(x) -> Fraction:
+def _decimal(x: object) -> Fraction:
     """The number the user wrote: a float by its shortest decimal repr, text as p/q or decimal."""
     if isinstance(x, str):
         from posbias.numerics.schedules import parse_number
@@ -177,10 +177,10 @@ def _axis(command, name, spec):
                     raise InvalidArgument(f"{where}.{k}", _shown(v), "an integer (a step range is over integers)")
             if step < 1 or stop < start or (stop - start) // step + 1 > MAX_POINTS:
                 raise InvalidArgument(where, _shown(spec), f"start <= stop, step >= 1, at most {MAX_POINTS} values")
-            values = list(range(int(start), int(stop) + 1, int(step)))
+            values: list = list(range(int(start), int(stop) + 1, int(step)))
         else:
             num = spec["num"]
-            if isinstance(num, bool) or not isinstance(num, numbers.Integral) or not 1 <= num <= MAX_POINTS:
+            if isinstance(num, bool) or not isinstance(num, numbers.Integral) or not 1 <= int(num) <= MAX_POINTS:
                 raise InvalidArgument(f"{where}.num", _shown(num), f"an integer between 1 and {MAX_POINTS}")
             log = spec.get("log", False)
             if not isinstance(log, bool):
@@ -358,11 +358,11 @@ def load_sweep(path: str) -> Sweep:
 # ----------------------------------------------------------------------------- computing
 def _profile_point(p):
     from posbias.numerics.cesaro import cesaro_profile_blocks
-    from posbias.numerics.schedules import parse_schedule
+    from posbias.numerics.schedules import Schedule, parse_schedule
 
     L = p["length"]
     if "schedule" in p:
-        schedule = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
+        schedule: Schedule | list = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
     else:
         schedule = [p["alpha"]] * p["depth"]
     a, e = cesaro_profile_blocks(L, schedule)  # p(j) = a_j 2^e_j, no underflow

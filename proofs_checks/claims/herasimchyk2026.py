@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 import os
 import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
@@ -50,6 +52,13 @@ from posbias.proofs_checks.claims._common import (
 )
 from posbias.proofs_checks.precision import agree
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
+
+if TYPE_CHECKING:
+    from posbias.numerics.compare import Dominance
+    from posbias.numerics.configs import RolloutConfig
+
+#: an exact matrix (rows of Fractions): a causal kernel A(t), a layer R(t) or a product P(t)
+Matrix = list[list[Fraction]]
 
 __all__ = [
     "FORCE_DIRECTIONS",
@@ -99,7 +108,7 @@ def _rng(ctx: CheckContext, slug: str) -> random.Random:
 _show = show_value
 
 
-def _fmt_case(kernels, lams) -> str:
+def _fmt_case(kernels: Iterable[Matrix], lams: Iterable[Fraction]) -> str:
     ks = " | ".join(format_matrix(A) for A in kernels)
     return f"kernels A(1..T) = {ks}; λ = [{', '.join(str(x) for x in lams)}]"
 
@@ -109,7 +118,7 @@ def _sizes(ctx: CheckContext) -> tuple[int, int, int]:
     return (1000, 8, 8) if ctx.thorough else (120, 6, 5)
 
 
-def _as_arg(ks: list, T: int):
+def _as_arg(ks: list, T: int) -> Any:
     return ks[0] if T == 0 else ks
 
 
@@ -117,7 +126,7 @@ def _as_arg(ks: list, T: int):
 # cards and rules of the property claims (H1, H2a, H2b, H4): exact checks over generated cases
 
 
-def _property_card(source: str, kernel: str, *, unconfirmed=("kernel",), note: str = "",
+def _property_card(source: str, kernel: str, *, unconfirmed: tuple[str, ...] = ("kernel",), note: str = "",
                    test_kernel: str | None = None, proof_note: str = "") -> Card:
     return Card(
         paper=Setting(source, kernel=kernel, residual="on: R(t) = (1-λ_t) I + λ_t A(t)", mask="causal",
@@ -132,7 +141,8 @@ def _property_card(source: str, kernel: str, *, unconfirmed=("kernel",), note: s
     )
 
 
-def _decided(ev: Evidence, rule: Rule, figures: dict, ctx, thresholds: dict | None = None) -> Evidence:
+def _decided(ev: Evidence, rule: Rule, figures: dict, ctx: CheckContext,
+             thresholds: dict | None = None) -> Evidence:
     """The evidence with its figures, the verdict its rule gives on them and the test setting of a
     thorough run."""
     ev.figures = figures
@@ -151,7 +161,7 @@ def _all_zero_decide(names):
     return decide
 
 
-def _thorough_setting(ctx) -> dict:
+def _thorough_setting(ctx: CheckContext) -> dict:
     n, maxL, maxT = _sizes(ctx)
     return {} if not ctx.thorough else {"L": f"1..{maxL}", "layers": f"0..{maxT}", "cases": n}
 
@@ -160,7 +170,7 @@ def _thorough_setting(ctx) -> dict:
 # H1: stochasticity and causality
 
 
-def stochastic_margins(matrices) -> tuple:
+def stochastic_margins(matrices: Sequence[Matrix]) -> tuple:
     """``(max |row sum - 1|, max |entry above the diagonal|, min entry)`` over exact matrices;
     ``(0, 0, x >= 0)`` means all are row-stochastic and lower-triangular."""
     worst_sum = worst_upper = Fraction(0)
@@ -210,7 +220,8 @@ _RULE_STOCH = Rule(
     card=_property_card("THEORY H1 (the residual-aware rollout is a product of causal stochastic "
                         "matrices)", "causal row-stochastic (positive, sparse, monotone, Cesàro families)"),
 )
-def check_stochastic(ctx: CheckContext, *, layer=None) -> Evidence:
+def check_stochastic(ctx: CheckContext, *,
+                     layer: Callable[[Matrix, Fraction], Matrix] | None = None) -> Evidence:
     """``layer(A, lam) -> R``: how a residual layer is built (default ``(1-λ)I + λA``); a power
     test passes a false one (e.g. ``(1-λ)I + A``)."""
     rng = _rng(ctx, "stochastic")
@@ -273,7 +284,7 @@ def check_stochastic(ctx: CheckContext, *, layer=None) -> Evidence:
 # H2a: primacy drift
 
 
-def primacy_drift_dominance(ks: list, lams: list):
+def primacy_drift_dominance(ks: list, lams: list) -> Dominance:
     """Dominance of e_L P(T) over e_L P(T+1) for layers ks[0..T] (the last one is added on top)."""
     T = len(lams) - 1
     before = rollout_last_row_exact(_as_arg(ks[:T], T) if T else ks[0], lams[:T])
@@ -383,7 +394,7 @@ def check_primacy_drift(ctx: CheckContext, *, family: str = "monotone") -> Evide
 # H2b: recency drift
 
 
-def recency_drift_dominance(ks: list, lams: list):
+def recency_drift_dominance(ks: list, lams: list) -> Dominance:
     T = len(lams)
     residual = rollout_last_row_exact(_as_arg(ks, T), lams)
     attention = rollout_last_row_exact(_as_arg(ks, T), [Fraction(1)] * T)
@@ -479,7 +490,8 @@ def check_recency_drift(ctx: CheckContext, *, family: str = "monotone") -> Evide
 # H4: diagonal formula and positivity
 
 
-def diagonal_mismatches(ks: list, lams: list, *, causal: bool = True, factor=None) -> tuple:
+def diagonal_mismatches(ks: list, lams: list, *, causal: bool = True,
+                        factor: Callable[[Fraction, Fraction], Fraction] | None = None) -> tuple:
     """Compare the rollout diagonal with ``Π_t (1 - λ_t (1 - A(t)[i,i]))`` and its positivity
     with the condition "no layer with λ_t = 1 and A(t)[i,i] = 0".
 
@@ -543,7 +555,8 @@ _RULE_DIAG = Rule(
     card=_property_card("THEORY H4: the diagonal product P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])) of "
                         "the infinite-depth analysis", "causal row-stochastic (positive, sparse, monotone)"),
 )
-def check_diagonal_positive(ctx: CheckContext, *, factor=None) -> Evidence:
+def check_diagonal_positive(ctx: CheckContext, *,
+                            factor: Callable[[Fraction, Fraction], Fraction] | None = None) -> Evidence:
     """``factor(lam, a_ii)``: the formula's factor (default ``1 - λ(1 - a_ii)``); a power test
     passes a wrong one."""
     rng = _rng(ctx, "diagonal-positive")
@@ -591,7 +604,7 @@ def check_diagonal_positive(ctx: CheckContext, *, factor=None) -> Evidence:
 # H4: infinite-depth dichotomy
 
 
-def dichotomy_margins(ks: list, lams: list, P: list):
+def dichotomy_margins(ks: list, lams: list, P: Matrix) -> tuple[Fraction, Fraction]:
     """(summable margin, collapse margin) at one depth: the diagonal minus Π(1-λδ), and the
     product bound minus max_i (1 - P[i,1])."""
     L = len(P)
@@ -607,7 +620,7 @@ def dichotomy_margins(ks: list, lams: list, P: list):
     return m_diag, m_coll
 
 
-def increment_margin(A, lam, P_prev, P) -> Fraction:
+def increment_margin(A: Matrix, lam: Fraction, P_prev: Matrix, P: Matrix) -> Fraction:
     """``2 λ_t δ_t - max_i Σ_j |P(t)[i,j] - P(t-1)[i,j]|`` for one layer (``δ_t = max_i
     (1 - A(t)[i,i])``): non-negative because ``P(t) - P(t-1) = λ_t (A(t) - I) P(t-1)`` and
     ``||A - I||_∞ = 2 δ``.  Summed over depth it shows that ``P(∞)`` exists when
@@ -732,7 +745,9 @@ _RULE_DICH = Rule(
                         proof_note="property test over generated cases and depths 0..5, regimes at depth "
                         "120 (400 thorough); the limits themselves are not computed"),
 )
-def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Evidence:
+def check_dichotomy(ctx: CheckContext, *,
+                    margins: Callable[[list, list, Matrix], tuple[Fraction, Fraction]] | None = None,
+                    summable: Callable[[int], Fraction] | None = None) -> Evidence:
     """``margins(ks, lams, P) -> (diagonal margin, collapse margin)``: the bounds' margins
     (default :func:`dichotomy_margins`); ``summable(t) -> λ_t`` (exact, t >= 1): the schedule
     claimed summable (default ``1/(t+1)^2``); power tests pass a wrong product or a schedule with
@@ -925,7 +940,10 @@ _RULE_CRC = Rule(
                           "term is checked numerically at one large depth"),
     ),
 )
-def check_constant_residual_collapse(ctx: CheckContext, *, bound_ratio=None, lead_ratio=None) -> Evidence:
+def check_constant_residual_collapse(ctx: CheckContext, *,
+                                     bound_ratio: Callable[[int, Fraction], Fraction] | None = None,
+                                     lead_ratio: Callable[[int, Fraction], Fraction] | None = None
+                                     ) -> Evidence:
     """``bound_ratio(L, lam)``: the ratio of the claimed product bound (default ``1 - λ/L``);
     ``lead_ratio(L, lam)``: the ratio of the claimed leading term (default ``1 - λ/2``); power
     tests pass wrong ones."""
@@ -1108,7 +1126,8 @@ _RULE_ALIBI = Rule(
                      "precise (mpmath) X5 rollouts of seeded generated cases, slopes m and c m",
                      L="2..40", layers="1..4", heads="1..3", grid="c ∈ (1, 4)", cases=40),
 )
-def check_alibi_recency(ctx, *, factor_range=(1.0, 4.0)):
+def check_alibi_recency(ctx: CheckContext, *,
+                        factor_range: tuple[float, float] = (1.0, 4.0)) -> Evidence:
     """``factor_range``: the range of the slope factor ``c`` (the claim: ``c > 1``); a power
     test passes ``(0.25, 1.0)``, the claim with the other sign."""
     rng = np.random.default_rng(ctx.seed)
@@ -1116,7 +1135,7 @@ def check_alibi_recency(ctx, *, factor_range=(1.0, 4.0)):
     tol = mpmath.mpf(10) ** (-(ctx.dps - 10))
     over = {} if ctx.dps == 30 else {"margin_tol": float(tol)}
     c_lo, c_hi = (float(x) for x in factor_range)
-    setting = {} if not ctx.thorough else {"cases": n}
+    setting: dict[str, Any] = {} if not ctx.thorough else {"cases": n}
     if (c_lo, c_hi) != (1.0, 4.0):
         setting["grid"] = f"c ∈ ({c_lo:g}, {c_hi:g})"
     trivial = 0
@@ -1232,7 +1251,7 @@ _RULE_CONTENT = Rule(
                      "precise X5 rollouts of seeded generated cases with diagonal +d, 0, -d",
                      L="2..19", layers="1..3", heads="1..2", grid="d ∈ (0.05, 4.05)", cases=16),
 )
-def check_content_diagonal(ctx, *, sign: int = 1):
+def check_content_diagonal(ctx: CheckContext, *, sign: int = 1) -> Evidence:
     """``sign``: +1 the claim (a positive diagonal logit adds recency); -1 the claim with the
     other sign (a positive logit adds primacy), for power tests."""
     if sign not in (1, -1):
@@ -1288,6 +1307,7 @@ def check_content_diagonal(ctx, *, sign: int = 1):
                              f"(margin {nstr_or_zero(margin)})")
         worst_pos = mp_ if worst_pos is None else min(worst_pos, mp_)
         worst_neg = mn_ if worst_neg is None else min(worst_neg, mn_)
+    assert worst_pos is not None and worst_neg is not None  # n >= 16 cases ran
     figures = {"base score cancels": True, "worst margin +d vs 0": float(f"{float(worst_pos):.6g}"),
                "worst margin 0 vs -d": float(f"{float(worst_neg):.6g}")}
     verdict = _RULE_CONTENT.decide(figures, _RULE_CONTENT.values(**over))
@@ -1353,7 +1373,7 @@ def _live_default(name: str) -> bool:
 _FORCES_LIVE = ("no_content/bloom-7b1", "all_content/fineweb-edu/mpt-7b")
 
 
-def u_figures(p) -> dict:
+def u_figures(p: np.ndarray) -> dict:
     """The numbers the U rule reads from one profile: the valley ``j* = argmin p`` (1-indexed,
     first occurrence), ``j*/L`` and the end-to-valley ratios ``p(1)/p(j*)``, ``p(L)/p(j*)``
     (float64; ``inf`` when the valley underflowed to 0)."""
@@ -1378,7 +1398,7 @@ def u_shaped(row: dict, t: dict) -> bool:
     return bool(inside and row["p(1)/min"] >= t["end_factor"] and row["p(L)/min"] >= t["end_factor"])
 
 
-def collapse_figures(cfg) -> dict:
+def collapse_figures(cfg: RolloutConfig) -> dict:
     """The attention-only rollout of ``cfg`` (λ ≡ 1, its own layers): ``p(1)``, the tail mass
     ``Σ_{j>=2} p(j)`` at depth T and with the layers repeated to depth 4T (summed directly, so
     tails far below 1e-16 are resolved), and whether the profile is non-increasing."""
@@ -1394,13 +1414,13 @@ def collapses(row: dict, t: dict) -> bool:
     return bool(row["non-increasing"] and row["p(1)"] >= t["collapse_p1"] and row["tail at 4T"] < row["tail"])
 
 
-def depth_profiles(cfg) -> list:
+def depth_profiles(cfg: RolloutConfig) -> list:
     """Profiles ``p_t = e_L R(t) ⋯ R(1)`` of the model truncated to its first ``t`` layers,
     ``t = 1..T`` (measured λ and content as configured; fast path, ``O(T^2 H L)``)."""
     return [alibi_rollout(cfg.length, list(cfg.layers[:t]), cfg.lambdas[:t]) for t in range(1, cfg.num_layers + 1)]
 
 
-def output_side_margin(profiles) -> tuple:
+def output_side_margin(profiles: Sequence[np.ndarray]) -> tuple:
     """``min_t min_k (F_{t+1}(k) - F_t(k))`` over consecutive depths, with the ``(t, k)`` where
     it is reached: ``>= 0`` when adding a layer on the output side moves mass to earlier positions
     at every depth (herasimchyk2026 H2a, which needs stochastically monotone kernels)."""
@@ -1411,7 +1431,7 @@ def output_side_margin(profiles) -> tuple:
     return worst
 
 
-def _monotonicity_defect(layer, L) -> float:
+def _monotonicity_defect(layer: Any, L: int) -> float:
     """``max_{i<i', k} (F_{i'}(k) - F_i(k))`` of one layer's dense kernel (float64): ``<= 0`` up
     to rounding when the kernel is stochastically monotone."""
     F = np.cumsum(alibi_kernel_dense(L, layer), axis=1)
@@ -1424,7 +1444,7 @@ FORCE_DIRECTIONS = {"residual": "later", "alibi": "later", "content d+": "later"
                     "causal depth": "earlier"}
 
 
-def _both_margins(on, off) -> dict:
+def _both_margins(on: np.ndarray, off: np.ndarray) -> dict:
     """``later``: ``min_k (F_off(k) - F_on(k))`` (>= 0 when ``on`` dominates ``off``) and
     ``earlier``: ``min_k (F_on(k) - F_off(k))`` (>= 0 when ``off`` dominates ``on``), each with
     its 1-indexed ``k``, over ``k = 1..L-1``."""
@@ -1435,7 +1455,8 @@ def _both_margins(on, off) -> dict:
     return {"later": (float(d[kl]), kl + 1), "earlier": (float(-d[ke]), ke + 1)}
 
 
-def force_margins(cfg, *, content: bool, depth_profiles_fn=None) -> dict:
+def force_margins(cfg: RolloutConfig, *, content: bool,
+                  depth_profiles_fn: Callable[[RolloutConfig], list] | None = None) -> dict:
     """CDF margins of each force on one config, both orientations (see :func:`_both_margins`):
     residual (p vs λ ≡ 1), ALiBi (p vs slopes 0), content d+ (d+ = max(d, 0) vs d = 0), content
     d- (d- = min(d, 0) vs d = 0) and causal depth (the model's first t+1 layers vs its first t,
@@ -1465,7 +1486,7 @@ def force_margins(cfg, *, content: bool, depth_profiles_fn=None) -> dict:
     return out
 
 
-def _force_rows(margins) -> dict:
+def _force_rows(margins: Mapping) -> dict:
     row = {}
     for force, sides in margins.items():
         for side, val in sides.items():
@@ -1554,7 +1575,7 @@ def _stored_rows() -> dict:
     return {(r["config"], r["convention"]): r for r in rec["rows"]}
 
 
-def _close(a, b, rel=1e-9) -> bool:
+def _close(a: float, b: float, rel: float = 1e-9) -> bool:
     """Stored and live figures agree (floats to 1e-9 relative, 1e-300 absolute)."""
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k], rel) for k in a)
@@ -1567,7 +1588,7 @@ def _close(a, b, rel=1e-9) -> bool:
     return a == b
 
 
-def _gather(ctx, names, *, forces_live) -> tuple:
+def _gather(ctx: CheckContext, names: Sequence[str], *, forces_live: bool) -> tuple:
     """Rows of ``names`` in both conventions: live where the default check computes them (or all
     with ``--thorough``), else from the stored run; every live row that the stored run also holds
     must agree with it.  ``forces_live``: None when the four-force margins are not needed, else
@@ -1717,7 +1738,9 @@ _CARD_U = Card(
     rule=_RULE_U,
     card=_CARD_U,
 )
-def check_u_shape(ctx, *, names=None, profile_transform=None, **thresholds):
+def check_u_shape(ctx: CheckContext, *, names: Sequence[str] | None = None,
+                  profile_transform: Callable[[str, dict], dict] | None = None,
+                  **thresholds: float) -> Evidence:
     """``names``: the configs to decide on (default: all shipped); ``profile_transform``: a
     function applied to every residual profile's U figures before the rule (for power tests: a
     profile with no valley); ``thresholds``: overrides of the rule's thresholds."""
@@ -1775,14 +1798,14 @@ def check_u_shape(ctx, *, names=None, profile_transform=None, **thresholds):
     not_u = [describe(r, t) for r in ref_rows if not u_shaped(r, t)]
     not_u_cor = [describe(r, t) for r in cor_rows if not u_shaped(r, t)]
     n_cor = len(cor_rows) - len(not_u_cor)
-    by_group = {}
+    by_group: dict[str, list[int]] = {}
     for r in ref_rows:
         st = _setting_of(r["config"])
         key = f"{st['content']} content" + (f", {st['dataset']}" if st["dataset"] else "")
         g = by_group.setdefault(key, [0, 0])
         g[0] += u_shaped(r, t)
         g[1] += 1
-    by_model = {}
+    by_model: dict[str, list[int]] = {}
     for r in ref_rows:
         g = by_model.setdefault(_setting_of(r["config"])["model"], [0, 0])
         g[0] += u_shaped(r, t)
@@ -1808,7 +1831,7 @@ def check_u_shape(ctx, *, names=None, profile_transform=None, **thresholds):
     method = ("fast ALiBi rollouts (float64; the reference convention reproduces the reference code's "
               "profiles to 1e-15) of the shipped configs with measured λ, and of the attention-only "
               "configs at depth T and 4T")
-    common = dict(method=method, precision="float64", cases=len(ref_rows) + len(att), figures=figures,
+    common: dict[str, Any] = dict(method=method, precision="float64", cases=len(ref_rows) + len(att), figures=figures,
                   thresholds=thresholds, details=details,
                   setting={"configs": len(names)} if len(names) != 32 else {})
     if mismatches:
@@ -1906,7 +1929,8 @@ _CARD_FORCES = Card(
     rule=_RULE_FORCES,
     card=_CARD_FORCES,
 )
-def check_four_forces(ctx, *, names=None, directions=None, **thresholds):
+def check_four_forces(ctx: CheckContext, *, names: Sequence[str] | None = None,
+                      directions: dict[str, str] | None = None, **thresholds: float) -> Evidence:
     """``names``: configs to decide on (default: every residual config); ``directions``: the
     claimed direction of a force (``later`` or ``earlier``; default :data:`FORCE_DIRECTIONS`),
     for power tests with a claim of the other sign; ``thresholds``: rule overrides."""
@@ -1922,7 +1946,10 @@ def check_four_forces(ctx, *, names=None, directions=None, **thresholds):
             raise InvalidArgument("directions", {force: d}, "forces of FORCE_DIRECTIONS mapped to later or earlier")
     rows, sources, mismatches = _gather(ctx, names, forces_live=_FORCES_LIVE)
     t = _RULE_FORCES.values(**thresholds)
-    worst, where, table, failures = {}, {}, [], []
+    worst: dict[str, float] = {}
+    where: dict[str, str] = {}
+    table: list[dict] = []
+    failures: list[str] = []
     for n in names:
         for conv in ("reference", "corrected"):
             fr = rows[(n, conv)]["forces"]
@@ -1954,7 +1981,7 @@ def check_four_forces(ctx, *, names=None, directions=None, **thresholds):
         "e^{-m} Z_i / Z_{i+1} <= 1 for k < i); the monotonicity defect is checked on dense kernels at "
         "L = 64; a content margin of exactly 0 means that no head of the config has a diagonal logit "
         "of that sign (d+ or d- is then d = 0)"}
-    common = dict(method="fast ALiBi rollouts of the configs with one force switched off; CDF margins "
+    common: dict[str, Any] = dict(method="fast ALiBi rollouts of the configs with one force switched off; CDF margins "
                   "in the claimed direction of each force", precision="float64",
                   tolerance=f"margins >= -{t['margin_tol']:g}", cases=len(table),
                   worst_margin=f"{min(worst.values()):.3g}", details=details,
@@ -2077,7 +2104,7 @@ _CARD_MATCH = Card(
     rule=_RULE_EMPIRICAL,
     card=_CARD_MATCH,
 )
-def check_empirical_match(ctx, **thresholds):
+def check_empirical_match(ctx: CheckContext, **thresholds: float) -> Evidence:
     folder = os.path.join(ctx.data_dir, "measured-influence") if ctx.data_dir else None
     if not folder or not os.path.isdir(folder):
         return Evidence("needs-data", method="Spearman and W1 of rollout vs measured influence",
@@ -2126,7 +2153,7 @@ def check_empirical_match(ctx, **thresholds):
     figures = {"models": [{k: (float(f"{v:.4g}") if isinstance(v, float) else v) for k, v in m.items()}
                           for m in models]}
     verdict = _RULE_EMPIRICAL.decide(figures, t)
-    bad = [m["name"] for m in figures["models"] if not _match_ok(m, t)]
+    bad = [str(m["name"]) for m in figures["models"] if not _match_ok(m, t)]
     return Evidence(
         verdict,
         method="Spearman and normalised W1 of the fast rollout (reference convention) vs the measured influence",

@@ -11,7 +11,9 @@ import itertools
 import math
 import random
 import time
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -47,7 +49,7 @@ from posbias.proofs_checks.claims._common import (
     sympy_latex,
     with_identities,
 )
-from posbias.proofs_checks.precision import agree
+from posbias.proofs_checks.precision import Agreement, agree
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = [
@@ -67,7 +69,8 @@ def _x(n: int, title: str) -> str:
     return f"posbias, exact structure X{n} ({title}), THEORY.md section 4"
 
 
-def agreement_figures(agreements, symbolic_open: int = 0, **more) -> dict:
+def agreement_figures(agreements: Iterable[Agreement | Mapping], symbolic_open: int = 0,
+                      **more: Any) -> dict:
     """Figures of one or more two-route agreements (:func:`agree` results, or their records
     ``{"state", "dps", "discrepancy"}``): per comparison, the largest relative discrepancy at
     the last precision tried, that precision, and whether precision ran out while the
@@ -114,8 +117,11 @@ def _decide_agreement(f, t):
     return "verified"
 
 
-def _agreement_rule(text: str, examples, outcomes=("verified", "refuted", "inconclusive"),
-                    extra=None, decide=None, deciding=("discrepancy", "dps", "symbolic_open")) -> Rule:
+def _agreement_rule(text: str, examples: Iterable[Example],
+                    outcomes: tuple[str, ...] = ("verified", "refuted", "inconclusive"),
+                    extra: Mapping[str, Threshold] | None = None,
+                    decide: Callable[[Mapping, Mapping], str] | None = None,
+                    deciding: tuple[str, ...] = ("discrepancy", "dps", "symbolic_open")) -> Rule:
     return Rule(text=text, decide=decide or _decide_agreement,
                 thresholds={**AGREEMENT_THRESHOLDS, **(extra or {})}, outcomes=outcomes,
                 examples=tuple(examples), fixed=_FIXED, deciding=deciding,
@@ -128,7 +134,7 @@ def _fig(disc, ran_out=False, open_=0, dps=30, **more):
             "symbolic_open": open_, **more}
 
 
-def _agree_examples(wrong: str, wrong_disc: float = 1e-3):
+def _agree_examples(wrong: str, wrong_disc: float = 1e-3) -> tuple[Example, ...]:
     return (
         Example("the two routes agree at dps 30", _fig(1e-29), "verified"),
         Example(wrong, _fig(wrong_disc, dps=240), "refuted", "false"),
@@ -147,7 +153,8 @@ _AGREE_TEXT = ("Two routes agree at dps d when their largest relative discrepanc
                "close; ")
 
 
-def _with_agreement(ev: Evidence, agreements, symbolic_open: int, rule: Rule, **more) -> Evidence:
+def _with_agreement(ev: Evidence, agreements: Iterable[Agreement | Mapping], symbolic_open: int,
+                    rule: Rule, **more: Any) -> Evidence:
     """Attach the agreement figures to ``ev`` and take its verdict from ``rule``."""
     ev.figures = agreement_figures(agreements, symbolic_open, **more)
     ev.verdict = rule.apply(ev.figures).verdict
@@ -157,7 +164,7 @@ def _with_agreement(ev: Evidence, agreements, symbolic_open: int, rule: Rule, **
 # ------------------------------------------------------------------------------ C5 Laguerre
 
 
-def laguerre_check(ctx: CheckContext, closed=None) -> Evidence:
+def laguerre_check(ctx: CheckContext, closed: Callable[..., Any] | None = None) -> Evidence:
     """Binomial sum = alpha (1-alpha)^(H-1) L_{H-1}^{(1)}(-alpha t/(1-alpha)): symbolic H
     (termwise) and exact H = 1..12 (1..30 when thorough); numerically, the binomial sum vs
     mpmath's own ``laguerre`` at random alpha, t."""
@@ -233,7 +240,8 @@ claim(
 # ------------------------------------------------------------------------------- X6 ALiBi
 
 
-def alibi_warp_check(ctx: CheckContext, phi=None, density=None) -> Evidence:
+def alibi_warp_check(ctx: CheckContext, phi: Callable[..., Any] | None = None,
+                     density: Callable[..., Any] | None = None) -> Evidence:
     """The stated warp ``u = (e^{lambda x} - 1)/(e^lambda - 1)`` (or ``phi``) must satisfy
     ``k(x, y) = phi'(y)/phi(x)``; if not, candidate warps are tried and the one that works is
     reported as the correction.  Numerically, the closed-form depth-H density (H = 2, 3) is
@@ -246,7 +254,7 @@ def alibi_warp_check(ctx: CheckContext, phi=None, density=None) -> Evidence:
     stated = phi or alibi.warp
     ident = alibi.warp_identity(stated)
     correction = None
-    details = {"stated_warp": str(stated(alibi.x)), "stated_warp_residual": str(ident.residual)}
+    details: dict[str, Any] = {"stated_warp": str(stated(alibi.x)), "stated_warp_residual": str(ident.residual)}
     if not ident.proven:
         candidates = {
             "(exp(lambda x) - 1)/(exp(lambda) - 1)": alibi.warp,
@@ -368,7 +376,8 @@ CONTENT_RULE = _agreement_rule(
         proof=ProofStatus("numeric", note="the identity is elementary algebra of one softmax "
                           "row; the check compares it numerically, it does not prove it")),
 )
-def check_content_as_residual(ctx, gamma=None):
+def check_content_as_residual(ctx: CheckContext,
+                              gamma: Callable[[Any, Any], Any] | None = None) -> Evidence:
     """X4 numerically; ``gamma(e, a)`` (``e = e^d - 1``, ``a = A(0)[i,i]``) replaces the stated
     ``γ = e a / (1 + e a)`` (``lambda e, a: e * a``, the first-order value, is a false version)."""
     gamma = gamma or (lambda e, a: e * a / (1 + e * a))
@@ -483,7 +492,8 @@ LINEAR_TIME_RULE = _agreement_rule(
         proof=ProofStatus("numeric", note="the recurrence is checked against the dense product; "
                           "O(L) is shown by exact operation counts, not by timing")),
 )
-def check_alibi_linear_time(ctx, propagate=None):
+def check_alibi_linear_time(ctx: CheckContext, propagate: Callable[..., list] | None = None
+                            ) -> Evidence:
     """X5; ``propagate(v, layer, dps=...)`` replaces the precise recurrence (tests pass a false
     one, e.g. with the diagonal logit dropped)."""
     propagate = propagate or alibi_propagate_precise
@@ -566,11 +576,11 @@ def check_alibi_linear_time(ctx, propagate=None):
 F = Fraction
 
 
-def _mpf(x: Fraction):
+def _mpf(x: Fraction) -> Any:
     return mpmath.mpmathify(x)
 
 
-def _schedules(ctx: CheckContext):
+def _schedules(ctx: CheckContext) -> list:
     """Named rational schedules: edge cases (T = 0, λ = 0, λ = 1) and mixed ones."""
     out = [
         ("empty", []),
@@ -598,7 +608,7 @@ def _rounded(discrepancy: str, dps: int) -> str:
     return discrepancy
 
 
-def _show(lams) -> str:
+def _show(lams: Iterable[object]) -> str:
     return "[" + ", ".join(str(x) for x in lams) + "]"
 
 
@@ -666,7 +676,7 @@ SYMMETRIC_RULE = _exact_rule(
         proof=ProofStatus("range", "L in {1, 2, 3, 5, 8, 13} on 7 rational schedules (exact "
                           "equality)")),
 )
-def _check_hausdorff(ctx: CheckContext, profile=None) -> Evidence:
+def _check_hausdorff(ctx: CheckContext, profile: Callable[[int, list], list] | None = None) -> Evidence:
     """X1 exactly; ``profile(L, lams)`` replaces the Hausdorff entry formula's last row (tests
     pass false versions, e.g. moments with a shifted index)."""
     profile = profile or hausdorff_profile_exact
@@ -754,7 +764,8 @@ BERNSTEIN_RULE = _agreement_rule(
                      configs="4 schedules (one irrational)"),
         proof=ProofStatus("numeric", note="quadrature at the working precision")),
 )
-def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
+def _check_bernstein(ctx: CheckContext, profile: Callable[[int, Any, int], list] | None = None
+                     ) -> Evidence:
     """X2 by quadrature; ``profile(L, schedule, dps)`` replaces the Bernstein route (tests pass
     false versions, e.g. a Binomial law with the mean λ in place of the Poisson-binomial)."""
     profile = profile or bernstein_profile_precise
@@ -767,19 +778,20 @@ def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
     if ctx.thorough:
         cases += [("power 1/2,1", 12, power_schedule(F(1, 2), 1, 6)),
                   ("const 9/10", 10, list_schedule([F(9, 10)] * 8))]
-    worst = None
-    history = []
+    worst: Agreement | None = None
+    history: list[dict[str, Any]] = []
     for name, L, sched in cases:
+        route_a: Callable[[int], list]
         if sched.is_rational:
             exact = cesaro_profile_exact(L, sched)
 
-            def route_a(d, exact=exact):
+            def exact_route(d: int, exact: list = exact) -> list:
                 return [_mpf(x) for x in exact]
-            label = "exact propagation"
+            route_a, label = exact_route, "exact propagation"
         else:
-            def route_a(d, L=L, sched=sched):
+            def precise_route(d: int, L: int = L, sched: Any = sched) -> list:
                 return cesaro_profile_precise(L, sched, d)
-            label = "mpmath propagation"
+            route_a, label = precise_route, "mpmath propagation"
 
         def route_b(d, L=L, sched=sched):
             return profile(L, sched, d)
@@ -802,6 +814,7 @@ def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
                 history, 0, BERNSTEIN_RULE)
         if worst is None or res.dps > worst.dps:
             worst = res
+    assert worst is not None  # the case list is not empty
     return _with_agreement(Evidence(
         "verified",
         method=("exact (or mpmath) last-row propagation vs mpmath tanh-sinh quadrature of the "
@@ -832,7 +845,7 @@ def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
         test=Setting("exact Fraction comparisons", kernel="Cesàro", L="1..16", H="0..8"),
         proof=ProofStatus("range", "L = 1..16, H = 0..8 (exact equality)")),
 )
-def _check_symmetric(ctx: CheckContext, profile=None) -> Evidence:
+def _check_symmetric(ctx: CheckContext, profile: Callable[[int, int], list] | None = None) -> Evidence:
     """X3 exactly; ``profile(L, H)`` replaces the symmetric-polynomial row (tests pass false
     versions, e.g. h_H in place of h_{H-1})."""
     profile = profile or symmetric_polynomial_profile_exact
@@ -930,10 +943,10 @@ PRODUCTS_RULE = _agreement_rule(
                           "derivations summable-product and harmonic-product; this check "
                           "compares them numerically")),
 )
-def _check_products(ctx: CheckContext, sine=None) -> Evidence:
+def _check_products(ctx: CheckContext, sine: Callable[[Any], Any] | None = None) -> Evidence:
     """X7; ``sine(c)`` replaces the closed form of the summable product (tests pass false
     versions, e.g. without the factor 1/(1 - c))."""
-    ags = []
+    ags: list[Agreement] = []
     shrink = [math.inf]
 
     def done(ev, mismatches=0):
@@ -967,7 +980,10 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
                 am = _mpf(a)
                 return mpmath.gamma(T + 2 - am) / (mpmath.gamma(2 - am) * mpmath.gamma(T + 2))
 
-            res = agree(lambda d, lhs=lhs: _mpf(lhs), route_gamma, ctx.dps, ctx.max_dps)
+            def route_product(d: int, lhs: Fraction = lhs) -> Any:
+                return _mpf(lhs)
+
+            res = agree(route_product, route_gamma, ctx.dps, ctx.max_dps)
             ags.append(res)
             if not res.ok:
                 return done(Evidence((res.state == "disagree" and "refuted") or "inconclusive",
@@ -1048,7 +1064,10 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
 # ------------------------------------------------------------------ RoPE score law (C8, half)
 # The symbolic and Monte Carlo half of chowdhury2026:rope-init as a claim of its own: the
 # paper's claim also states a measurement and is decided on it (claims/chowdhury2026.py).
-from posbias.proofs_checks.claims.chowdhury2026 import rope_law_check  # noqa: E402
+from posbias.proofs_checks.claims.chowdhury2026 import (  # noqa: E402
+    RopeTransform,
+    rope_law_check,
+)
 
 
 def _decide_rope_law(f, t):
@@ -1089,7 +1108,7 @@ ROPE_SCORE_RULE = Rule(
 )
 
 
-def rope_score_law_check(ctx: CheckContext, transform=None) -> Evidence:
+def rope_score_law_check(ctx: CheckContext, transform: RopeTransform | None = None) -> Evidence:
     """The score-law half of chowdhury2026 C8 (:func:`rope_law_check`), decided by
     :data:`ROPE_SCORE_RULE` on its Monte Carlo and symbolic figures."""
     ev = rope_law_check(ctx, transform)

@@ -9,7 +9,9 @@ import json
 import math
 import os
 import random
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -132,7 +134,7 @@ DECAY_MASK_CARD = Card(
 
 
 
-def decay_mask_profile(L: int, m, t: int, dps: int) -> list:
+def decay_mask_profile(L: int, m: float, t: int, dps: int) -> list:
     """Last row of wu2025's ``P(t) = A(t) ⋯ A(0)`` (``t + 1`` layers) for one decay-mask head
     with slope ``m`` (logits ``-m(i-j)``, diagonal 0), attention only, in mpmath at ``dps``."""
     return alibi_rollout_precise(L, [alibi_layer([m])] * (t + 1), 1, dps=dps)
@@ -151,7 +153,8 @@ def decay_mask_profile(L: int, m, t: int, dps: int) -> list:
     rule=DECAY_MASK_RULE,
     card=DECAY_MASK_CARD,
 )
-def check_decay_mask(ctx, layers=None, critical=None):
+def check_decay_mask(ctx: CheckContext, layers: Callable[[int], int] | None = None,
+                     critical: Callable[[int, Any], Any] | None = None) -> Evidence:
     """W4 on precise rollouts.  ``layers(t)`` is the number of layers read as ``P(t)``
     (default ``t + 1``, wu2025's ``A(t)...A(0)``; ``t`` is the off-by-one reading);
     ``critical(t, m)`` the stated critical point (default ``t/(e^m - 1)``)."""
@@ -279,7 +282,7 @@ def _mpf(x: Fraction) -> mpmath.mpf:
     return mpmath.mpmathify(x)
 
 
-def _epsilon(kernels, mask) -> Fraction:
+def _epsilon(kernels: list, mask: list) -> Fraction:
     seen = {}
     for A in kernels:
         if id(A) not in seen:
@@ -576,7 +579,8 @@ SLIDING_WINDOW_CARD = Card(
     rule=SLIDING_WINDOW_RULE,
     card=SLIDING_WINDOW_CARD,
 )
-def _check_sliding_window(ctx: CheckContext, rate=Fraction(1)) -> Evidence:
+def _check_sliding_window(ctx: CheckContext,
+                          rate: Fraction | Callable[[int], Fraction | int] = Fraction(1)) -> Evidence:
     """W2 on generated windows; ``rate`` (a Fraction, or a function of ``h`` returning one)
     multiplies the exponent ``t/(2h)``: ``lambda h: 2 * h`` is the causal exponent ``t``
     carried to windows (a false version of the theorem)."""
@@ -781,7 +785,8 @@ PREFIX_CARD = Card(
     rule=PREFIX_RULE,
     card=PREFIX_CARD,
 )
-def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
+def _check_prefix(ctx: CheckContext, kappa: Callable[[Fraction, int], Fraction] | None = None
+                  ) -> Evidence:
     """W3 on generated prefix kernels; ``kappa(eps, K)`` replaces the bound ``κ = ε`` kept by
     every prefix token (``lambda eps, K: Fraction(1, K)``, an equal share, is a false version)."""
     rng = _rng(ctx, "prefix")
@@ -946,7 +951,7 @@ _THOROUGH = {
     "decay-nope": dict(mask=_DECAY_MASK, pe="none"),
     "full-nope": dict(mask="full", pe="none"),
 }
-_THOROUGH_SCALE = dict(lr=1e-3, iterations=100_000, eval_every=2000)
+_THOROUGH_SCALE: dict[str, Any] = dict(lr=1e-3, iterations=100_000, eval_every=2000)
 _THOROUGH_SEEDS = (0, 1)
 _IMPLEMENTATION = ("posbias train: the public model re-implemented (decay as a γ^(i-j) mask as "
                    "in the public code), seeded class labels, posbias' vectorized generator")
@@ -1096,7 +1101,8 @@ def direction_figures(summaries: list[dict]) -> dict:
     return f
 
 
-def shift_figures(a: list[dict], b: list[dict], pair: str, names=("RoPE", "no PE")) -> dict:
+def shift_figures(a: list[dict], b: list[dict], pair: str,
+                  names: tuple[str, str] = ("RoPE", "no PE")) -> dict:
     """The figures of a shift rule: ``pair`` and its SE per seed for configurations ``a`` and
     ``b`` (same seeds, same iteration), both in-context accuracies, and the shift a - b."""
     by_seed = {s["seed"]: s for s in b}
@@ -1116,13 +1122,13 @@ def shift_figures(a: list[dict], b: list[dict], pair: str, names=("RoPE", "no PE
                       for x, y in zip(a, b)]}
 
 
-def _noise(se, t) -> float:
+def _noise(se: float | None, t: Mapping) -> float:
     """The noise threshold of one difference: ``max(k SE, floor)``; the floor alone when no SE
     is reported (a paper figure)."""
     return t["floor"] if se is None else max(t["noise_multiple"] * se, t["floor"])
 
 
-def _gate(ics, t) -> bool | None:
+def _gate(ics: Any, t: Mapping) -> bool | None:
     """True when every reported in-context accuracy reaches the gate, None when none is
     reported (wu2025's figures), False otherwise."""
     known = [x for x in ics if x is not None]
@@ -1131,7 +1137,8 @@ def _gate(ics, t) -> bool | None:
     return len(known) == len(ics) and all(x >= t["gate"] for x in known)
 
 
-def direction_decide(pair: str, sign: int, support: str | None = None):
+def direction_decide(pair: str, sign: int, support: str | None = None
+                     ) -> Callable[[Mapping, Mapping], str]:
     """A rule's ``decide``: ``sign * pair`` beyond its noise threshold in every seed is the
     stated preference (``support`` must not lie beyond noise on the other side); ``-sign *
     pair`` beyond noise in every seed is the other preference.
@@ -1148,7 +1155,7 @@ def direction_decide(pair: str, sign: int, support: str | None = None):
         th = [_noise(se, t) for se in ses]
         main = [sign * x for x in f[pair]]
         sup = f.get(support) if support else None
-        if sup is None:
+        if support is None or sup is None:
             sup_ok = [True] * n
         else:
             sse = f.get("se " + support) or [None] * n
@@ -1171,7 +1178,8 @@ def direction_decide(pair: str, sign: int, support: str | None = None):
     return decide
 
 
-def shift_decide(pair: str, sign: int, a: str = "RoPE", b: str = "no PE"):
+def shift_decide(pair: str, sign: int, a: str = "RoPE", b: str = "no PE"
+                 ) -> Callable[[Mapping, Mapping], str]:
     """A rule's ``decide`` on the shift ``S = pair(a) - pair(b)`` per seed, threshold
     ``sqrt(2) max(noise(a), noise(b))``: ``sign * S`` beyond it in every seed is the stated
     shift.  Gate passed in both (or not reported): stated in every seed -> verified; no seed
@@ -1237,7 +1245,7 @@ def _seed(ic, fm=None, fl=None, ml=None, se=0.0055, train=None):
     return {"ic": ic, "fm": fm, "fl": fl, "ml": ml, "se": se, "train": train}
 
 
-def _dir_fig(*seeds) -> dict:
+def _dir_fig(*seeds: Any) -> dict:
     f = {"ic_accuracy": [s["ic"] for s in seeds], "train_accuracy": [s["train"] for s in seeds]}
     for key, p in (("fm", "first-middle"), ("fl", "first-last"), ("ml", "middle-last")):
         if all(s[key] is not None for s in seeds):
@@ -1466,7 +1474,7 @@ DECAY_RESIDUAL_RULE = Rule(
 )
 
 
-def full_decide(f, t):
+def full_decide(f: Mapping, t: Mapping) -> str:
     """Every difference of every seed within ``max(k SE, floor)`` -> verified, else refuted."""
     for p in PAIRS:
         for x, se in zip(f[p], f.get("se " + p) or [None] * len(f[p])):
@@ -1508,7 +1516,7 @@ def _provenance(doc: dict) -> dict:
             "created": prov.get("created")}
 
 
-def _run_setting(docs, ctx, source: str) -> dict:
+def _run_setting(docs: Mapping, ctx: CheckContext, source: str) -> dict:
     """The test-setting fields this run refines: iterations, lr, seeds, residual."""
     its = sorted({r["iterations"] for d in docs for r in d["runs"]})
     lrs = sorted({d["config"]["lr"] for d in docs})
@@ -1539,7 +1547,7 @@ def _memorisation(figs: dict, prefix: str = "") -> str:
     return "; ".join(parts)
 
 
-def _show_direction(figs: dict, pairs=PAIRS) -> str:
+def _show_direction(figs: dict, pairs: Sequence[str] = PAIRS) -> str:
     out = []
     for i, seed in enumerate(figs["seeds"]):
         diffs = ", ".join(f"{p} {figs[p][i]:+.4f}±{figs['se ' + p][i]:.4f}" for p in pairs)
@@ -1548,7 +1556,7 @@ def _show_direction(figs: dict, pairs=PAIRS) -> str:
     return "; ".join(out)
 
 
-def _not_matching(docs) -> str:
+def _not_matching(docs: Mapping) -> str:
     """What the stored history says about training longer: the in-context and the training
     accuracy at a fifth of the run and at its end, per seed, and what --thorough does."""
     parts = []
@@ -1568,8 +1576,9 @@ def _not_matching(docs) -> str:
             f"re-trains the same {its:,} iterations: it does not train longer")
 
 
-def _direction_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, source: str,
-                        pairs=PAIRS) -> Evidence:
+def _direction_evidence(rule: Rule, figs: dict, docs: Mapping, ctx: CheckContext, method: str,
+                        keys: Sequence[str], source: str,
+                        pairs: Sequence[str] = PAIRS) -> Evidence:
     d = rule.apply(figs)
     verdict = d.verdict
     shown = _show_direction(figs, pairs)
@@ -1592,7 +1601,8 @@ def _direction_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, so
         figures=figs, setting=_run_setting(docs, ctx, source))
 
 
-def _shift_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, source: str,
+def _shift_evidence(rule: Rule, figs: dict, docs: Mapping, ctx: CheckContext, method: str,
+                    keys: Sequence[str], source: str,
                     pair: str) -> Evidence:
     d = rule.apply(figs)
     verdict = d.verdict
@@ -1621,7 +1631,7 @@ def _shift_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, source
         figures=figs, setting=_run_setting(docs, ctx, source))
 
 
-def _needs(exc) -> Evidence:
+def _needs(exc: Exception) -> Evidence:
     return Evidence("needs-data", method=f"missing: {exc}", details={"needs": str(exc)})
 
 
@@ -1637,7 +1647,7 @@ _TASK = ("in-context classification (Gaussian mixture): K 2048 classes, 32 label
 _FIG2_UNCONFIRMED = ("iterations", "lr", "batch")
 
 
-def _paper(fig: str, residual: str, mask: str, pe: str, extra: str = "") -> Setting:
+def _paper(fig: str, residual: str, mask: str, pe: str | tuple[str, ...], extra: str = "") -> Setting:
     return Setting(
         f"wu2025 section 5, {fig} (depth 2; figures from a third-party reading of the plot, "
         f"not confirmed against the paper's text{extra}); public code xinyiwu98/"
@@ -1650,7 +1660,7 @@ def _paper(fig: str, residual: str, mask: str, pe: str, extra: str = "") -> Sett
              "--iter 50000 (lr 1e-3, batch 128 are its defaults)")
 
 
-def _test(residual: str, mask: str, pe: str, source: str) -> Setting:
+def _test(residual: str, mask: str, pe: str | tuple[str, ...], source: str) -> Setting:
     return Setting(source, architecture="self-attention network (SAN), single head, 3-layer MLP "
                    "readout of the last token", layers=2, residual=residual, mask=mask, pe=pe,
                    data=_TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3,
