@@ -2779,6 +2779,24 @@ U_PERSISTS_CARD = Card(
 )
 
 
+#: the data of the claims on pretrained models: each measured pretrained profile with its pair
+_PAIRED_ASSUMPTIONS = ("measured influence of pretrained models supplied in the data directory, "
+                       "each paired with a Step-0 measurement of the same architecture: " + _FORMAT,)
+_PAIRED_NEEDS = ("data: measured influence of a pretrained model and of its Step-0 architecture",)
+
+
+def _without_pairs(rule: str, pairs: list | None, unpaired: list, skipped: dict,
+                   consequence: str) -> Evidence:
+    """needs-data for a claim on pretrained models without a pretrained/Step-0 pair; when
+    measurements were found, the ones without a Step-0 pair are named, then ``consequence``."""
+    ev = _needs_data(rule, skipped)
+    if pairs is not None:
+        ev.details["unpaired"] = unpaired
+        ev.method += (": no Step-0 measurement of the same architecture as "
+                      + ", ".join(unpaired) + consequence)
+    return ev
+
+
 @claim(
     f"{PAPER}:u-persists-pretrained",
     statement="After pretraining the macroscopic U-shaped influence profile persists: training "
@@ -2786,9 +2804,8 @@ U_PERSISTS_CARD = Card(
     latex=r"\arg\min_k \bar p_k \in \{2,\dots,B-1\},\quad \bar p_1, \bar p_B \ge 2 \min_k \bar p_k",
     expected="verified",
     section="C10",
-    assumptions=("measured influence of pretrained models supplied in the data directory, each "
-                 "paired with a Step-0 measurement of the same architecture: " + _FORMAT,),
-    needs=("data: measured influence of a pretrained model and of its Step-0 architecture",),
+    assumptions=_PAIRED_ASSUMPTIONS,
+    needs=_PAIRED_NEEDS,
     rule=U_PERSISTS_RULE,
     card=U_PERSISTS_CARD,
 )
@@ -2796,13 +2813,8 @@ def _u_persists(ctx: CheckContext) -> Evidence:
     pairs, unpaired, skipped = _pairs(ctx)
     rule = U_PERSISTS_RULE.text
     if not pairs:
-        ev = _needs_data(rule, skipped)
-        if pairs is not None:
-            ev.details["unpaired"] = unpaired
-            ev.method += (": no Step-0 measurement of the same architecture as "
-                          + ", ".join(unpaired) + " (posbias measure --model M --random-init "
-                          "--save-influence DIR)")
-        return ev
+        return _without_pairs(rule, pairs, unpaired, skipped,
+                              " (posbias measure --model M --random-init --save-influence DIR)")
     figures = {"pairs": [{"name": r.name, "step0_name": s.name, "pretrained": _u_figures(r.profile),
                           "step0": _u_figures(s.profile)} for r, s in pairs]}
     verdict = U_PERSISTS_RULE.apply(figures).verdict
@@ -2912,9 +2924,8 @@ PV_PRETRAINED_CARD = Card(
     r"\left.\frac{\max(p_1, p_L)}{\min_j p_j}\right|_{\text{step }0}",
     expected="verified",
     section="C10",
-    assumptions=("measured influence of pretrained models supplied in the data directory, each "
-                 "paired with a Step-0 measurement of the same architecture: " + _FORMAT,),
-    needs=("data: measured influence of a pretrained model and of its Step-0 architecture",),
+    assumptions=_PAIRED_ASSUMPTIONS,
+    needs=_PAIRED_NEEDS,
     rule=PV_PRETRAINED_RULE,
     card=PV_PRETRAINED_CARD,
 )
@@ -2922,12 +2933,7 @@ def _peak_valley_pretrained(ctx: CheckContext) -> Evidence:
     pairs, unpaired, skipped = _pairs(ctx)
     rule = PV_PRETRAINED_RULE.text
     if not pairs:
-        ev = _needs_data(rule, skipped)
-        if pairs is not None:
-            ev.details["unpaired"] = unpaired
-            ev.method += (": no Step-0 measurement of the same architecture as "
-                          + ", ".join(unpaired) + ": growth cannot be tested")
-        return ev
+        return _without_pairs(rule, pairs, unpaired, skipped, ": growth cannot be tested")
     figures = {"pairs": [{"name": r.name, "step0_name": s.name,
                           "R_pretrained": float(f"{peak_valley_ratio(r.profile)['ratio']:.4g}"),
                           "R_step0": float(f"{peak_valley_ratio(s.profile)['ratio']:.4g}")}
