@@ -5,10 +5,11 @@ cases (worst margins, first counterexample, Evidence), and the combination of a 
 
 from __future__ import annotations
 
+import enum
 import random
 from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import mpmath
 
@@ -41,8 +42,12 @@ def case_rng(ctx: CheckContext, paper: str, slug: str) -> random.Random:
     return random.Random(f"{ctx.seed}:{paper}:{slug}")
 
 
+class _Sentinel(enum.Enum):
+    EXACT = "the discrepancy follows the verdict"
+
+
 #: sentinel of :meth:`CaseSweep.evidence`: the discrepancy follows the verdict
-EXACT = object()
+EXACT: Final = _Sentinel.EXACT
 
 
 class CaseSweep:
@@ -99,7 +104,8 @@ class CaseSweep:
         return self.failures == 0
 
     def evidence(self, *, method: str, worst_margin: str, rule: str | None = None, ok: bool = True,
-                 discrepancy: str | object | None = EXACT, precision: str = "exact",
+                 discrepancy: str | Literal[_Sentinel.EXACT] | None = EXACT,
+                 precision: str = "exact",
                  tolerance: str = "0 (exact comparison)", cases: int | None = None,
                  parameters: dict | None = None, details: dict | None = None) -> Evidence:
         """``verified`` when no case failed and ``ok`` (the check's further conditions), else

@@ -1421,7 +1421,7 @@ def peak_valley_check(ctx: CheckContext, data: Step0Data | None = None) -> Evide
             f"L^{f['slopes']['R']:.2f} (first/min L^{f['slopes']['first_over_min']:.2f}, last/min "
             f"L^{f['slopes']['last_over_min']:.2f}; Cesàro L^{f['slopes']['theory_R']:.2f})")
     text = "; ".join(lines)
-    ev = dict(method=method, rule=PEAK_VALLEY_RULE.text,
+    ev: dict[str, Any] = dict(method=method, rule=PEAK_VALLEY_RULE.text,
               precision="float32 measurements (probe estimates); float64 Cesàro rollouts",
               tolerance="band [10^1.5, 10^2.5] around 10^2",
               cases=sum(len(f["per_sample"]) + len(f["scan"]) for f in figs.values()),
@@ -2988,7 +2988,7 @@ LM_GROWTH = 0.1
 DEAD_ZONE_DEPTH = 1 / U_FACTOR
 #: the stored configuration (file name under data/trained-lm/)
 LM_STORED = "unigram_llama_H4_d64_L64_lr0.003"
-_LM_THOROUGH = {"arch": "llama", "layers": 4, "hidden": 64, "heads": 4, "length": 64,
+_LM_THOROUGH: dict[str, Any] = {"arch": "llama", "layers": 4, "hidden": 64, "heads": 4, "length": 64,
                 "iterations": 1500, "eval_every": 100, "test_size": 2000, "influence_samples": 8}
 _LM_SEEDS = (0, 1)
 _LM_SCALE = ("small-scale proxy: LLaMA architecture, 4 layers, hidden 64, 4 heads, L = 64, "

@@ -69,7 +69,7 @@ def _x(n: int, title: str) -> str:
     return f"posbias, exact structure X{n} ({title}), THEORY.md section 4"
 
 
-def agreement_figures(agreements: Iterable[Agreement | Mapping], symbolic_open: int = 0,
+def agreement_figures(agreements: Iterable[Agreement | dict], symbolic_open: int = 0,
                       **more: Any) -> dict:
     """Figures of one or more two-route agreements (:func:`agree` results, or their records
     ``{"state", "dps", "discrepancy"}``): per comparison, the largest relative discrepancy at
@@ -153,7 +153,7 @@ _AGREE_TEXT = ("Two routes agree at dps d when their largest relative discrepanc
                "close; ")
 
 
-def _with_agreement(ev: Evidence, agreements: Iterable[Agreement | Mapping], symbolic_open: int,
+def _with_agreement(ev: Evidence, agreements: Iterable[Agreement | dict], symbolic_open: int,
                     rule: Rule, **more: Any) -> Evidence:
     """Attach the agreement figures to ``ev`` and take its verdict from ``rule``."""
     ev.figures = agreement_figures(agreements, symbolic_open, **more)

@@ -945,7 +945,7 @@ ATTENTION_ONLY = {
     "causal-rope": ("causal", "rope"),
     "decay-nope": (_DECAY_MASK, "none"),
 }
-_THOROUGH = {
+_THOROUGH: dict[str, dict[str, Any]] = {
     "causal-nope": dict(mask="causal", pe="none"),
     "causal-rope": dict(mask="causal", pe="rope"),
     "decay-nope": dict(mask=_DECAY_MASK, pe="none"),
