@@ -464,8 +464,9 @@ def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
 
     plan = plan or STEP0_PLAN
     folder = None
-    if getattr(ctx, "data_dir", None) and os.path.isdir(os.path.join(ctx.data_dir, "step0")):
-        folder = os.path.join(ctx.data_dir, "step0")
+    data_dir = getattr(ctx, "data_dir", None)
+    if data_dir and os.path.isdir(os.path.join(data_dir, "step0")):
+        folder = os.path.join(data_dir, "step0")
     try:
         from posbias.measurements.measure import require_models_extra
 

@@ -129,7 +129,7 @@ def _value(command, name, x, where):
     return x
 
 
-def _decimal(x: object) -> Fraction:
+def _decimal(x: int | float | str | Fraction) -> Fraction:
     """The number the user wrote: a float by its shortest decimal repr, text as p/q or decimal."""
     if isinstance(x, str):
         from posbias.numerics.schedules import parse_number

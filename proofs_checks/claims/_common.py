@@ -92,7 +92,7 @@ class CaseSweep:
                 self.most[name] = value
         return value
 
-    def fail(self, describe: str | Callable[[], str]) -> None:
+    def fail(self, describe: str | Callable[..., str]) -> None:
         """Record a failing case; the first one's description (a string, or a callable that
         builds it only when needed) is the counterexample."""
         self.failures += 1

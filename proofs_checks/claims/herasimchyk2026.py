@@ -779,14 +779,14 @@ def check_dichotomy(ctx: CheckContext, *,
     depth = 400 if ctx.thorough else 120
     lam_of = summable or (lambda t: Fraction(1, (t + 1) ** 2))
     summable_4 = [lam_of(t) for t in range(1, 4 * depth + 1)]
-    summable = summable_4[:depth]
+    summable_T = summable_4[:depth]
     harmonic = [Fraction(1, t + 1) for t in range(1, depth + 1)]
-    d_sum = diagonal_product_exact(M, summable)[L - 1]
+    d_sum = diagonal_product_exact(M, summable_T)[L - 1]
     # no collapse needs the diagonal to settle: from depth T to 4T it keeps Π_{T<t<=4T}(1 - λ_t δ),
     # close to 1 for a summable schedule, ~ 4^(-(1-1/L)) for the harmonic one
     d_sum_4 = diagonal_product_exact(M, summable_4)[L - 1]
     keep = d_sum_4 / d_sum if d_sum else Fraction(0)
-    low = math.prod((1 - lam * Fraction(L - 1, L) for lam in summable), start=Fraction(1))
+    low = math.prod((1 - lam * Fraction(L - 1, L) for lam in summable_T), start=Fraction(1))
     p_h = rollout_last_row_exact(M, harmonic)
     p_h_half = rollout_last_row_exact(M, harmonic[: depth // 2])
     bound_h = math.prod((1 - lam * Fraction(1, L) for lam in harmonic), start=Fraction(1))
@@ -1588,7 +1588,8 @@ def _close(a: float, b: float, rel: float = 1e-9) -> bool:
     return a == b
 
 
-def _gather(ctx: CheckContext, names: Sequence[str], *, forces_live: bool) -> tuple:
+def _gather(ctx: CheckContext, names: Sequence[str], *,
+            forces_live: Sequence[str] | None) -> tuple:
     """Rows of ``names`` in both conventions: live where the default check computes them (or all
     with ``--thorough``), else from the stored run; every live row that the stored run also holds
     must agree with it.  ``forces_live``: None when the four-force margins are not needed, else
@@ -1953,7 +1954,7 @@ def check_four_forces(ctx: CheckContext, *, names: Sequence[str] | None = None,
     for n in names:
         for conv in ("reference", "corrected"):
             fr = rows[(n, conv)]["forces"]
-            row = {"config": n, "convention": conv}
+            row: dict[str, Any] = {"config": n, "convention": conv}
             for force in _FORCES:
                 key = f"{force} {dirs[force]}"
                 if key not in fr:

@@ -1516,7 +1516,7 @@ def _provenance(doc: dict) -> dict:
             "created": prov.get("created")}
 
 
-def _run_setting(docs: Mapping, ctx: CheckContext, source: str) -> dict:
+def _run_setting(docs: Sequence[dict], ctx: CheckContext, source: str) -> dict:
     """The test-setting fields this run refines: iterations, lr, seeds, residual."""
     its = sorted({r["iterations"] for d in docs for r in d["runs"]})
     lrs = sorted({d["config"]["lr"] for d in docs})
@@ -1556,7 +1556,7 @@ def _show_direction(figs: dict, pairs: Sequence[str] = PAIRS) -> str:
     return "; ".join(out)
 
 
-def _not_matching(docs: Mapping) -> str:
+def _not_matching(docs: Sequence[dict]) -> str:
     """What the stored history says about training longer: the in-context and the training
     accuracy at a fifth of the run and at its end, per seed, and what --thorough does."""
     parts = []
@@ -1576,7 +1576,7 @@ def _not_matching(docs: Mapping) -> str:
             f"re-trains the same {its:,} iterations: it does not train longer")
 
 
-def _direction_evidence(rule: Rule, figs: dict, docs: Mapping, ctx: CheckContext, method: str,
+def _direction_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext, method: str,
                         keys: Sequence[str], source: str,
                         pairs: Sequence[str] = PAIRS) -> Evidence:
     d = rule.apply(figs)
@@ -1601,7 +1601,7 @@ def _direction_evidence(rule: Rule, figs: dict, docs: Mapping, ctx: CheckContext
         figures=figs, setting=_run_setting(docs, ctx, source))
 
 
-def _shift_evidence(rule: Rule, figs: dict, docs: Mapping, ctx: CheckContext, method: str,
+def _shift_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext, method: str,
                     keys: Sequence[str], source: str,
                     pair: str) -> Evidence:
     d = rule.apply(figs)
