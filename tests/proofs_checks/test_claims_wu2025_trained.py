@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from posbias.errors import InvalidArgument
 from posbias.proofs_checks import registry
 from posbias.proofs_checks.claims import wu2025 as tc
 
@@ -126,12 +127,12 @@ def test_full_control_is_machinery_of_posbias():
     c = registry.get_claim("posbias:trained-full-control")
     assert c.paper == "posbias" and c.card.kind == "machinery"
     assert registry.run_claim(c).scope == "machinery"
-    with pytest.raises(Exception):
+    with pytest.raises(InvalidArgument, match="claim id"):
         registry.get_claim("wu2025:trained-full-control")
 
 
 def test_missing_results_are_needs_data(tmp_path, monkeypatch):
-    monkeypatch.setattr(tc, "STORED", {k: "absent" for k in tc.STORED})
+    monkeypatch.setattr(tc, "STORED", dict.fromkeys(tc.STORED, "absent"))
     r = registry.run_claim(registry.get_claim(RESIDUAL[0]))
     assert r.evidence.verdict == "needs-data" and r.ok
 

@@ -15,7 +15,6 @@ from fractions import Fraction
 
 import pytest
 
-from posbias.proofs_checks import registry
 from posbias.proofs_checks.claims import wu2025 as wu
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
