@@ -31,12 +31,12 @@ from posbias.errors import InvalidArgument
 
 __all__ = [
     "SUFFIXES",
+    "check_readable",
     "check_target",
     "check_writable",
-    "write_output",
-    "read_bounded",
-    "check_readable",
     "format_of_suffix",
+    "read_bounded",
+    "write_output",
 ]
 
 #: the file name extensions each output format may be written under

@@ -24,8 +24,17 @@ from dataclasses import dataclass, field
 
 from posbias.errors import ResourceLimit
 
-__all__ = ["memory_limit", "check_memory", "human", "Plan", "Terminated", "terminate_on_sigterm",
-           "end_workers", "map_in_processes", "duration"]
+__all__ = [
+    "Plan",
+    "Terminated",
+    "check_memory",
+    "duration",
+    "end_workers",
+    "human",
+    "map_in_processes",
+    "memory_limit",
+    "terminate_on_sigterm",
+]
 
 
 def _physical_memory() -> int | None:
@@ -114,7 +123,7 @@ class Plan:
     def seconds(self) -> float:
         return float(sum(s for _, _, s in self.parts))
 
-    def check(self, max_memory: int | None = None) -> "Plan":
+    def check(self, max_memory: int | None = None) -> Plan:
         """Refuse (ResourceLimit) when the plan does not fit; returns the plan."""
         check_memory(self.bytes, max_memory, f"{self.what}: {self.advice}")
         return self

@@ -22,28 +22,29 @@ import math
 import numbers
 import os
 import stat
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from posbias.errors import InvalidArgument
 
 __all__ = [
+    "MAX_DENSE_LENGTH",
+    "MAX_DEPTH",
+    "MAX_DPS",
     "MAX_HEADS",
+    "MAX_LENGTH",
+    "MIN_DPS",
+    "check_bool",
+    "check_choice",
+    "check_dps",
+    "check_integer",
+    "check_path",
+    "check_probability",
     "check_profile",
     "check_readable",
+    "check_real",
     "read_bounded",
     "read_text_bounded",
-    "MIN_DPS",
-    "MAX_DPS",
-    "MAX_LENGTH",
-    "MAX_DEPTH",
-    "MAX_DENSE_LENGTH",
-    "check_integer",
-    "check_dps",
-    "check_real",
-    "check_probability",
-    "check_choice",
-    "check_bool",
-    "check_path",
 ]
 
 #: working decimal precision of the mpmath routes: below 15 digits a precise route holds less

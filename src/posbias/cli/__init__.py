@@ -21,8 +21,16 @@ from posbias import __version__
 from posbias.cli._common import OPTION, add_common, flag_error
 from posbias.errors import InvalidArgument, NeedsExtra, ResourceLimit
 
-__all__ = ["main", "UsageError", "build_parser", "OPTION", "EXIT_OK", "EXIT_DIFFERS", "EXIT_USAGE",
-           "EXIT_INTERNAL"]
+__all__ = [
+    "EXIT_DIFFERS",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "OPTION",
+    "UsageError",
+    "build_parser",
+    "main",
+]
 
 _SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure", "sweep", "train")
 

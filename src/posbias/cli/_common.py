@@ -17,15 +17,15 @@ from posbias.validation import MAX_DPS, MIN_DPS
 
 __all__ = [
     "OPTION",
-    "flag_error",
-    "add_output",
-    "add_common",
-    "dps_type",
-    "seed_type",
-    "memory_limit",
-    "check_memory",
-    "progress",
     "SEED_MAX",
+    "add_common",
+    "add_output",
+    "check_memory",
+    "dps_type",
+    "flag_error",
+    "memory_limit",
+    "progress",
+    "seed_type",
 ]
 
 #: library (Python) parameter names -> the flag a user types.  The library names its
@@ -159,7 +159,6 @@ def add_common(p, name: str, example: str) -> None:
 # memory_limit, check_memory and human live in posbias.resources (the bottom layer), so that
 # the Python entry points refuse what cannot fit exactly as the command line does
 from posbias.resources import check_memory, human, memory_limit  # noqa: E402,F401
-
 
 # ---------------------------------------------------------------------------------------------
 # progress

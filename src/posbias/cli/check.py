@@ -15,11 +15,11 @@ import sys
 from posbias.cli._common import add_output, dps_type, progress, seed_type
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
-from posbias.resources import duration as _duration
 from posbias.proofs_checks import registry
 from posbias.render.reports import FORMATS, render
+from posbias.resources import duration as _duration
 
-__all__ = ["add_parser", "run_list", "run_check", "select_claims"]
+__all__ = ["add_parser", "run_check", "run_list", "select_claims"]
 
 
 def _import_user_modules(names):

@@ -17,7 +17,7 @@ from posbias.cli._common import add_output, check_memory, seed_type
 from posbias.errors import InvalidArgument
 from posbias.measurements.presets import PRESETS
 
-__all__ = ["add_parser", "run", "estimate_bytes"]
+__all__ = ["add_parser", "estimate_bytes", "run"]
 
 
 def add_parser(subparsers):
@@ -184,9 +184,9 @@ def _plot(path, m, c, rope) -> None:
 
 
 def run(args) -> int:
+    from posbias.files import check_target
     from posbias.measurements import measure as ms
     from posbias.proofs_checks import measured as mc
-    from posbias.files import check_target
 
     if args.model is not None:
         return _run_checkpoint(args)

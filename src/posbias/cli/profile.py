@@ -23,14 +23,14 @@ import mpmath
 import numpy as np
 
 from posbias.cli._common import add_output, check_memory, dps_type, human, progress
-from posbias.resources import duration as _duration
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, write_output
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
+from posbias.resources import duration as _duration
 from posbias.validation import MAX_LENGTH
 
-__all__ = ["add_parser", "run", "compute_profile", "estimate_bytes"]
+__all__ = ["add_parser", "compute_profile", "estimate_bytes", "run"]
 
 #: the smallest positive normal float64: a nonzero lambda below it cannot be carried on the
 #: fast path (it would round to a subnormal or to 0 and change the profile's support)
@@ -272,7 +272,7 @@ def _fraction_text(value) -> str:
 
 
 def _fmt_float(x: float, digits: int) -> str:
-    return repr(float(x)) if digits >= 17 else "%.*g" % (digits, x)
+    return repr(float(x)) if digits >= 17 else f"{float(x):.{digits}g}"
 
 
 def _formatter(path, args, dps):
@@ -337,7 +337,7 @@ def run(args) -> int:
         kernel = parse_kernel(args.kernel)
     except InvalidArgument as exc:
         raise InvalidArgument("--kernel", args.kernel, exc.allowed) from None
-    if kernel.spec.startswith("prefix:") and kernel.K > length:
+    if kernel.spec.startswith("prefix:") and length < kernel.K:
         raise InvalidArgument("--kernel", args.kernel, f"prefix:K with K <= --length ({length})")
     if path == "exact" and kernel.spec.startswith(("decay:", "alibi:")) and kernel.m != 0:
         raise InvalidArgument("--kernel", args.kernel, "a kernel with exact entries on the exact "
@@ -440,7 +440,8 @@ def _plots_module(target):
         from posbias.render import plots
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("posbias"):
-            raise InvalidArgument("--plot", target, "a build of posbias with posbias.render.plots")
+            raise InvalidArgument("--plot", target,
+                                  "a build of posbias with posbias.render.plots") from None
         raise
     return plots
 

@@ -32,7 +32,7 @@ from posbias.files import check_target, read_bounded, write_output
 #: largest config file read (the shipped ones are a few KiB)
 _MAX_CONFIG_BYTES = 16 * 2**20
 
-__all__ = ["add_parser", "run", "compute_rollout"]
+__all__ = ["add_parser", "compute_rollout", "run"]
 
 
 def add_parser(subparsers):
@@ -103,7 +103,7 @@ def _resolve(config: str) -> str:
 
 
 def _g6(x) -> str:
-    return "%.6g" % x
+    return f"{float(x):.6g}"
 
 
 _ROWS = (

@@ -26,15 +26,15 @@ import re
 from sympy.printing.latex import LatexPrinter
 
 __all__ = [
-    "PosbiasLatexPrinter",
-    "latex",
-    "escape_text",
-    "prose_to_latex",
-    "equation_block",
-    "render_tex",
-    "render_json",
-    "LONG_EQUATION",
     "LINE_LENGTH",
+    "LONG_EQUATION",
+    "PosbiasLatexPrinter",
+    "equation_block",
+    "escape_text",
+    "latex",
+    "prose_to_latex",
+    "render_json",
+    "render_tex",
 ]
 
 #: source length (after dropping sizing commands) above which an equation is broken over lines
@@ -124,8 +124,7 @@ def _braced(text: str, i: int) -> tuple[str, int]:
     if i >= len(text):
         return "", i
     if text[i] in "{(":
-        close = "}" if text[i] == "{" else ")"
-        depth, j = 0, i
+        depth, j = 0, i  # "{" and "(" nest together; the match closes the argument
         while j < len(text):
             if text[j] in "{(":
                 depth += 1
@@ -134,10 +133,7 @@ def _braced(text: str, i: int) -> tuple[str, int]:
                 if depth == 0:
                     break
             j += 1
-        inner = text[i + 1:j]
-        if text[i] == "{":
-            return inner, j + 1
-        return inner, j + 1 if close == ")" else j + 1
+        return text[i + 1:j], j + 1
     m = re.match(r"-?[A-Za-z0-9]+|-", text[i:])
     if m:
         return m.group(0), i + m.end()
@@ -241,7 +237,7 @@ def prose_to_latex(text: str) -> str:
                     unmatched.append(n)
         cuts = sorted(unmatched + stack)
         out, start = [], 0
-        for n in cuts + [len(body)]:
+        for n in [*cuts, len(body)]:
             part = body[start:n]
             if part.strip():
                 stripped = part.strip()

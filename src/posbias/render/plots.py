@@ -23,7 +23,7 @@ import numpy as np
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.files import check_target, write_output
 
-__all__ = ["plot_profile", "plot_curves", "check_plot_path", "PLOT_SUFFIXES", "LINEAR_RANGE"]
+__all__ = ["LINEAR_RANGE", "PLOT_SUFFIXES", "check_plot_path", "plot_curves", "plot_profile"]
 
 PLOT_SUFFIXES = (".png", ".pdf")
 #: largest max/min ratio drawn on a linear axis

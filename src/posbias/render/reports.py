@@ -8,13 +8,13 @@ import shutil
 import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from posbias import __version__
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES
 from posbias.proofs_checks.registry import Result
 
-__all__ = ["render", "summary", "latex_escape", "decided_by", "decided_line", "FORMATS"]
+__all__ = ["FORMATS", "decided_by", "decided_line", "latex_escape", "render", "summary"]
 
 FORMATS = ("text", "md", "json", "latex", "junit")
 
@@ -24,7 +24,7 @@ def summary(results: Sequence[Result]) -> dict:
     only), and the ids whose verdict differs from the expected one."""
     counts = Counter(r.evidence.verdict for r in results)
     failed = [r.claim.id for r in results if not r.ok]
-    order = {s: n for n, s in enumerate(SCOPES + ("unscoped",))}
+    order = {s: n for n, s in enumerate((*SCOPES, "unscoped"))}
     by_scope: dict = {}
     for r in results:
         by_scope.setdefault(r.scope, Counter())[r.evidence.verdict] += 1
