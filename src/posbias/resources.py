@@ -20,9 +20,15 @@ posbias.errors.ResourceLimit: needs about 4 MiB; --max-memory allows 1 MiB; exam
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from typing import NoReturn, TypeVar
 
 from posbias.errors import ResourceLimit
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 __all__ = [
     "Plan",
@@ -159,11 +165,11 @@ class Terminated(KeyboardInterrupt):
     ended and temporary files removed on the way out, as on Ctrl-C."""
 
 
-def _on_sigterm(signum, frame):  # pragma: no cover - exercised through a subprocess in the tests
+def _on_sigterm(signum: int, frame: object) -> NoReturn:  # pragma: no cover - exercised through a subprocess in the tests
     raise Terminated()
 
 
-def terminate_on_sigterm():
+def terminate_on_sigterm() -> Callable[[], object]:
     """Turn SIGTERM into :class:`Terminated` in this (main) thread; a handler the embedding
     program installed is left alone.  Returns a function that restores the previous handler."""
     import signal
@@ -178,7 +184,7 @@ def terminate_on_sigterm():
     return lambda: signal.signal(signal.SIGTERM, old)
 
 
-def end_workers(pool) -> None:
+def end_workers(pool: Executor) -> None:
     """End the worker processes of a ``concurrent.futures.ProcessPoolExecutor`` now (SIGTERM,
     then SIGKILL after a second) and drop its queued tasks: what leaving a pool must do on an
     interruption, since the executor's own exit waits for every running task to finish."""
@@ -194,17 +200,17 @@ def end_workers(pool) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def map_in_processes(fn, items, workers: int) -> list:
+def map_in_processes(fn: Callable[[_T], _R], items: Iterable[_T], workers: int) -> list[_R]:
     """``[fn(x) for x in items]`` in ``workers`` fresh (spawned) processes, in order; on any
     interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    items = list(items)
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(items)),
+    tasks = list(items)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
                                mp_context=multiprocessing.get_context("spawn"))
     try:
-        out = list(pool.map(fn, items))
+        out = list(pool.map(fn, tasks))
     except BaseException:
         end_workers(pool)
         raise

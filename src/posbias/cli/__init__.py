@@ -16,6 +16,7 @@ import importlib
 import sys
 import traceback
 import warnings
+from typing import NoReturn
 
 from posbias import __version__
 from posbias.cli._common import OPTION, add_common, flag_error
@@ -58,7 +59,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, no usage dump, exit 2 (handled in main)
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump, exit 2 (handled in main)
         raise UsageError(f"{self.prog}: {message}")
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from posbias import __version__
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES
-from posbias.proofs_checks.registry import Result
+from posbias.proofs_checks.registry import Evidence, Result
 
 __all__ = ["FORMATS", "decided_by", "decided_line", "latex_escape", "render", "summary"]
 
@@ -61,7 +61,7 @@ def _part_summary(part: dict) -> str:
     return "; ".join(f"{k} {part[k]}" for k in keys if part.get(k))
 
 
-def decided_by(ev) -> str:
+def decided_by(ev: Evidence) -> str:
     """The number (or case) that decided the verdict of Evidence ``ev``, as one line.
 
     The rule, in order: a correction decides a qualified verdict, a counterexample a refuted
@@ -107,7 +107,7 @@ def decided_line(r: Result) -> str:
     return " | ".join(p for p in parts if p)
 
 
-def _fig(v) -> str:
+def _fig(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     if isinstance(v, (list, tuple)):
