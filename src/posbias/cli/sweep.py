@@ -14,20 +14,27 @@ a bad spec stops with one line and exit status 2, leaving nothing half-written.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import math
 import os
 import sys
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from posbias.errors import InvalidArgument
 from posbias.files import check_writable, write_output
 
+if TYPE_CHECKING:
+    from posbias.proofs_checks.sweeps import Sweep
+    from posbias.resources import Plan
+
 __all__ = ["add_parser", "run"]
 
 
-def add_parser(subparsers):
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "sweep",
         help="parameter grid of profile / rollout / measure into one table and a heatmap",
@@ -50,13 +57,13 @@ def add_parser(subparsers):
     return p
 
 
-def _cell(v) -> str:
+def _cell(v: object) -> str:
     if isinstance(v, float):
         return repr(v) if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
     return str(v)
 
 
-def _csv(columns, rows) -> str:
+def _csv(columns: Sequence[str], rows: Sequence[dict]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(columns)
@@ -65,7 +72,7 @@ def _csv(columns, rows) -> str:
     return buf.getvalue()
 
 
-def _parquet(columns, rows, path) -> bool:
+def _parquet(columns: Sequence[str], rows: Sequence[dict], path: str) -> bool:
     """Write the table as Parquet (atomically) when pyarrow is importable; False otherwise."""
     try:
         import pyarrow as pa
@@ -84,7 +91,7 @@ def _parquet(columns, rows, path) -> bool:
     return True
 
 
-def _batches(points, workers: int) -> list:
+def _batches(points: list, workers: int) -> list:
     """About four batches per worker (one when in process): cheap points share a task."""
     n = max(1, min(len(points), 4 * workers if workers > 1 else 1))
     size = -(-len(points) // n)
@@ -100,7 +107,7 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
         return (estimate_bytes("fast", point["length"], depth, 0, None, False),
                 estimate_seconds("fast", point["length"], depth, 0, None) + 1e-3)
     if command == "rollout":
-        from posbias.cli.rollout import estimate_bytes
+        from posbias.cli.rollout import estimate_bytes as rollout_bytes
         from posbias.numerics.configs import load_config
         from posbias.proofs_checks.data import builtin_config_path, builtin_configs
 
@@ -111,7 +118,7 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
             cache[name] = (cfg.length, cfg.num_layers, cfg.num_heads)
         L0, layers, heads = cache[name]
         L = point.get("length") or L0
-        return estimate_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
+        return rollout_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
     from posbias.cli.measure import estimate_bytes as measure_bytes
     from posbias.measurements.presets import PRESETS, resolve_settings
 
@@ -124,7 +131,7 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
                          point.get("dtype") or "float32"), 0.0
 
 
-def plan_sweep(sweep, workers: int):
+def plan_sweep(sweep: Sweep, workers: int) -> Plan:
     """The plan of a sweep: the largest point's memory in each of ``workers`` processes at once,
     the table (one row per point), and the points' time divided among the workers."""
     from posbias.resources import Plan
@@ -140,7 +147,7 @@ def plan_sweep(sweep, workers: int):
                 "use a smaller grid, smaller lengths or fewer workers")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from posbias.proofs_checks import parallel, sweeps
 
     sweep = sweeps.load_sweep(args.spec)
@@ -167,7 +174,7 @@ def run(args) -> int:
     start = time.perf_counter()
     done = [0]
 
-    def progress(i, rows):
+    def progress(i: int, rows: list) -> None:
         done[0] += len(rows)
         if not quiet:
             print(f"[sweep] {done[0]}/{len(sweep.points)} points ({time.perf_counter() - start:.1f} s)",

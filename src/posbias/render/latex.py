@@ -22,19 +22,25 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
+from sympy import Basic
 from sympy.printing.latex import LatexPrinter
 
+if TYPE_CHECKING:
+    from posbias.derivations import Derivation
+
 __all__ = [
-    "PosbiasLatexPrinter",
-    "latex",
-    "escape_text",
-    "prose_to_latex",
-    "equation_block",
-    "render_tex",
-    "render_json",
-    "LONG_EQUATION",
     "LINE_LENGTH",
+    "LONG_EQUATION",
+    "PosbiasLatexPrinter",
+    "equation_block",
+    "escape_text",
+    "latex",
+    "prose_to_latex",
+    "render_json",
+    "render_tex",
 ]
 
 #: source length (after dropping sizing commands) above which an equation is broken over lines
@@ -53,10 +59,10 @@ class PosbiasLatexPrinter(LatexPrinter):
     '\\\\ln{\\\\left(x \\\\right)}'
     """
 
-    def __init__(self, settings=None):
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
         super().__init__({"ln_notation": True, **(settings or {})})
 
-    def ordered_terms(self, expr) -> list:
+    def ordered_terms(self, expr: Basic) -> list:
         """The terms of a sum in the order the printer prints them (``order`` setting)."""
         order = self.order
         if order == "none":
@@ -65,7 +71,7 @@ class PosbiasLatexPrinter(LatexPrinter):
         return list(expr.as_ordered_terms(order=None if order == "old" else order))
 
 
-def latex(expr) -> str:
+def latex(expr: Basic) -> str:
     """LaTeX of a SymPy object with the package's printer."""
     return PosbiasLatexPrinter().doprint(expr)
 
@@ -124,8 +130,7 @@ def _braced(text: str, i: int) -> tuple[str, int]:
     if i >= len(text):
         return "", i
     if text[i] in "{(":
-        close = "}" if text[i] == "{" else ")"
-        depth, j = 0, i
+        depth, j = 0, i  # "{" and "(" nest together; the match closes the argument
         while j < len(text):
             if text[j] in "{(":
                 depth += 1
@@ -134,14 +139,15 @@ def _braced(text: str, i: int) -> tuple[str, int]:
                 if depth == 0:
                     break
             j += 1
-        inner = text[i + 1:j]
-        if text[i] == "{":
-            return inner, j + 1
-        return inner, j + 1 if close == ")" else j + 1
+        return text[i + 1:j], j + 1
     m = re.match(r"-?[A-Za-z0-9]+|-", text[i:])
     if m:
         return m.group(0), i + m.end()
     return "", i
+
+
+#: operators spelt in ASCII and their LaTeX, tried in this order
+_ASCII_OPERATORS = {"->": r" \to ", "<=": r" \leq ", ">=": r" \geq ", "...": r" \ldots "}
 
 
 def _math(text: str) -> str:
@@ -150,18 +156,10 @@ def _math(text: str) -> str:
     i = 0
     while i < len(text):
         ch = text[i]
-        if text.startswith("->", i):
-            out.append(r" \to ")
-            i += 2
-        elif text.startswith("<=", i):
-            out.append(r" \leq ")
-            i += 2
-        elif text.startswith(">=", i):
-            out.append(r" \geq ")
-            i += 2
-        elif text.startswith("...", i):
-            out.append(r" \ldots ")
-            i += 3
+        token = next((t for t in _ASCII_OPERATORS if text.startswith(t, i)), None)
+        if token is not None:
+            out.append(_ASCII_OPERATORS[token])
+            i += len(token)
         elif ch in "^_":
             arg, j = _braced(text, i + 1)
             out.append(f"{ch}{{{_math(arg)}}}" if arg else ch + "{}")
@@ -186,6 +184,7 @@ def _math(text: str) -> str:
             i += 1
         elif ch.isalpha():
             m = re.match(r"[A-Za-z]+", text[i:])
+            assert m is not None  # text[i] is a letter
             word = m.group(0)
             if word in _GREEK:
                 out.append(f"\\{word} ")
@@ -221,7 +220,7 @@ def prose_to_latex(text: str) -> str:
     pieces: list[str] = []
     run: list[str] = []
 
-    def flush():
+    def flush() -> None:
         if not run:
             return
         body = " ".join(run)
@@ -241,7 +240,7 @@ def prose_to_latex(text: str) -> str:
                     unmatched.append(n)
         cuts = sorted(unmatched + stack)
         out, start = [], 0
-        for n in cuts + [len(body)]:
+        for n in [*cuts, len(body)]:
             part = body[start:n]
             if part.strip():
                 stripped = part.strip()
@@ -280,7 +279,7 @@ def _visible_length(tex: str) -> int:
     return len(tex.replace("{", "").replace("}", "").replace(" ", ""))
 
 
-def _split_relation(expr):
+def _split_relation(expr: Basic) -> tuple[Basic, str, Basic] | None:
     """``(lhs, relation latex, rhs)`` for a SymPy relation, else None."""
     import sympy
 
@@ -297,7 +296,7 @@ def _split_relation(expr):
     return None
 
 
-def _terms_latex(expr, printer: PosbiasLatexPrinter) -> list[str]:
+def _terms_latex(expr: Basic, printer: PosbiasLatexPrinter) -> list[str]:
     """LaTeX of the top-level terms of a sum, in the printer's order, with their signs."""
     import sympy
 
@@ -312,7 +311,7 @@ def _terms_latex(expr, printer: PosbiasLatexPrinter) -> list[str]:
     return out
 
 
-def equation_block(expr, label: str | None) -> str:
+def equation_block(expr: Basic, label: str | None) -> str:
     """One displayed equation: ``equation`` when short, ``multline`` when long."""
     printer = PosbiasLatexPrinter()
     tag = f"\\label{{{label}}}" if label else "\\notag"
@@ -342,7 +341,7 @@ def equation_block(expr, label: str | None) -> str:
     return f"\\begin{{multline}}{tag}\n{body}\n\\end{{multline}}\n"
 
 
-def _section(d) -> str:
+def _section(d: Derivation) -> str:
     from posbias.proofs_checks.registry import PAPERS
 
     parts = [f"\\subsection*{{{prose_to_latex(d.title)}}}\n"]
@@ -358,7 +357,7 @@ def _section(d) -> str:
     return "".join(parts)
 
 
-def render_tex(derivations, standalone: bool = True) -> str:
+def render_tex(derivations: Iterable[Derivation], standalone: bool = True) -> str:
     """The LaTeX text for a list of derivations (standalone document or fragment)."""
     body = "".join(_section(d) for d in derivations)
     if not standalone:
@@ -381,6 +380,6 @@ def render_tex(derivations, standalone: bool = True) -> str:
     )
 
 
-def render_json(derivations) -> str:
+def render_json(derivations: Iterable[Derivation]) -> str:
     """JSON list of {name, title, description, latex, assumptions, paper, section, proven, ...}."""
     return json.dumps([d.as_dict() for d in derivations], indent=2, allow_nan=False) + "\n"

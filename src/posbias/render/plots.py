@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.files import check_target, write_output
 
-__all__ = ["plot_profile", "plot_curves", "check_plot_path", "PLOT_SUFFIXES", "LINEAR_RANGE"]
+__all__ = ["LINEAR_RANGE", "PLOT_SUFFIXES", "check_plot_path", "plot_curves", "plot_profile"]
 
 PLOT_SUFFIXES = (".png", ".pdf")
 #: largest max/min ratio drawn on a linear axis
@@ -32,14 +35,14 @@ LINEAR_RANGE = 1e3
 _BLUE, _GREEN, _RED, _GREY, _ORANGE = "#1f4e9c", "#2a8c3c", "#c0392b", "#8a8a8a", "#d98c1f"
 
 
-def _plot_format(path, parameter) -> str:
+def _plot_format(path: str | os.PathLike[str], parameter: str) -> str:
     p = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(p, str) or os.path.splitext(p)[1].lower() not in PLOT_SUFFIXES:
         raise InvalidArgument(parameter, p, "a file name ending in .png or .pdf")
     return os.path.splitext(p)[1].lower()[1:]
 
 
-def check_plot_path(path, parameter: str = "--plot") -> str:
+def check_plot_path(path: str | os.PathLike[str], parameter: str = "--plot") -> str:
     """Validate a plot file name before any work: suffix ``.png`` or ``.pdf`` and a target the
     one atomic writer accepts (a regular file or a new one, in a writable directory).
 
@@ -53,14 +56,14 @@ def check_plot_path(path, parameter: str = "--plot") -> str:
     return os.fspath(path)
 
 
-def _positive_floats(name, values):
+def _positive_floats(name: str, values: npt.ArrayLike) -> np.ndarray:
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 1 or arr.size < 1 or not np.isfinite(arr).all() or (arr < 0).any():
         raise InvalidArgument(name, f"an array of shape {arr.shape}", "a vector of finite numbers >= 0")
     return arr
 
 
-def _figure(ncols: int, width: float):
+def _figure(ncols: int, width: float) -> tuple[Any, list[Any]]:
     try:
         import matplotlib
 
@@ -75,18 +78,19 @@ def _figure(ncols: int, width: float):
     return fig, axes
 
 
-def _save(fig, path, parameter, fmt) -> str:
+def _save(fig: Any, path: str | os.PathLike[str], parameter: str, fmt: str) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
     write_output(buf.getvalue(), os.fspath(path), parameter, fmt=fmt)
     return os.fspath(path)
 
 
-def _overlap(a, b, pad=2.0) -> bool:
+def _overlap(a: Any, b: Any, pad: float = 2.0) -> bool:
     return not (a.x1 + pad < b.x0 or b.x1 + pad < a.x0 or a.y1 + pad < b.y0 or b.y1 + pad < a.y0)
 
 
-def _place_apart(fig, ax, label, others, candidates) -> None:
+def _place_apart(fig: Any, ax: Any, label: Any, others: Sequence[Any],
+                 candidates: Sequence[tuple[float, float]]) -> None:
     """Move annotation ``label`` through the offsets ``candidates`` (points) to the first where
     its box overlaps none of ``others`` and stays inside the axes (else to the least bad one)."""
     renderer = fig.canvas.get_renderer()
@@ -108,7 +112,7 @@ def _place_apart(fig, ax, label, others, candidates) -> None:
     label.set_position(best)
 
 
-def _mark_features(fig, ax, x, prof, log_axis: bool) -> None:
+def _mark_features(fig: Any, ax: Any, x: np.ndarray, prof: np.ndarray, log_axis: bool) -> None:
     """Primacy tail (shaded), valley (triangle) and recency spike (circle), labels apart."""
     L = prof.size
     pos = prof > 0
@@ -148,7 +152,9 @@ def _mark_features(fig, ax, x, prof, log_axis: bool) -> None:
     _place_apart(fig, ax, valley, labels, candidates)
 
 
-def plot_profile(profile, path, *, title=None, continuum=None, attention_only=None, parameter="path"):
+def plot_profile(profile: npt.ArrayLike, path: str | os.PathLike[str], *, title: str | None = None,
+                 continuum: npt.ArrayLike | None = None, attention_only: npt.ArrayLike | None = None,
+                 parameter: str = "path") -> str:
     """Draw an influence profile and write it to ``path`` (PNG or PDF by suffix).
 
     Parameters
@@ -235,8 +241,10 @@ def plot_profile(profile, path, *, title=None, continuum=None, attention_only=No
     return _save(fig, path, parameter, fmt)
 
 
-def plot_curves(curves, path, *, title=None, xlabel="position j",
-                ylabel="influence on the final position", log=True, parameter="path"):
+def plot_curves(curves: Sequence[tuple[str, npt.ArrayLike, str]], path: str | os.PathLike[str], *,
+                title: str | None = None, xlabel: str = "position j",
+                ylabel: str = "influence on the final position", log: bool = True,
+                parameter: str = "path") -> str:
     """Draw several named curves over positions ``1..L`` (``curves``: a list of
     ``(label, values, style)`` with ``style`` a matplotlib line style) and write the picture to
     ``path`` (``.png`` or ``.pdf``).  Non-positive values are left out of a log axis."""
