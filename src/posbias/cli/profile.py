@@ -266,7 +266,7 @@ def _block_text(data, index: int, digits: int) -> str | None:
         return None
     a, k = blocks
     value = float(data["values"][index])
-    if value != 0 and abs(value) >= _TINY or a[index] == 0:
+    if (value != 0 and abs(value) >= _TINY) or a[index] == 0:
         return None
     with mpmath.workprec(64):
         exact = mpmath.ldexp(mpmath.mpf(float(a[index])), int(k[index]))
@@ -451,10 +451,10 @@ def _render(args, path, length, schedule, dps, values, summary, data) -> str:
                 shown = str(val)
             elif key in ("log_min", "log10_min"):
                 shown = "-inf (exact 0)" if val is None else repr(float(val))
-                key = "ln_min" if key == "log_min" else key  # natural log, named so
             else:
                 shown = block or fmt(val)
-            lines.append(f"{key}{sep}{shown}")
+            name = "ln_min" if key == "log_min" else key  # a natural log, named so
+            lines.append(f"{name}{sep}{shown}")
     else:
         lines.append(f"position{sep}p")
         lines.extend(f"{j}{sep}{fmt(v)}" for j, v in enumerate(values, start=1))
