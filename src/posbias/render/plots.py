@@ -28,8 +28,18 @@ import numpy as np
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.files import check_target, write_output
 
-__all__ = ["plot_profile", "plot_curves", "check_plot_path", "features", "Features",
-           "attention_only_title", "PLOT_SUFFIXES", "LINEAR_RANGE", "PEAK_FACTOR", "COLLAPSE_SHARE"]
+__all__ = [
+    "COLLAPSE_SHARE",
+    "LINEAR_RANGE",
+    "PEAK_FACTOR",
+    "PLOT_SUFFIXES",
+    "Features",
+    "attention_only_title",
+    "check_plot_path",
+    "features",
+    "plot_curves",
+    "plot_profile",
+]
 
 PLOT_SUFFIXES = (".png", ".pdf")
 #: largest max/min ratio drawn on a linear axis
