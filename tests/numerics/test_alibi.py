@@ -28,6 +28,7 @@ from posbias.numerics.alibi import (
     alibi_rollout_precise,
     alibi_slopes,
 )
+from posbias.strategies import alibi_layers
 
 EPS = 2.0 ** -52
 
@@ -179,13 +180,7 @@ def alibi_cases(draw):
     L = draw(st.integers(1, 40))
     T = draw(st.integers(1, 4))
     H = draw(st.integers(1, 3))
-    layers = []
-    for _ in range(T):
-        m = draw(st.lists(st.sampled_from([0.0, 0.01, 0.2, 0.9, 3.0, 40.0]), min_size=H, max_size=H))
-        d = draw(st.lists(st.sampled_from([0.0, -3.0, 0.5, 6.0, 120.0, -200.0]), min_size=H, max_size=H))
-        w = draw(st.lists(st.sampled_from([0.5, 1.0, 3.0]), min_size=H, max_size=H))
-        tau = draw(st.sampled_from([1.0, 0.5, 2.0]))
-        layers.append(alibi_layer(m, diagonal=d, weights=w, temperature=tau))
+    layers = [draw(alibi_layers(heads=H)) for _ in range(T)]
     lam = draw(st.lists(st.sampled_from([0.0, 0.25, 0.6, 1.0]), min_size=T, max_size=T))
     return L, layers, lam
 

@@ -216,7 +216,7 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
         values = np.ldexp(a, k)
     if not (np.isfinite(values).all() and (np.isfinite(log) | (a == 0)).all()):
         raise ArithmeticError("the fast rollout produced a non-finite value")
-    return {"values": values, "log": log}
+    return {"values": values, "log": log, "blocks": (a, k)}
 
 
 def _kernel_profile(length: int, schedule: Schedule, path: str, dps: int | None,
@@ -256,8 +256,30 @@ def _summary(data: dict, path: str, length: int, dps: int | None) -> dict:
         return {"first": v[0], "last": v[-1], "argmin": i + 1, "min": v[i], "sum": total}
     v, log = data["values"], data["log"]
     i = int(np.argmin(log))  # log space: no ties created by underflow
+    ln_min = _finite_log(log[i])
     return {"first": float(v[0]), "last": float(v[-1]), "argmin": i + 1, "min": float(v[i]),
-            "sum": math.fsum(v.tolist()), "log_min": _finite_log(log[i])}
+            "sum": math.fsum(v.tolist()), "log_min": ln_min,
+            "log10_min": None if ln_min is None else ln_min / math.log(10)}
+
+
+#: the smallest normal float64: below it a float64 value has lost significant digits
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _block_text(data, index: int, digits: int) -> str | None:
+    """``p(index)`` in decimal from the fast path's mantissa and binary exponent, when its
+    float64 value is subnormal or 0 (digits lost or all gone); None otherwise.  At most
+    ``digits`` (<= 17, what the float64 mantissa holds) significant digits."""
+    blocks = data.get("blocks")
+    if blocks is None:
+        return None
+    a, k = blocks
+    value = float(data["values"][index])
+    if (value != 0 and abs(value) >= _TINY) or a[index] == 0:
+        return None
+    with mpmath.workprec(64):
+        exact = mpmath.ldexp(mpmath.mpf(float(a[index])), int(k[index]))
+        return mpmath.nstr(exact, digits, min_fixed=-5, max_fixed=21)
 
 
 def _finite_log(x: float) -> float | None:
@@ -312,7 +334,8 @@ def _header(path: str, args: argparse.Namespace, length: int, depth: int, spec: 
     else:
         d = min(args.digits_value or 17, 17)
         shown = (f"float64 with block exponents (no underflow inside), shown to {d} significant "
-                 f"digits; values below 2^-1074 print as 0 (see log_min / --format json)")
+                 f"digits; in the profile, values below 2^-1074 print as 0 (the summary shows them from "
+                 f"the block exponents; ln_min = natural log, log10_min = base-10 log)")
     kernel = getattr(args, "kernel_spec", "cesaro")
     what = "Cesaro rollout" if kernel == "cesaro" else f"{kernel} kernel rollout"
     if path == "fast" and kernel != "cesaro":
@@ -422,7 +445,7 @@ def _render(args: argparse.Namespace, path: str, length: int, schedule: Schedule
             if path == "fast":  # natural logs; null where p(j) is exactly 0
                 doc["log_profile"] = [_finite_log(x) for x in data["log"]]
         doc["summary"] = {
-            key: (val if key in ("argmin", "log_min") else _json_value(path, val, dps))
+            key: (val if key in ("argmin", "log_min", "log10_min") else _json_value(path, val, dps))
             for key, val in summary.items()
         }
         return json.dumps(doc, indent=1, allow_nan=False) + "\n"
@@ -433,13 +456,16 @@ def _render(args: argparse.Namespace, path: str, length: int, schedule: Schedule
     if args.summary:
         lines.append(f"quantity{sep}value")
         for key, val in summary.items():
+            index = {"first": 0, "last": length - 1, "min": summary["argmin"] - 1}.get(key)
+            block = None if index is None else _block_text(data, index, min(args.digits_value or 17, 17))
             if key == "argmin":
                 shown = str(val)
-            elif key == "log_min":
+            elif key in ("log_min", "log10_min"):
                 shown = "-inf (exact 0)" if val is None else repr(float(val))
             else:
-                shown = fmt(val)
-            lines.append(f"{key}{sep}{shown}")
+                shown = block or fmt(val)
+            name = "ln_min" if key == "log_min" else key  # a natural log, named so
+            lines.append(f"{name}{sep}{shown}")
     else:
         lines.append(f"position{sep}p")
         lines.extend(f"{j}{sep}{fmt(v)}" for j, v in enumerate(values, start=1))

@@ -3,9 +3,11 @@ table (CSV; Parquet beside it when pyarrow is installed) and a heatmap.
 
 ::
 
-    posbias sweep SPEC [-o TABLE.csv] [--plot MAP.png] [-n N|auto] [--scheduler ADDRESS]
+    posbias sweep SPEC [-o TABLE.csv] [-f csv|json] [--plot MAP.png] [-n N|auto] [--scheduler ADDRESS]
+    posbias sweep --example [NAME]       # print a shipped example spec (peak-valley-map)
 
-SPEC is a YAML grid file (see :mod:`posbias.proofs_checks.sweeps`).  The points run in this
+SPEC is a YAML grid file (see :mod:`posbias.proofs_checks.sweeps`), or ``example:NAME`` for
+one of the example specs shipped with the package (:data:`EXAMPLES`).  The points run in this
 process, in ``-n`` worker processes, or on a Dask cluster (``--scheduler tcp://host:8786``;
 ``--scheduler local`` starts a LocalCluster of ``-n`` workers).  Every point is validated before
 any is computed, and the table and the plot are written atomically once all points are done:
@@ -17,11 +19,13 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import math
 import os
 import sys
 import time
 from collections.abc import Sequence
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from posbias.errors import InvalidArgument
@@ -31,7 +35,21 @@ if TYPE_CHECKING:
     from posbias.proofs_checks.sweeps import Sweep
     from posbias.resources import Plan
 
-__all__ = ["add_parser", "run"]
+__all__ = ["EXAMPLES", "add_parser", "example_spec", "run"]
+
+#: the example sweep specs shipped with the package (``posbias/examples/NAME.yaml``)
+EXAMPLES = ("peak-valley-map",)
+
+
+def example_spec(name: str) -> str:
+    """The text of the shipped example sweep spec ``name`` (one of :data:`EXAMPLES`).
+
+    >>> "heatmap:" in example_spec("peak-valley-map")
+    True
+    """
+    if name not in EXAMPLES:
+        raise InvalidArgument("--example", name, "one of " + ", ".join(EXAMPLES))
+    return resources.files("posbias").joinpath("examples", f"{name}.yaml").read_text(encoding="utf-8")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -44,17 +62,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             "installed), and optionally a heatmap over two grid parameters. Points run in "
             "worker processes (-n) or on a Dask cluster (--scheduler; the 'scale' extra)."),
     )
-    p.add_argument("spec", metavar="SPEC", help="YAML sweep file")
+    p.add_argument("spec", metavar="SPEC", nargs="?",
+                   help="YAML sweep file, or example:NAME for a shipped example ("
+                        + ", ".join(EXAMPLES) + ")")
+    p.add_argument("--example", metavar="NAME", nargs="?", const=EXAMPLES[0], default=None,
+                   help="print the shipped example spec NAME (default: %(const)s) and exit; "
+                        "save it, edit it, run it")
+    p.add_argument("-f", "--format", type=_format, default="csv", metavar="FORMAT",
+                   help="the table as csv or json")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the table to FILE (.csv; FILE.parquet too when pyarrow is present); "
-                        "default: CSV on stdout")
+                   help="write the table to FILE (.csv or .json by --format; FILE.parquet too for "
+                        "csv when pyarrow is present); default: standard output")
     p.add_argument("--plot", metavar="FILE", help="draw the heatmap of the spec to FILE (.png or .pdf)")
     p.add_argument("-n", "--workers", metavar="N|auto", help="worker processes (default 1: in process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
     return p
+
+
+def _format(text: str) -> str:
+    import argparse
+
+    text = str(text).strip().lower()
+    if text not in ("csv", "json"):
+        raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected one of csv, json")
+    return text
 
 
 def _cell(v: object) -> str:
@@ -72,7 +106,34 @@ def _csv(columns: Sequence[str], rows: Sequence[dict]) -> str:
     return buf.getvalue()
 
 
+def _json_value(v: object) -> object:
+    if isinstance(v, float) and not math.isfinite(v):
+        return _cell(v)  # JSON has no NaN or infinity: the CSV spelling, as a string
+    return v
+
+
+def _json(command: str | None, columns: Sequence[str], rows: Sequence[dict]) -> str:
+    table = [{c: _json_value(r[c]) for c in columns} for r in rows]
+    return json.dumps({"command": command, "columns": list(columns), "rows": table}, indent=1,
+                      ensure_ascii=False) + "\n"
+
+
+def _spec_path(spec: str | None) -> str:
+    """SPEC as a file path: ``example:NAME`` is the shipped example's file."""
+    if spec is None:
+        raise InvalidArgument("SPEC", "(missing)", "a YAML sweep file, or example:NAME "
+                              "(posbias sweep --example prints one)")
+    if isinstance(spec, str) and spec.startswith("example:"):
+        name = spec[len("example:"):]
+        if name not in EXAMPLES:
+            raise InvalidArgument("SPEC", spec, "a YAML sweep file, or example:NAME with NAME one of "
+                                  + ", ".join(EXAMPLES))
+        return os.fspath(resources.files("posbias").joinpath("examples", f"{name}.yaml"))
+    return spec
+
+
 def _parquet(columns: Sequence[str], rows: Sequence[dict], path: str) -> bool:
+
     """Write the table as Parquet (atomically) when pyarrow is importable; False otherwise."""
     try:
         import pyarrow as pa
@@ -150,14 +211,18 @@ def plan_sweep(sweep: Sweep, workers: int) -> Plan:
 def run(args: argparse.Namespace) -> int:
     from posbias.proofs_checks import parallel, sweeps
 
-    sweep = sweeps.load_sweep(args.spec)
+    if args.example is not None:
+        write_output(example_spec(args.example), args.output)
+        return 0
+    sweep = sweeps.load_sweep(_spec_path(args.spec))
     try:
         workers = parallel.resolve_workers(args.workers)
     except InvalidArgument:
         raise InvalidArgument("-n", args.workers, "an integer >= 1 or 'auto'") from None
     if args.output and args.output != "-":
-        if not args.output.lower().endswith(".csv"):
-            raise InvalidArgument("--output", args.output, "a file name ending in .csv")
+        if not args.output.lower().endswith("." + args.format):
+            raise InvalidArgument("--output", args.output, f"a file name ending in .{args.format} "
+                                  f"(--format {args.format})")
         check_writable(args.output)
     if args.plot:
         from posbias.render.plots import check_plot_path
@@ -192,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
         for point, values in zip(batch, out):
             rows.append(dict(point, **values))
     columns = sweep.columns
-    text = _csv(columns, rows)
+    text = _csv(columns, rows) if args.format == "csv" else _json(sweep.command, columns, rows)
     if args.plot:
         from posbias.render.heatmap import plot_heatmap
 
@@ -203,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output and args.output != "-":
         write_output(text, args.output)
         parquet = os.path.splitext(args.output)[0] + ".parquet"
-        if _parquet(columns, rows, parquet) and not quiet:
+        if args.format == "csv" and _parquet(columns, rows, parquet) and not quiet:
             print(f"[sweep] wrote {args.output} and {parquet}", file=sys.stderr)
     else:
         write_output(text, None)
