@@ -3,14 +3,14 @@ marked (matplotlib, the ``plot`` extra, imported lazily; Agg backend, no display
 place where posbias draws: ``profile --plot``, ``rollout --plot`` and ``measure --plot`` all
 come here, and every picture is written by the one atomic writer (:mod:`posbias.files`).
 
-The three features marked are those the theory talks about (THEORY C4, C5, C7, H3): the
+The three features marked are those the theory talks about (:ref:`C4, C5, C7, H3 <math-c4>`): the
 *primacy tail* (the mass on the first positions), the *valley* (the interior minimum, the
 argmin of the profile) and the *recency spike* (the last position, the atom ``(1-alpha)^H`` of
 chowdhury2026 C5 in the Cesaro model).  The profile is drawn on a linear axis when its range
 (max/min) is at most :data:`LINEAR_RANGE`, so that its shape (the U) is visible, and on a log
 axis otherwise.  An attention-only profile, which collapses onto the first token by many orders
 of magnitude, gets its own log-scale panel.  A continuum density ``rho(x)`` on ``(0, 1]`` can be
-overlaid in the units of the discrete profile (``rho(j/L)/L``, THEORY X2).
+overlaid in the units of the discrete profile (``rho(j/L)/L``, :ref:`X2 <math-x2>`).
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def plot_profile(profile, path, *, title=None, continuum=None, attention_only=No
     path: output file, ``.png`` or ``.pdf`` (anything else: :class:`InvalidArgument`).
     title: optional title.
     continuum: optional continuum density, a callable ``x -> rho(x)`` on ``(0, 1]`` or an array
-        of ``L`` values of ``rho(j/L)``; drawn as ``rho(j/L)/L`` (THEORY X2).
+        of ``L`` values of ``rho(j/L)``; drawn as ``rho(j/L)/L`` (:ref:`X2 <math-x2>`).
     attention_only: optional attention-only (``lambda = 1``) profile of the same length, drawn
         with the profile in a second, log-scale panel.
 
