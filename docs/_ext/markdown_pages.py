@@ -98,14 +98,14 @@ class _Renderer:
                 name = _plain(title)
                 section["names"].append(nodes.fully_normalize_name(name))
                 section += nodes.title(name, name)
-                stack[-1][1] += section
+                stack[-1][1].append(section)
                 document.note_implicit_target(section, section)
                 stack.append((level, section))
             html = self.md.render("\n".join(body)).strip()
             html = re.sub(r'<a href="" data-repository-file="[^"]*">(.*?)</a>', r"\1", html,
                           flags=re.DOTALL)
             if html:
-                stack[-1][1] += nodes.raw("", html, format="html")
+                stack[-1][1].append(nodes.raw("", html, format="html"))
 
 
 class MarkdownParser(Parser):
