@@ -17,6 +17,7 @@ import posixpath
 import re
 import shutil
 from pathlib import Path
+from typing import ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
@@ -119,7 +120,8 @@ class MarkdownParser(Parser):
 
 class MarkdownInclude(Directive):
     required_arguments = 1
-    option_spec = {"start-after": directives.unchanged, "end-before": directives.unchanged}
+    option_spec: ClassVar[dict] = {"start-after": directives.unchanged,
+                                   "end-before": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         env = self.state.document.settings.env
