@@ -68,6 +68,10 @@ napoleon_use_rtype = False
 
 # --- doctest -------------------------------------------------------------------------------------
 doctest_global_setup = "import posbias"
+# the pages' examples are ``.. doctest::`` blocks; the docstrings' own examples need their module's
+# namespace and run in tests/test_doctests.py (doctest.testmod), so plain ``>>>`` blocks are not
+# run a second time here
+doctest_test_doctest_blocks = ""
 # the flags of tests/test_doctests.py, so that a docstring passes both
 doctest_default_flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.DONT_ACCEPT_TRUE_FOR_1
 
