@@ -1,4 +1,4 @@
-"""ALiBi in the continuum: a warped Hardy operator (THEORY.md X6).
+"""ALiBi in the continuum: a warped Hardy operator (:ref:`X6 <math-x6>`).
 
 With slope ``m = lambda/L`` the normalized causal ALiBi row ``A[i, j] ∝ e^{-m (i - j)}``,
 ``j <= i``, becomes as ``L -> oo`` (``x = i/L``, ``y = j/L``) the kernel
@@ -59,7 +59,7 @@ def alibi_kernel(xx: sympy.Expr = x, yy: sympy.Expr = y, ll: sympy.Expr = lam) -
 
 
 def warp(xx: sympy.Expr = x, ll: sympy.Expr = lam) -> sympy.Expr:
-    """The warp stated in THEORY.md X6: ``(e^{lambda x} - 1)/(e^lambda - 1)``."""
+    """The warp stated in :ref:`X6 <math-x6>`: ``(e^{lambda x} - 1)/(e^lambda - 1)``."""
     return (sympy.exp(ll * xx) - 1) / (sympy.exp(ll) - 1)
 
 
@@ -78,7 +78,7 @@ def warp_identity(phi: Callable[..., sympy.Expr] = warp) -> Identity:
 
 
 def alibi_density(depth: int | sympy.Expr, ll: sympy.Expr = lam, yy: sympy.Expr = y) -> sympy.Expr:
-    """``phi'(y) rho_H(phi(y))`` with the THEORY warp (``depth`` symbolic or integer >= 1)."""
+    """``phi'(y) rho_H(phi(y))`` with the warp of :ref:`X6 <math-x6>` (``depth`` symbolic or integer >= 1)."""
     ph = warp(yy, ll)
     return (sympy.diff(ph, yy) * sympy.log(1 / ph) ** (depth - 1) / sympy.factorial(depth - 1))
 
@@ -157,7 +157,7 @@ def alibi_warp_derivation() -> Derivation:
         identities=tuple(idents),
         paper="posbias",
         section="X6",
-        notes=("THEORY.md's substitution u = (e^(lambda x) - 1)/(e^lambda - 1) is correct; any "
+        notes=("The substitution u = (e^(lambda x) - 1)/(e^lambda - 1) is correct; any "
                "positive multiple of e^(lambda x) - 1 works as well, the normalization fixes "
                "[0, 1]",
                "the scaling m = lambda/L is essential: a fixed slope m makes the continuum kernel "

@@ -157,7 +157,7 @@ class Derivation:
     assumptions: the assumptions, as text (the SymPy symbols also carry them).
     steps: the derivation, as :class:`Step` records.
     identities: the symbolic identities checked; :attr:`proven` is their conjunction.
-    paper, section: where the result comes from (paper key and THEORY.md item).
+    paper, section: where the result comes from (paper key and item of :ref:`mathematics`).
     notes: what sympy could not close, corrections, numeric facts (text).
     data: further facts as plain Python values (e.g. numeric medians as strings).
     """
@@ -236,7 +236,7 @@ class Derivation:
 
 
 _BUILDERS: dict[str, Callable[[], Derivation]] = {}
-#: the order of THEORY.md; modules discovered beyond these come after them, by name
+#: the order of docs/mathematics.rst; modules discovered beyond these come after them, by name
 _MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope")
 
 
@@ -289,7 +289,7 @@ def _load() -> None:
 
 
 def derivation_names() -> list[str]:
-    """Names of all derivations, in the order of THEORY.md.
+    """Names of all derivations, in the order of :ref:`mathematics`.
 
     >>> derivation_names()[:2]
     ['hardy-kernel', 'hardy-kernels-explicit']
@@ -299,7 +299,7 @@ def derivation_names() -> list[str]:
 
 
 def _ordered() -> list[str]:
-    """Names sorted by the order of the modules in THEORY.md, then by definition order."""
+    """Names sorted by the order of the modules in :ref:`mathematics`, then by definition order."""
     rank = {m: i for i, m in enumerate(_MODULES)}
     names = list(_BUILDERS)
     return sorted(names, key=lambda n: (rank.get(_BUILDERS[n].__module__.rsplit(".", 1)[-1],

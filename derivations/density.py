@@ -13,7 +13,7 @@ constant for ``H = 1``.
 Method: sympy integration for symbolic H after ``t = ln(1/x)``; the median numerically with
 mpmath (root of the regularized gamma equation) at a stated precision.
 
-Paper: chowdhury2026 (THEORY.md C3, C4).
+Paper: chowdhury2026 (:ref:`C3, C4 <math-c3>`).
 
 >>> from posbias.derivations.density import rho
 >>> rho(3)

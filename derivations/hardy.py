@@ -13,7 +13,7 @@ Method: the composition ``K_{H+1}(x, y) = (1/x) * integral_y^x K_H(z, y) dz`` is
 symbolic positive integer ``H`` after the substitution ``u = ln(z/y)`` (``dz/z = du``); the
 explicit kernels for ``H = 1..6`` are obtained independently by direct integration in ``z``.
 
-Paper: chowdhury2026 (THEORY.md C2).
+Paper: chowdhury2026 (:ref:`C2 <math-c2>`).
 
 >>> from posbias.derivations.hardy import hardy_kernel
 >>> hardy_kernel(3)

@@ -17,7 +17,7 @@ at ``x -> 1^-``, equal to ``H alpha (1-alpha)^(H-1)``.  The factorial dead zone
 for ``0 < alpha < 1``, ``rho_c(1/2) >= H alpha (1-alpha)^(H-1)`` and
 ``(H-1)! rho_c(1/2) -> oo``.
 
-Paper: chowdhury2026 (THEORY.md C5, C6, C7) and posbias (Laguerre form).
+Paper: chowdhury2026 (:ref:`C5, C6, C7 <math-c5>`) and posbias (Laguerre form).
 
 >>> from posbias.derivations.residual import mixture_sum
 >>> mixture_sum(2)

@@ -10,7 +10,7 @@ characteristic functions ``E exp(i w q^T R k | q) = exp(-sigma^2 w^2 |R^T q|^2 /
 Method: symbolic orthogonality for d = 2, 4, 6 with independent angles, and the covariance and
 characteristic function of ``q^T R k`` given ``q`` computed in sympy.
 
-Paper: chowdhury2026 (THEORY.md C8).
+Paper: chowdhury2026 (:ref:`C8 <math-c8>`).
 
 >>> from posbias.derivations.rope import rotation
 >>> rotation(sympy.Symbol("theta"))

@@ -1,4 +1,4 @@
-"""Infinite-depth diagonal products for schedules with closed forms (THEORY.md X7, H4).
+"""Infinite-depth diagonal products for schedules with closed forms (:ref:`X7, H4 <math-x7>`).
 
 For Cesàro kernels the diagonal of the rollout at row ``i`` is ``prod_t (1 - lambda_t c)`` with
 ``c = 1 - 1/i`` the off-diagonal mass.  Two schedules have closed forms:

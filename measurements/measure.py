@@ -19,7 +19,7 @@ sum 1 over ``j``:
 * ``metric="top1-grad"``: the L2 norm of the gradient of the top-1 next-token probability at the
   final position with respect to :math:`e_j` (herasimchyk2026, measured influence protocol).
 
-**Mixing coefficient of layer t** (THEORY.md section 1, herasimchyk2026):
+**Mixing coefficient of layer t** (:ref:`math-conventions`, herasimchyk2026):
 :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i}\| + \|a_{t,i}\|)` with
 :math:`x_t` the residual stream entering block ``t`` and :math:`a_t = \mathrm{Attn}(\mathrm{Norm}(x_t))`
 the attention output after its output projection, read by forward hooks.  Per family:
@@ -430,7 +430,7 @@ class lambda_hooks:
     token mean of ``||a_t|| / (||x_t|| + ||a_t||)`` over batch element 0 (norms over features,
     in float64) and the mean total-variation distance of the attention rows from uniform when
     the attention weights are available.  After the block, :attr:`lambdas` holds the mean over
-    recorded passes and :attr:`attention_tv` the attention uniformity (THEORY.md section 1,
+    recorded passes and :attr:`attention_tv` the attention uniformity (:ref:`math-conventions`,
     herasimchyk2026; C1 of chowdhury2026).  Setting :attr:`active` to False pauses the
     recording (e.g. while a checkpointed block is recomputed in a backward pass).
     """

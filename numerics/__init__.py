@@ -3,7 +3,7 @@
 Kernels, schedules and last-row rollouts (Cesàro, dense, sliding window, prefix, decay, ALiBi),
 their closed forms, measured rollout configs, the distances between profiles and the seeded case
 generators of the property checks.  Never imports
-sympy, torch or matplotlib (DESIGN.md: ``derivations``, ``numerics`` and ``measurements`` are
+sympy, torch or matplotlib (:ref:`claims-routes`: ``derivations``, ``numerics`` and ``measurements`` are
 independent routes).  The public names are the union of the submodules' ``__all__``.
 """
 

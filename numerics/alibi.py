@@ -1,7 +1,7 @@
 """ALiBi multi-head kernels with diagonal content logits, propagated in O(L) per head.
 
 One head with slope ``m >= 0`` and diagonal content logit ``d`` (herasimchyk2026, section H2c/H2d;
-THEORY X4/X5) reads, in row ``i`` (1-indexed positions ``1..L``), the logits ``-m (i - j)`` for
+:ref:`X4/X5 <math-x4>`) reads, in row ``i`` (1-indexed positions ``1..L``), the logits ``-m (i - j)`` for
 ``j < i`` and ``d`` for ``j = i``; a softmax at temperature ``tau`` gives
 
 .. math::
@@ -16,7 +16,7 @@ weighted average ``A = \\sum_h w_h A_h`` (weights normalised to sum 1), a residu
 ``P(T) = R(T) ... R(1)``, propagated as a row vector ``e_L R(T) R(T-1) ... R(1)`` (the layer
 applied last to the activations is applied first to the row).
 
-**O(L) propagation (THEORY X5).**  For ``u = v A`` with one head, write ``x_i = v_i / Z_i`` and
+**O(L) propagation (:ref:`X5 <math-x5>`).**  For ``u = v A`` with one head, write ``x_i = v_i / Z_i`` and
 ``q = e^{-m/tau}``; then ``u_j = v_j e^{d/tau} / Z_j + S_j`` with
 ``S_j = \\sum_{i > j} q^{i-j} x_i``, which obeys ``S_j = q (x_{j+1} + S_{j+1})``, ``S_L = 0``.
 The precise path runs this recurrence literally in mpmath.  The fast path evaluates the same
@@ -49,7 +49,7 @@ cuts the positions into blocks of ``w-1``: each window is a suffix of one block 
 the next (van Herk / Gil-Werman), a within-block reverse scan plus a within-block weighted
 cumulative sum, again without any subtraction, ``O(H L)`` for every ``w``.
 
-Paths (DESIGN.md): fast (:func:`alibi_propagate`, :func:`alibi_rollout`; float64,
+Paths (:ref:`claims-paths`): fast (:func:`alibi_propagate`, :func:`alibi_rollout`; float64,
 ``O(T H L)`` time, ``O(L)`` memory per head chunk), precise (:func:`alibi_propagate_precise`,
 :func:`alibi_rollout_precise`; mpmath at a caller-given ``dps``, for small ``L``), and dense
 references (:func:`alibi_kernel_dense`, :func:`alibi_kernel_dense_precise`,
@@ -136,7 +136,7 @@ def alibi_slopes(num_heads: int, rule: str = "bloom") -> np.ndarray:
     True
 
     Method: ``2 ** (exponent)`` with the exponent a dyadic rational (exact in float64) for
-    power-of-two head counts.  Paper: herasimchyk2026 (ALiBi models BLOOM, MPT), THEORY 6.
+    power-of-two head counts.  Paper: herasimchyk2026 (ALiBi models BLOOM, MPT), :ref:`math-pitfalls`.
     """
     H = check_integer("num_heads", num_heads, 1, MAX_HEADS)
     if rule == "power-of-two":
@@ -321,7 +321,7 @@ def alibi_diagonal_defect(length: int, layer: AlibiLayer) -> float:
 
     ``1 - A_h[i,i] = G_i / (e^d + G_i)`` with ``G_i = sum_{k=1}^{i-1} q^k`` is increasing in
     ``i``, so the maximum of the head average is at ``i = L``:
-    ``delta = sum_h w_h G_L / (e^{d_h} + G_L)``.  This is the ``delta_t`` of THEORY H4.
+    ``delta = sum_h w_h G_L / (e^{d_h} + G_L)``.  This is the ``delta_t`` of :ref:`H4 <math-h4>`.
 
     >>> round(alibi_diagonal_defect(4, alibi_layer([0.0])), 12)
     0.75
@@ -574,7 +574,7 @@ def alibi_propagate(v: ArrayLike, layer: AlibiLayer, *, chunk: int | None = None
     >>> alibi_propagate(v, lay).tolist() == (v @ alibi_kernel_dense(3, lay)).tolist()
     True
 
-    Method: THEORY X5 with a blocked reverse geometric scan (module docstring).  Relative error a
+    Method: :ref:`X5 <math-x5>` with a blocked reverse geometric scan (module docstring).  Relative error a
     few float64 ulps per entry.  Paper: posbias (X5), herasimchyk2026 (ALiBi kernel).
     """
     v = _check_vector(v)
@@ -597,7 +597,7 @@ def alibi_rollout(length: int, layers: Sequence[AlibiLayer], lambdas: ScheduleLi
     >>> [round(x, 12) for x in p.tolist()]   # Cesaro: (1/4) h_1(1/j, ..., 1/4)
     [0.520833333333, 0.270833333333, 0.145833333333, 0.0625]
 
-    Method: ``O(T H L)`` time, ``O(L)`` memory (THEORY X5).  Paper: herasimchyk2026 (H2, H5).
+    Method: ``O(T H L)`` time, ``O(L)`` memory (:ref:`X5 <math-x5>`).  Paper: herasimchyk2026 (H2, H5).
     """
     L = check_integer("length", length, 1, MAX_LENGTH)
     layers = _check_layers(layers)
@@ -669,7 +669,7 @@ def alibi_propagate_precise(v: Sequence[Any], layer: AlibiLayer, *, dps: int, co
     >>> mpmath.nstr(mpmath.fsum(u), 25)
     '1.0'
 
-    Method: THEORY X5, O(H L) mpf operations.  Paper: posbias (X5).
+    Method: :ref:`X5 <math-x5>`, O(H L) mpf operations.  Paper: posbias (X5).
     """
     if not isinstance(layer, AlibiLayer):
         raise InvalidArgument("layer", layer, "an AlibiLayer (see alibi_layer)")

@@ -8,10 +8,10 @@ The Cesàro matrix is uniform causal attention, ``M[i, j] = 1/i`` for ``j <= i``
 Only the last row is propagated: ``u ← (1 - λ) u + λ u M`` with ``(u M)_j = Σ_{i >= j} u_i / i``,
 a suffix sum, so one layer costs ``O(L)`` operations and a profile ``O(T L)``.
 
-Paths (DESIGN.md): :func:`cesaro_profile_exact` (Fractions, via scaled integers over a common
+Paths (:ref:`claims-paths`): :func:`cesaro_profile_exact` (Fractions, via scaled integers over a common
 denominator), :func:`cesaro_profile_precise` (mpmath at a given ``dps``), :func:`cesaro_profile`
 and :func:`cesaro_log_profile` (float64 with block exponents, so that tails far below the float64
-range are not flushed to zero).  The diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)`` (THEORY H4,
+range are not flushed to zero).  The diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)`` (:ref:`H4 <math-h4>`,
 X1) is :func:`cesaro_diagonal_exact`.  Positions are 1-indexed in formulas; returned lists and
 arrays are 0-indexed (entry ``j-1`` holds ``p(j)``).
 """
@@ -122,7 +122,7 @@ def cesaro_profile_numerators(length: int, schedule: ScheduleLike, *,
 
     Why ``D`` works from the first layer on: ``P_t = Σ_k w_k M^k`` with Poisson-binomial
     weights ``w_k`` (denominators dividing ``Π b_t``), and the last row of ``M^k`` is
-    ``h_{k-1}(1/j, ..., 1/L) / L`` (THEORY X3), whose denominator divides ``L Λ^(k-1)``.  So for
+    ``h_{k-1}(1/j, ..., 1/L) / L`` (:ref:`X3 <math-x3>`), whose denominator divides ``L Λ^(k-1)``.  So for
     every ``t <= T`` both ``D p_t(j)`` and ``D p_{t-1}(i) / i`` are integers.  The row is
     carried as the integers ``U_j = D p_t(j)``, starting from ``U = D e_L``, and one layer is
 
@@ -327,7 +327,7 @@ def _reduce_profile(L: int, lams: list, N: list, D: int) -> list[Fraction]:
     """Reduce ``N[j-1] / D`` to lowest terms using the known shape of the denominators.
 
     ``P = Σ_k w_k M^k`` (Poisson-binomial weights ``w_k``, denominators dividing ``Π b_t``), and
-    the last row of ``M^k`` is ``(1/L) h_{k-1}(1/j, ..., 1/L)`` (THEORY X3), whose denominator
+    the last row of ``M^k`` is ``(1/L) h_{k-1}(1/j, ..., 1/L)`` (:ref:`X3 <math-x3>`), whose denominator
     divides ``L ℓ_j^{k-1}``, ``ℓ_j = lcm(j..L)``.  ``D`` is ``F · Π b_t L Λ^(T-1)`` for an integer
     ``F`` (1 for :func:`cesaro_profile_numerators`, ``Λ / L`` for :func:`cesaro_profile_scaled`),
     so ``N_j`` carries the known factor ``F (Λ/ℓ_j)^(T-1)``, removed by exact division; the
@@ -386,7 +386,7 @@ def _divexact(x, f):
 
 
 def cesaro_diagonal_exact(length: int, schedule: ScheduleLike) -> list[Fraction]:
-    """Exact diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)``, ``i = 1..L`` (THEORY H4, X1).
+    """Exact diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)``, ``i = 1..L`` (:ref:`H4, X1 <math-h4>`).
 
     Each factor is positive for ``λ_t ∈ [0, 1]``, so the diagonal is strictly positive at every
     finite depth.

@@ -6,7 +6,7 @@ except the Bernstein integral, which is evaluated with mpmath quadrature on purp
 different route).  Indices ``n, k`` are 0-indexed (``P[n, k]`` is the 1-indexed entry
 ``P[n+1, k+1]``); profiles are lists with entry ``j-1`` holding ``p(j)``.
 
-- Hausdorff form (THEORY X1): ``M`` is the Hausdorff matrix of the moments ``1/(n+1)``, so the
+- Hausdorff form (:ref:`X1 <math-x1>`): ``M`` is the Hausdorff matrix of the moments ``1/(n+1)``, so the
   rollout is the Hausdorff matrix of ``μ_n = Π_t (1 - λ_t + λ_t/(n+1))``:
   ``P[n, k] = C(n, k) Σ_{j=0}^{n-k} (-1)^j C(n-k, j) μ_{k+j}``; eigenvalues and diagonal ``μ_n``.
 - Symmetric-polynomial form (X3), ``λ ≡ 1``: ``(M^H)[L, j] = (1/L) h_{H-1}(1/j, ..., 1/L)``.
@@ -48,7 +48,7 @@ __all__ = [
 
 
 def hausdorff_moments(count: int, schedule: ScheduleLike) -> list[Fraction]:
-    """``μ_n = Π_t (1 - λ_t + λ_t / (n+1))`` for ``n = 0..count-1``, exactly (THEORY X1).
+    """``μ_n = Π_t (1 - λ_t + λ_t / (n+1))`` for ``n = 0..count-1``, exactly (:ref:`X1 <math-x1>`).
 
     They are the moments ``E[X^n]`` of ``χ`` (X2), the eigenvalues of the rollout and its
     diagonal ``P[i, i] = μ_{i-1}``.
@@ -82,7 +82,7 @@ def hausdorff_entry_exact(n: int, k: int, schedule: ScheduleLike) -> Fraction:
     """``P[n, k] = C(n, k) Σ_{j=0}^{n-k} (-1)^j C(n-k, j) μ_{k+j}`` (0-indexed; 0 for ``k > n``).
 
     Exact only: the alternating sum cancels catastrophically in floating point.
-    Paper: THEORY X1 (beyond the papers; M as a Hausdorff matrix).
+    Paper: :ref:`X1 <math-x1>` (beyond the papers; M as a Hausdorff matrix).
 
     >>> hausdorff_entry_exact(2, 0, [1, 1])
     Fraction(11, 18)
@@ -148,7 +148,7 @@ def complete_homogeneous_exact(degree: int, values: Iterable[int | Fraction]) ->
 
 
 def symmetric_polynomial_profile_exact(length: int, depth: int) -> list[Fraction]:
-    """Attention-only profile ``(M^H)[L, j] = (1/L) h_{H-1}(1/j, 1/(j+1), ..., 1/L)`` (THEORY X3).
+    """Attention-only profile ``(M^H)[L, j] = (1/L) h_{H-1}(1/j, 1/(j+1), ..., 1/L)`` (:ref:`X3 <math-x3>`).
 
     All ``j`` at once: sweeping ``j`` from ``L`` down to 1, the vector ``(h_0..h_{H-1})`` of the
     variables ``1/j..1/L`` is updated by ``h_e ← h_e + h_{e-1} / j`` (increasing ``e``): ``O(H L)``.
@@ -264,7 +264,7 @@ def _bernstein(n, k, weights, dps):
 
 
 def bernstein_entry_precise(n: int, k: int, schedule: ScheduleLike, dps: int) -> mpmath.mpf:
-    """``P[n, k] = C(n, k) ∫_0^1 x^k (1-x)^{n-k} dχ(x)`` by numerical integration (THEORY X2).
+    """``P[n, k] = C(n, k) ∫_0^1 x^k (1-x)^{n-k} dχ(x)`` by numerical integration (:ref:`X2 <math-x2>`).
 
     ``χ`` is the law of ``X = U_1 ⋯ U_K``, ``K ~`` Poisson-binomial(λ): an atom ``Π_t (1-λ_t)`` at
     ``x = 1`` and, in ``t = ln(1/x)``, the mixture ``Σ_{m>=1} P(K=m) t^{m-1} e^{-t}/(m-1)!`` of
@@ -272,7 +272,7 @@ def bernstein_entry_precise(n: int, k: int, schedule: ScheduleLike, dps: int) ->
     quadrature at ``dps + 10`` digits and rounded to ``dps``.  ``n, k`` are 0-indexed.
 
     This route never uses the moments ``μ_n``, so it checks the Hausdorff and propagation routes
-    independently.  Paper: THEORY X2 (beyond the papers; for λ ≡ α it is chowdhury2026's C5).
+    independently.  Paper: :ref:`X2 <math-x2>` (beyond the papers; for λ ≡ α it is chowdhury2026's C5).
 
     >>> x = bernstein_entry_precise(2, 0, [1, 1], 20)
     >>> mpmath.nstr(x, 15)

@@ -1,6 +1,6 @@
 """Comparing influence profiles: Wasserstein-1 on positions, Spearman, stochastic dominance.
 
-Profiles are probability vectors ``p(1..L)`` on positions (THEORY.md, section 1).  These are the
+Profiles are probability vectors ``p(1..L)`` on positions (:ref:`math-conventions`).  These are the
 measures herasimchyk2026 and chowdhury2026 use to compare predicted and measured profiles
 (Spearman correlation, Wasserstein distance) and the order in which herasimchyk2026 states its
 drift results (first-order stochastic dominance, H2).

@@ -22,7 +22,7 @@ A configuration file (github ml-uhh/position-bias, ``config/rollout``) holds::
 Layer ``t`` (1-indexed) uses row ``t`` of a T-row list, or the single row of a 1-row list; a
 1-number row reaches every head (the reference code fills only head 0 with a single content
 score; that is a bug, reproduced only on request with ``content_head0_only=True``).  The base
-scores are validated but cancel in the softmax (THEORY H2d), so they never change a profile.
+scores are validated but cancel in the softmax (:ref:`H2d <math-h2>`), so they never change a profile.
 Every ``lambda`` must lie in [0, 1] (the reference clips silently; here it is an error).
 
 **Conventions** (:class:`Conventions`), each defaulting to what the reference code does:
@@ -207,7 +207,7 @@ class RolloutConfig:
         return alibi_rollout(self.length, self.layers, self.lambdas, chunk=chunk)
 
     def deltas(self) -> np.ndarray:
-        """``delta_t = max_i (1 - A(t)[i,i])`` of every layer (THEORY H4), from the closed form."""
+        """``delta_t = max_i (1 - A(t)[i,i])`` of every layer (:ref:`H4 <math-h4>`), from the closed form."""
         return np.array([alibi_diagonal_defect(self.length, lay) for lay in self.layers])
 
     def with_length(self, length: int) -> RolloutConfig:
@@ -589,7 +589,7 @@ def load_config(
 def rollout_summary(profile: ArrayLike, lambdas: ArrayLike, deltas: ArrayLike) -> dict[str, Any]:
     """Summary of an influence profile: ``first``, ``last``, ``argmin`` (1-indexed, first
     occurrence), ``min``, ``sum_lambda`` (``sum_t lambda_t``), ``sum_lambda_delta``
-    (``sum_t lambda_t delta_t``, THEORY H4), ``first_over_min`` and ``last_over_min``
+    (``sum_t lambda_t delta_t``, :ref:`H4 <math-h4>`), ``first_over_min`` and ``last_over_min``
     (float64; ``inf`` when the minimum underflowed to 0, ``nan`` for 0/0).
 
     >>> s = rollout_summary([0.5, 0.2, 0.3], [0.5, 0.5], [0.4, 0.6])

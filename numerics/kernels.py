@@ -7,14 +7,14 @@ of ``T`` layers is
 
     P(T) = R(T) R(T-1) ... R(1),
 
-whose last row ``p = e_L^T P(T)`` is the influence profile (THEORY.md, section 1;
+whose last row ``p = e_L^T P(T)`` is the influence profile (:ref:`math-conventions`;
 herasimchyk2026, section 3).  The last row is propagated as a row vector, which meets ``R(T)``
 first: ``v <- v R(T)``, then ``v <- v R(T-1)``, ..., ``v <- v R(1)``.  For commuting kernels
 (all Cesàro) the order does not matter; for general ones it does.
 
 Positions are 1-indexed in the mathematics and in error messages, 0-indexed in Python lists.
 
-Three paths (DESIGN.md):
+Three paths (:ref:`claims-paths`):
 
 - exact: ``*_exact`` functions take and return ``fractions.Fraction`` (ints accepted; floats
   rejected with :class:`~posbias.errors.InvalidArgument`);
@@ -382,7 +382,7 @@ def decay_kernel_exact(L: int, r: Any) -> list:
     """Single-head ALiBi (decay-mask) kernel with rational ratio ``r = e^{-m}``, exactly.
 
     ``A[i,j] = r^(i-j) / Σ_{k<=i} r^(i-k)`` for ``j <= i``; ``r ∈ (0, 1]`` (``r = 1``: Cesàro).
-    Used for small-L cross-checks of the ALiBi propagation (THEORY X5) and wu2025 W4.
+    Used for small-L cross-checks of the ALiBi propagation (:ref:`X5 <math-x5>`) and wu2025 W4.
 
     >>> [str(x) for x in decay_kernel_exact(2, Fraction(1, 2))[1]]
     ['1/3', '2/3']

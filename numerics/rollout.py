@@ -1,7 +1,7 @@
 r"""One kernel protocol and one last-row driver per path.
 
 A *kernel* is one layer's attention pattern ``A`` (``L x L``, row-stochastic).  A profile only
-ever needs the row update ``v ↦ v A`` (THEORY.md section 1: propagate the last row, never multiply
+ever needs the row update ``v ↦ v A`` (:ref:`math-conventions`: propagate the last row, never multiply
 ``L x L`` matrices), so a kernel supplies that update on each path it supports:
 
 * ``propagate_exact(v)``: ``v`` a list of Fractions, exactly;
@@ -182,7 +182,7 @@ class PrefixKernel(_SuffixWeighted):
 
 class DecayKernel:
     """Single-head ALiBi / decay kernel with slope ``m >= 0``: ``A[i, j] ∝ e^{-m(i-j)}``
-    (wu2025 W4, herasimchyk2026 H2c); propagated by the ``O(L)`` recurrence of THEORY X5."""
+    (wu2025 W4, herasimchyk2026 H2c); propagated by the ``O(L)`` recurrence of :ref:`X5 <math-x5>`."""
 
     def __init__(self, m: float, name: str = "decay") -> None:
         self.m = check_real("m", m, 0)

@@ -1,6 +1,6 @@
 """The claim registry: claims of the papers, their checks and the verdicts they return.
 
-A *claim* is a registered record (DESIGN.md, "Claims"): an id ``<paper-key>:<slug>``, the paper,
+A *claim* is a registered record (:ref:`claims-records`): an id ``<paper-key>:<slug>``, the paper,
 a one-sentence statement, its LaTeX, the assumptions, the **expected verdict**, the **rule** that
 maps the computed numbers to a verdict (written from the statement before computing; it is
 copied into every Evidence that does not state its own) and a check function.  There is one
@@ -57,7 +57,7 @@ __all__ = [
 
 VERDICTS = ("verified", "qualified", "refuted", "inconclusive", "needs-data")
 
-#: The papers posbias knows by key (THEORY.md); user claims may use other keys.
+#: The papers posbias knows by key (docs/mathematics.rst); user claims may use other keys.
 PAPERS = {
     "chowdhury2026": "B. D. Chowdhury, Lost in the Middle at Birth: An Exact Theory of "
     "Transformer Position Bias, arXiv 2603.10123",

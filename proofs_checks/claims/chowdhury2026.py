@@ -1,4 +1,4 @@
-"""Claims of chowdhury2026 (*Lost in the Middle at Birth*; THEORY.md section 2, C1-C9).
+"""Claims of chowdhury2026 (*Lost in the Middle at Birth*; :ref:`math-chowdhury2026`, C1-C9).
 
 The Cesàro model at initialization: the discrete rollout of ``N = (1-α)I + αM`` against the
 continuum theory (Hardy kernel, density ρ_H, residual mixture, recency delta, dead zone, U shape), checked by
@@ -366,7 +366,7 @@ def _g_range(r: Sequence[float]) -> str:
 CESARO_CARD = Card(
     paper=Setting(
         "the paper's model section (abstract: 'multi-layer causal attention as iterated powers "
-        "of the Cesàro matrix'; section number not confirmed here), as THEORY.md section 2 C1 "
+        "of the Cesàro matrix'; section number not confirmed here), as docs/mathematics.rst C1 "
         "states it: q·k ≈ 0 at initialization, so causal attention is the Cesàro matrix; "
         "herasimchyk2026 defines the kernel as the dataset-averaged attention",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
@@ -437,14 +437,14 @@ ANALYTIC_RULES_FIXED = "2026-12-01"
 ANALYTIC_DEPTH = 24
 ANALYTIC_LENGTH = 2048
 #: constant α of the residual regime on the paper's architectures: the paper states none; these
-#: are the best constant α of the Step-0 fits measured here (THEORY.md, "Scale of C4/C6/C7":
+#: are the best constant α of the Step-0 fits measured here (docs/mathematics.rst, "The scale of C4, C6 and C7":
 #: fitted α ≈ 0.07-0.13; Qwen2-0.5B at L = 2048: 0.070)
 RESIDUAL_ALPHAS = (Fraction(7, 100), Fraction(1, 10), Fraction(13, 100))
 _MODEL = "Cesàro model (uniform causal attention at initialization)"
 _NOT_READ = ("the paper's full text could not be read here: the source is its abstract and "
-             "THEORY.md; section numbers are not confirmed")
+             "docs/mathematics.rst; section numbers are not confirmed")
 _ALPHA_NOTE = ("the paper states no α: the values are the best constant α of the Step-0 fits "
-               "measured here (THEORY.md, 'Scale of C4/C6/C7')")
+               "measured here (docs/mathematics.rst, 'The scale of C4, C6 and C7')")
 
 
 def _alpha_names(alphas: Iterable[Fraction]) -> tuple:
@@ -507,7 +507,7 @@ DISCRETE_LIMIT_RULE = Rule(
 
 DISCRETE_LIMIT_CARD = Card(
     paper=Setting("abstract ('the exact closed-form influence density in the continuous "
-                  "limit'); THEORY.md C2-C3 (the limit L → ∞ applied at the paper's running "
+                  "limit'); docs/mathematics.rst C2-C3 (the limit L → ∞ applied at the paper's running "
                   "example)", architecture=_MODEL, residual="off", mask="causal", pe="none",
                   L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH, unconfirmed=("L",), note=_NOT_READ),
     test=Setting("exact Cesàro powers (Fractions) for H = 2..6 at L = 64..512, mpmath at dps "
@@ -515,7 +515,7 @@ DISCRETE_LIMIT_CARD = Card(
                  architecture=_MODEL, residual="off", mask="causal", pe="none",
                  L=(64, 128, 256, 512, 1024, 2048), H=(2, 3, 4, 6, ANALYTIC_DEPTH)),
     proof=ProofStatus("numeric", note="the rate is measured on the grid; the Beta-smoothing form "
-                      "(THEORY X2) that gives it for every H is not proven in the code"),
+                      "(docs/mathematics.rst X2) that gives it for every H is not proven in the code"),
 )
 
 
@@ -600,7 +600,7 @@ claim(
     latex=r"\max_{\epsilon\le j/L\le 1-\epsilon}\bigl|L\,(M^H)_{Lj}-\rho_H(j/L)\bigr| = O(1/L),"
     r"\quad \rho_H(x)=\frac{(\ln 1/x)^{H-1}}{(H-1)!}",
     expected="qualified",
-    section="2 (C2, C3); THEORY X2",
+    section="2 (C2, C3); docs/mathematics.rst X2",
     rule=DISCRETE_LIMIT_RULE,
     card=DISCRETE_LIMIT_CARD,
 )(discrete_limit_check)
@@ -661,7 +661,7 @@ RESIDUAL_DENSITY_RULE = Rule(
 
 RESIDUAL_DENSITY_CARD = Card(
     paper=Setting("abstract ('residual connections create an isolated O(1) anchor at the "
-                  "final token'); THEORY.md C5 (the mixture density)", architecture=_MODEL,
+                  "final token'); docs/mathematics.rst C5 (the mixture density)", architecture=_MODEL,
                   residual="on", mask="causal", pe="none", alpha="constant", L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, note=_NOT_READ),
     test=Setting("exact N^H last rows (Fractions) vs the sympy mixture density (mpmath at dps); "
@@ -799,7 +799,7 @@ RECENCY_DEPTHS = (1, 4, 12, ANALYTIC_DEPTH)
 
 RECENCY_CARD = Card(
     paper=Setting("abstract ('residual connections create an isolated O(1) anchor at the final "
-                  "token (the Recency Delta)'); THEORY.md C5", architecture=_MODEL, residual="on",
+                  "token (the Recency Delta)'); docs/mathematics.rst C5", architecture=_MODEL, residual="on",
                   mask="causal", pe="none", alpha="constant", L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, note=_NOT_READ),
     test=Setting("exact last entries of N^H (Fractions) at finite L against the closed form "
@@ -934,7 +934,7 @@ DEAD_ZONE_RULE = Rule(
 DEAD_ZONE_CARD = Card(
     paper=Setting("abstract ('between these extremes lies a factorial dead zone of order "
                   "O(1/(H-1)!)', the extremes being the primacy tail and the residual recency "
-                  "delta); THEORY.md C6", architecture=_MODEL, residual="on", mask="causal",
+                  "delta); docs/mathematics.rst C6", architecture=_MODEL, residual="on", mask="causal",
                   pe="none", alpha=_alpha_names(RESIDUAL_ALPHAS), L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, unconfirmed=("alpha",), note=_NOT_READ + "; " + _ALPHA_NOTE),
     test=Setting("the mixture density at x = 1/2 (sympy, mpmath at dps) for the residual α, "
@@ -1133,7 +1133,7 @@ U_SHAPE_RULE = Rule(
 U_SHAPE_CARD = Card(
     paper=Setting("abstract ('the U-shape is already present at initialization ... an inherent "
                   "geometric property of the causal decoder with residual connections'); "
-                  "THEORY.md C7", architecture=_MODEL, residual="on", mask="causal", pe="none",
+                  "docs/mathematics.rst C7", architecture=_MODEL, residual="on", mask="causal", pe="none",
                   alpha=_alpha_names(RESIDUAL_ALPHAS), L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH,
                   unconfirmed=("alpha", "L"), note=_NOT_READ + "; " + _ALPHA_NOTE),
     test=Setting("last rows of N^H at H = 24, L = 2048 (float64) for the residual α; an "
@@ -1449,8 +1449,8 @@ def peak_valley_check(ctx: CheckContext, data: Step0Data | None = None) -> Evide
 PEAK_VALLEY_CARD = Card(
     paper=Setting(
         "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures "
-        "exhibit this U-shape at Step 0'; section and figure not confirmed here), as THEORY.md "
-        "section 2 C7 states them: peak-to-valley ≈ 10^2 at initialization; the running "
+        "exhibit this U-shape at Step 0'; section and figure not confirmed here), as docs/mathematics.rst "
+        "C7 states them: peak-to-valley ≈ 10^2 at initialization; the running "
         "example's context of 2048 tokens",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
         models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
@@ -1570,7 +1570,7 @@ def _route_evidence(rule: Rule, derivations: Sequence[Any], ag: Agreement, metho
 CONTINUUM_KERNEL_CARD = Card(
     paper=Setting("abstract ('we model multi-layer causal attention as iterated powers of the "
                   "Cesàro matrix and derive the exact closed-form ... in the continuous "
-                  "limit'); THEORY.md C2", architecture=_MODEL, residual="off", mask="causal",
+                  "limit'); docs/mathematics.rst C2", architecture=_MODEL, residual="off", mask="causal",
                   pe="none", L="continuum (L → ∞)", H="every H >= 1", note=_NOT_READ),
     test=Setting("sympy induction for symbolic H and direct integration for H = 1..6; the closed "
                  "form vs mpmath.quad of the composition at seeded points for H = 2..6",
@@ -1640,7 +1640,7 @@ claim(
 # -------------------------------------------------------------------------------- C3 density
 DENSITY_CARD = Card(
     paper=Setting("abstract ('the exact closed-form influence density in the continuous "
-                  "limit'); THEORY.md C3 (without residuals)", architecture=_MODEL,
+                  "limit'); docs/mathematics.rst C3 (without residuals)", architecture=_MODEL,
                   residual="off", mask="causal", pe="none", L="continuum (L → ∞)",
                   H="every H >= 1", note=_NOT_READ),
     test=Setting("sympy for symbolic H (t = ln 1/x); mpmath.quad of the moments and tail mass "
@@ -1729,7 +1729,7 @@ def _primacy_decide(f, t):
 
 PRIMACY_RULE = Rule(
     text="Discrete route: D_H(L) = L·p(1), p the last row of M^H (attention-only Cesàro rollout, "
-    f"float64), is the Beta(1, L) mean of rho_H (THEORY X2) and equals h_{{H-1}}(1, 1/2, ..., "
+    f"float64), is the Beta(1, L) mean of rho_H (docs/mathematics.rst X2) and equals h_{{H-1}}(1, 1/2, ..., "
     "1/L) (X3), whose generating function prod_i (1 - z/i)^(-1) tends to L^z Γ(1-z); so the "
     "paper's rho_H(x) = (ln 1/x)^(H-1)/(H-1)! at x = 1/L must be the leading term of A_H(L) = "
     "[z^(H-1)] L^z Γ(1-z) = (ln L)^(H-1)/(H-1)! (1 + (H-1)γ/ln L + O(ln^-2 L)). Asymptotic "
@@ -1778,7 +1778,7 @@ PRIMACY_RULE = Rule(
 
 PRIMACY_CARD = Card(
     paper=Setting("abstract ('causal masking forces a logarithmic divergence of gradient "
-                  "influence at the start of the prompt (the Primacy Tail)'); THEORY.md C4 "
+                  "influence at the start of the prompt (the Primacy Tail)'); docs/mathematics.rst C4 "
                   "(applied at the paper's running example)", architecture=_MODEL,
                   residual="off", mask="causal", pe="none", L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH,
                   unconfirmed=("L",), note=_NOT_READ),
@@ -2123,7 +2123,7 @@ def rope_init_check(ctx: CheckContext, data: Step0Data | None = None,
 ROPE_CARD = Card(
     paper=Setting(
         "the abstract ('identical with or without RoPE') and the paper's Step-0 experiments "
-        "(section and figure not confirmed here), as THEORY.md section 2 C8 states them: "
+        "(section and figure not confirmed here), as docs/mathematics.rst C8 states them: "
         "Spearman 0.99 between Step-0 profiles of Qwen2-0.5B with and without RoPE",
         architecture="Qwen2 (causal decoder with residuals)", models="Qwen2-0.5B (24 layers)",
         residual="on", mask="causal", pe="RoPE on vs off", L=2048, width="full",
@@ -2553,7 +2553,7 @@ def _latex_step0():
 STEP0_CARD = Card(
     paper=Setting(
         "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures'; "
-        "section and figure not confirmed here), as THEORY.md section 2 C9 states them: theory "
+        "section and figure not confirmed here), as docs/mathematics.rst C9 states them: theory "
         "vs the measured Step-0 input-output Jacobian norm, Spearman 0.99 and Wasserstein 0.02; "
         "the running example's context of 2048 tokens",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
@@ -2771,7 +2771,7 @@ PRETRAINED_TEST = dict(PRETRAINED_PAPER, models="the checkpoints supplied",
 U_PERSISTS_CARD = Card(
     paper=Setting("the abstract ('comparing initialized and pretrained networks ... the "
                   "U-shape persists') and the paper's pretrained experiments (section and "
-                  "figure not confirmed here; THEORY.md section 2 C10)", **PRETRAINED_PAPER,
+                  "figure not confirmed here; docs/mathematics.rst C10)", **PRETRAINED_PAPER,
                   unconfirmed=("models", "L", "measure")),
     test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
                  "--save-influence, and --random-init for the Step-0 pair)", **PRETRAINED_TEST),
@@ -2907,7 +2907,7 @@ PV_PRETRAINED_RULE = Rule(
 
 PV_PRETRAINED_CARD = Card(
     paper=Setting("the paper's pretrained experiments (section and figure not confirmed "
-                  "here), as THEORY.md section 2 C7 and C10 state them: peak-to-valley ≈ 10^2 "
+                  "here), as docs/mathematics.rst C7 and C10 state them: peak-to-valley ≈ 10^2 "
                   "at initialization, ≈ 10^3 after training", **PRETRAINED_PAPER,
                   unconfirmed=("models", "L", "measure")),
     test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
@@ -3111,7 +3111,7 @@ _LM_D_RULE = (
 
 
 _LM_PROXY_TEXT = (
-    "Proxy, not the paper's setting (THEORY.md, 'Setting of C10/C11'): a small causal LM trained "
+    "Proxy, not the paper's setting (docs/mathematics.rst, 'The setting of C10 and C11'): a small causal LM trained "
     "on in-context unigram estimation, a task whose optimum (the Bayes predictor) weighs every "
     "earlier token equally; it tests whether next-token training fills the Step-0 valley when "
     "the data need the middle, which C11 itself says targeted data would do. It neither "
@@ -3307,8 +3307,8 @@ _LM_PROXY_TEST = Setting(
 
 def _lm_card(section: str) -> Card:
     return Card(
-        paper=Setting(f"the paper's pretrained comparison ({section} of THEORY.md section 2, "
-                      "'Setting of C10/C11'; section and figure of the paper not confirmed "
+        paper=Setting(f"the paper's pretrained comparison ({section} in docs/mathematics.rst, "
+                      "'The setting of C10 and C11'; section and figure of the paper not confirmed "
                       "here): pretrained checkpoints of the paper's architectures on natural "
                       "text",
                       architecture="causal decoder with residuals (Qwen2, GPT-2)",

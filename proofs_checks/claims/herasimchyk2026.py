@@ -1,5 +1,5 @@
-"""Claims of herasimchyk2026 (*A Residual-Aware / Structural Theory of Position Bias*; THEORY.md
-section 3, H1-H5).
+"""Claims of herasimchyk2026 (*A Residual-Aware / Structural Theory of Position Bias*;
+:ref:`math-herasimchyk2026`, H1-H5).
 
 General causal kernels and schedules (row-stochasticity, primacy and recency drift, the diagonal
 product, the infinite-depth dichotomy, constant-λ collapse), checked exactly on generated cases;
@@ -132,7 +132,7 @@ def _property_card(source: str, kernel: str, *, unconfirmed: tuple[str, ...] = (
         paper=Setting(source, kernel=kernel, residual="on: R(t) = (1-λ_t) I + λ_t A(t)", mask="causal",
                       L="any", layers="any", grid="λ_t ∈ [0, 1]", unconfirmed=unconfirmed,
                       note=note or "theorem/proposition numbers of the paper not confirmed here (the "
-                      "statement follows THEORY.md section 3)"),
+                      "statement follows docs/mathematics.rst (herasimchyk2026))"),
         test=Setting("exact Fraction rollouts of seeded generated cases",
                      kernel=test_kernel or kernel, residual="on: R(t) = (1-λ_t) I + λ_t A(t)",
                      mask="causal", L="1..6", layers="0..5", grid="λ_t ∈ {0, 1/4, 1/2, 3/4, 1}", cases=120),
@@ -217,7 +217,7 @@ _RULE_STOCH = Rule(
     section="H1",
     assumptions=("A(t) causal (lower-triangular) and row-stochastic", "λ_t ∈ [0, 1]"),
     rule=_RULE_STOCH,
-    card=_property_card("THEORY H1 (the residual-aware rollout is a product of causal stochastic "
+    card=_property_card("docs/mathematics.rst H1 (the residual-aware rollout is a product of causal stochastic "
                         "matrices)", "causal row-stochastic (positive, sparse, monotone, Cesàro families)"),
 )
 def check_stochastic(ctx: CheckContext, *,
@@ -324,7 +324,7 @@ _RULE_PRIMACY = Rule(
     assumptions=("A(t) causal, row-stochastic and stochastically monotone (row CDFs ordered)",
                  "λ_t ∈ [0, 1]; the new layer R(T+1) is placed on top (output side)"),
     rule=_RULE_PRIMACY,
-    card=_property_card("THEORY H2(a): causal masking gives primacy drift (one of the paper's four forces)",
+    card=_property_card("docs/mathematics.rst H2(a): causal masking gives primacy drift (one of the paper's four forces)",
                         "causal, row-stochastic, stochastically monotone (row CDFs ordered)"),
 )
 def check_primacy_drift(ctx: CheckContext, *, family: str = "monotone") -> Evidence:
@@ -431,7 +431,7 @@ _RULE_RECENCY = Rule(
     section="H2(b)",
     assumptions=("A(t) causal, row-stochastic and stochastically monotone", "λ_t ∈ [0, 1]"),
     rule=_RULE_RECENCY,
-    card=_property_card("THEORY H2(b): residual connections give recency drift (one of the paper's four "
+    card=_property_card("docs/mathematics.rst H2(b): residual connections give recency drift (one of the paper's four "
                         "forces)", "causal, row-stochastic, stochastically monotone (row CDFs ordered)"),
 )
 def check_recency_drift(ctx: CheckContext, *, family: str = "monotone") -> Evidence:
@@ -552,7 +552,7 @@ _RULE_DIAG = Rule(
     section="H4",
     assumptions=("A(t) causal and row-stochastic", "λ_t ∈ [0, 1]"),
     rule=_RULE_DIAG,
-    card=_property_card("THEORY H4: the diagonal product P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])) of "
+    card=_property_card("docs/mathematics.rst H4: the diagonal product P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])) of "
                         "the infinite-depth analysis", "causal row-stochastic (positive, sparse, monotone)"),
 )
 def check_diagonal_positive(ctx: CheckContext, *,
@@ -639,7 +639,7 @@ def unbounded_logit_family(L: int, depth: int) -> dict:
     ``ln(1 + i (1 - s_t)/s_t)`` grows like ``2 ln t`` (unbounded logits), so the first column
     ``A(t)[i,1] = s_t / i`` is not bounded below and ``δ_t = s_t (1 - 1/L)`` is summable.
     The diagonal keeps ``P(T)[L,L] = Π_t (1 - c s_t) >= Π_{t>=1} (1 - c/(t+1)^2) =
-    sin(π√c) / (π√c (1 - c))`` with ``c = 1 - 1/L`` (THEORY X7): no collapse onto ``e_1``.
+    sin(π√c) / (π√c (1 - c))`` with ``c = 1 - 1/L`` (:ref:`X7 <math-x7>`): no collapse onto ``e_1``.
 
     Returns the exact diagonal entry and first-column mass at ``depth``, the exact product
     bound ``Π (1 - λ_t min_{i>=2} A(t)[i,1])`` and the limit of the diagonal (mpmath, 30 digits).
@@ -739,7 +739,7 @@ _RULE_DICH = Rule(
                  "Σ λ_t = ∞ alone does not collapse: with unbounded diagonal logits δ_t can be "
                  "summable (the family is printed in the evidence)"),
     rule=_RULE_DICH,
-    card=_property_card("THEORY H4: the infinite-depth dichotomy (no collapse for Σ λ_t δ_t < ∞, collapse "
+    card=_property_card("docs/mathematics.rst H4: the infinite-depth dichotomy (no collapse for Σ λ_t δ_t < ∞, collapse "
                         "for Σ λ_t = ∞ with a first column bounded below)",
                         "causal row-stochastic (positive, sparse, monotone); regimes: Cesàro L = 4",
                         proof_note="property test over generated cases and depths 0..5, regimes at depth "
@@ -797,7 +797,7 @@ def check_dichotomy(ctx: CheckContext, *,
         fam_diag = mpmath.mpmathify(fam["diagonal"])
         family_ok = fam["limit"] > 0 and fam_diag >= fam["limit"] and 1 - fam["first"] >= fam["diagonal"]
     with mpmath.workdps(20):
-        # the harmonic product bound in closed form Γ(T+2-a)/(Γ(2-a)Γ(T+2)), a = 1/L (THEORY X7)
+        # the harmonic product bound in closed form Γ(T+2-a)/(Γ(2-a)Γ(T+2)), a = 1/L (docs/mathematics.rst X7)
         a = mpmath.mpf(1) / L
         closed = mpmath.gamma(depth + 2 - a) / (mpmath.gamma(2 - a) * mpmath.gamma(depth + 2))
         bound_mp = mpmath.mpmathify(bound_h)
@@ -928,7 +928,7 @@ _RULE_CRC = Rule(
     assumptions=("Cesàro kernel M (uniform causal attention) in every layer", "constant λ ∈ (0, 1]"),
     rule=_RULE_CRC,
     card=Card(
-        paper=Setting("THEORY H4 (a constant λ > 0 does not prevent collapse, it only slows it)",
+        paper=Setting("docs/mathematics.rst H4 (a constant λ > 0 does not prevent collapse, it only slows it)",
                       kernel="causal, first column bounded below", residual="on: constant λ",
                       mask="causal", L="any", layers="any", grid="λ ∈ (0, 1]", unconfirmed=("kernel",),
                       note="theorem/proposition number not confirmed here"),
@@ -1085,7 +1085,7 @@ def _alibi_card(source: str, test_source: str, L: str, layers: str, heads: str, 
         paper=Setting(source, kernel="causal ALiBi (slopes m_h >= 0), any diagonal logits and head weights",
                       residual="on: λ_t ∈ [0, 1]", mask="causal", pe="ALiBi", L="any", layers="any", heads="any",
                       unconfirmed=("kernel",),
-                      note="proposition number of the paper not confirmed here (statement after THEORY.md H2)"),
+                      note="proposition number of the paper not confirmed here (statement after docs/mathematics.rst H2)"),
         test=Setting(test_source, kernel="causal ALiBi (slopes m_h >= 0), any diagonal logits and head weights",
                      residual="on: λ_t ∈ [0, 1]", mask="causal", pe="ALiBi", L=L, layers=layers, heads=heads,
                      grid=grid, cases=cases),
@@ -1122,7 +1122,7 @@ _RULE_ALIBI = Rule(
     assumptions=("causal ALiBi kernels with slopes m_h >= 0, any diagonal logits, head weights and "
                  "lambda_t in [0, 1]; slopes scaled by a common factor c > 1",),
     rule=_RULE_ALIBI,
-    card=_alibi_card("THEORY H2(c): a positional bias favouring recent keys (ALiBi) reinforces recency",
+    card=_alibi_card("docs/mathematics.rst H2(c): a positional bias favouring recent keys (ALiBi) reinforces recency",
                      "precise (mpmath) X5 rollouts of seeded generated cases, slopes m and c m",
                      L="2..40", layers="1..4", heads="1..3", grid="c ∈ (1, 4)", cases=40),
 )
@@ -1246,7 +1246,7 @@ _RULE_CONTENT = Rule(
     section="H2d",
     assumptions=("ALiBi kernels (slopes >= 0) with a diagonal logit d added to every head, lambda_t in [0,1]",),
     rule=_RULE_CONTENT,
-    card=_alibi_card("THEORY H2(d): content as constant + diagonal; the constant cancels, the diagonal's "
+    card=_alibi_card("docs/mathematics.rst H2(d): content as constant + diagonal; the constant cancels, the diagonal's "
                      "sign sets the direction", "dense mpmath kernels with and without a base score (L = 7); "
                      "precise X5 rollouts of seeded generated cases with diagonal +d, 0, -d",
                      L="2..19", layers="1..3", heads="1..2", grid="d ∈ (0.05, 4.05)", cases=16),
@@ -1892,8 +1892,8 @@ _RULE_FORCES = Rule(
 
 _CARD_FORCES = Card(
     paper=Setting(
-        "the four architectural forces (causal masking, residual connections, ALiBi, content; THEORY "
-        "H2a-d), shown on the measured configs in Fig. 2/3 (a)-(c) per the public code's README",
+        "the four architectural forces (causal masking, residual connections, ALiBi, content; "
+        "docs/mathematics.rst H2a-d), shown on the measured configs in Fig. 2/3 (a)-(c) per the public code's README",
         architecture="ALiBi causal transformer rollout", residual="on", mask="causal", pe="ALiBi",
         models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
         datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), configs=25, L=256,
@@ -2074,7 +2074,7 @@ _RULE_EMPIRICAL = Rule(
 _CARD_MATCH = Card(
     paper=Setting(
         "Tables 2-5 (Spearman's correlation and Wasserstein distance between measured and theoretical "
-        "rollouts) and Fig. 2/3 (d), per the public code's README; Spearman 0.88-0.98 (THEORY H5)",
+        "rollouts) and Fig. 2/3 (d), per the public code's README; Spearman 0.88-0.98 (docs/mathematics.rst H5)",
         architecture="pretrained ALiBi causal LMs", residual="on", mask="causal", pe="ALiBi",
         models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
         datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), L=256,

@@ -1,4 +1,4 @@
-"""posbias's own results (THEORY.md section 4, X1-X7): the exact structure behind the papers.
+"""posbias's own results (:ref:`math-exact-structure`, X1-X7): the exact structure behind the papers.
 
 Hausdorff, Bernstein and symmetric-polynomial forms of the Cesàro rollout, closed-form schedule
 products, the Laguerre form of the residual mixture, the ALiBi warp, diagonal content as a
@@ -65,8 +65,8 @@ _FIXED = "2026-12-01"
 
 
 def _x(n: int, title: str) -> str:
-    """The source of a posbias result: THEORY.md section 4, item Xn, stated in the package's words."""
-    return f"posbias, exact structure X{n} ({title}), THEORY.md section 4"
+    """The source of a posbias result: :ref:`math-exact-structure`, item Xn, stated in the package's words."""
+    return f"posbias, exact structure X{n} ({title}), docs/mathematics.rst X{n}"
 
 
 def agreement_figures(agreements: Iterable[Agreement | dict], symbolic_open: int = 0,
@@ -125,7 +125,7 @@ def _agreement_rule(text: str, examples: Iterable[Example],
     return Rule(text=text, decide=decide or _decide_agreement,
                 thresholds={**AGREEMENT_THRESHOLDS, **(extra or {})}, outcomes=outcomes,
                 examples=tuple(examples), fixed=_FIXED, deciding=deciding,
-                no_paper_figures="a result of posbias itself: THEORY.md states formulas, no "
+                no_paper_figures="a result of posbias itself: docs/mathematics.rst states formulas, no "
                                  "figures")
 
 
@@ -226,7 +226,7 @@ claim(
     rule=LAGUERRE_RULE,
     card=Card(
         paper=Setting("posbias, the Laguerre form of chowdhury2026 C5's continuous part "
-                      "(THEORY.md section 2, 'What careful checking shows')",
+                      "(docs/mathematics.rst, 'What careful checking of chowdhury2026 shows')",
                       kernel="Cesàro (continuum)", alpha="constant in (0, 1)",
                       H="any positive integer"),
         test=Setting("sympy termwise identity for symbolic H, exact expansions and mpmath at "
@@ -633,7 +633,7 @@ def _exact_rule(text: str, false_label: str) -> Rule:
         examples=(Example("every case equal (exact)", {"mismatches": 0, "cases": 100}, "verified"),
                   Example(false_label, {"mismatches": 1, "cases": 3}, "refuted", "false")),
         fixed=_FIXED, deciding=("mismatches", "cases"),
-        no_paper_figures="a result of posbias itself: THEORY.md states formulas, no figures")
+        no_paper_figures="a result of posbias itself: docs/mathematics.rst states formulas, no figures")
 
 
 HAUSDORFF_RULE = _exact_rule(
@@ -666,7 +666,7 @@ SYMMETRIC_RULE = _exact_rule(
     expected="verified",
     assumptions=("M[i,j] = 1/i for j <= i (uniform causal attention)", "λ_t rational in [0, 1]",
                  "0-indexed n, k"),
-    section="THEORY X1",
+    section="docs/mathematics.rst X1",
     rule=HAUSDORFF_RULE,
     card=Card(
         paper=Setting(_x(1, "Hausdorff form"), kernel="Cesàro", L="any",
@@ -755,7 +755,7 @@ BERNSTEIN_RULE = _agreement_rule(
     ),
     expected="verified",
     assumptions=("M the Cesàro matrix", "λ_t in [0, 1]"),
-    section="THEORY X2",
+    section="docs/mathematics.rst X2",
     rule=BERNSTEIN_RULE,
     card=Card(
         paper=Setting(_x(2, "Bernstein form"), kernel="Cesàro", L="any",
@@ -838,7 +838,7 @@ def _check_bernstein(ctx: CheckContext, profile: Callable[[int, Any, int], list]
     latex=r"(M^{H})_{L,j} = \frac{1}{L}\, h_{H-1}\!\left(\frac{1}{j}, \frac{1}{j+1}, \dots, \frac{1}{L}\right)",
     expected="verified",
     assumptions=("attention only (λ ≡ 1)", "H >= 1 (H = 0 is the identity)"),
-    section="THEORY X3",
+    section="docs/mathematics.rst X3",
     rule=SYMMETRIC_RULE,
     card=Card(
         paper=Setting(_x(3, "symmetric-polynomial form"), kernel="Cesàro", L="any", H="any"),
@@ -930,7 +930,7 @@ PRODUCTS_RULE = _agreement_rule(
     ),
     expected="verified",
     assumptions=("c = 1 - 1/i for a position i >= 2 (so 0 < c < 1)", "0 <= a < 2 rational"),
-    section="THEORY X7",
+    section="docs/mathematics.rst X7",
     rule=PRODUCTS_RULE,
     card=Card(
         paper=Setting(_x(7, "schedules with closed forms"), kernel="Cesàro",
@@ -1140,7 +1140,7 @@ claim(
     section="chowdhury2026 C8",
     rule=ROPE_SCORE_RULE,
     card=Card(
-        paper=Setting("posbias, the model-free half of chowdhury2026 C8 (THEORY.md section 2, "
+        paper=Setting("posbias, the model-free half of chowdhury2026 C8 (docs/mathematics.rst (chowdhury2026), "
                       "C8): a rotation leaves the law of q^T k unchanged (any angles)",
                       pe="RoPE", width="any even d"),
         test=Setting("sympy identities (d = 2, 4, 6) and a seeded Monte Carlo KS test (d = 64, "

@@ -1,4 +1,4 @@
-"""Claims of wu2025 (*On the Emergence of Position Bias in Transformers*; THEORY.md section 5,
+"""Claims of wu2025 (*On the Emergence of Position Bias in Transformers*; :ref:`math-wu2025`,
 W1-W4): attention-only rollouts under causal, sliding-window, prefix and decay masks, checked
 exactly on generated kernels against the stated bounds.
 """
@@ -875,7 +875,7 @@ def _check_prefix(ctx: CheckContext, kappa: Callable[[Fraction, int], Fraction] 
 #   with residual connections) are decided against this figure: claims
 #   ``wu2025:trained-causal-primacy-residual``, ``-rope-residual``, ``-decay-residual``.
 #
-# The figures of wu2025 quoted here come from a third-party reading of its plots (THEORY.md W5):
+# The figures of wu2025 quoted here come from a third-party reading of its plots (docs/mathematics.rst W5):
 # the cards list them as not confirmed.
 #
 # **What a difference means without in-context matching.**  Every rule applies the *gate*: the
@@ -1295,7 +1295,7 @@ PRIMACY_RULE = Rule(
                 _dir_fig(_seed(0.85, 0.004, 0.003), _seed(0.86, -0.002, 0.006)), "refuted", "false"),
         Example("recency instead (the decay-mask sign): first-last -0.05, -0.04",
                 _dir_fig(_seed(0.52, -0.03, -0.05), _seed(0.53, -0.02, -0.04)), "refuted", "false"),
-        Example("primacy in label copying only: ic 0.52, first-last +0.05, +0.04 (THEORY.md W5: "
+        Example("primacy in label copying only: ic 0.52, first-last +0.05, +0.04 (docs/mathematics.rst W5: "
                 "no matching by 95k iterations)",
                 _dir_fig(_seed(0.52, 0.03, 0.05, train=0.65), _seed(0.52, 0.02, 0.04, train=0.64)),
                 "qualified"),
@@ -1663,7 +1663,7 @@ def _paper(fig: str, residual: str, mask: str, pe: str | tuple[str, ...], extra:
                      "last token", layers=2, residual=residual, mask=mask, pe=pe, data=_TASK,
         training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
         unconfirmed=_FIG2_UNCONFIRMED,
-        note="iterations 100,000 as THEORY.md W5 reads the paper; the public code's default is "
+        note="iterations 100,000 as docs/mathematics.rst W5 reads the paper; the public code's default is "
              "--iter 50000 (lr 1e-3, batch 128 are its defaults)")
 
 
@@ -1890,12 +1890,12 @@ def _check_rope_residual(ctx: CheckContext) -> Evidence:
     expected="verified",
     assumptions=("full mask, no PE: permutation-invariant in the context items",
                  "the stored full-mask runs (lr 3e-3, 2,000 iterations, residual on)"),
-    section="THEORY W5 (control)",
+    section="docs/mathematics.rst W5 (control)",
     needs=_NEEDS,
     thorough_work=_training_work("full-nope",),
     rule=FULL_CONTROL_RULE,
     card=Card(paper=Setting("posbias: a full mask without PE is a set function of its context "
-                            "(THEORY.md W5); a control of the trained-model test machinery",
+                            "(docs/mathematics.rst W5); a control of the trained-model test machinery",
                             mask="full", pe="none"),
               test=Setting("stored runs of posbias train (data/trained/full_none_res_lr0.003.json)",
                            mask="full", pe="none", residual="on", iterations=2000, lr=3e-3,

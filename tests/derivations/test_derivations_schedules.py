@@ -1,4 +1,4 @@
-"""Infinite-depth diagonal products (THEORY.md X7) and the positivity criterion."""
+"""Infinite-depth diagonal products (docs/mathematics.rst X7) and the positivity criterion."""
 
 import mpmath
 import sympy

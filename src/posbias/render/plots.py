@@ -4,7 +4,7 @@ no display).  The one place where posbias draws: ``profile --plot``, ``rollout -
 ``measure --plot`` all come here, and every picture is written by the one atomic writer
 (:mod:`posbias.files`).
 
-The three features are those the theory talks about (THEORY C4, C5, C7, H3): the *primacy
+The three features are those the theory talks about (:ref:`C4, C5, C7, H3 <math-c4>`): the *primacy
 tail* (the mass on the first positions), the *valley* (an interior minimum) and the *recency
 spike* (the last position, the atom ``(1-alpha)^H`` of chowdhury2026 C5 in the Cesaro model).
 A picture names a feature only when the profile it draws has it, by a stated threshold
@@ -15,7 +15,7 @@ The optional attention-only panel is titled "collapses onto the first token" onl
 profile puts more than :data:`COLLAPSE_SHARE` of its mass on token 1, else it states the share.
 The profile is drawn on a linear axis when its range (max/min) is at most :data:`LINEAR_RANGE`,
 so that its shape is visible, and on a log axis otherwise.  A continuum density ``rho(x)`` on
-``(0, 1]`` can be overlaid in the units of the discrete profile (``rho(j/L)/L``, THEORY X2).
+``(0, 1]`` can be overlaid in the units of the discrete profile (``rho(j/L)/L``, :ref:`X2 <math-x2>`).
 """
 from __future__ import annotations
 
@@ -244,7 +244,7 @@ def plot_profile(profile: npt.ArrayLike, path: str | os.PathLike[str], *, title:
     path: output file, ``.png`` or ``.pdf`` (anything else: :class:`InvalidArgument`).
     title: optional title.
     continuum: optional continuum density, a callable ``x -> rho(x)`` on ``(0, 1]`` or an array
-        of ``L`` values of ``rho(j/L)``; drawn as ``rho(j/L)/L`` (THEORY X2).
+        of ``L`` values of ``rho(j/L)``; drawn as ``rho(j/L)/L`` (:ref:`X2 <math-x2>`).
     attention_only: optional attention-only (``lambda = 1``) profile of the same length, drawn
         with the profile in a second, log-scale panel.
 
