@@ -111,8 +111,11 @@ def test_figure2_primacy_on_attention_only_runs(tmp_path, seeds, verdict):
         assert "classes memorised" in r.evidence.correction
 
 
-def test_figure2_claims_never_read_residual_runs(tmp_path):
+def test_figure2_claims_never_read_residual_runs(tmp_path, monkeypatch):
+    empty = tmp_path / "shipped"
+    empty.mkdir()
     _write(tmp_path, "causal-nope", True, FIG2_PRIMACY)
+    monkeypatch.setattr(wu, "_shipped_dir", lambda: str(empty))  # no shipped Figure-2 runs
     for cid in ("wu2025:trained-causal-primacy", "wu2025:trained-rope-tradeoff",
                 "wu2025:trained-decay-recency"):
         assert _verdict(cid, tmp_path).evidence.verdict == "needs-data"
