@@ -19,11 +19,6 @@ import pytest
 
 import posbias
 
-# Subpackages whose annotations are still being completed: their modules are checked, and an
-# incomplete one is reported as an expected failure instead of failing the run.  Emptying this
-# tuple makes the check hold for every public module of the package.
-_PENDING = ("posbias.derivations", "posbias.numerics", "posbias.measurements",
-            "posbias.proofs_checks")
 
 # third-party packages an optional extra provides; a module needing an absent one is skipped
 _OPTIONAL = {"torch", "transformers", "tokenizers", "safetensors", "matplotlib", "numba",
@@ -52,9 +47,7 @@ def _public_modules() -> list[str]:
 
 
 def _param(name: str):
-    marks = [pytest.mark.xfail(reason="annotations of this subpackage are being completed",
-                               strict=False)] if name.startswith(_PENDING) else []
-    return pytest.param(name, id=name, marks=marks)
+    return pytest.param(name, id=name)
 
 
 def _missing(fn, owner: str, skip_first: bool) -> list[str]:
