@@ -202,7 +202,7 @@ def end_workers(pool: Executor) -> None:
 
 def map_in_processes(fn: Callable[[_T], _R], items: Iterable[_T], workers: int, *,
                      initializer: Callable[..., object] | None = None,
-                     initargs: Iterable[object] = ()) -> list[_R]:
+                     initargs: tuple[Any, ...] = ()) -> list[_R]:
     """``[fn(x) for x in items]`` in ``workers`` fresh (spawned) processes, in order; on any
     interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for.
     ``initializer(*initargs)`` runs once in each worker (a queue made by :func:`spawn_queue`
@@ -213,7 +213,7 @@ def map_in_processes(fn: Callable[[_T], _R], items: Iterable[_T], workers: int, 
     tasks = list(items)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
                                mp_context=multiprocessing.get_context("spawn"),
-                               initializer=initializer, initargs=tuple(initargs))
+                               initializer=initializer, initargs=initargs)
     try:
         out = list(pool.map(fn, tasks))
     except BaseException:

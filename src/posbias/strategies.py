@@ -135,8 +135,8 @@ def lengths(min_value: int = 1, max_value: int = 40) -> st.SearchStrategy[int]:
 
 
 @st.composite
-def profiles(draw, length: int | None = None, *, max_length: int = 8, exact: bool = True,
-             positive: bool = False):
+def profiles(draw: Any, length: int | None = None, *, max_length: int = 8, exact: bool = True,
+             positive: bool = False) -> list[Any]:
     """Influence profiles: nonnegative vectors of ``length`` entries (drawn from
     ``1..max_length`` when None), never all zero, normalised to sum 1.  Exact: ``Fraction``
     entries summing to exactly 1 (small integer weights over their sum, zeros allowed unless
@@ -162,7 +162,8 @@ def profiles(draw, length: int | None = None, *, max_length: int = 8, exact: boo
 
 
 @st.composite
-def causal_kernels(draw, length: int, *, positive: bool = False, max_weight: int = 6):
+def causal_kernels(draw: Any, length: int, *, positive: bool = False,
+                   max_weight: int = 6) -> list[list[Fraction]]:
     """Causal row-stochastic ``length x length`` kernels with exact rational entries: row ``i``
     (1-based) has ``i`` weights in ``0..max_weight`` over their sum and zeros beyond the
     diagonal.  Zero weights are allowed unless ``positive`` (then every causal entry is > 0); a
@@ -187,7 +188,7 @@ def causal_kernels(draw, length: int, *, positive: bool = False, max_weight: int
 
 
 @st.composite
-def monotone_kernels(draw, length: int, *, max_denominator: int = 8):
+def monotone_kernels(draw: Any, length: int, *, max_denominator: int = 8) -> list[list[Fraction]]:
     """Stochastically monotone causal kernels (herasimchyk2026 H3): each row's CDF
     ``C_i(k) = Σ_{j<=k} A[i][j]`` is at most the previous row's, ``C_{i+1}(k) <= C_i(k)``,
     so later rows put their mass later; entries are exact rationals with denominator at most
@@ -213,8 +214,8 @@ def monotone_kernels(draw, length: int, *, max_denominator: int = 8):
 
 
 @st.composite
-def layered_rollouts(draw, max_length: int = 5, max_depth: int = 4, *, positive: bool = False,
-                     kernel=None):
+def layered_rollouts(draw: Any, max_length: int = 5, max_depth: int = 4, *, positive: bool = False,
+                     kernel: Any = None) -> Any:
     """``(kernels, lambdas)`` for a rollout of ``T`` layers on ``L`` positions
     (``1 <= L <= max_length``, ``0 <= T <= max_depth``): ``max(T, 1)`` kernels (one shared by
     every layer, or one per layer) from ``kernel(L)`` (default :func:`causal_kernels`) and ``T``
@@ -262,7 +263,7 @@ def alibi_slopes(heads: int | None = None, *, max_heads: int = 8,
 
 
 @st.composite
-def alibi_layers(draw, heads: int | None = None, *, max_heads: int = 3):
+def alibi_layers(draw: Any, heads: int | None = None, *, max_heads: int = 3) -> Any:
     """Validated :class:`posbias.numerics.alibi.AlibiLayer` objects with ``heads`` heads (drawn
     from ``1..max_heads`` when None): slopes, diagonal logits, head weights and a temperature
     drawn from :data:`ALIBI_SLOPES`, :data:`ALIBI_DIAGONALS`, :data:`ALIBI_WEIGHTS` and

@@ -56,7 +56,7 @@ COLLAPSE_SHARE = 0.5
 _BLUE, _GREEN, _RED, _GREY, _ORANGE = "#1f4e9c", "#2a8c3c", "#c0392b", "#8a8a8a", "#d98c1f"
 
 
-def _plot_format(path, parameter) -> str:
+def _plot_format(path: str | os.PathLike[str], parameter: str) -> str:
     p = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(p, str) or os.path.splitext(p)[1].lower() not in PLOT_SUFFIXES:
         raise InvalidArgument(parameter, p, "a file name ending in .png or .pdf")
@@ -84,7 +84,7 @@ def _positive_floats(name, values):
     return arr
 
 
-def _figure(ncols: int, width: float):
+def _figure(ncols: int, width: float) -> tuple[Any, list[Any]]:
     try:
         import matplotlib
 
@@ -99,18 +99,19 @@ def _figure(ncols: int, width: float):
     return fig, axes
 
 
-def _save(fig, path, parameter, fmt) -> str:
+def _save(fig: Any, path: str | os.PathLike[str], parameter: str, fmt: str) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
     write_output(buf.getvalue(), os.fspath(path), parameter, fmt=fmt)
     return os.fspath(path)
 
 
-def _overlap(a, b, pad=2.0) -> bool:
+def _overlap(a: Any, b: Any, pad: float = 2.0) -> bool:
     return not (a.x1 + pad < b.x0 or b.x1 + pad < a.x0 or a.y1 + pad < b.y0 or b.y1 + pad < a.y0)
 
 
-def _place_apart(fig, ax, label, others, candidates) -> None:
+def _place_apart(fig: Any, ax: Any, label: Any, others: Sequence[Any],
+                 candidates: Sequence[Any]) -> None:
     """Move annotation ``label`` through the offsets ``candidates`` (points) to the first where
     its box overlaps none of ``others`` and stays inside the axes (else to the least bad one)."""
     renderer = fig.canvas.get_renderer()
@@ -190,7 +191,7 @@ def attention_only_title(att: npt.ArrayLike) -> str:
     return f"attention only: p(1) = {share:.3g} of the mass (no collapse onto token 1)"
 
 
-def _mark_features(fig, ax, x, prof, log_axis: bool) -> None:
+def _mark_features(fig: Any, ax: Any, x: np.ndarray, prof: np.ndarray, log_axis: bool) -> None:
     """Primacy tail (shaded), valley (triangle) and recency spike (circle), each named only
     when :func:`features` finds it; otherwise the marker gives the measured figure."""
     L = prof.size
