@@ -1,7 +1,7 @@
 """Residual-aware densities: the binomial mixture, its Laguerre closed form, general schedules,
 monotonicity, the value next to the final token and the "factorial dead zone".
 
-With a residual layer ``N = (1-alpha) I + alpha K`` the final-token density after H layers is
+With a residual layer ``N = (1-alpha) I + alpha K`` the final-token density after H layers is::
 
     rho(x) = (1-alpha)^H delta(1-x) + rho_c(x),
     rho_c(x) = sum_{k=1}^{H} C(H,k) alpha^k (1-alpha)^(H-k) t^(k-1)/(k-1)!,   t = ln(1/x),

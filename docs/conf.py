@@ -65,6 +65,11 @@ autodoc_mock_imports = ["torch", "transformers", "tokenizers", "safetensors"]
 napoleon_google_docstring = True
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
+# fields of dataclasses are documented once, as attributes of their class
+napoleon_use_ivar = True
+# methods overriding pytest's or the standard library's carry their own docstrings or none;
+# inherited ones refer to labels of those projects' documentation
+autodoc_inherit_docstrings = False
 
 # --- doctest -------------------------------------------------------------------------------------
 doctest_global_setup = "import posbias"
@@ -116,3 +121,7 @@ html_theme_options = {
     "fixed_sidebar": True,
     "page_width": "1100px",
 }
+
+# A word of a napoleon type field that names an attribute of two classes (e.g. ``measured``)
+# is an ambiguous cross-reference; it stays unlinked instead of failing the -W build.
+suppress_warnings = ["ref.python"]

@@ -80,19 +80,29 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
 
     Parameters
     ----------
-    model: a directory written by ``save_pretrained`` (config, weights, tokenizer files), or a
+    model : str
+        a directory written by ``save_pretrained`` (config, weights, tokenizer files), or a
         model name such as ``bigscience/bloom-560m`` present in the local cache
         (:func:`hf_cache_dir`).
-    dtype: ``"float32"`` (default) or ``"bfloat16"``.
-    allow_download: fetch a name that is not in the cache (``local_files_only=False``).
-    attn_implementation: passed to transformers when given (default: transformers' choice,
-        ``sdpa`` where the architecture has it, else ``eager``).
-    random_init: build the checkpoint's architecture from its config with freshly initialized
-        weights (``torch.manual_seed(seed)`` first) instead of loading the trained weights: the
-        Step-0 model of the same architecture (chowdhury2026).
+    dtype : str
+        ``"float32"`` (default) or ``"bfloat16"``.
+    allow_download : bool
+        fetch a name that is not in the cache (``local_files_only=False``).
+    attn_implementation : str, optional
+        passed to transformers when given (default: transformers' choice, ``sdpa`` where the
+        architecture has it, else ``eager``).
+    random_init : bool
+        build the checkpoint's architecture from its config with freshly initialized weights
+        (``torch.manual_seed(seed)`` first) instead of loading the trained weights: the Step-0
+        model of the same architecture (chowdhury2026).
+    seed : int
+        the seed of ``random_init``.
 
-    A model that cannot be found raises :class:`~posbias.errors.InvalidArgument` naming
-    ``model`` and where it was looked for; nothing is downloaded unless ``allow_download``.
+    Raises
+    ------
+    InvalidArgument
+        for a model that cannot be found, naming ``model`` and where it was looked for; nothing
+        is downloaded unless ``allow_download``.
     """
     torch, transformers = require_models_extra()
     if not isinstance(model, str) or not model:

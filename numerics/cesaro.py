@@ -256,15 +256,20 @@ def cesaro_profile_exact(length: int, schedule: ScheduleLike) -> list[Fraction]:
 
     Parameters
     ----------
-    length:
+    length : int
         ``L >= 1``, the number of positions.
-    schedule:
+    schedule : Schedule or sequence of rationals
         a :class:`~posbias.numerics.schedules.Schedule` with rational values, or a sequence of
         exact rationals ``λ_t ∈ [0, 1]`` (int, Fraction, Decimal).  Floats, numpy floats and
         mpmath numbers are rejected with :class:`~posbias.errors.InvalidArgument`.
 
-    Returns a list of ``L`` reduced Fractions summing to 1 (entry ``j-1`` is ``p(j)``).
+    Returns
+    -------
+    list of Fraction
+        ``L`` reduced Fractions summing to 1 (entry ``j-1`` is ``p(j)``).
 
+    Notes
+    -----
     Method: the numerators over ``D = Π b_t L Λ^(T-1)`` from the rollout at that fixed denominator,
     :func:`cesaro_profile_numerators` (``O(T L)`` linear-time big-integer
     operations, certified by the sum and a modular rollout), then reduction: the known factor

@@ -85,7 +85,7 @@ def _probability(v: list, name: str, exact: bool, eps: float) -> None:
 
 
 def wasserstein1(p: Any, q: Any) -> Fraction | float:
-    """Normalized Wasserstein-1 distance between two profiles on positions ``1..L``.
+    """Normalized Wasserstein-1 distance between two profiles on positions ``1..L``::
 
         W1(p, q) = Σ_{k=1}^{L-1} |F_p(k) - F_q(k)| / (L - 1),   F_p(k) = Σ_{j<=k} p(j),
 

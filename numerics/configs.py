@@ -39,15 +39,15 @@ The reference convention was determined by reproducing the reference code's own 
 (tests/data/ml-uhh/reference) to 1e-12 absolute: given slopes, unscaled ALiBi, raw scores used
 as logits, the softmax temperature dividing both.  The ``corrected`` preset is model-faithful:
 
-============  ===========  ===========  ============  ======  ======================================
-model         slope rule   ALiBi scale  content       d_head  source of d_head
-============  ===========  ===========  ============  ======  ======================================
-bloom-7b1     bloom        none         /sqrt(d_head)    128  hidden 4096 / 32 heads (HF config)
-bloom (176B)  bloom        none         /sqrt(d_head)    128  hidden 14336 / 112 heads (HF config)
-mpt-7b        power-of-two none         /sqrt(d_head)    128  d_model 4096 / 32 heads (HF config)
-mpt-30b       power-of-two none         /sqrt(d_head)    112  d_model 7168 / 64 heads (HF config)
-falcon-rw-7b  bloom        sqrt-d-head  /sqrt(d_head)     64  hidden 4544 / 71 heads (HF config)
-============  ===========  ===========  ============  ======  ======================================
+============  =============  ===========  =============  ======  ======================================
+model         slope rule     ALiBi scale  content        d_head  source of d_head
+============  =============  ===========  =============  ======  ======================================
+bloom-7b1     bloom          none         /sqrt(d_head)     128  hidden 4096 / 32 heads (HF config)
+bloom (176B)  bloom          none         /sqrt(d_head)     128  hidden 14336 / 112 heads (HF config)
+mpt-7b        power-of-two   none         /sqrt(d_head)     128  d_model 4096 / 32 heads (HF config)
+mpt-30b       power-of-two   none         /sqrt(d_head)     112  d_model 7168 / 64 heads (HF config)
+falcon-rw-7b  bloom          sqrt-d-head  /sqrt(d_head)      64  hidden 4544 / 71 heads (HF config)
+============  =============  ===========  =============  ======  ======================================
 
 (BLOOM and MPT add the ALiBi bias after scaling ``q.k`` by ``1/sqrt(d_head)``; Falcon-RW adds it
 before.  The measured ``q.k`` means in the configs are stored without the ``1/sqrt(d_head)``
@@ -564,12 +564,20 @@ def load_config(
 
     Parameters
     ----------
-    path: a readable YAML file (parameter name in errors: ``config``).
-    convention: ``reference`` (default; reproduces the reference code) or ``corrected``.
-    model: a key of :data:`KNOWN_MODELS`; default: recognised from the file name or save_dir.
-    length: replaces ``sequence_length`` (long contexts).
-    overrides: ``slope_rule``, ``alibi_scale``, ``content_scale``, ``d_head``,
-        ``content_head0_only`` (see :class:`Conventions`).
+    path : str or path
+        a readable YAML file (parameter name in errors: ``config``).
+    convention : str
+        ``reference`` (default; reproduces the reference code) or ``corrected``.
+    model : str, optional
+        a key of :data:`KNOWN_MODELS`; default: recognised from the file name or save_dir.
+    length : int, optional
+        replaces ``sequence_length`` (long contexts).
+    **overrides
+        ``slope_rule``, ``alibi_scale``, ``content_scale``, ``d_head``, ``content_head0_only``
+        (see :class:`Conventions`).
+
+    Examples
+    --------
 
     >>> from posbias.proofs_checks.data import builtin_config_path
     >>> cfg = load_config(builtin_config_path("no_content/bloom-7b1"))

@@ -2982,7 +2982,7 @@ __all__ += [
 
 #: the final position's learned fraction every seed must reach before a profile counts
 LM_GATE = 0.5
-#: |log10(R_N / R_0)| beyond which the peak/valley ratio has grown (or fallen)
+#: ``|log10(R_N / R_0)|`` beyond which the peak/valley ratio has grown (or fallen)
 LM_GROWTH = 0.1
 #: a dead zone: the smallest block mean below this fraction of the mean block (1 / U_FACTOR)
 DEAD_ZONE_DEPTH = 1 / U_FACTOR
