@@ -19,7 +19,6 @@ import pytest
 
 import posbias
 
-
 # third-party packages an optional extra provides; a module needing an absent one is skipped
 _OPTIONAL = {"torch", "transformers", "tokenizers", "safetensors", "matplotlib", "numba",
              "pyarrow", "dask", "distributed", "ruamel", "tqdm", "threadpoolctl", "gmpy2"}
