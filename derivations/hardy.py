@@ -13,7 +13,7 @@ Method: the composition ``K_{H+1}(x, y) = (1/x) * integral_y^x K_H(z, y) dz`` is
 symbolic positive integer ``H`` after the substitution ``u = ln(z/y)`` (``dz/z = du``); the
 explicit kernels for ``H = 1..6`` are obtained independently by direct integration in ``z``.
 
-Paper: chowdhury2026 (THEORY.md C2).
+Paper: chowdhury2026 (:ref:`C2 <math-c2>`).
 
 >>> from posbias.derivations.hardy import hardy_kernel
 >>> hardy_kernel(3)
@@ -23,24 +23,25 @@ log(x/y)**2/(2*x)
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import sympy
 
 from posbias.derivations._checks import check_depth
-from posbias.derivations.core import Derivation, Step, derivation, prove_equal
+from posbias.derivations.core import Derivation, Identity, Step, derivation, prove_equal
 from posbias.validation import check_integer
 
 __all__ = [
-    "hardy_kernel",
-    "hardy_kernel_symbolic",
+    "H",
     "hardy_induction_step",
+    "hardy_kernel",
     "hardy_kernel_by_integration",
     "hardy_kernel_derivation",
+    "hardy_kernel_symbolic",
     "hardy_kernels_explicit_derivation",
     "x",
     "y",
     "z",
-    "H",
 ]
 
 x, y, z, u, w = sympy.symbols("x y z u w", positive=True)
@@ -54,7 +55,7 @@ def _check_depth(depth, parameter="depth", low=1):
     check_integer(parameter, depth, low)
 
 
-def hardy_kernel_symbolic(depth=H, xx=x, yy=y):
+def hardy_kernel_symbolic(depth: sympy.Expr = H, xx: sympy.Expr = x, yy: sympy.Expr = y) -> sympy.Expr:
     """The closed form ``(1/x) (ln(x/y))^(H-1)/(H-1)!`` as a SymPy expression.
 
     ``depth`` may be the symbol ``H`` (default) or an integer >= 1.
@@ -66,7 +67,7 @@ def hardy_kernel_symbolic(depth=H, xx=x, yy=y):
     return sympy.log(xx / yy) ** (depth - 1) / sympy.factorial(depth - 1) / xx
 
 
-def hardy_kernel(depth: int):
+def hardy_kernel(depth: int) -> sympy.Expr:
     """Kernel of ``K^depth`` for an integer ``depth >= 1``, in the variables ``x, y``.
 
     >>> hardy_kernel(1)
@@ -76,7 +77,8 @@ def hardy_kernel(depth: int):
     return hardy_kernel_symbolic(sympy.Integer(depth))
 
 
-def hardy_induction_step(kernel=hardy_kernel_symbolic):
+def hardy_induction_step(kernel: Callable[[sympy.Expr, sympy.Expr, sympy.Expr], sympy.Expr] = hardy_kernel_symbolic,
+                         ) -> tuple[Identity, tuple[Step, ...]]:
     """Check the induction step ``(1/x) int_y^x K_H(z, y) dz = K_{H+1}(x, y)`` for symbolic H.
 
     ``kernel(depth, x, y)`` is the candidate closed form (default: the stated one); a wrong
@@ -111,8 +113,8 @@ def hardy_induction_step(kernel=hardy_kernel_symbolic):
     return ident, steps
 
 
-@functools.lru_cache(maxsize=None)
-def hardy_kernel_by_integration(depth: int):
+@functools.cache
+def hardy_kernel_by_integration(depth: int) -> sympy.Expr:
     """Kernel of ``K^depth`` by direct iterated integration in ``z`` (no substitution, no
     closed form used): ``K_1 = 1/x``, ``K_{h+1}(x,y) = (1/x) int_y^x K_h(z,y) dz``.
 

@@ -93,7 +93,7 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, fragment):
 
 
 def test_unwritable_plot_fails_before_work(capsys, tmp_path):
-    rc, out, err = _run(capsys, "--arch", "tiny-gpt2", "--plot", str(tmp_path / "no" / "x.png"))
+    rc, _, err = _run(capsys, "--arch", "tiny-gpt2", "--plot", str(tmp_path / "no" / "x.png"))
     assert rc == 2 and "--plot" in err and "measuring" not in err
 
 

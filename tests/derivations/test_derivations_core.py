@@ -1,7 +1,7 @@
 """The Derivation record, prove_equal and the registry of derivations."""
 
-import sympy
 import pytest
+import sympy
 
 from posbias.derivations import (
     Derivation,
@@ -81,7 +81,7 @@ def test_derivation_with_open_identity_is_not_proven():
     import dataclasses
 
     bad = prove_equal("wrong", x, x + 1)
-    d2 = dataclasses.replace(d, identities=d.identities + (bad,))
+    d2 = dataclasses.replace(d, identities=(*d.identities, bad))
     assert not d2.proven
     assert d2.unproven() == ["wrong"]
     assert d2.residual == -1
@@ -109,7 +109,7 @@ def test_derivations_never_import_numerics():
             for m in mods:
                 assert "numerics" not in m, f"{path.name} imports {m}"
                 assert m.split(".")[0] in ("sympy", "mpmath", "posbias", "__future__", "functools",
-                                           "dataclasses", "typing", "importlib"), (path.name, m)
+                                       "dataclasses", "typing", "collections", "importlib"), (path.name, m)
 
 
 def test_duplicate_derivation_name_is_an_error():
@@ -131,7 +131,7 @@ def test_duplicate_derivation_name_is_an_error():
 
 
 def test_derivation_modules_are_discovered():
-    """Every module of the package (not core, not private) is loaded, THEORY order first."""
+    """Every module of the package (not core, not private) is loaded, docs/mathematics.rst's order first."""
     import pkgutil
 
     import posbias.derivations as package

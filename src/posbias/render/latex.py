@@ -22,22 +22,28 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
+from sympy import Basic
 from sympy.printing.latex import LatexPrinter
 
+if TYPE_CHECKING:
+    from posbias.derivations import Derivation
+
 __all__ = [
-    "PosbiasLatexPrinter",
-    "latex",
-    "escape_text",
-    "prose_to_latex",
-    "equation_block",
-    "notation_block",
-    "name_latex",
-    "term_sort_key",
-    "render_tex",
-    "render_json",
-    "LONG_EQUATION",
     "LINE_LENGTH",
+    "LONG_EQUATION",
+    "PosbiasLatexPrinter",
+    "equation_block",
+    "escape_text",
+    "latex",
+    "name_latex",
+    "notation_block",
+    "prose_to_latex",
+    "render_json",
+    "render_tex",
+    "term_sort_key",
 ]
 
 #: source length (after dropping sizing commands) above which an equation is broken over lines
@@ -46,7 +52,7 @@ LONG_EQUATION = 150
 LINE_LENGTH = 110
 
 
-def term_sort_key(term) -> tuple:
+def term_sort_key(term: Basic) -> tuple:
     """Where a term of a sum stands in :class:`PosbiasLatexPrinter`'s order (see
     :meth:`PosbiasLatexPrinter.ordered_terms`): ``(kind, degree, negative, sympy's key)``.
 
@@ -154,11 +160,11 @@ class PosbiasLatexPrinter(LatexPrinter):
     '\\\\left(1 - \\\\alpha + \\\\frac{\\\\alpha}{1 + s}\\\\right)^{H}'
     """
 
-    def __init__(self, settings=None):
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
         super().__init__({"ln_notation": True, "diff_operator": "rd", **(settings or {})})
 
     # -- sums ----------------------------------------------------------------------------------
-    def ordered_terms(self, expr) -> list:
+    def ordered_terms(self, expr: Basic) -> list:
         """The terms of a sum in the order the printer prints them.
 
         The rule: constants first, then monomials by ascending total degree, then every other
@@ -175,7 +181,7 @@ class PosbiasLatexPrinter(LatexPrinter):
                     break
         return terms
 
-    def _print_Add(self, expr, order=None):
+    def _print_Add(self, expr: Basic, order: str | None = None) -> str:
         from sympy.core.relational import Relational
 
         tex = ""
@@ -194,7 +200,7 @@ class PosbiasLatexPrinter(LatexPrinter):
         return tex
 
     # -- products ------------------------------------------------------------------------------
-    def _print_Mul(self, expr):
+    def _print_Mul(self, expr: Basic) -> str:
         import sympy
         from sympy.printing.precedence import PRECEDENCE
 
@@ -226,7 +232,7 @@ class PosbiasLatexPrinter(LatexPrinter):
         return super()._print_Mul(expr)
 
     # -- calculus ------------------------------------------------------------------------------
-    def _print_Integral(self, expr):
+    def _print_Integral(self, expr: Basic) -> str:
         from sympy.printing.precedence import PRECEDENCE
 
         signs, differentials = [], []
@@ -242,30 +248,30 @@ class PosbiasLatexPrinter(LatexPrinter):
         body = self.parenthesize(expr.function, PRECEDENCE["Mul"], strict=True)
         return " ".join(signs) + " " + body + "".join(differentials)
 
-    def _print_log(self, expr, exp=None):
+    def _print_log(self, expr: Basic, exp: str | None = None) -> str:
         name = r"\ln" if self._settings["ln_notation"] else r"\log"
         power = "^{" + str(exp) + "}" if exp is not None else ""
         return name + power + "{" + _paren(self._print(expr.args[0])) + "}"
 
     # -- names ---------------------------------------------------------------------------------
-    def _print_Symbol(self, expr, style="plain"):
+    def _print_Symbol(self, expr: Basic, style: str = "plain") -> str:
         name = self._settings["symbol_names"].get(expr)
         if name is not None:
             return name
         tex = name_latex(expr.name)
         return r"\mathbf{" + tex + "}" if style == "bold" else tex
 
-    def _print_AppliedUndef(self, expr, exp=None):
+    def _print_AppliedUndef(self, expr: Basic, exp: str | None = None) -> str:
         name = name_latex(type(expr).__name__, operator=True)
         if " " in type(expr).__name__:
             name = _paren(name)
         tex = name + _paren(", ".join(self._print(a) for a in expr.args))
         return tex + "^{" + str(exp) + "}" if exp is not None else tex
 
-    def _print_MatrixSymbol(self, expr):
+    def _print_MatrixSymbol(self, expr: Basic) -> str:
         return name_latex(expr.name)
 
-    def _print_Transpose(self, expr):
+    def _print_Transpose(self, expr: Basic) -> str:
         import sympy
 
         inner = self._print(expr.arg)
@@ -274,7 +280,7 @@ class PosbiasLatexPrinter(LatexPrinter):
         return inner + r"^{\top}"
 
 
-def latex(expr) -> str:
+def latex(expr: Basic) -> str:
     """LaTeX of a SymPy object with the package's printer."""
     return PosbiasLatexPrinter().doprint(expr)
 
@@ -333,8 +339,7 @@ def _braced(text: str, i: int) -> tuple[str, int]:
     if i >= len(text):
         return "", i
     if text[i] in "{(":
-        close = "}" if text[i] == "{" else ")"
-        depth, j = 0, i
+        depth, j = 0, i  # "{" and "(" nest together; the match closes the argument
         while j < len(text):
             if text[j] in "{(":
                 depth += 1
@@ -343,14 +348,15 @@ def _braced(text: str, i: int) -> tuple[str, int]:
                 if depth == 0:
                     break
             j += 1
-        inner = text[i + 1:j]
-        if text[i] == "{":
-            return inner, j + 1
-        return inner, j + 1 if close == ")" else j + 1
+        return text[i + 1:j], j + 1
     m = re.match(r"-?[A-Za-z0-9]+|-", text[i:])
     if m:
         return m.group(0), i + m.end()
     return "", i
+
+
+#: operators spelt in ASCII and their LaTeX, tried in this order
+_ASCII_OPERATORS = {"->": r" \to ", "<=": r" \leq ", ">=": r" \geq ", "...": r" \ldots "}
 
 
 def _math(text: str) -> str:
@@ -359,18 +365,10 @@ def _math(text: str) -> str:
     i = 0
     while i < len(text):
         ch = text[i]
-        if text.startswith("->", i):
-            out.append(r" \to ")
-            i += 2
-        elif text.startswith("<=", i):
-            out.append(r" \leq ")
-            i += 2
-        elif text.startswith(">=", i):
-            out.append(r" \geq ")
-            i += 2
-        elif text.startswith("...", i):
-            out.append(r" \ldots ")
-            i += 3
+        token = next((t for t in _ASCII_OPERATORS if text.startswith(t, i)), None)
+        if token is not None:
+            out.append(_ASCII_OPERATORS[token])
+            i += len(token)
         elif ch in "^_":
             arg, j = _braced(text, i + 1)
             out.append(f"{ch}{{{_math(arg)}}}" if arg else ch + "{}")
@@ -395,6 +393,7 @@ def _math(text: str) -> str:
             i += 1
         elif ch.isalpha():
             m = re.match(r"[A-Za-z]+", text[i:])
+            assert m is not None  # text[i] is a letter
             word = m.group(0)
             if word in _GREEK:
                 out.append(f"\\{word} ")
@@ -430,7 +429,7 @@ def prose_to_latex(text: str) -> str:
     pieces: list[str] = []
     run: list[str] = []
 
-    def flush():
+    def flush() -> None:
         if not run:
             return
         body = " ".join(run)
@@ -450,7 +449,7 @@ def prose_to_latex(text: str) -> str:
                     unmatched.append(n)
         cuts = sorted(unmatched + stack)
         out, start = [], 0
-        for n in cuts + [len(body)]:
+        for n in [*cuts, len(body)]:
             part = body[start:n]
             if part.strip():
                 stripped = part.strip()
@@ -489,7 +488,7 @@ def _visible_length(tex: str) -> int:
     return len(tex.replace("{", "").replace("}", "").replace(" ", ""))
 
 
-def _split_relation(expr):
+def _split_relation(expr: Basic) -> tuple[Basic, str, Basic] | None:
     """``(lhs, relation latex, rhs)`` for a SymPy relation, else None."""
     import sympy
 
@@ -506,7 +505,7 @@ def _split_relation(expr):
     return None
 
 
-def _terms_latex(expr, printer: PosbiasLatexPrinter) -> list[str]:
+def _terms_latex(expr: Basic, printer: PosbiasLatexPrinter) -> list[str]:
     """LaTeX of the top-level terms of a sum, in the printer's order, with their signs."""
     import sympy
 
@@ -521,7 +520,7 @@ def _terms_latex(expr, printer: PosbiasLatexPrinter) -> list[str]:
     return out
 
 
-def equation_block(expr, label: str | None) -> str:
+def equation_block(expr: Basic, label: str | None) -> str:
     """One displayed equation: ``equation`` when short, ``multline`` when long."""
     printer = PosbiasLatexPrinter()
     tag = f"\\label{{{label}}}" if label else "\\notag"
@@ -551,7 +550,7 @@ def equation_block(expr, label: str | None) -> str:
     return f"\\begin{{multline}}{tag}\n{body}\n\\end{{multline}}\n"
 
 
-def _section(d) -> str:
+def _section(d: Derivation) -> str:
     from posbias.proofs_checks.registry import PAPERS
 
     parts = [f"\\subsection*{{{prose_to_latex(d.title)}}}\n"]
@@ -567,7 +566,7 @@ def _section(d) -> str:
     return "".join(parts)
 
 
-def notation_block(derivations) -> str:
+def notation_block(derivations: Iterable[Derivation]) -> str:
     """The Notation section: every symbol, function and special function the formulas of
     ``derivations`` use, with its meaning (from :mod:`posbias.render.notation`), grouped, in
     order of first appearance."""
@@ -593,9 +592,10 @@ def notation_block(derivations) -> str:
     return "".join(parts)
 
 
-def render_tex(derivations, standalone: bool = True) -> str:
+def render_tex(derivations: Iterable[Derivation], standalone: bool = True) -> str:
     """The LaTeX text for a list of derivations (standalone document or fragment), the
     Notation section first."""
+    derivations = list(derivations)
     body = notation_block(derivations) + "\\section*{Derivations}\n" + "".join(
         _section(d) for d in derivations)
     if not standalone:
@@ -618,6 +618,6 @@ def render_tex(derivations, standalone: bool = True) -> str:
     )
 
 
-def render_json(derivations) -> str:
+def render_json(derivations: Iterable[Derivation]) -> str:
     """JSON list of {name, title, description, latex, assumptions, paper, section, proven, ...}."""
     return json.dumps([d.as_dict() for d in derivations], indent=2, allow_nan=False) + "\n"

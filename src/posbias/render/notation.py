@@ -13,7 +13,13 @@ Meanings are plain ASCII mathematics, set by :func:`posbias.render.latex.prose_t
 
 from __future__ import annotations
 
-__all__ = ["SYMBOLS", "FUNCTIONS", "SPECIAL", "used_notation", "notation_entries"]
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from posbias.derivations import Derivation
+
+__all__ = ["FUNCTIONS", "SPECIAL", "SYMBOLS", "notation_entries", "used_notation"]
 
 #: free symbols and matrix symbols, by sympy name: their meaning
 SYMBOLS: dict[str, str] = {
@@ -79,11 +85,11 @@ SPECIAL: dict[str, tuple[str, str]] = {
 }
 
 
-def _formulas(derivation) -> tuple:
+def _formulas(derivation: Derivation) -> tuple:
     return (derivation.expression, *derivation.equations)
 
 
-def used_notation(derivations) -> tuple[list[str], list[str], list[str]]:
+def used_notation(derivations: Iterable[Derivation]) -> tuple[list[str], list[str], list[str]]:
     """``(symbols, functions, specials)`` used in the displayed formulas of ``derivations``, each
     list in order of first appearance (sympy names; class names for the specials)."""
     import sympy
@@ -93,8 +99,8 @@ def used_notation(derivations) -> tuple[list[str], list[str], list[str]]:
     functions: dict[str, None] = {}
     specials: dict[str, None] = {}
     for d in derivations:
-        for expr in _formulas(d):
-            expr = sympy.sympify(expr)
+        for formula in _formulas(d):
+            expr = sympy.sympify(formula)
             for s in sorted(expr.free_symbols, key=sympy.default_sort_key):
                 symbols.setdefault(s.name, None)
             for f in sorted(expr.atoms(AppliedUndef), key=sympy.default_sort_key):
@@ -107,7 +113,7 @@ def used_notation(derivations) -> tuple[list[str], list[str], list[str]]:
     return list(symbols), list(functions), list(specials)
 
 
-def notation_entries(derivations) -> list[tuple[str, str, str]]:
+def notation_entries(derivations: Iterable[Derivation]) -> list[tuple[str, str, str]]:
     """``(group, LaTeX of the symbol, meaning in ASCII mathematics)`` for every symbol, function
     and special function the formulas of ``derivations`` use, in order of first appearance within
     the groups ``"Symbols"``, ``"Functions"`` and ``"Standard functions"``.  A used symbol without an entry raises ``KeyError``
