@@ -1,4 +1,4 @@
-"""Symbolic derivations of the continuum theory with sympy; LaTeX from ``sympy.latex``.
+"""Symbolic derivations of the continuum theory with sympy; LaTeX from sympy's printer.
 
 Each derivation is a :class:`Derivation` record (expression, steps, assumptions, the symbolic
 identities checked and whether they all closed), built once per process and looked up by name:
@@ -8,7 +8,7 @@ identities checked and whether they all closed), built once per process and look
 >>> d.proven, d.paper
 (True, 'chowdhury2026')
 
-Never imports :mod:`posbias.numerics` (DESIGN.md: the two routes stay independent).
+Never imports :mod:`posbias.numerics` (:ref:`claims-routes`: the routes stay independent).
 """
 
 from posbias.derivations.core import (

@@ -11,7 +11,7 @@ from posbias.validation import check_integer
 __all__ = ["check_depth", "check_lambdas"]
 
 
-def check_depth(parameter: str, depth, low: int = 1):
+def check_depth(parameter: str, depth: object, low: int = 1) -> int | sympy.Expr:
     """``depth`` unchanged when symbolic (a SymPy expression with free symbols), else as an
     ``int >= low``.
 
@@ -25,7 +25,7 @@ def check_depth(parameter: str, depth, low: int = 1):
     return check_integer(parameter, depth, low)
 
 
-def check_lambdas(parameter: str, lambdas) -> list:
+def check_lambdas(parameter: str, lambdas: object) -> list[sympy.Expr]:
     """A schedule for the symbolic route: each ``λ_t`` a SymPy symbol/expression with free
     symbols, or an exact number in ``[0, 1]`` (int, Fraction or SymPy rational); binary floats
     are refused (a symbolic identity would silently become a float computation).
@@ -44,15 +44,17 @@ def check_lambdas(parameter: str, lambdas) -> list:
         if isinstance(lam, sympy.Basic) and lam.free_symbols:
             out.append(lam)
             continue
-        if isinstance(lam, bool) or isinstance(lam, float) or isinstance(lam, sympy.Float):
+        if isinstance(lam, (bool, float, sympy.Float)):
             raise InvalidArgument(name, lam, "a symbol or an exact number in [0, 1] (no floats)")
+        exact = lam
         if not isinstance(lam, (int, sympy.Basic)) and hasattr(lam, "denominator"):
-            lam = sympy.Rational(int(lam.numerator), int(lam.denominator))  # e.g. a Fraction
+            exact = sympy.Rational(int(lam.numerator), int(lam.denominator))  # e.g. a Fraction
         try:
-            value = sympy.nsimplify(lam) if isinstance(lam, sympy.Basic) else sympy.Integer(lam)
+            value = (sympy.nsimplify(exact) if isinstance(exact, sympy.Basic)
+                     else sympy.Integer(exact))
         except (TypeError, ValueError):
-            raise InvalidArgument(name, lam, "a symbol or an exact number in [0, 1]") from None
+            raise InvalidArgument(name, exact, "a symbol or an exact number in [0, 1]") from None
         if not (value.is_rational and 0 <= value <= 1):
-            raise InvalidArgument(name, lam, "a symbol or an exact number in [0, 1]")
+            raise InvalidArgument(name, exact, "a symbol or an exact number in [0, 1]")
         out.append(value)
     return out

@@ -1,4 +1,4 @@
-"""ALiBi in the continuum: a warped Hardy operator (THEORY.md X6).
+"""ALiBi in the continuum: a warped Hardy operator (:ref:`X6 <math-x6>`).
 
 With slope ``m = lambda/L`` the normalized causal ALiBi row ``A[i, j] ∝ e^{-m (i - j)}``,
 ``j <= i``, becomes as ``L -> oo`` (``x = i/L``, ``y = j/L``) the kernel
@@ -29,17 +29,19 @@ lambda*exp(-lambda*(x - y))/(1 - exp(-lambda*x))
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy
 
-from posbias.derivations.core import Derivation, Step, derivation, prove_equal
+from posbias.derivations.core import Derivation, Identity, Step, derivation, prove_equal
 
 __all__ = [
-    "alibi_kernel",
-    "warp",
-    "warp_identity",
     "alibi_density",
+    "alibi_kernel",
     "alibi_warp_derivation",
     "lam",
+    "warp",
+    "warp_identity",
     "x",
     "y",
 ]
@@ -51,17 +53,17 @@ Lsym = sympy.Symbol("L", positive=True)
 H = sympy.Symbol("H", integer=True, positive=True)
 
 
-def alibi_kernel(xx=x, yy=y, ll=lam):
+def alibi_kernel(xx: sympy.Expr = x, yy: sympy.Expr = y, ll: sympy.Expr = lam) -> sympy.Expr:
     """Continuum ALiBi kernel ``lambda e^{-lambda(x-y)} / (1 - e^{-lambda x})``."""
     return ll * sympy.exp(-ll * (xx - yy)) / (1 - sympy.exp(-ll * xx))
 
 
-def warp(xx=x, ll=lam):
-    """The warp stated in THEORY.md X6: ``(e^{lambda x} - 1)/(e^lambda - 1)``."""
+def warp(xx: sympy.Expr = x, ll: sympy.Expr = lam) -> sympy.Expr:
+    """The warp stated in :ref:`X6 <math-x6>`: ``(e^{lambda x} - 1)/(e^lambda - 1)``."""
     return (sympy.exp(ll * xx) - 1) / (sympy.exp(ll) - 1)
 
 
-def warp_identity(phi=warp):
+def warp_identity(phi: Callable[..., sympy.Expr] = warp) -> Identity:
     """Check that ``u = phi(x)``, ``v = phi(y)`` turns ``k(x, y) dy`` into ``dv/u``:
     the residual of ``k(x, y) - phi'(y)/phi(x)``.
 
@@ -75,13 +77,13 @@ def warp_identity(phi=warp):
     return prove_equal("k(x,y) dy = dv/u with u = phi(x), v = phi(y)", alibi_kernel(), pulled)
 
 
-def alibi_density(depth, ll=lam, yy=y):
-    """``phi'(y) rho_H(phi(y))`` with the THEORY warp (``depth`` symbolic or integer >= 1)."""
+def alibi_density(depth: int | sympy.Expr, ll: sympy.Expr = lam, yy: sympy.Expr = y) -> sympy.Expr:
+    """``phi'(y) rho_H(phi(y))`` with the warp of :ref:`X6 <math-x6>` (``depth`` symbolic or integer >= 1)."""
     ph = warp(yy, ll)
     return (sympy.diff(ph, yy) * sympy.log(1 / ph) ** (depth - 1) / sympy.factorial(depth - 1))
 
 
-def _alibi_kernel_power(depth: int):
+def _alibi_kernel_power(depth: int) -> sympy.Expr:
     """Kernel of the depth-th power of the ALiBi operator by direct integration (x = 1)."""
     # composition at the final token: k_{h+1}(1, y) = int_y^1 k_h(1, z) k(z, y) dz
     cur = alibi_kernel(sympy.Integer(1), y)
@@ -155,7 +157,7 @@ def alibi_warp_derivation() -> Derivation:
         identities=tuple(idents),
         paper="posbias",
         section="X6",
-        notes=("THEORY.md's substitution u = (e^(lambda x) - 1)/(e^lambda - 1) is correct; any "
+        notes=("The substitution u = (e^(lambda x) - 1)/(e^lambda - 1) is correct; any "
                "positive multiple of e^(lambda x) - 1 works as well, the normalization fixes "
                "[0, 1]",
                "the scaling m = lambda/L is essential: a fixed slope m makes the continuum kernel "

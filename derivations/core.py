@@ -7,7 +7,8 @@ identity records ``lhs``, ``rhs``, the simplified residual ``lhs - rhs`` and whe
 to zero (``proven``).  A derivation is ``proven`` only when every identity it relies on closed
 symbolically; numeric spot checks are evidence, never proof (STYLE.md 7).
 
-LaTeX always comes from :func:`sympy.latex` on the stored objects (STYLE.md 2).
+LaTeX always comes from sympy's LaTeX printer on the stored objects (STYLE.md 2): the package's
+subclass :class:`posbias.render.latex.PosbiasLatexPrinter`, which sets formulas as a paper does.
 
 Derivations are built by functions registered with :func:`derivation`; building is memoized, so
 :func:`all_derivations` pays the SymPy cost once per process.
@@ -23,35 +24,39 @@ False
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import sympy
 
 from posbias.errors import InvalidArgument
 
 __all__ = [
+    "Derivation",
     "Identity",
     "Step",
-    "Derivation",
-    "prove_equal",
+    "all_derivations",
     "derivation",
     "derivation_names",
     "get_derivation",
-    "all_derivations",
+    "prove_equal",
     "to_latex",
 ]
 
 
-def to_latex(expr) -> str:
-    """LaTeX of a SymPy object with the package's printer settings (``ln`` for logarithms).
+def to_latex(expr: sympy.Basic) -> str:
+    """LaTeX of a SymPy object with the package's printer
+    (:class:`posbias.render.latex.PosbiasLatexPrinter`: ``ln`` for logarithms, terms of a sum in
+    the order a paper writes them).
 
     >>> import sympy
     >>> x = sympy.Symbol("x")
-    >>> to_latex(sympy.log(x))
-    '\\\\ln{\\\\left(x \\\\right)}'
+    >>> to_latex(sympy.log(x)), to_latex(x - 1)
+    ('\\\\ln{\\\\left(x\\\\right)}', 'x - 1')
     """
-    return sympy.latex(expr, ln_notation=True)
+    from posbias.render.latex import latex
+
+    return latex(expr)
 
 
 def _default_simplify(expr):
@@ -87,9 +92,9 @@ class Identity:
     """
 
     label: str
-    lhs: object
-    rhs: object
-    residual: object
+    lhs: sympy.Expr
+    rhs: sympy.Expr
+    residual: sympy.Expr
     proven: bool
 
     def as_dict(self) -> dict:
@@ -102,7 +107,8 @@ class Identity:
         }
 
 
-def prove_equal(label: str, lhs, rhs, simplify: Callable | None = None) -> Identity:
+def prove_equal(label: str, lhs: sympy.Expr | int, rhs: sympy.Expr | int,
+                simplify: Callable[[sympy.Expr], sympy.Expr] | None = None) -> Identity:
     """Simplify ``lhs - rhs`` and record whether it is identically zero.
 
     Parameters
@@ -156,7 +162,7 @@ class Derivation:
     assumptions: the assumptions, as text (the SymPy symbols also carry them).
     steps: the derivation, as :class:`Step` records.
     identities: the symbolic identities checked; :attr:`proven` is their conjunction.
-    paper, section: where the result comes from (paper key and THEORY.md item).
+    paper, section: where the result comes from (paper key and item of :ref:`mathematics`).
     notes: what sympy could not close, corrections, numeric facts (text).
     data: further facts as plain Python values (e.g. numeric medians as strings).
     """
@@ -189,7 +195,7 @@ class Derivation:
 
     @property
     def latex(self) -> str:
-        """LaTeX of :attr:`expression`, printed by :func:`sympy.latex`."""
+        """LaTeX of :attr:`expression`, printed by :func:`to_latex`."""
         return to_latex(self.expression)
 
     @property
@@ -202,7 +208,7 @@ class Derivation:
         return bool(self.identities) and all(i.proven for i in self.identities)
 
     @property
-    def residual(self):
+    def residual(self) -> sympy.Expr:
         """The residuals of the identities that did not close (``0`` when all closed)."""
         open_ = [i.residual for i in self.identities if not i.proven]
         if not open_:
@@ -235,11 +241,11 @@ class Derivation:
 
 
 _BUILDERS: dict[str, Callable[[], Derivation]] = {}
-#: the order of THEORY.md; modules discovered beyond these come after them, by name
+#: the order of docs/mathematics.rst; modules discovered beyond these come after them, by name
 _MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope")
 
 
-def derivation(name: str):
+def derivation(name: str) -> Callable[[Callable[[], Derivation]], Callable[[], Derivation]]:
     """Register a zero-argument builder returning the :class:`Derivation` called ``name``.
 
     The builder is memoized: it runs at most once per process.  Names are unique: registering
@@ -249,23 +255,22 @@ def derivation(name: str):
     if not isinstance(name, str) or not name:
         raise InvalidArgument("name", name, "a non-empty derivation name")
 
-    def decorate(fn):
+    def decorate(fn: Callable[[], Derivation]) -> Callable[[], Derivation]:
         previous = _BUILDERS.get(name)
         if previous is not None and getattr(previous, "__wrapped__", None) is not fn:
             raise InvalidArgument("name", name, "a derivation name not registered yet (taken by "
                                   f"{previous.__module__}.{previous.__qualname__})")
-        cached = functools.lru_cache(maxsize=None)(fn)
 
-        @functools.wraps(fn)
-        def build():
-            d = cached()
+        def build() -> Derivation:
+            d = fn()
             if d.name != name:  # internal invariant of the registry
                 raise RuntimeError(f"builder {fn.__name__} returned {d.name!r}, not {name!r}")
             return d
 
-        build.cache_clear = cached.cache_clear
-        _BUILDERS[name] = build
-        return build
+        # memoized (with cache_clear) and carrying fn's name, docstring and __wrapped__
+        cached = functools.update_wrapper(functools.cache(build), fn)
+        _BUILDERS[name] = cached
+        return cached
 
     return decorate
 
@@ -289,7 +294,7 @@ def _load() -> None:
 
 
 def derivation_names() -> list[str]:
-    """Names of all derivations, in the order of THEORY.md.
+    """Names of all derivations, in the order of :ref:`mathematics`.
 
     >>> derivation_names()[:2]
     ['hardy-kernel', 'hardy-kernels-explicit']
@@ -299,7 +304,7 @@ def derivation_names() -> list[str]:
 
 
 def _ordered() -> list[str]:
-    """Names sorted by the order of the modules in THEORY.md, then by definition order."""
+    """Names sorted by the order of the modules in :ref:`mathematics`, then by definition order."""
     rank = {m: i for i, m in enumerate(_MODULES)}
     names = list(_BUILDERS)
     return sorted(names, key=lambda n: (rank.get(_BUILDERS[n].__module__.rsplit(".", 1)[-1],
@@ -314,7 +319,7 @@ def get_derivation(name: str) -> Derivation:
     return _BUILDERS[name]()
 
 
-def all_derivations(names=None) -> dict[str, Derivation]:
+def all_derivations(names: Iterable[str] | None = None) -> dict[str, Derivation]:
     """All derivations (or those in ``names``) by name, in registry order."""
     _load()
     wanted = _ordered() if names is None else list(names)

@@ -13,7 +13,7 @@ constant for ``H = 1``.
 Method: sympy integration for symbolic H after ``t = ln(1/x)``; the median numerically with
 mpmath (root of the regularized gamma equation) at a stated precision.
 
-Paper: chowdhury2026 (THEORY.md C3, C4).
+Paper: chowdhury2026 (:ref:`C3, C4 <math-c3>`).
 
 >>> from posbias.derivations.density import rho
 >>> rho(3)
@@ -23,23 +23,25 @@ log(1/x)**2/2
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import mpmath
 import sympy
 
 from posbias.derivations._checks import check_depth
-from posbias.derivations.core import Derivation, Step, derivation, prove_equal
+from posbias.derivations.core import Derivation, Identity, Step, derivation, prove_equal
 from posbias.validation import check_dps, check_integer
 
 __all__ = [
-    "rho_symbolic",
-    "rho",
-    "gamma_median",
-    "density_median",
     "density_derivation",
-    "primacy_tail_derivation",
-    "normalization_identity",
+    "density_median",
+    "gamma_median",
     "mellin_identity",
+    "normalization_identity",
+    "primacy_tail_derivation",
+    "rho",
+    "rho_symbolic",
 ]
 
 x = sympy.Symbol("x", positive=True)
@@ -51,13 +53,13 @@ H = sympy.Symbol("H", integer=True, positive=True)
 rho_H = sympy.Function("rho_H")
 
 
-def rho_symbolic(depth=H, xx=x):
+def rho_symbolic(depth: sympy.Expr = H, xx: sympy.Expr = x) -> sympy.Expr:
     """``(ln(1/x))^(H-1)/(H-1)!`` with ``depth`` the symbol ``H`` or an integer >= 1."""
     depth = check_depth("depth", depth)
     return sympy.log(1 / xx) ** (depth - 1) / sympy.factorial(depth - 1)
 
 
-def rho(depth: int):
+def rho(depth: int) -> sympy.Expr:
     """``rho_H(x)`` for an integer ``depth >= 1``.
 
     >>> rho(1)
@@ -74,14 +76,17 @@ def _in_t(expr):
     return sympy.powsimp(sympy.expand_log(out, force=True), force=True)
 
 
-def normalization_identity(density=rho_symbolic):
+def normalization_identity(density: Callable[[sympy.Expr, sympy.Expr], sympy.Expr] = rho_symbolic,
+                           ) -> tuple[Identity, sympy.Expr]:
     """``int_0^1 rho_H = 1`` for symbolic H; ``density(depth, x)`` is the candidate."""
     integrand = _in_t(density(H, x))
     value = sympy.integrate(integrand, (t, 0, sympy.oo), conds="none")
     return prove_equal("normalization int_0^1 rho_H(x) dx = 1 (symbolic H)", value, 1), integrand
 
 
-def mellin_identity(density=rho_symbolic, closed=lambda h: (1 + s) ** (-h)):
+def mellin_identity(density: Callable[[sympy.Expr, sympy.Expr], sympy.Expr] = rho_symbolic,
+                    closed: Callable[[sympy.Expr], sympy.Expr] = lambda h: (1 + s) ** (-h),
+                    ) -> tuple[Identity, sympy.Expr]:
     """``int_0^1 x^s rho_H(x) dx = (1+s)^(-H)`` for symbolic H and s > 0 (and by analytic
     continuation for s > -1)."""
     integrand = _in_t(x**s * density(H, x))
@@ -89,8 +94,8 @@ def mellin_identity(density=rho_symbolic, closed=lambda h: (1 + s) ** (-h)):
     return prove_equal("Mellin moments (1+s)^(-H) (symbolic H)", value, closed(H)), integrand
 
 
-@functools.lru_cache(maxsize=None)
-def gamma_median(depth: int, dps: int = 30):
+@functools.cache
+def gamma_median(depth: int, dps: int = 30) -> str:
     """Median ``m_H`` of the Gamma(H, 1) law: the root of ``P(H, m) = 1/2`` (mpmath, ``dps``
     digits, returned as an mpf string with ``dps`` significant digits).
 
@@ -100,7 +105,9 @@ def gamma_median(depth: int, dps: int = 30):
     depth = check_depth("depth", depth)
     dps = check_dps("dps", dps)
     with mpmath.workdps(dps + 10):
-        f = lambda m: mpmath.gammainc(depth, 0, m, regularized=True) - mpmath.mpf(1) / 2
+        def f(m: Any) -> Any:  # mpmath numbers
+            return mpmath.gammainc(depth, 0, m, regularized=True) - mpmath.mpf(1) / 2
+
         start = mpmath.mpf(depth) - mpmath.mpf(1) / 3 if depth > 1 else mpmath.log(2)
         root = mpmath.findroot(f, start)
         return mpmath.nstr(root, dps)
@@ -121,7 +128,7 @@ def density_median(depth: int, dps: int = 30) -> str:
 def density_derivation() -> Derivation:
     """Normalization, Mellin moments, mean, Gamma law, median and mode of rho_H."""
     norm, integrand = normalization_identity()
-    mell, m_integrand = mellin_identity()
+    mell, _ = mellin_identity()
     mean = prove_equal("mean 2^(-H) (s = 1)", mell.lhs.subs(s, 1), 2 ** (-H))
     # Gamma(H,1) law of T = ln(1/X): density of T is rho_H(e^-t) e^-t
     gamma_pdf = t ** (H - 1) * sympy.exp(-t) / sympy.gamma(H)

@@ -13,7 +13,7 @@ Method: the composition ``K_{H+1}(x, y) = (1/x) * integral_y^x K_H(z, y) dz`` is
 symbolic positive integer ``H`` after the substitution ``u = ln(z/y)`` (``dz/z = du``); the
 explicit kernels for ``H = 1..6`` are obtained independently by direct integration in ``z``.
 
-Paper: chowdhury2026 (THEORY.md C2).
+Paper: chowdhury2026 (:ref:`C2 <math-c2>`).
 
 >>> from posbias.derivations.hardy import hardy_kernel
 >>> hardy_kernel(3)
@@ -23,24 +23,25 @@ log(x/y)**2/(2*x)
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import sympy
 
 from posbias.derivations._checks import check_depth
-from posbias.derivations.core import Derivation, Step, derivation, prove_equal
+from posbias.derivations.core import Derivation, Identity, Step, derivation, prove_equal
 from posbias.validation import check_integer
 
 __all__ = [
-    "hardy_kernel",
-    "hardy_kernel_symbolic",
+    "H",
     "hardy_induction_step",
+    "hardy_kernel",
     "hardy_kernel_by_integration",
     "hardy_kernel_derivation",
+    "hardy_kernel_symbolic",
     "hardy_kernels_explicit_derivation",
     "x",
     "y",
     "z",
-    "H",
 ]
 
 x, y, z, u, w = sympy.symbols("x y z u w", positive=True)
@@ -54,7 +55,7 @@ def _check_depth(depth, parameter="depth", low=1):
     check_integer(parameter, depth, low)
 
 
-def hardy_kernel_symbolic(depth=H, xx=x, yy=y):
+def hardy_kernel_symbolic(depth: sympy.Expr = H, xx: sympy.Expr = x, yy: sympy.Expr = y) -> sympy.Expr:
     """The closed form ``(1/x) (ln(x/y))^(H-1)/(H-1)!`` as a SymPy expression.
 
     ``depth`` may be the symbol ``H`` (default) or an integer >= 1.
@@ -66,7 +67,7 @@ def hardy_kernel_symbolic(depth=H, xx=x, yy=y):
     return sympy.log(xx / yy) ** (depth - 1) / sympy.factorial(depth - 1) / xx
 
 
-def hardy_kernel(depth: int):
+def hardy_kernel(depth: int) -> sympy.Expr:
     """Kernel of ``K^depth`` for an integer ``depth >= 1``, in the variables ``x, y``.
 
     >>> hardy_kernel(1)
@@ -76,7 +77,8 @@ def hardy_kernel(depth: int):
     return hardy_kernel_symbolic(sympy.Integer(depth))
 
 
-def hardy_induction_step(kernel=hardy_kernel_symbolic):
+def hardy_induction_step(kernel: Callable[[sympy.Expr, sympy.Expr, sympy.Expr], sympy.Expr] = hardy_kernel_symbolic,
+                         ) -> tuple[Identity, tuple[Step, ...]]:
     """Check the induction step ``(1/x) int_y^x K_H(z, y) dz = K_{H+1}(x, y)`` for symbolic H.
 
     ``kernel(depth, x, y)`` is the candidate closed form (default: the stated one); a wrong
@@ -111,8 +113,8 @@ def hardy_induction_step(kernel=hardy_kernel_symbolic):
     return ident, steps
 
 
-@functools.lru_cache(maxsize=None)
-def hardy_kernel_by_integration(depth: int):
+@functools.cache
+def hardy_kernel_by_integration(depth: int) -> sympy.Expr:
     """Kernel of ``K^depth`` by direct iterated integration in ``z`` (no substitution, no
     closed form used): ``K_1 = 1/x``, ``K_{h+1}(x,y) = (1/x) int_y^x K_h(z,y) dz``.
 
@@ -134,13 +136,13 @@ def hardy_kernel_derivation() -> Derivation:
     i, j = sympy.symbols("i j", integer=True, positive=True)
     # base case: K applied to f is the kernel 1/x on 0 < y < x
     base = prove_equal("base case H = 1: K_1 = 1/x", hardy_kernel_symbolic(sympy.Integer(1)), 1 / x)
-    # continuum limit of a Cesaro row on monomials f(y) = y^s: (1/i) sum_{j<=i} (j/L)^s with
+    # continuum limit of a Cesàro row on monomials f(y) = y^s: (1/i) sum_{j<=i} (j/L)^s with
     # i = xL tends to x^s/(1+s) = (K f)(x); checked for s = 2 exactly
     ell = sympy.Symbol("ell", positive=True)
     riemann = sympy.summation((j / ell) ** 2, (j, 1, i)) / i
     limit = sympy.limit(riemann.subs(i, x * ell), ell, sympy.oo)
     hardy_on_mono = sympy.integrate(y**2, (y, 0, x)) / x
-    limit_id = prove_equal("Cesaro row -> Hardy operator on f(y) = y^2", limit, hardy_on_mono)
+    limit_id = prove_equal("Cesàro row -> Hardy operator on f(y) = y^2", limit, hardy_on_mono)
     ident, steps = hardy_induction_step()
     mellin = prove_equal(
         "Mellin symbol: K maps y^s to x^s/(1+s)",
@@ -149,9 +151,9 @@ def hardy_kernel_derivation() -> Derivation:
     )
     expr = sympy.Eq(K_H(x, y), hardy_kernel_symbolic())
     all_steps = (
-        Step("Hardy operator: the L -> oo limit of the Cesaro matrix M[i,j] = 1/i",
+        Step("Hardy operator: the L -> oo limit of the Cesàro matrix M[i,j] = 1/i",
              sympy.Eq(sympy.Function("K f")(x), sympy.Integral(f(y), (y, 0, x)) / x)),
-        Step("Riemann sum of a Cesaro row on f(y) = y^2, with i = xL",
+        Step("Riemann sum of a Cesàro row on f(y) = y^2, with i = xL",
              sympy.Eq(sympy.Limit(riemann.subs(i, x * ell), ell, sympy.oo), limit)),
         Step("K acts on powers by the Mellin symbol 1/(1+s)",
              sympy.Eq(sympy.Integral(y**s, (y, 0, x)) / x, x**s / (1 + s))),
@@ -160,7 +162,7 @@ def hardy_kernel_derivation() -> Derivation:
     return Derivation(
         name="hardy-kernel",
         title="Kernel of the H-th power of the Hardy operator",
-        description="The continuum Cesaro operator K f(x) = (1/x) int_0^x f has K^H with kernel "
+        description="The continuum Cesàro operator K f(x) = (1/x) int_0^x f has K^H with kernel "
         "(1/x) ln(x/y)^(H-1)/(H-1)!, proven by induction for symbolic H.",
         expression=expr,
         equations=(sympy.Eq(sympy.Function("K f")(x), sympy.Integral(f(y), (y, 0, x)) / x),),

@@ -1,7 +1,7 @@
 """Residual-aware densities: the binomial mixture, its Laguerre closed form, general schedules,
 monotonicity, the value next to the final token and the "factorial dead zone".
 
-With a residual layer ``N = (1-alpha) I + alpha K`` the final-token density after H layers is
+With a residual layer ``N = (1-alpha) I + alpha K`` the final-token density after H layers is::
 
     rho(x) = (1-alpha)^H delta(1-x) + rho_c(x),
     rho_c(x) = sum_{k=1}^{H} C(H,k) alpha^k (1-alpha)^(H-k) t^(k-1)/(k-1)!,   t = ln(1/x),
@@ -17,7 +17,7 @@ at ``x -> 1^-``, equal to ``H alpha (1-alpha)^(H-1)``.  The factorial dead zone
 for ``0 < alpha < 1``, ``rho_c(1/2) >= H alpha (1-alpha)^(H-1)`` and
 ``(H-1)! rho_c(1/2) -> oo``.
 
-Paper: chowdhury2026 (THEORY.md C5, C6, C7) and posbias (Laguerre form).
+Paper: chowdhury2026 (:ref:`C5, C6, C7 <math-c5>`) and posbias (Laguerre form).
 
 >>> from posbias.derivations.residual import mixture_sum
 >>> mixture_sum(2)
@@ -27,27 +27,28 @@ alpha**2*t + 2*alpha*(1 - alpha)
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 
 import mpmath
 import sympy
 
 from posbias.derivations._checks import check_depth, check_lambdas
-from posbias.derivations.core import Derivation, Step, derivation, prove_equal
+from posbias.derivations.core import Derivation, Identity, Step, derivation, prove_equal
 from posbias.errors import InvalidArgument
 from posbias.validation import check_dps, check_integer
 
 __all__ = [
-    "mixture_sum",
-    "laguerre_form",
-    "laguerre_identity_symbolic",
-    "laguerre_identity_explicit",
-    "schedule_weights",
-    "schedule_mixture",
     "density_at_half",
-    "residual_mixture_derivation",
     "laguerre_derivation",
-    "schedule_mixture_derivation",
+    "laguerre_form",
+    "laguerre_identity_explicit",
+    "laguerre_identity_symbolic",
     "minimum_dead_zone_derivation",
+    "mixture_sum",
+    "residual_mixture_derivation",
+    "schedule_mixture",
+    "schedule_mixture_derivation",
+    "schedule_weights",
 ]
 
 x = sympy.Symbol("x", positive=True)
@@ -66,27 +67,27 @@ def _check_int(value, parameter, low=1):
     check_integer(parameter, value, low)
 
 
-def mixture_term(kk, depth=H, a=alpha, tt=t):
+def mixture_term(kk: sympy.Expr, depth: sympy.Expr = H, a: sympy.Expr = alpha, tt: sympy.Expr = t) -> sympy.Expr:
     """The ``k``-th term ``C(H,k) a^k (1-a)^(H-k) t^(k-1)/(k-1)!`` of the continuous part."""
     depth = check_depth("depth", depth)
     return (sympy.binomial(depth, kk) * a**kk * (1 - a) ** (depth - kk) * tt ** (kk - 1)
             / sympy.factorial(kk - 1))
 
 
-def mixture_sum(depth: int, a=alpha, tt=t):
+def mixture_sum(depth: int, a: sympy.Expr = alpha, tt: sympy.Expr = t) -> sympy.Expr:
     """Continuous part of the residual mixture for an integer ``depth >= 1``, in ``t = ln(1/x)``."""
     _check_int(depth, "depth")
     return sympy.Add(*[mixture_term(sympy.Integer(kk), sympy.Integer(depth), a, tt)
                        for kk in range(1, depth + 1)])
 
 
-def laguerre_form(depth=H, a=alpha, tt=t):
+def laguerre_form(depth: sympy.Expr = H, a: sympy.Expr = alpha, tt: sympy.Expr = t) -> sympy.Expr:
     """``a (1-a)^(H-1) L_{H-1}^{(1)}(-a t/(1-a))`` (``depth`` symbolic or an integer)."""
     depth = check_depth("depth", depth)
     return a * (1 - a) ** (depth - 1) * sympy.assoc_laguerre(depth - 1, 1, -a * tt / (1 - a))
 
 
-def laguerre_identity_symbolic(closed=laguerre_form):
+def laguerre_identity_symbolic(closed: Callable[[sympy.Expr, sympy.Expr, sympy.Expr], sympy.Expr] = laguerre_form) -> Identity:
     """Prove ``sum = closed(H)`` for symbolic H term by term.
 
     The Laguerre polynomial is expanded with ``rewrite(Sum)``; after the shift ``k = j + 1`` both
@@ -121,7 +122,8 @@ def _expand_rational(e):
     return sympy.expand(e.subs(alpha, 1 - _beta))
 
 
-def laguerre_identity_explicit(depth: int, closed=laguerre_form):
+def laguerre_identity_explicit(depth: int,
+                               closed: Callable[[sympy.Expr, sympy.Expr, sympy.Expr], sympy.Expr] = laguerre_form) -> Identity:
     """Exact polynomial identity ``sum = closed`` for one integer depth (expanded in t, alpha)."""
     _check_int(depth, "depth")
     lhs = mixture_sum(depth)
@@ -130,7 +132,7 @@ def laguerre_identity_explicit(depth: int, closed=laguerre_form):
                        simplify=_expand_rational)
 
 
-def schedule_weights(lambdas):
+def schedule_weights(lambdas: Sequence[object]) -> list[sympy.Expr]:
     """Poisson-binomial weights ``w_0..w_T``: coefficients of ``prod (1 - l_t + l_t z)``.
 
     >>> schedule_weights([sympy.Rational(1, 2), sympy.Rational(1, 3)])
@@ -142,7 +144,7 @@ def schedule_weights(lambdas):
     return [sympy.expand(c) for c in coeffs] + [0] * (len(lambdas) + 1 - len(coeffs))
 
 
-def schedule_mixture(lambdas, tt=t):
+def schedule_mixture(lambdas: Sequence[object], tt: sympy.Expr = t) -> tuple[sympy.Expr, sympy.Expr]:
     """``(atom, continuous part in t)`` of the density for a schedule ``lambdas``."""
     w = schedule_weights(lambdas)
     cont = sympy.Add(*[w[kk] * tt ** (kk - 1) / sympy.factorial(kk - 1)
@@ -150,7 +152,7 @@ def schedule_mixture(lambdas, tt=t):
     return w[0], cont
 
 
-def density_at_half(depth: int, a, dps: int = 30) -> str:
+def density_at_half(depth: int, a: int | str | sympy.Rational, dps: int = 30) -> str:
     """``rho_c(1/2)`` for integer ``depth`` and rational ``a`` in (0, 1] (mpmath string with
     ``dps`` significant digits).
 
@@ -162,16 +164,16 @@ def density_at_half(depth: int, a, dps: int = 30) -> str:
     if isinstance(a, float) or not isinstance(a, (int, str, sympy.Rational)) or isinstance(a, bool):
         raise InvalidArgument("alpha", a, "an exact rational (int, str like '1/2', or sympy "
                                           "Rational) in (0, 1]")
-    a = sympy.Rational(a)
-    if not 0 < a <= 1:
-        raise InvalidArgument("alpha", a, "a rational number in (0, 1]")
-    expr = mixture_sum(depth, a, sympy.log(2))
+    alpha_exact = sympy.Rational(a)
+    if not 0 < alpha_exact <= 1:
+        raise InvalidArgument("alpha", alpha_exact, "a rational number in (0, 1]")
+    expr = mixture_sum(depth, alpha_exact, sympy.log(2))
     with mpmath.workdps(dps + 10):
         value = sympy.lambdify((), expr, modules="mpmath")()
         return mpmath.nstr(value, dps)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _rho_mellin_moments(top: int) -> dict:
     """``int_0^1 x^s rho_k(x) dx`` for k = 1..top, by integration in ``t = ln(1/x)``."""
     out = {}
@@ -231,8 +233,8 @@ LAGUERRE_DEPTHS_DEFAULT = tuple(range(1, 13))
 LAGUERRE_DEPTHS_FULL = tuple(range(1, 31))
 
 
-@functools.lru_cache(maxsize=None)
-def laguerre_explicit_range(top: int):
+@functools.cache
+def laguerre_explicit_range(top: int) -> tuple[Identity, ...]:
     """Identities for H = 1..top (memoized)."""
     return tuple(laguerre_identity_explicit(h) for h in range(1, top + 1))
 

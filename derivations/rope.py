@@ -10,7 +10,7 @@ characteristic functions ``E exp(i w q^T R k | q) = exp(-sigma^2 w^2 |R^T q|^2 /
 Method: symbolic orthogonality for d = 2, 4, 6 with independent angles, and the covariance and
 characteristic function of ``q^T R k`` given ``q`` computed in sympy.
 
-Paper: chowdhury2026 (THEORY.md C8).
+Paper: chowdhury2026 (:ref:`C8 <math-c8>`).
 
 >>> from posbias.derivations.rope import rotation
 >>> rotation(sympy.Symbol("theta"))
@@ -21,31 +21,34 @@ Matrix([
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sympy
 
-from posbias.derivations.core import Derivation, Step, derivation, prove_equal
+from posbias.derivations.core import Derivation, Identity, Step, derivation, prove_equal
 from posbias.errors import InvalidArgument
 
-__all__ = ["rotation", "rope_matrix", "score_variance_identity", "rope_derivation"]
+__all__ = ["rope_derivation", "rope_matrix", "rotation", "score_variance_identity"]
 
 sigma = sympy.Symbol("sigma", positive=True)
 omega = sympy.Symbol("omega", real=True)
 
 
-def rotation(theta):
+def rotation(theta: sympy.Expr) -> sympy.Matrix:
     """The 2x2 rotation by ``theta``."""
     return sympy.Matrix([[sympy.cos(theta), -sympy.sin(theta)],
                          [sympy.sin(theta), sympy.cos(theta)]])
 
 
-def rope_matrix(thetas):
+def rope_matrix(thetas: Sequence[sympy.Expr]) -> sympy.Matrix:
     """Block-diagonal RoPE matrix with one 2x2 rotation per angle (``d = 2 len(thetas)``)."""
     if len(thetas) < 1:
         raise InvalidArgument("thetas", list(thetas), "at least one angle")
     return sympy.diag(*[rotation(th) for th in thetas])
 
 
-def score_variance_identity(R, label="Var(q^T R k | q) = Var(q^T k | q)"):
+def score_variance_identity(R: sympy.Matrix,
+                            label: str = "Var(q^T R k | q) = Var(q^T k | q)") -> Identity:
     """``sigma^2 q^T R R^T q - sigma^2 q^T q`` for symbolic ``q`` (zero for orthogonal ``R``).
 
     >>> th = sympy.Symbol("theta", real=True)
@@ -93,7 +96,7 @@ def rope_derivation() -> Derivation:
     return Derivation(
         name="rope-init",
         title="RoPE rotations leave the score law unchanged at initialization",
-        description="RoPE is block-diagonal with 2x2 rotations, hence orthogonal, so for an "
+        description="RoPE is block-diagonal with 2-by-2 rotations, hence orthogonal, so for an "
         "isotropic Gaussian key q^T R k has the same law as q^T k.",
         expression=expr,
         equations=(cf_eq,),

@@ -1,4 +1,4 @@
-"""Infinite-depth diagonal products for schedules with closed forms (THEORY.md X7, H4).
+"""Infinite-depth diagonal products for schedules with closed forms (:ref:`X7, H4 <math-x7>`).
 
 For Cesàro kernels the diagonal of the rollout at row ``i`` is ``prod_t (1 - lambda_t c)`` with
 ``c = 1 - 1/i`` the off-diagonal mass.  Two schedules have closed forms:
@@ -31,11 +31,11 @@ import sympy
 from posbias.derivations.core import Derivation, Step, derivation, prove_equal
 
 __all__ = [
-    "sine_product_closed_form",
     "harmonic_product_closed_form",
-    "summable_product_derivation",
     "harmonic_product_derivation",
     "product_criterion_derivation",
+    "sine_product_closed_form",
+    "summable_product_derivation",
 ]
 
 c = sympy.Symbol("c", positive=True)
@@ -50,12 +50,12 @@ q = sympy.Symbol("q", positive=True)
 u = sympy.Symbol("u", positive=True)
 
 
-def sine_product_closed_form(cc=c):
+def sine_product_closed_form(cc: sympy.Expr = c) -> sympy.Expr:
     """``sin(pi sqrt(c)) / (pi sqrt(c) (1 - c))`` for ``0 < c < 1``."""
     return sympy.sin(sympy.pi * sympy.sqrt(cc)) / (sympy.pi * sympy.sqrt(cc) * (1 - cc))
 
 
-def harmonic_product_closed_form(aa=a, TT=T):
+def harmonic_product_closed_form(aa: sympy.Expr = a, TT: sympy.Expr = T) -> sympy.Expr:
     """``Gamma(T+2-a) / (Gamma(2-a) Gamma(T+2))`` for ``0 < a < 2``."""
     return sympy.gamma(TT + 2 - aa) / (sympy.gamma(2 - aa) * sympy.gamma(TT + 2))
 
@@ -99,7 +99,7 @@ def summable_product_derivation() -> Derivation:
         description="prod_{t>=1} (1 - c/(t+1)^2) = sin(pi sqrt c)/(pi sqrt c (1-c)) > 0: a "
         "summable schedule keeps the diagonal positive (no collapse).",
         expression=expr,
-        assumptions=("0 < c < 1 (c = 1 - 1/i for Cesaro row i)", "r = sqrt(c)"),
+        assumptions=("0 < c < 1 (c = 1 - 1/i for Cesàro row i)", "r = sqrt(c)"),
         steps=(
             Step("write c = r^2 and factor each term", sympy.Eq(
                 sympy.Product(1 - r**2 / n**2, (n, 2, N)),

@@ -22,13 +22,23 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from posbias.errors import InvalidArgument
 from posbias.measurements.measure import _locate_blocks, _quiet_transformers, require_models_extra
 
-__all__ = ["CHECKPOINT_DTYPES", "LoadedCheckpoint", "load_checkpoint", "block_checkpointing",
-           "hf_cache_dir"]
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch.nn import Module
+
+__all__ = [
+    "CHECKPOINT_DTYPES",
+    "LoadedCheckpoint",
+    "block_checkpointing",
+    "hf_cache_dir",
+    "load_checkpoint",
+]
 
 CHECKPOINT_DTYPES = ("float32", "bfloat16")
 
@@ -71,22 +81,33 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
 
     Parameters
     ----------
-    model: a directory written by ``save_pretrained`` (config, weights, tokenizer files), or a
+    model : str
+        a directory written by ``save_pretrained`` (config, weights, tokenizer files), or a
         model name such as ``bigscience/bloom-560m`` present in the local cache
         (:func:`hf_cache_dir`).
-    dtype: ``"float32"`` (default) or ``"bfloat16"``.
-    allow_download: fetch a name that is not in the cache (``local_files_only=False``).
-    attn_implementation: passed to transformers when given (default: transformers' choice,
-        ``sdpa`` where the architecture has it, else ``eager``).
-    random_init: build the checkpoint's architecture from its config with freshly initialized
-        weights (``torch.manual_seed(seed)`` first) instead of loading the trained weights: the
-        Step-0 model of the same architecture (chowdhury2026).
-    device: ``"cpu"`` (default), ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``
+    dtype : str
+        ``"float32"`` (default) or ``"bfloat16"``.
+    allow_download : bool
+        fetch a name that is not in the cache (``local_files_only=False``).
+    attn_implementation : str, optional
+        passed to transformers when given (default: transformers' choice, ``sdpa`` where the
+        architecture has it, else ``eager``).
+    random_init : bool
+        build the checkpoint's architecture from its config with freshly initialized weights
+        (``torch.manual_seed(seed)`` first) instead of loading the trained weights: the Step-0
+        model of the same architecture (chowdhury2026).
+    seed : int
+        the seed of ``random_init``.
+    device : str
+        ``"cpu"`` (default), ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``
         (:func:`posbias.measurements.devices.resolve_device`): the model is loaded (or
         initialized, seeded) on the CPU and moved there.
 
-    A model that cannot be found raises :class:`~posbias.errors.InvalidArgument` naming
-    ``model`` and where it was looked for; nothing is downloaded unless ``allow_download``.
+    Raises
+    ------
+    InvalidArgument
+        for a model that cannot be found, naming ``model`` and where it was looked for; nothing
+        is downloaded unless ``allow_download``.
     """
     torch, transformers = require_models_extra()
     if not isinstance(model, str) or not model:
@@ -121,7 +142,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
     transformers.utils.logging.disable_progress_bar()
     with _quiet_transformers(transformers):
         try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(where, **{"local_files_only": local})
+            tokenizer = transformers.AutoTokenizer.from_pretrained(where, local_files_only=local)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             if bars:
                 transformers.utils.logging.enable_progress_bar()
@@ -175,7 +196,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
 
 
 @contextlib.contextmanager
-def block_checkpointing(model):
+def block_checkpointing(model: Module) -> Iterator[None]:
     """Within the context, every decoder block of ``model`` runs under non-reentrant
     ``torch.utils.checkpoint.checkpoint``: its activations are recomputed in the backward pass
     instead of being kept.  Values and gradients are unchanged (same operations, same order);

@@ -42,7 +42,7 @@ DEVICE_TOLERANCES = {
 _ALLOWED = "auto, cpu, cuda, cuda:N (N a GPU index) or mps"
 
 
-def check_device(name: str, value) -> str:
+def check_device(name: str, value: object) -> str:
     """``value`` as a canonical device spelling (lower case, no spaces), or
     :class:`~posbias.errors.InvalidArgument` naming ``name``; availability is not checked
     (see :func:`resolve_device`).
@@ -67,7 +67,7 @@ def _mps_available(torch) -> bool:
     return bool(backend is not None and backend.is_available())
 
 
-def resolve_device(value, name: str = "device") -> tuple[str, str]:
+def resolve_device(value: object, name: str = "device") -> tuple[str, str]:
     """``(device, why)``: the canonical torch device name for ``value`` (``"cpu"``,
     ``"cuda:N"``, ``"mps"``) and a few words on how it was chosen; a device that is not there
     raises :class:`~posbias.errors.InvalidArgument` naming ``name``.  ``"cuda"`` means the

@@ -35,27 +35,38 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-__all__ = ["rollout_config_yaml", "influence_csv", "measurement_json", "influence_files",
-           "logit_tables"]
+if TYPE_CHECKING:
+    from posbias.measurements.pretrained import PretrainedMeasurement
+
+__all__ = [
+    "influence_csv",
+    "influence_files",
+    "logit_tables",
+    "measurement_json",
+    "rollout_config_yaml",
+]
 
 
-def _g(x) -> str:
+def _g(x: float) -> str:
     v = float(f"{float(x):.7g}")
     return repr(v)
 
 
-def _row(values) -> str:
+def _row(values: Iterable[float]) -> str:
     return "[" + ", ".join(_g(v) for v in values) + "]"
 
 
-def _rows(table) -> str:
+def _rows(table: ArrayLike) -> str:
     return "[" + ", ".join(_row(r) for r in np.atleast_2d(table)) + "]"
 
 
-def logit_tables(m) -> dict:
+def logit_tables(m: PretrainedMeasurement) -> dict:
     """The numbers of the exported config: ``alibi_slopes``, ``diagonal_scores`` and
     ``base_scores`` (``T x H``, logit units, see the module docstring) and ``lambdas``."""
     scale = np.asarray(m.score_scale, dtype=float)[:, None]
@@ -71,7 +82,7 @@ def logit_tables(m) -> dict:
     }
 
 
-def rollout_config_yaml(m) -> str:
+def rollout_config_yaml(m: PretrainedMeasurement) -> str:
     """The rollout config of a :class:`~posbias.measurements.pretrained.PretrainedMeasurement`
     as YAML text (see the module docstring for the convention)."""
     tab = logit_tables(m)
@@ -125,14 +136,14 @@ def rollout_config_yaml(m) -> str:
     return "\n".join(header + body) + "\n"
 
 
-def influence_csv(m) -> str:
+def influence_csv(m: PretrainedMeasurement) -> str:
     """``position,influence`` rows (1-indexed positions, normalised profile, 7 digits)."""
     lines = ["position,influence"]
     lines += [f"{j},{float(v):.7g}" for j, v in enumerate(m.profile, 1)]
     return "\n".join(lines) + "\n"
 
 
-def measurement_json(m, *, stage: str = "pretrained") -> str:
+def measurement_json(m: PretrainedMeasurement, *, stage: str = "pretrained") -> str:
     """The whole measurement as JSON (raw q.k means, scales, slopes, lambdas, profile, inputs),
     with ``stage`` (``pretrained`` or ``step-0``) and the architecture key that pairs a
     pretrained measurement with a Step-0 measurement of the same architecture."""
@@ -143,7 +154,7 @@ def measurement_json(m, *, stage: str = "pretrained") -> str:
     return json.dumps(d, indent=1) + "\n"
 
 
-def influence_files(m, directory: str, *, name: str | None = None,
+def influence_files(m: PretrainedMeasurement, directory: str, *, name: str | None = None,
                     stage: str = "pretrained") -> dict:
     """``{path: text}`` of the files ``--save-influence DIRECTORY`` writes:
     ``DIRECTORY/measured-influence/<name>.csv``, ``<name>.yaml`` (the rollout config) and

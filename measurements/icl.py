@@ -51,25 +51,31 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.validation import check_choice, check_integer, check_real
 
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch import Generator, Tensor
+    from torch.nn import Module
+
 __all__ = [
-    "ICLTask",
-    "World",
     "MASKS",
     "POSITIONAL_ENCODINGS",
-    "TEST_PAIRS",
     "POSITIONS",
-    "parse_mask",
-    "make_world",
-    "train_batch",
-    "paired_test_sets",
-    "in_context_set",
-    "build_network",
+    "TEST_PAIRS",
+    "ICLTask",
+    "World",
     "attention_mask",
+    "build_network",
     "final_position_influence",
+    "in_context_set",
+    "make_world",
+    "paired_test_sets",
+    "parse_mask",
+    "train_batch",
 ]
 
 MASKS = ("causal", "full", "window", "prefix", "decay")
@@ -103,7 +109,7 @@ class ICLTask:
     items: int = 8
     gamma: float = 0.75
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_integer("classes", self.classes, 2)
         check_integer("labels", self.labels, 2)
         check_integer("dim", self.dim, 2)
@@ -141,7 +147,7 @@ class World:
     class_labels: object
 
 
-def parse_mask(text) -> tuple[str, float | int | None]:
+def parse_mask(text: str) -> tuple[str, float | int | None]:
     """``"causal"``, ``"full"``, ``"window:W"``, ``"prefix:K"`` or ``"decay:M"`` as
     ``(kind, parameter)``.
 
@@ -174,7 +180,7 @@ def parse_mask(text) -> tuple[str, float | int | None]:
     raise InvalidArgument("mask", text, allowed)
 
 
-def make_world(task: ICLTask, generator) -> World:
+def make_world(task: ICLTask, generator: Generator) -> World:
     """Draw the class means, label vectors and class labels from ``generator``."""
     torch = _torch()
     s = 1.0 / task.dim
@@ -184,7 +190,7 @@ def make_world(task: ICLTask, generator) -> World:
     return World(task, means, label_vectors, class_labels)
 
 
-def _arrangement(torch, task: ICLTask, size: int, generator):
+def _arrangement(torch: ModuleType, task: ICLTask, size: int, generator: Generator) -> Tensor:
     """``(size, n)`` slot -> which of the ``n/B`` drawn classes: a uniformly random order of
     the multiset with each class ``B`` times (argsort of i.i.d. uniforms is a uniform
     permutation)."""
@@ -192,7 +198,7 @@ def _arrangement(torch, task: ICLTask, size: int, generator):
     return perm // task.burst
 
 
-def _distinct_classes(torch, task: ICLTask, size: int, generator):
+def _distinct_classes(torch: ModuleType, task: ICLTask, size: int, generator: Generator) -> Tensor:
     """``(size, n/B)`` distinct class indices, uniform over ordered tuples of distinct classes."""
     m = task.items // task.burst
     if m > 2:  # the m largest of K i.i.d. uniforms: a uniform ordered m-subset
@@ -204,7 +210,7 @@ def _distinct_classes(torch, task: ICLTask, size: int, generator):
     return torch.stack([first, (first + shift) % task.classes], dim=1)
 
 
-def _noisy(torch, task: ICLTask, means, generator):
+def _noisy(torch: ModuleType, task: ICLTask, means: Tensor, generator: Generator) -> Tensor:
     z = torch.randn(means.shape, generator=generator) / task.dim
     return (means + task.gamma * z) / math.sqrt(1.0 + task.gamma ** 2)
 
@@ -216,7 +222,8 @@ def _assemble(torch, items, labels, query):
     return torch.cat([seq, query.unsqueeze(1)], dim=1)
 
 
-def train_batch(world: World, batch: int, generator, answer: str = "none"):
+def train_batch(world: World, batch: int, generator: Generator, answer: str = "none",
+                ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """A batch of training sequences ``(batch, 2n+1, d)`` and targets ``(batch,)``.
 
     ``answer`` is ``"none"`` (the answer-bearing item is uniform on ``0..n-1``: unbiased
@@ -226,7 +233,7 @@ def train_batch(world: World, batch: int, generator, answer: str = "none"):
     """
     torch = _torch()
     task = world.task
-    check_choice("answer", answer, ("none",) + POSITIONS)
+    check_choice("answer", answer, ("none", *POSITIONS))
     chosen = _distinct_classes(torch, task, batch, generator)           # (b, n/B)
     slot = _arrangement(torch, task, batch, generator)                  # (b, n)
     cls = chosen.gather(1, slot)                                        # (b, n)
@@ -242,7 +249,8 @@ def train_batch(world: World, batch: int, generator, answer: str = "none"):
     return x, world.class_labels[qcls], pos, cls
 
 
-def _novel_base(torch, world: World, size: int, generator):
+def _novel_base(torch: ModuleType, world: World, size: int, generator: Generator,
+                ) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     """Base sequences over novel classes: items ``(s, n, d)``, label ids ``(s, n)``, the class
     slot of each item ``(s, n)``, the novel means ``(s, n/B, d)`` and their labels ``(s, n/B)``."""
     task = world.task
@@ -264,7 +272,8 @@ def _query(torch, world, means, labs, qslot, generator):
     return query, target
 
 
-def paired_test_sets(world: World, x: str, y: str, size: int, generator):
+def paired_test_sets(world: World, x: str, y: str, size: int, generator: Generator,
+                     ) -> tuple[tuple[Tensor, Tensor], tuple[Tensor, Tensor], Tensor]:
     """The test sets ``IC_X_Y`` and ``IC_Y_X`` built from the same novel base sequences.
 
     ``IC_X_Y``: the query is a fresh draw of the class at item ``X`` (the answer), item ``Y``
@@ -295,7 +304,7 @@ def paired_test_sets(world: World, x: str, y: str, size: int, generator):
     return out[0], out[1], conflict
 
 
-def in_context_set(world: World, size: int, generator):
+def in_context_set(world: World, size: int, generator: Generator) -> tuple[Tensor, Tensor]:
     """The plain in-context test: novel classes, the answer item uniform, no overwriting.
     Returns ``(inputs, targets)``."""
     torch = _torch()
@@ -308,13 +317,15 @@ def in_context_set(world: World, size: int, generator):
     return _assemble(torch, items, world.label_vectors[item_labels], query), target
 
 
-def attention_mask(kind: str, parameter, length: int):
+def attention_mask(kind: str, parameter: float | int | None, length: int) -> Tensor:
     """The additive ``(length, length)`` score mask: 0 on allowed edges, ``-inf`` elsewhere,
     ``-M (i - j)`` on causal edges for ``decay``."""
     torch = _torch()
     check_choice("mask", kind, MASKS)
     i = torch.arange(length).view(-1, 1)
     j = torch.arange(length).view(1, -1)
+    if parameter is None and kind in ("window", "prefix", "decay"):
+        raise InvalidArgument("parameter", parameter, f"the width or slope of a {kind} mask")
     if kind == "full":
         allowed = torch.ones(length, length, dtype=torch.bool)
     elif kind == "causal" or kind == "decay":
@@ -330,7 +341,7 @@ def attention_mask(kind: str, parameter, length: int):
     return mask
 
 
-def _sinusoid(torch, length: int, dim: int):
+def _sinusoid(torch: ModuleType, length: int, dim: int) -> Tensor:
     pos = torch.arange(length, dtype=torch.float32).view(-1, 1)
     freq = torch.exp(torch.arange(0, dim, 2, dtype=torch.float32) * (-math.log(10000.0) / dim))
     table = torch.zeros(length, dim)
@@ -339,19 +350,20 @@ def _sinusoid(torch, length: int, dim: int):
     return table
 
 
-def _rotary(torch, length: int, dim: int):
+def _rotary(torch: ModuleType, length: int, dim: int) -> tuple[Tensor, Tensor]:
     """cos and sin tables ``(length, dim/2)`` of the rotation by angle ``p * base^{-2i/dim}``."""
     theta = 10000.0 ** (-torch.arange(0, dim, 2, dtype=torch.float32) / dim)
     angle = torch.arange(length, dtype=torch.float32).view(-1, 1) * theta.view(1, -1)
     return torch.cos(angle), torch.sin(angle)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _network_class():
     torch = _torch()
     nn = torch.nn
+    module: Any = nn.Module  # torch is imported here, not at module level
 
-    class ICLNetwork(nn.Module):
+    class ICLNetwork(module):
         """wu2025's 2-layer self-attention network (see the module docstring)."""
 
         def __init__(self, task: ICLTask, mask: str, pe: str, residual: bool, layers: int,
@@ -407,7 +419,7 @@ def _network_class():
 
 
 def build_network(task: ICLTask, mask: str = "causal", pe: str = "none", residual: bool = True,
-                  layers: int = 2, mlp_layers: int = 3):
+                  layers: int = 2, mlp_layers: int = 3) -> Module:
     """wu2025's self-attention network for ``task`` (torch's default initialization, drawn from
     torch's global generator: seed it with ``torch.manual_seed`` for a reproducible network)."""
     parse_mask(mask)
@@ -419,7 +431,7 @@ def build_network(task: ICLTask, mask: str = "causal", pe: str = "none", residua
     return _network_class()(task, mask, pe, residual, layers, mlp_layers)
 
 
-def final_position_influence(network, inputs):
+def final_position_influence(network: Module, inputs: Tensor) -> Tensor:
     r"""Jacobian influence profile of the final position after the attention stack.
 
     For each sequence, :math:`\|\partial h_T / \partial x_j\|_F` for every token ``j = 1..T``

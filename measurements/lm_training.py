@@ -56,31 +56,37 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import platform
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.measurements import measure
-from posbias.resources import Plan
 from posbias.measurements.training import (
     _generator,
     _progress_bar,
+    _provenance,
     _restore,
     _round,
     _run_result,
+    _run_seeds,
     _save_state,
     _torch,
     _versions,
     check_jobs_device,
     check_seeds,
 )
+from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
 
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch import Generator, Tensor
+
 __all__ = [
-    "plan_lm_training",
     "CONCENTRATION",
     "LM_ARCHS",
     "LM_RESULTS_FORMAT",
@@ -91,6 +97,7 @@ __all__ = [
     "lm_results_document",
     "lm_train_run",
     "lm_train_seeds",
+    "plan_lm_training",
     "unigram_batch",
 ]
 
@@ -122,7 +129,7 @@ class LMTrainConfig:
     test_size: int = 2000
     influence_samples: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_choice("arch", self.arch, LM_ARCHS)
         check_integer("layers", self.layers, 1, 64)
         check_integer("hidden", self.hidden, 2, 4096)
@@ -170,7 +177,7 @@ class LMTrainConfig:
 CONCENTRATION = 0.5
 
 
-def unigram_batch(config: LMTrainConfig, size: int, generator):
+def unigram_batch(config: LMTrainConfig, size: int, generator: Generator) -> tuple[Tensor, Tensor]:
     """``(inputs, targets)``: ``size x L`` token ids ``BOS, x_1..x_{L-1}`` and the next tokens
     ``x_1..x_L``, each row from its own distribution ``Dirichlet(1/2)`` over the ``V`` data
     tokens (ids ``1..V``).  Whole batches as tensors, from ``generator`` only."""
@@ -183,7 +190,7 @@ def unigram_batch(config: LMTrainConfig, size: int, generator):
     return torch.cat([bos, x[:, :-1]], dim=1), x
 
 
-def bayes_losses(config: LMTrainConfig, inputs, targets):
+def bayes_losses(config: LMTrainConfig, inputs: Tensor, targets: Tensor) -> Tensor:
     """Per sequence and position, ``-ln`` of the Bayes posterior predictive
     ``(c_v(t) + 1/2) / (t + V/2)`` of the actual next token (float64, ``size x L``)."""
     torch = _torch()
@@ -198,14 +205,15 @@ def lm_checkpoint_path(directory: str, config: LMTrainConfig, seed: int) -> str:
     return os.path.join(directory, f"{config.name}_seed{seed}.pt")
 
 
-def _build(config: LMTrainConfig, seed: int):
+def _build(config: LMTrainConfig, seed: int) -> Any:  # a transformers causal LM
     model, settings = measure.build_model(
         config.arch, layers=config.layers, hidden=config.hidden, heads=config.heads,
         vocab=config.vocab, length=config.length, seed=16 * seed + 4)
     return model, settings
 
 
-def _evaluate(torch, model, test, config: LMTrainConfig, influence_ids, chunk):
+def _evaluate(torch: ModuleType, model: Any, test: tuple[Tensor, Tensor], config: LMTrainConfig,
+              influence_ids: Tensor, chunk: int | None) -> dict[str, Any]:
     inputs, targets, bayes = test
     loss, hits = [], []
     with torch.no_grad():
@@ -235,7 +243,8 @@ def _evaluate(torch, model, test, config: LMTrainConfig, influence_ids, chunk):
 
 
 def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None = None,
-                 resume: bool = False, progress: bool | None = None, log=None,
+                 resume: bool = False, progress: bool | None = None,
+                 log: Callable[[dict[str, Any]], object] | None = None,
                  stop_after: int | None = None, device: str = "cpu") -> dict:
     """Train one seed of ``config``; returns the run record (``seed``, ``iterations``,
     ``wall_seconds``, ``iterations_per_second``, ``history``), one history entry per
@@ -362,9 +371,10 @@ def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1) -> Pl
                 "use a smaller --test-size, --batch, --length or --hidden, or fewer --jobs")
 
 
-def lm_train_seeds(config: LMTrainConfig, seeds, *, jobs: int = 1,
+def lm_train_seeds(config: LMTrainConfig, seeds: Iterable[int], *, jobs: int = 1,
                    checkpoint_dir: str | None = None, resume: bool = False,
-                   progress: bool | None = None, log=None,
+                   progress: bool | None = None,
+                   log: Callable[[dict[str, Any]], object] | None = None,
                    max_memory: int | None = None, device: str = "cpu") -> list[dict]:
     """Train every seed (one torch thread); ``jobs > 1`` trains that many seeds at once in
     separate single-thread processes.  Returns the run records in the order of ``seeds``.
@@ -372,23 +382,14 @@ def lm_train_seeds(config: LMTrainConfig, seeds, *, jobs: int = 1,
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     plan_lm_training(config, len(seeds), jobs).check(max_memory)
-    if jobs == 1 or len(seeds) == 1:
-        torch = _torch()
-        torch.set_num_threads(1)
-        return [lm_train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
-                             progress=progress, log=log, device=device) for s in seeds]
-    from posbias.resources import map_in_processes
-
-    # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
-    return map_in_processes(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
-                                      for s in seeds], jobs)
+    return _run_seeds(lm_train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
+                      resume=resume, progress=progress, log=log, device=device)
 
 
 def lm_results_document(config: LMTrainConfig, runs: list[dict], *,
                         command: str | None = None, jobs: int = 1, device: str = "cpu") -> dict:
     """The JSON document of a training: configuration, runs and provenance (seeds, versions,
     command, machine, threads, iterations, wall time)."""
-    torch = _torch()
     versions = _versions()
     try:
         import transformers
@@ -408,16 +409,7 @@ def lm_results_document(config: LMTrainConfig, runs: list[dict], *,
                     "influence": "exact Jacobian of posbias measure, final position, "
                                  "normalized per sequence, mean over the first "
                                  f"{config.influence_samples} test sequences"},
-        "provenance": {
-            "command": command,
-            "seeds": [r["seed"] for r in runs],
-            "versions": versions,
-            "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
-            "device": device,
-            "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
-            "parallel_jobs": jobs,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        },
+        "provenance": _provenance(runs, versions, command=command, jobs=jobs, device=device),
         "runs": runs,
     }
 

@@ -19,7 +19,7 @@ sum 1 over ``j``:
 * ``metric="top1-grad"``: the L2 norm of the gradient of the top-1 next-token probability at the
   final position with respect to :math:`e_j` (herasimchyk2026, measured influence protocol).
 
-**Mixing coefficient of layer t** (THEORY.md section 1, herasimchyk2026):
+**Mixing coefficient of layer t** (:ref:`math-conventions`, herasimchyk2026):
 :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i}\| + \|a_{t,i}\|)` with
 :math:`x_t` the residual stream entering block ``t`` and :math:`a_t = \mathrm{Attn}(\mathrm{Norm}(x_t))`
 the attention output after its output projection, read by forward hooks.  Per family:
@@ -59,29 +59,35 @@ import functools
 import inspect
 import time
 import types
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
-from posbias.validation import check_choice, check_integer
 from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
+from posbias.validation import check_choice, check_integer
+
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch import Generator, Tensor
+    from torch.nn import Module
 
 __all__ = [
-    "Measurement",
-    "require_models_extra",
-    "build_model",
-    "rope_identity_patch",
-    "lambda_hooks",
-    "kernel_hooks",
-    "kernel_tv",
-    "parallel_residual",
     "ATTENTIONS",
-    "influence_profile",
-    "measure_influence",
-    "measure_influence_cached",
     "METRICS",
     "PROBE_DISTRIBUTIONS",
+    "Measurement",
+    "build_model",
+    "influence_profile",
+    "kernel_hooks",
+    "kernel_tv",
+    "lambda_hooks",
+    "measure_influence",
+    "measure_influence_cached",
+    "parallel_residual",
+    "require_models_extra",
+    "rope_identity_patch",
 ]
 
 METRICS = ("jacobian", "top1-grad")
@@ -102,7 +108,7 @@ _FAMILIES = {
 }
 
 
-def require_models_extra():
+def require_models_extra() -> tuple[types.ModuleType, types.ModuleType]:
     """Import and return ``(torch, transformers)``, or raise NeedsExtra naming the ``models``
     extra.
 
@@ -128,15 +134,15 @@ def require_models_extra():
 # ----------------------------------------------------------------------------------------------
 # validation
 
-def _int(value, parameter: str, minimum: int) -> int:
+def _int(value: object, parameter: str, minimum: int) -> int:
     return check_integer(parameter, value, minimum)
 
 
-def _choice(value, parameter: str, allowed) -> str:
+def _choice(value: object, parameter: str, allowed: Iterable[str]) -> str:
     return check_choice(parameter, value, allowed)
 
 
-def _known_model_types(transformers) -> list[str]:
+def _known_model_types(transformers: types.ModuleType) -> list[str]:
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
     return sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
@@ -149,7 +155,7 @@ def _preset_for(arch: str) -> Preset:
         raise InvalidArgument("arch", arch, "a preset name or a transformers model type")
     if arch in PRESETS:
         return PRESETS[arch]
-    torch, transformers = require_models_extra()
+    _torch, transformers = require_models_extra()
     known = _known_model_types(transformers)
     if arch not in known:
         raise InvalidArgument(
@@ -196,11 +202,11 @@ def _quiet_transformers(transformers):
         logging.set_verbosity(old)
 
 
-def _rotary_modules(model) -> list:
+def _rotary_modules(model: Module) -> list[Module]:
     return [m for _, m in model.named_modules() if type(m).__name__.endswith("RotaryEmbedding")]
 
 
-def rope_identity_patch(model) -> int:
+def rope_identity_patch(model: Module) -> int:
     """Patch every rotary embedding module of ``model`` to the identity rotation
     (``cos = 1, sin = 0``, shapes and dtypes unchanged), so that attention scores become plain
     ``q . k``.  Returns the number of patched modules (0 for models without RoPE).
@@ -235,7 +241,7 @@ def build_model(
     dtype: str = "float32",
     rope: bool = True,
     attention: str = "eager",
-):
+) -> tuple[Module, dict[str, Any]]:
     """A randomly initialized causal LM of architecture ``arch`` (a preset name or a
     transformers model type), in eval mode with eager attention (``attention="sdpa"``: torch's
     fused scaled-dot-product attention, which keeps no L x L weights for the backward pass).
@@ -293,7 +299,7 @@ def build_model(
 # ----------------------------------------------------------------------------------------------
 # lambda hooks
 
-def _get_path(obj, path: str):
+def _get_path(obj: object, path: str) -> Any:  # the attribute at a dotted path
     for part in path.split("."):
         obj = getattr(obj, part)
     return obj
@@ -395,12 +401,12 @@ def _attention_tv(weights):
     return float(0.5 * (w - uniform).abs().sum(-1).mean())
 
 
-def _cesaro_rows(n: int, torch, dtype):
+def _cesaro_rows(n: int, torch: types.ModuleType, dtype: Any) -> Tensor:
     counts = torch.arange(1, n + 1, dtype=dtype)
     return torch.tril(torch.ones(n, n, dtype=dtype)) / counts[:, None]
 
 
-def kernel_tv(mean_attention) -> float:
+def kernel_tv(mean_attention: Tensor) -> float:
     """Mean over rows ``i`` of the total-variation distance ``(1/2) sum_j |A[i,j] - 1/i|``
     between one layer's averaged attention ``A`` (an ``L x L`` torch tensor, rows summing to 1)
     and the Cesàro matrix (chowdhury2026 C1; herasimchyk2026's kernel is the attention averaged
@@ -423,18 +429,20 @@ class kernel_hooks:
     Needs attention modules that return their weights (eager attention).
     """
 
-    def __init__(self, model, half: int | None = None):
+    def __init__(self, model: Module, half: int | None = None) -> None:
         self.model = model
         self.half = half
         self.inputs = 0
-        self._handles = []
-        self._sum = None
-        self._half = None
+        self._handles: list[Any] = []  # torch hook handles
+        self._sum: list[Tensor | None] = []
+        self._half: list[Tensor | None] = []
+        self._seen: list[int] = []
+        self._instance: list[list[float]] = []
         self.tv: np.ndarray | None = None
         self.tv_half: np.ndarray | None = None
         self.instance_tv: np.ndarray | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> kernel_hooks:
         _, attns, _ = _locate_blocks(self.model)
         n = len(attns)
         self._sum = [None] * n
@@ -456,7 +464,7 @@ class kernel_hooks:
             self._handles.append(attn.register_forward_hook(post, with_kwargs=True))
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         for h in self._handles:
             h.remove()
         self._handles = []
@@ -477,18 +485,18 @@ class lambda_hooks:
     token mean of ``||a_t|| / (||x_t|| + ||a_t||)`` over batch element 0 (norms over features,
     in float64) and the mean total-variation distance of the attention rows from uniform when
     the attention weights are available.  After the block, :attr:`lambdas` holds the mean over
-    recorded passes and :attr:`attention_tv` the attention uniformity (THEORY.md section 1,
+    recorded passes and :attr:`attention_tv` the attention uniformity (:ref:`math-conventions`,
     herasimchyk2026; C1 of chowdhury2026).  Setting :attr:`active` to False pauses the
     recording (e.g. while a checkpointed block is recomputed in a backward pass).
     """
 
-    def __init__(self, model):
+    def __init__(self, model: Module) -> None:
         self.model = model
         self.active = True
-        self._handles = []
-        self._sums = None
-        self._tv = None
-        self._passes = None
+        self._handles: list[Any] = []  # torch hook handles
+        self._sums: list[float] = []
+        self._tv: list[list[float]] = []
+        self._passes: list[int] = []
         self.lambdas: np.ndarray | None = None
         self.attention_tv: np.ndarray | None = None
 
@@ -500,13 +508,13 @@ class lambda_hooks:
 
         return gated
 
-    def __enter__(self):
+    def __enter__(self) -> lambda_hooks:
         blocks, attns, mode = _locate_blocks(self.model)
         n = len(blocks)
         self._sums = [0.0] * n
         self._tv = [[] for _ in range(n)]
         self._passes = [0] * n
-        state = [{} for _ in range(n)]
+        state: list[dict[str, Any]] = [{} for _ in range(n)]
 
         def record(t, a, x):
             a = a.detach()[0].cpu().double()
@@ -554,7 +562,8 @@ class lambda_hooks:
                 self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
         return self
 
-    def _parallel(self, t, block, attn, state, record) -> None:
+    def _parallel(self, t: int, block: Module, attn: Module, state: list[dict[str, Any]],
+                  record: Callable[[int, Tensor, Tensor], None]) -> None:
         """A parallel-residual block ``x + a + m``: ``a = Attn(N_1 x)`` mixes positions,
         ``m = MLP(N_2 x)`` acts on each position alone and enters the stream at the same time
         as ``a``, so the unmixed part of the block's output is ``x + m`` and
@@ -581,7 +590,7 @@ class lambda_hooks:
         self._handles.append(block.mlp.register_forward_hook(self._gated(mlp_post)))
         self._handles.append(block.register_forward_hook(self._gated(post), with_kwargs=True))
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         for h in self._handles:
             h.remove()
         self._handles = []
@@ -603,7 +612,8 @@ def _probe_chunk(settings: dict, length: int, n: int, itemsize: int) -> int:
     return max(1, min(n, (1 << 30) // max(1, per_copy)))
 
 
-def _probes(torch, kind: str, n: int, d: int, generator, dtype):
+def _probes(torch: types.ModuleType, kind: str, n: int, d: int, generator: Generator | None,
+            dtype: Any) -> Tensor:
     if kind == "rademacher":
         v = torch.randint(0, 2, (n, d), generator=generator).to(dtype) * 2 - 1
     else:
@@ -612,18 +622,18 @@ def _probes(torch, kind: str, n: int, d: int, generator, dtype):
 
 
 def influence_profile(
-    model,
-    ids,
+    model: Module,
+    ids: Tensor,
     *,
     metric: str = "jacobian",
     exact: bool = False,
     probes: int = 8,
     probe_dist: str = "rademacher",
-    generator=None,
+    generator: Generator | None = None,
     chunk: int | None = None,
     per_probe: bool = False,
-    after_forward=None,
-):
+    after_forward: Callable[[], object] | None = None,
+) -> np.ndarray:
     """Unnormalized influence of each input position on the final position, for one sequence.
 
     ``ids`` is a 1-D LongTensor of token ids of length ``L``.  Returns a float64 numpy array
@@ -737,7 +747,7 @@ class Measurement:
         r = functools.partial(_round, digits=self.digits)
         return {
             "arch": self.arch,
-            "settings": {k: v for k, v in self.settings.items()},
+            "settings": dict(self.settings.items()),
             "length": self.length,
             "metric": self.metric,
             "estimator": self.estimator,
@@ -787,7 +797,7 @@ def measure_influence(
     kernel_inputs: int = 0,
     attention: str = "eager",
     device: str = "cpu",
-    progress=None,
+    progress: Callable[[str], object] | None = None,
 ) -> Measurement:
     r"""Measure the Step-0 influence profile and the lambda schedule of ``arch``.
 
@@ -939,7 +949,7 @@ def _cached(key):
     return m
 
 
-def measure_influence_cached(arch: str, **kwargs) -> Measurement:
+def measure_influence_cached(arch: str, **kwargs: Any) -> Measurement:
     """:func:`measure_influence` memoized on its arguments (read-only arrays), so that claims
     sharing a measurement compute it once per process."""
     kwargs.pop("progress", None)

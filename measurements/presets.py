@@ -27,11 +27,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from posbias.errors import InvalidArgument
 from posbias.validation import check_integer
 
-__all__ = ["Preset", "PRESETS", "ROTARY_MODEL_TYPES", "resolve_settings", "preset_names"]
+__all__ = ["PRESETS", "ROTARY_MODEL_TYPES", "Preset", "preset_names", "resolve_settings"]
 
 #: model types whose attention applies rotary position embeddings (RoPE) by default
 ROTARY_MODEL_TYPES = frozenset(
@@ -64,7 +65,7 @@ class Preset:
     source: str = ""
 
 
-def _p(*args, **kw) -> Preset:
+def _p(*args: Any, **kw: Any) -> Preset:
     return Preset(*args, **kw)
 
 
@@ -103,12 +104,12 @@ def preset_names() -> list[str]:
     return sorted(PRESETS)
 
 
-def _positive_int(value, parameter: str, minimum: int = 1) -> int:
+def _positive_int(value: object, parameter: str, minimum: int = 1) -> int:
     return check_integer(parameter, value, minimum)
 
 
-def _kv_heads_for(heads: int, preset: Preset) -> int:
-    group = max(1, preset.heads // preset.kv_heads)
+def _kv_heads_for(heads: int, preset_heads: int, preset_kv_heads: int) -> int:
+    group = max(1, preset_heads // preset_kv_heads)
     if heads % group == 0:
         return heads // group
     cap = max(1, heads // group)
@@ -164,7 +165,8 @@ def resolve_settings(
     }
     if preset.kv_heads is not None:
         if kv_heads is None:
-            kv = preset.kv_heads if heads == preset.heads else _kv_heads_for(heads, preset)
+            kv = (preset.kv_heads if heads == preset.heads
+                  else _kv_heads_for(heads, preset.heads, preset.kv_heads))
         else:
             kv = _positive_int(kv_heads, "kv_heads")
             if heads % kv:

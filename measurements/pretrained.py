@@ -40,7 +40,9 @@ import inspect
 import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,8 +57,21 @@ from posbias.measurements.measure import (
 )
 from posbias.validation import check_choice
 
-__all__ = ["PRETRAINED_FAMILIES", "ROUTES", "PretrainedMeasurement", "AttentionProbe",
-           "GenericAttentionProbe", "measure_pretrained"]
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch import Tensor
+    from torch.nn import Module
+
+    from posbias.measurements.checkpoint import LoadedCheckpoint
+    from posbias.measurements.text import TextWindows
+
+__all__ = [
+    "PRETRAINED_FAMILIES",
+    "ROUTES",
+    "AttentionProbe",
+    "GenericAttentionProbe",
+    "PretrainedMeasurement",
+    "measure_pretrained",
+]
 
 #: model types whose queries, keys, scale and ALiBi bias posbias reads by their own code
 #: (tested on tiny models); every other causal LM goes through the generic route
@@ -66,7 +81,7 @@ PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mist
 ROUTES = ("auto", "family", "generic")
 
 
-def _bind(module, args, kwargs) -> dict:
+def _bind(module: Module, args: tuple, kwargs: dict[str, Any]) -> dict:
     sig = inspect.signature(module.forward)
     bound = sig.bind_partial(*args, **kwargs)
     out = dict(bound.arguments)
@@ -87,11 +102,12 @@ def _expand(k, heads):
 
 
 def _rotary(attn, q, k, cos, sin):
-    apply = getattr(sys.modules[type(attn).__module__], "apply_rotary_pos_emb")
+    apply = sys.modules[type(attn).__module__].apply_rotary_pos_emb
     return apply(q, k, cos, sin)
 
 
-def _queries_keys(model_type: str, attn, a: dict):
+def _queries_keys(model_type: str, attn: Any, a: dict,
+                  ) -> tuple[Tensor, Tensor, float, Tensor | None, float]:
     """(q, k, score_scale, alibi tensor or None, alibi_scale) of one attention call, q and k as
     ``batch x heads x L x d`` after any rotary embedding, key heads expanded."""
     h = a["hidden_states"]
@@ -131,7 +147,7 @@ def _queries_keys(model_type: str, attn, a: dict):
                           "of: " + ", ".join(PRETRAINED_FAMILIES))
 
 
-def _slopes(bias, heads: int) -> np.ndarray:
+def _slopes(bias: Tensor, heads: int) -> np.ndarray:
     """ALiBi slopes from a bias tensor whose last axis runs over key positions (BLOOM/Falcon:
     ``slope * j``; MPT: ``slope * (j - L + 1)``): the difference of the entry nearest zero and its
     neighbour, which is exact in the bias tensor's own dtype."""
@@ -147,25 +163,26 @@ class AttentionProbe:
     means, the logit scale and the ALiBi slopes (see the module docstring).  ``keep_last=True``
     keeps the last call's ``q, k`` per layer in ``last`` (for tests)."""
 
-    def __init__(self, model, *, keep_last: bool = False):
+    def __init__(self, model: Module, *, keep_last: bool = False) -> None:
         self.model = model
         self.keep_last = keep_last
         self.active = True
-        self._handles = []
-        self.last = {}
+        self._handles: list[Any] = []  # torch hook handles
+        self.last: dict[int, tuple[Tensor, Tensor]] = {}
 
-    def __enter__(self):
+    def __enter__(self) -> AttentionProbe:
         torch, _ = require_models_extra()
         _, attns, _ = _locate_blocks(self.model)
         model_type = self.model.config.model_type
         n = len(attns)
         self.calls = [0] * n
-        self.diag = [None] * n
-        self.lower = [None] * n
-        self.scale = [None] * n
-        self.alibi_scale = [None] * n
-        self.slopes = [None] * n
-        self.head_dim = None
+        # per layer: None until the layer's first call, then its running sums (numpy arrays)
+        self.diag: list[np.ndarray | None] = [None] * n
+        self.lower: list[np.ndarray | None] = [None] * n
+        self.scale: list[float | None] = [None] * n
+        self.alibi_scale: list[float | None] = [None] * n
+        self.slopes: list[np.ndarray | None] = [None] * n
+        self.head_dim: int | None = None
 
         self._attach(torch, model_type, attns)
         return self
@@ -205,7 +222,7 @@ class AttentionProbe:
             self.slopes[t] = _slopes(bias, q.shape[0])
         self.calls[t] += 1
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         for h in self._handles:
             h.remove()
         self._handles = []
@@ -214,9 +231,11 @@ class AttentionProbe:
     def results(self) -> dict:
         if min(self.calls) < 1:
             raise RuntimeError("AttentionProbe saw no forward pass")
+        diag = [d for d in self.diag if d is not None]  # all of them, once every layer was called
+        lower = [d for d in self.lower if d is not None]
         out = {
-            "qk_diagonal": np.array([d / c for d, c in zip(self.diag, self.calls)]),
-            "qk_lower": np.array([d / c for d, c in zip(self.lower, self.calls)]),
+            "qk_diagonal": np.array([d / c for d, c in zip(diag, self.calls)]),
+            "qk_lower": np.array([d / c for d, c in zip(lower, self.calls)]),
             "score_scale": np.array(self.scale, dtype=float),
             "alibi_slopes": None,
             "alibi_scale": None,
@@ -389,7 +408,7 @@ class PretrainedMeasurement:
         }
 
 
-def _positional(model, slopes) -> str:
+def _positional(model: Module, slopes: np.ndarray | None) -> str:
     if slopes is not None:
         return "alibi"
     if any(type(m).__name__.endswith("RotaryEmbedding") for m in model.modules()):
@@ -400,8 +419,8 @@ def _positional(model, slopes) -> str:
 
 
 def measure_pretrained(
-    loaded,
-    windows=None,
+    loaded: LoadedCheckpoint,
+    windows: TextWindows | None = None,
     *,
     length: int | None = None,
     samples: int = 1,
@@ -412,7 +431,7 @@ def measure_pretrained(
     checkpointing: bool = True,
     inputs: str | None = None,
     route: str = "auto",
-    progress=None,
+    progress: Callable[[str], object] | None = None,
 ) -> PretrainedMeasurement:
     """Measure a loaded checkpoint on token windows.
 
@@ -487,7 +506,7 @@ def measure_pretrained(
         inputs = inputs or f"{ids.shape[0]} given window(s) of {ids.shape[1]} tokens"
     n, L = int(ids.shape[0]), int(ids.shape[1])
     maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len", None)
-    if isinstance(maxpos, int) and L > maxpos:
+    if isinstance(maxpos, int) and maxpos < L:
         raise InvalidArgument("length", L, f"at most {maxpos} (the model's maximum positions)")
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.validation import read_text_bounded
 
-__all__ = ["TEXT_SUFFIXES", "MAX_TEXT_FILE_BYTES", "TextWindows", "read_documents", "text_windows"]
+__all__ = ["MAX_TEXT_FILE_BYTES", "TEXT_SUFFIXES", "TextWindows", "read_documents", "text_windows"]
 
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".jsonl")
 
@@ -77,7 +79,7 @@ def _files(path: str) -> list[str]:
     raise InvalidArgument("text", path, "an existing text file, .jsonl file or directory")
 
 
-def read_documents(path):
+def read_documents(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     """Yield ``(file, document text)`` for every document under ``path`` (see the module
     docstring).  A ``.jsonl`` line that is not a JSON object with a string ``text`` raises
     :class:`~posbias.errors.InvalidArgument` naming the file and line."""
@@ -102,7 +104,7 @@ def read_documents(path):
             yield name, text
 
 
-def _prefix(tokenizer) -> list:
+def _prefix(tokenizer: Any) -> list[int]:
     """The special tokens the tokenizer puts in front of a text (a BOS), found by comparing the
     encodings of a probe text with and without special tokens."""
     probe = "a"
@@ -114,7 +116,8 @@ def _prefix(tokenizer) -> list:
     return []
 
 
-def text_windows(tokenizer, path, *, length: int, samples: int, seed: int = 0) -> TextWindows:
+def text_windows(tokenizer: Any, path: str | os.PathLike[str], *, length: int, samples: int,
+                 seed: int = 0) -> TextWindows:
     """``samples`` token windows of exactly ``length`` tokens from the text under ``path``.
 
     Parameters: ``tokenizer`` a transformers tokenizer; ``path`` a file or directory;

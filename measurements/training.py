@@ -32,24 +32,31 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.measurements import icl
 from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
 
+if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    from torch import Generator, Tensor
+    from torch.nn import Module
+
 __all__ = [
-    "TrainConfig",
-    "plan_training",
+    "RESULTS_FORMAT",
     "TASKS",
+    "TrainConfig",
+    "check_seeds",
+    "checkpoint_path",
+    "history_csv",
+    "plan_training",
+    "results_document",
     "train_run",
     "train_seeds",
-    "check_seeds",
-    "results_document",
-    "history_csv",
-    "checkpoint_path",
-    "RESULTS_FORMAT",
 ]
 
 TASKS = ("wu2025-icl",)
@@ -78,7 +85,7 @@ class TrainConfig:
     influence_samples: int = 0
     task: icl.ICLTask = field(default_factory=icl.ICLTask)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         icl.parse_mask(self.mask)
         check_choice("pe", self.pe, icl.POSITIONAL_ENCODINGS)
         if not isinstance(self.residual, bool):
@@ -87,7 +94,7 @@ class TrainConfig:
         check_real("lr", self.lr, 0, lo_open=True)
         check_real("weight_decay", self.weight_decay, 0)
         check_integer("batch", self.batch, 1)
-        check_choice("train_bias", self.train_bias, ("none",) + icl.POSITIONS)
+        check_choice("train_bias", self.train_bias, ("none", *icl.POSITIONS))
         check_integer("eval_every", self.eval_every, 1)
         check_integer("test_size", self.test_size, 2)
         check_integer("influence_samples", self.influence_samples, 0)
@@ -107,12 +114,12 @@ class TrainConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TrainConfig":
+    def from_dict(cls, d: dict) -> TrainConfig:
         d = dict(d)
         task = icl.ICLTask(**d.pop("task", {}))
         return cls(task=task, **d)
 
-    def same_run(self, other: "TrainConfig") -> bool:
+    def same_run(self, other: TrainConfig) -> bool:
         """Equal up to the number of iterations (a run may be resumed to go further)."""
         return dataclasses.replace(self, iterations=0) == dataclasses.replace(other, iterations=0)
 
@@ -125,7 +132,7 @@ def _torch():
     return torch
 
 
-def _generator(torch, seed: int, stream: int):
+def _generator(torch: ModuleType, seed: int, stream: int) -> Generator:
     return torch.Generator().manual_seed(16 * seed + stream)
 
 
@@ -133,7 +140,7 @@ def checkpoint_path(directory: str, config: TrainConfig, seed: int) -> str:
     return os.path.join(directory, f"{config.name}_seed{seed}.pt")
 
 
-def _atomic_save(torch, obj, path: str) -> None:
+def _atomic_save(torch: ModuleType, obj: object, path: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     # torch's zip writer names the archive after the file: no leading dot
     fd, tmp = tempfile.mkstemp(prefix="posbias-partial-", suffix=".pt", dir=directory)
@@ -147,7 +154,8 @@ def _atomic_save(torch, obj, path: str) -> None:
         raise
 
 
-def _test_sets(torch, config: TrainConfig, world, seed: int):
+def _test_sets(torch: ModuleType, config: TrainConfig, world: icl.World, seed: int,
+               ) -> dict[str, tuple[Tensor, Tensor]]:
     g = _generator(torch, seed, 2)
     sets = {"in_context": icl.in_context_set(world, config.test_size, g)}
     for x, y in icl.TEST_PAIRS:
@@ -190,7 +198,8 @@ def _round(x: float, digits: int = 6) -> float:
     return float(f"{x:.{digits}g}")
 
 
-def _evaluate(torch, model, sets, config: TrainConfig, influence_inputs):
+def _evaluate(torch: ModuleType, model: Module, sets: dict[str, tuple[Tensor, Tensor]],
+              config: TrainConfig, influence_inputs: Tensor | None) -> dict[str, Any]:
     model.eval()
     correct = {name: _correct(torch, model, *data) for name, data in sets.items()}
     n = config.test_size
@@ -209,7 +218,8 @@ def _evaluate(torch, model, sets, config: TrainConfig, influence_inputs):
     return entry
 
 
-def _restore(torch, path, config, seed: int, model, optimizer, data, config_class):
+def _restore(torch: ModuleType, path: str, config: Any, seed: int, model: Module, optimizer: Any,
+             data: Generator, config_class: type) -> tuple[list, int, float]:
     """Load the checkpoint at ``path`` (weights, optimizer state, batch-generator state) into
     ``model``, ``optimizer`` and ``data`` after checking it belongs to this run; returns its
     ``(history, iteration, elapsed)``."""
@@ -235,11 +245,12 @@ def _restore(torch, path, config, seed: int, model, optimizer, data, config_clas
 
 
 #: the entries of a checkpoint and their types (validated after a weights-only load)
-_STATE_TYPES = {"config": dict, "seed": int, "iteration": int, "model": dict, "optimizer": dict,
-                "history": list, "elapsed": (int, float)}
+_STATE_TYPES: dict[str, type | tuple[type, ...]] = {
+    "config": dict, "seed": int, "iteration": int, "model": dict, "optimizer": dict,
+    "history": list, "elapsed": (int, float)}
 
 
-def _load_state(torch, path: str) -> dict:
+def _load_state(torch: ModuleType, path: str) -> dict:
     """Read a checkpoint written by :func:`_save_state` without executing anything in it.
 
     ``torch.load(weights_only=True)`` unpickles only tensors, containers and plain values: a
@@ -268,8 +279,9 @@ def _load_state(torch, path: str) -> dict:
     return state
 
 
-def _save_state(torch, path, config, seed: int, iteration: int, model, optimizer, data,
-                history, seconds) -> None:
+def _save_state(torch: ModuleType, path: str, config: Any, seed: int, iteration: int,
+                model: Module, optimizer: Any, data: Generator, history: list,
+                seconds: float) -> None:
     """The checkpoint :func:`_restore` reads, written atomically."""
     _atomic_save(torch, {"config": config.as_dict(), "seed": seed, "iteration": iteration,
                          "model": _on_cpu(model.state_dict()),
@@ -278,8 +290,12 @@ def _save_state(torch, path, config, seed: int, iteration: int, model, optimizer
                          "elapsed": seconds}, path)
 
 
-def _progress_bar(progress, config, seed: int, start: int, end: int):
-    """A tqdm bar over the iterations (``progress=None``: when stderr is a terminal), or None."""
+def _progress_bar(progress: Any, config: Any, seed: int, start: int, end: int) -> Any:
+    """A tqdm bar over the iterations (``progress=None``: when stderr is a terminal), or None;
+    a bar object given as ``progress`` (a worker's relay to its parent) is used as it is."""
+    if hasattr(progress, "update"):
+        progress.n = start
+        return progress
     if progress is None:
         progress = sys.stderr.isatty()
     if not progress or end <= start:
@@ -301,7 +317,8 @@ def _run_result(seed: int, history: list, wall: float) -> dict:
 
 
 def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = None,
-              resume: bool = False, progress: bool | None = None, log=None,
+              resume: bool = False, progress: bool | None = None,
+              log: Callable[[dict[str, Any]], object] | None = None,
               stop_after: int | None = None, device: str = "cpu") -> dict:
     """Train one seed of ``config``; returns the run record (``seed``, ``iterations``,
     ``wall_seconds``, ``iterations_per_second``, ``history``).
@@ -387,12 +404,93 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
     return _run_result(seed, history, time.perf_counter() - t0)
 
 
+#: in a worker of :func:`train_seeds`: the queue its progress goes to (None: no progress)
+_PROGRESS_QUEUE = None
+
+
+def _set_progress_queue(queue) -> None:
+    global _PROGRESS_QUEUE  # noqa: PLW0603 - set once per worker process by its initializer
+    _PROGRESS_QUEUE = queue
+
+
+class _QueueBar:
+    """The part of a tqdm bar that :func:`train_run` uses, relayed to the parent process:
+    ``(seed, iterations done, postfix or None)`` at most every ``every`` iterations and at
+    every evaluation."""
+
+    def __init__(self, queue, seed: int, start: int, every: int = 50):
+        self.queue, self.seed, self.n, self.every, self._sent = queue, seed, start, every, start
+
+    def update(self, k: int = 1) -> None:
+        self.n += k
+        if self.n - self._sent >= self.every:
+            self.queue.put((self.seed, self.n, None))
+            self._sent = self.n
+
+    def set_postfix(self, **postfix) -> None:
+        self.queue.put((self.seed, self.n, postfix))
+        self._sent = self.n
+
+    def close(self) -> None:
+        self.queue.put((self.seed, self.n, None))
+
+
 def _worker(args):
     config_dict, seed, checkpoint_dir, resume = args
     torch = _torch()
     torch.set_num_threads(1)
-    return train_run(TrainConfig.from_dict(config_dict), seed, checkpoint_dir=checkpoint_dir,
-                     resume=resume, progress=False)
+    config = TrainConfig.from_dict(config_dict)
+    bar = log = None
+    queue = _PROGRESS_QUEUE
+    if queue is not None:
+        bar = _QueueBar(queue, seed, 0)
+
+        def log(entry):  # each evaluation goes to the parent's log too
+            queue.put((seed, None, {_ENTRY: entry}))
+
+    return train_run(config, seed, checkpoint_dir=checkpoint_dir, resume=resume,
+                     progress=bar if bar is not None else False, log=log)
+
+
+#: the key under which a worker relays an evaluation entry (not a bar's postfix)
+_ENTRY = "evaluation"
+
+
+def _relay_progress(queue, config, seeds, stop, show: bool, log) -> None:
+    """In the parent: one tqdm bar with ETA per seed (``show``) and ``log(entry)`` for each
+    evaluation (the entry with its ``seed``), fed from the workers' queue until ``stop`` is
+    set and the queue is drained (a thread of :func:`train_seeds`)."""
+    import queue as queue_module
+
+    bars = {}
+    if show:
+        from tqdm import tqdm
+
+        bars = {s: tqdm(total=config.iterations, unit="it", file=sys.stderr, position=k,
+                        desc=f"{config.name} seed {s}", dynamic_ncols=True, leave=False)
+                for k, s in enumerate(seeds)}
+    try:
+        while True:
+            try:
+                seed, done, postfix = queue.get(timeout=0.2)
+            except queue_module.Empty:
+                if stop.is_set():
+                    break
+                continue
+            if postfix and _ENTRY in postfix:
+                if log is not None:
+                    log(dict(postfix[_ENTRY], seed=seed))
+                continue
+            bar = bars.get(seed)
+            if bar is None:
+                continue
+            if done > bar.n:
+                bar.update(done - bar.n)
+            if postfix:
+                bar.set_postfix(**postfix)
+    finally:
+        for bar in bars.values():
+            bar.close()
 
 
 def check_jobs_device(jobs: int, device: str) -> None:
@@ -405,7 +503,7 @@ def check_jobs_device(jobs: int, device: str) -> None:
                               "CPU processes; on an accelerator the seeds run one after another)")
 
 
-def check_seeds(seeds, jobs: int = 1) -> tuple[list[int], int]:
+def check_seeds(seeds: object, jobs: int = 1) -> tuple[list[int], int]:
     """Validated ``(seeds, jobs)``: distinct integer seeds in ``0..2^40``, ``1 <= jobs <= 64``."""
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
         raise InvalidArgument("seeds", seeds, "a list of one or more distinct seeds")
@@ -455,30 +553,63 @@ def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1) -> Plan:
                 "use a smaller --test-size or --batch, or fewer --jobs")
 
 
-def train_seeds(config: TrainConfig, seeds, *, jobs: int = 1, checkpoint_dir: str | None = None,
-                resume: bool = False, progress: bool | None = None, log=None,
+def train_seeds(config: TrainConfig, seeds: Iterable[int], *, jobs: int = 1,
+                checkpoint_dir: str | None = None, resume: bool = False,
+                progress: bool | None = None,
+                log: Callable[[dict[str, Any]], object] | None = None,
                 max_memory: int | None = None, device: str = "cpu") -> list[dict]:
     """Train every seed; ``jobs > 1`` trains that many seeds at once in separate processes
-    (one torch thread each, no progress bar; CPU only).  ``device`` as in :func:`train_run`.  Returns the run records in the order of
+    (one torch thread each; with ``progress`` one bar per seed, and ``log`` for every
+    evaluation with its ``seed``, relayed to this process; CPU only).  ``device`` as in
+    :func:`train_run`: on an accelerator the seeds run one after another.  Returns the run
+    records in the order of
     ``seeds``.  A run whose plan (:func:`plan_training`) does not fit in the memory the process
     may use (or ``max_memory`` bytes) is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     plan_training(config, len(seeds), jobs).check(max_memory)
+    return _run_seeds(train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
+                      resume=resume, progress=progress, log=log, device=device)
+
+
+def _run_seeds(run: Callable[..., dict], worker: Callable[[tuple], dict], config: Any,
+               seeds: list[int], jobs: int, *, checkpoint_dir: str | None, resume: bool,
+               progress: bool | None, log: Callable[[dict[str, Any]], object] | None,
+               device: str = "cpu") -> list[dict]:
+    """``run(config, seed, ..., device=device)`` for every seed in this process (one torch
+    thread), or, with ``jobs > 1`` and several seeds, ``worker((config dict, seed,
+    checkpoint_dir, resume))`` in ``jobs`` separate CPU processes (the callers refuse ``jobs >
+    1`` with an accelerator).  The records come back in the order of ``seeds``."""
     if jobs == 1 or len(seeds) == 1:
         torch = _torch()
         torch.set_num_threads(1)
-        return [train_run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
-                          progress=progress, log=log, device=device) for s in seeds]
-    from posbias.resources import map_in_processes
+        return [run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
+                    progress=progress, log=log, device=device) for s in seeds]
+    import threading
 
-    # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
-    return map_in_processes(_worker, [(config.as_dict(), s, checkpoint_dir, resume)
-                                      for s in seeds], jobs)
+    from posbias.resources import map_in_processes, spawn_queue
+
+    tasks = [(config.as_dict(), s, checkpoint_dir, resume) for s in seeds]
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if worker is not _worker or (not progress and log is None):
+        # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
+        return map_in_processes(worker, tasks, jobs)
+    # one bar with ETA per seed in this process, and the log, fed by the workers via a queue
+    queue, stop = spawn_queue(), threading.Event()
+    relay = threading.Thread(target=_relay_progress,
+                             args=(queue, config, seeds, stop, bool(progress), log), daemon=True)
+    relay.start()
+    try:
+        return map_in_processes(worker, tasks, jobs, initializer=_set_progress_queue,
+                                initargs=(queue,))
+    finally:
+        stop.set()
+        relay.join(timeout=5)
 
 
 def _versions() -> dict:
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for name in ("torch", "numpy"):
         try:
             out[name] = __import__(name).__version__
@@ -494,7 +625,6 @@ def results_document(config: TrainConfig, runs: list[dict], *, task: str = "wu20
                      command: str | None = None, jobs: int = 1, device: str = "cpu") -> dict:
     """The JSON document of a training: configuration, runs and provenance (seeds, versions,
     command, machine, device, threads, iterations, wall time)."""
-    torch = _torch()
     return {
         "format": RESULTS_FORMAT,
         "task": task,
@@ -502,17 +632,25 @@ def results_document(config: TrainConfig, runs: list[dict], *, task: str = "wu20
         "config": config.as_dict(),
         "variant": {"residual": config.residual, "decay_is_mask": True,
                     "class_labels_seeded": True, "generator": "vectorized (posbias)"},
-        "provenance": {
-            "command": command,
-            "seeds": [r["seed"] for r in runs],
-            "versions": _versions(),
-            "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
-            "device": device,
-            "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
-            "parallel_jobs": jobs,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        },
+        "provenance": _provenance(runs, _versions(), command=command, jobs=jobs, device=device),
         "runs": runs,
+    }
+
+
+def _provenance(runs: list[dict], versions: dict, *, command: str | None, jobs: int,
+                device: str = "cpu") -> dict:
+    """The ``provenance`` of a results document: command, seeds, versions, machine, device,
+    threads and the time it was written."""
+    torch = _torch()
+    return {
+        "command": command,
+        "seeds": [r["seed"] for r in runs],
+        "versions": versions,
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+        "device": device,
+        "torch_threads_per_process": 1 if jobs > 1 else torch.get_num_threads(),
+        "parallel_jobs": jobs,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
 

@@ -25,12 +25,12 @@ except ImportError:  # pragma: no cover - exercised only without gmpy2
 
 __all__ = [
     "HAVE_GMPY2",
-    "mpz",
     "as_rational",
-    "coprime_fraction",
-    "reduced_fraction",
-    "lcm_upto",
     "binomial",
+    "coprime_fraction",
+    "lcm_upto",
+    "mpz",
+    "reduced_fraction",
     "round_significant",
 ]
 
@@ -76,12 +76,14 @@ def coprime_fraction(numerator: int, denominator: int) -> Fraction:
     """
     n, d = int(numerator), int(denominator)
     try:
-        return Fraction(n, d, _normalize=False)  # Python <= 3.11
+        # Python <= 3.11: a private keyword the stubs do not list
+        return Fraction(n, d, _normalize=False)  # type: ignore[call-overload]
     except TypeError:  # pragma: no cover - Python >= 3.12
-        return Fraction._from_coprime_ints(n, d)
+        # a private constructor the stubs do not list
+        return Fraction._from_coprime_ints(n, d)  # type: ignore[attr-defined]
 
 
-def reduced_fraction(numerator, denominator) -> Fraction:
+def reduced_fraction(numerator: int, denominator: int) -> Fraction:
     """``numerator/denominator`` reduced to lowest terms, with the gcd done by GMP when present.
 
     >>> reduced_fraction(6, 4)
@@ -93,7 +95,7 @@ def reduced_fraction(numerator, denominator) -> Fraction:
     return Fraction(int(numerator), int(denominator))
 
 
-def lcm_upto(n: int):
+def lcm_upto(n: int) -> int:
     """``lcm(1, 2, ..., n)`` as an ``mpz`` (1 for ``n <= 1``).
 
     >>> int(lcm_upto(10))
@@ -128,7 +130,7 @@ def binomial(n: int, k: int) -> int:
     return math.comb(n, k)  # pragma: no cover
 
 
-def _integer(value, parameter: str) -> int:
+def _integer(value: object, parameter: str) -> int:
     """``value`` as a Python int; only integers (int, numpy or gmpy2 integers) pass, never a
     bool, float, mpf or Decimal (a float reaching the exact path is an error, not a rounding)."""
     if isinstance(value, bool) or not (isinstance(value, numbers.Integral)
@@ -137,22 +139,16 @@ def _integer(value, parameter: str) -> int:
     return int(value)
 
 
-def _floor_log10(num, den) -> int:
+def _floor_log10(num: int, den: int) -> int:
     """``floor(log10(num/den))`` for positive integers, exactly."""
     e = int(((num.bit_length() - den.bit_length()) * 30103) // 100000)
     # correct the estimate (it is within 1 or 2 of the truth)
     while True:
-        if e >= 0:
-            lo_ok = num >= den * 10**e
-        else:
-            lo_ok = num * 10 ** (-e) >= den
+        lo_ok = num >= den * 10 ** e if e >= 0 else num * 10 ** (-e) >= den
         if not lo_ok:
             e -= 1
             continue
-        if e + 1 >= 0:
-            hi_ok = num < den * 10 ** (e + 1)
-        else:
-            hi_ok = num * 10 ** (-(e + 1)) < den
+        hi_ok = num < den * 10 ** (e + 1) if e + 1 >= 0 else num * 10 ** (-(e + 1)) < den
         if not hi_ok:
             e += 1
             continue
@@ -184,7 +180,7 @@ def _significand(num: int, den: int, digits: int) -> tuple[int, int]:
     return q, e
 
 
-def round_significant(numerator, denominator, digits: int) -> str:
+def round_significant(numerator: int, denominator: int, digits: int) -> str:
     """The rational ``numerator/denominator`` as a decimal with ``digits`` significant digits,
     correctly rounded (ties to even), in integers only (no float anywhere): one division of
     the numerator, scaled by a power of ten, by the denominator.  Linear in the size of the

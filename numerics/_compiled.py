@@ -4,7 +4,7 @@ Two loops dominate the fast paths of posbias and are sequential by nature (a lin
 along the positions), so numpy can only emulate them with blocked matrix products:
 
 - :func:`alibi_causal_scan`: one causal ALiBi layer applied to a row vector, the reverse
-  geometric scan ``s <- x_j + q s`` of THEORY X5, for all heads at once (the heads are the
+  geometric scan ``s <- x_j + q s`` of :ref:`X5 <math-x5>`, for all heads at once (the heads are the
   inner, contiguous axis, so that the independent recurrences of different heads overlap);
 - :func:`cesaro_layer_blocked`: one Cesàro layer ``u <- (1 - λ) u + λ S``,
   ``S_j = Σ_{i >= j} u_i / i``, on mantissas with one binary exponent per block of positions.
@@ -29,10 +29,12 @@ from __future__ import annotations
 import math
 import os
 import types
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-__all__ = ["HAVE_NUMBA", "AUTO_WORK", "numba_enabled", "use_compiled", "alibi_causal_scan", "cesaro_layer_blocked"]
+__all__ = ["AUTO_WORK", "HAVE_NUMBA", "alibi_causal_scan", "cesaro_layer_blocked", "numba_enabled", "use_compiled"]
 
 try:  # numba is optional (the `fast` and `test` extras); import cost ~0.3 s, paid on first use
     import importlib.util
@@ -41,7 +43,7 @@ try:  # numba is optional (the `fast` and `test` extras); import cost ~0.3 s, pa
 except (ImportError, ValueError):  # pragma: no cover
     HAVE_NUMBA = False
 
-_KERNELS = {}
+_KERNELS: dict[str, Callable[..., Any]] = {}
 
 
 def _fma(a, b, c):
@@ -106,7 +108,7 @@ def _alibi_causal_scan(v, cT, cflat, q, qlo, wa, wbq, out):
     ``cT[j, h]`` is head ``h``'s scaled normaliser ``e^{s_h} / Z_h[j]`` at 0-indexed position
     ``j < n`` (``n = cT.shape[0]``) and ``cflat[h]`` its value at every ``j >= n`` (where the
     partition sum has reached its limit to the last bit); ``wa = w e^{d - s}``,
-    ``wbq = w e^{-s} q`` (THEORY X5, module alibi).  The recurrence ``C[j] = c[j] v_j + q C[j+1]``
+    ``wbq = w e^{-s} q`` (:ref:`X5 <math-x5>`, module alibi).  The recurrence ``C[j] = c[j] v_j + q C[j+1]``
     runs backwards with ``q = q_hi + q_lo`` split into its float64 rounding and the remainder,
     as ``C <- fma(q_hi, C, x + q_lo C)``: a term carried over ``k`` positions is multiplied by
     ``q`` ``k`` times, and a rounded ``q`` alone would put a systematic relative error up to

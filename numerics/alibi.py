@@ -1,7 +1,7 @@
 """ALiBi multi-head kernels with diagonal content logits, propagated in O(L) per head.
 
 One head with slope ``m >= 0`` and diagonal content logit ``d`` (herasimchyk2026, section H2c/H2d;
-THEORY X4/X5) reads, in row ``i`` (1-indexed positions ``1..L``), the logits ``-m (i - j)`` for
+:ref:`X4/X5 <math-x4>`) reads, in row ``i`` (1-indexed positions ``1..L``), the logits ``-m (i - j)`` for
 ``j < i`` and ``d`` for ``j = i``; a softmax at temperature ``tau`` gives
 
 .. math::
@@ -16,7 +16,7 @@ weighted average ``A = \\sum_h w_h A_h`` (weights normalised to sum 1), a residu
 ``P(T) = R(T) ... R(1)``, propagated as a row vector ``e_L R(T) R(T-1) ... R(1)`` (the layer
 applied last to the activations is applied first to the row).
 
-**O(L) propagation (THEORY X5).**  For ``u = v A`` with one head, write ``x_i = v_i / Z_i`` and
+**O(L) propagation (:ref:`X5 <math-x5>`).**  For ``u = v A`` with one head, write ``x_i = v_i / Z_i`` and
 ``q = e^{-m/tau}``; then ``u_j = v_j e^{d/tau} / Z_j + S_j`` with
 ``S_j = \\sum_{i > j} q^{i-j} x_i``, which obeys ``S_j = q (x_{j+1} + S_{j+1})``, ``S_L = 0``.
 The precise path runs this recurrence literally in mpmath.  The fast path evaluates the same
@@ -49,7 +49,7 @@ cuts the positions into blocks of ``w-1``: each window is a suffix of one block 
 the next (van Herk / Gil-Werman), a within-block reverse scan plus a within-block weighted
 cumulative sum, again without any subtraction, ``O(H L)`` for every ``w``.
 
-Paths (DESIGN.md): fast (:func:`alibi_propagate`, :func:`alibi_rollout`; float64,
+Paths (:ref:`claims-paths`): fast (:func:`alibi_propagate`, :func:`alibi_rollout`; float64,
 ``O(T H L)`` time, ``O(L)`` memory per head chunk), precise (:func:`alibi_propagate_precise`,
 :func:`alibi_rollout_precise`; mpmath at a caller-given ``dps``, for small ``L``), and dense
 references (:func:`alibi_kernel_dense`, :func:`alibi_kernel_dense_precise`,
@@ -69,31 +69,33 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
+from numpy.typing import ArrayLike
 
 from posbias.errors import InvalidArgument
 from posbias.numerics import _compiled
-from posbias.numerics.schedules import as_schedule
+from posbias.numerics.schedules import ScheduleLike, as_schedule
 from posbias.validation import MAX_HEADS, MAX_LENGTH, check_dps, check_integer
 
 __all__ = [
     "SLOPE_RULES",
     "AlibiLayer",
-    "alibi_layer",
-    "alibi_slopes",
+    "alibi_diagonal_defect",
     "alibi_kernel_dense",
     "alibi_kernel_dense_precise",
-    "alibi_diagonal_defect",
+    "alibi_layer",
     "alibi_propagate",
     "alibi_propagate_precise",
     "alibi_rollout",
-    "alibi_rollout_precise",
     "alibi_rollout_dense",
     "alibi_rollout_dense_precise",
+    "alibi_rollout_precise",
+    "alibi_slopes",
 ]
 
 SLOPE_RULES = ("power-of-two", "bloom")
@@ -104,6 +106,8 @@ _BLOCK = 16
 _FLAT = 38.0
 # Partition sums are cached across layers only while H L stays below this many doubles (128 MB).
 _CACHE_LIMIT = 1 << 24
+#: arrays shared across the layers of one rollout, keyed by what they depend on
+_Cache = dict[tuple, Any]
 
 
 # --------------------------------------------------------------------------------------------
@@ -132,7 +136,7 @@ def alibi_slopes(num_heads: int, rule: str = "bloom") -> np.ndarray:
     True
 
     Method: ``2 ** (exponent)`` with the exponent a dyadic rational (exact in float64) for
-    power-of-two head counts.  Paper: herasimchyk2026 (ALiBi models BLOOM, MPT), THEORY 6.
+    power-of-two head counts.  Paper: herasimchyk2026 (ALiBi models BLOOM, MPT), :ref:`math-pitfalls`.
     """
     H = check_integer("num_heads", num_heads, 1, MAX_HEADS)
     if rule == "power-of-two":
@@ -149,7 +153,8 @@ def alibi_slopes(num_heads: int, rule: str = "bloom") -> np.ndarray:
 # layers
 
 
-def _as_heads(name, value, H, *, nonneg=False, positive_sum=False) -> np.ndarray:
+def _as_heads(name: str, value: ArrayLike, H: int, *, nonneg: bool = False,
+              positive_sum: bool = False) -> np.ndarray:
     arr = np.asarray(value, dtype=object)
     if arr.ndim == 0:
         arr = arr.reshape(1)
@@ -189,14 +194,15 @@ class AlibiLayer:
     def num_heads(self) -> int:
         return int(self.slopes.size)
 
-    def effective(self):
+    def effective(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(m, d, w)``: slopes and diagonal logits divided by the temperature, weights summing
         to 1 (float64 arrays)."""
         w = self.weights / self.weights.sum()
         return self.slopes / self.temperature, self.diagonal / self.temperature, w
 
 
-def alibi_layer(slopes, diagonal=0.0, weights=None, temperature=1.0, window=None) -> AlibiLayer:
+def alibi_layer(slopes: ArrayLike, diagonal: ArrayLike = 0.0, weights: ArrayLike | None = None,
+                temperature: float = 1.0, window: int | None = None) -> AlibiLayer:
     """Validate and broadcast one layer's parameters into an :class:`AlibiLayer`.
 
     ``slopes``: a number or a list (one per head) of finite numbers ``>= 0``; ``diagonal``: a
@@ -231,7 +237,7 @@ def alibi_layer(slopes, diagonal=0.0, weights=None, temperature=1.0, window=None
 
 
 
-def _check_layers(layers) -> list:
+def _check_layers(layers: Iterable[AlibiLayer]) -> list[AlibiLayer]:
     layers = list(layers)
     for k, lay in enumerate(layers):
         if not isinstance(lay, AlibiLayer):
@@ -239,7 +245,7 @@ def _check_layers(layers) -> list:
     return layers
 
 
-def _check_lambdas(lambdas, T) -> np.ndarray:
+def _check_lambdas(lambdas: ScheduleLike, T: int) -> np.ndarray:
     return as_schedule(lambdas, "lambdas", depth=T).floats()
 
 
@@ -247,7 +253,7 @@ def _check_lambdas(lambdas, T) -> np.ndarray:
 # dense references
 
 
-def alibi_kernel_dense(length: int, layer: AlibiLayer, *, base=0.0) -> np.ndarray:
+def alibi_kernel_dense(length: int, layer: AlibiLayer, *, base: float = 0.0) -> np.ndarray:
     """The ``L x L`` float64 kernel ``A = sum_h w_h softmax(logits_h / tau)`` built entrywise.
 
     Logits of head ``h`` in row ``i``: ``base - m_h (i-j)`` (``j < i``), ``base + d_h``
@@ -280,7 +286,8 @@ def alibi_kernel_dense(length: int, layer: AlibiLayer, *, base=0.0) -> np.ndarra
     return A
 
 
-def alibi_kernel_dense_precise(length: int, layer: AlibiLayer, *, dps: int, base=0) -> list:
+def alibi_kernel_dense_precise(length: int, layer: AlibiLayer, *, dps: int,
+                               base: float | str = 0) -> list[list[Any]]:
     """:func:`alibi_kernel_dense` in mpmath at ``dps`` digits: a list of ``L`` rows of mpf.
 
     The layer's float64 parameters are taken as exact binary numbers.
@@ -314,7 +321,7 @@ def alibi_diagonal_defect(length: int, layer: AlibiLayer) -> float:
 
     ``1 - A_h[i,i] = G_i / (e^d + G_i)`` with ``G_i = sum_{k=1}^{i-1} q^k`` is increasing in
     ``i``, so the maximum of the head average is at ``i = L``:
-    ``delta = sum_h w_h G_L / (e^{d_h} + G_L)``.  This is the ``delta_t`` of THEORY H4.
+    ``delta = sum_h w_h G_L / (e^{d_h} + G_L)``.  This is the ``delta_t`` of :ref:`H4 <math-h4>`.
 
     >>> round(alibi_diagonal_defect(4, alibi_layer([0.0])), 12)
     0.75
@@ -328,7 +335,7 @@ def alibi_diagonal_defect(length: int, layer: AlibiLayer) -> float:
     return float(np.dot(w, frac))
 
 
-def _partial_geometric(m: np.ndarray, n) -> np.ndarray:
+def _partial_geometric(m: np.ndarray, n: np.ndarray | int) -> np.ndarray:
     """``G = sum_{k=1}^{n} e^{-m k}`` elementwise (``n`` scalar or array broadcasting with m)."""
     m = np.asarray(m, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -341,7 +348,7 @@ def _partial_geometric(m: np.ndarray, n) -> np.ndarray:
 # fast path
 
 
-def _toeplitz_powers(logq: np.ndarray, n: int, cache) -> np.ndarray:
+def _toeplitz_powers(logq: np.ndarray, n: int, cache: _Cache | None) -> np.ndarray:
     """``W[h, i, j] = q_h^{i-j}`` for ``i >= j`` else 0 (``n x n`` per head), cached by ``(q, n)``."""
     key = ("W", logq.tobytes(), n)
     if cache is not None and key in cache:
@@ -357,7 +364,7 @@ def _toeplitz_powers(logq: np.ndarray, n: int, cache) -> np.ndarray:
     return W
 
 
-def _reverse_scan(y: np.ndarray, logq: np.ndarray, cache=None) -> np.ndarray:
+def _reverse_scan(y: np.ndarray, logq: np.ndarray, cache: _Cache | None = None) -> np.ndarray:
     """``C[h, ..., j] = sum_{i >= j} q_h^{i-j} y[h, ..., i]`` along the last axis, ``q_h = e^{logq_h}``.
 
     ``y`` has shape ``(H, n)`` or ``(H, M, n)`` (``M`` independent rows per head), ``logq <= 0``.
@@ -389,7 +396,8 @@ def _reverse_scan(y: np.ndarray, logq: np.ndarray, cache=None) -> np.ndarray:
     return local.reshape(H, M, nb * B)[:, :, :n]
 
 
-def _window_sum(y: np.ndarray, logq: np.ndarray, b: int, cache=None) -> np.ndarray:
+def _window_sum(y: np.ndarray, logq: np.ndarray, b: int,
+                cache: _Cache | None = None) -> np.ndarray:
     """``S[h, j] = sum_{k=1}^{b} q_h^k y[h, j+k]`` (zero beyond the end), ``b >= 1``, without
     subtraction: with blocks of ``b`` positions the window ``j+1..j+b`` is a suffix of one block
     (a within-block reverse scan) plus a prefix of the next (a within-block weighted cumulative
@@ -413,7 +421,7 @@ def _window_sum(y: np.ndarray, logq: np.ndarray, b: int, cache=None) -> np.ndarr
     return S
 
 
-def _auto_chunk(L: int, chunk) -> int:
+def _auto_chunk(L: int, chunk: int | None) -> int:
     """Heads per chunk: about 2^21 doubles (16 MB) per working array unless given."""
     if chunk is None:
         return max(1, (1 << 21) // max(L, 1))
@@ -422,7 +430,8 @@ def _auto_chunk(L: int, chunk) -> int:
     return int(chunk)
 
 
-def _partition_sums(mc: np.ndarray, L: int, kmax: int, cache=None) -> np.ndarray:
+def _partition_sums(mc: np.ndarray, L: int, kmax: int,
+                    cache: _Cache | None = None) -> np.ndarray:
     """``G[h, i-1] = sum_{k=1}^{min(i-1, kmax)} q_h^k`` (``H x L`` float64, closed form with
     ``expm1``); flat (equal to its limit to the last bit) once ``m (i-1) > _FLAT`` or
     ``i - 1 >= kmax``, so only the first ``n`` columns are evaluated.  Cached by the slopes."""
@@ -441,7 +450,7 @@ def _partition_sums(mc: np.ndarray, L: int, kmax: int, cache=None) -> np.ndarray
     return G0
 
 
-def _diagonal_scaling(dc: np.ndarray):
+def _diagonal_scaling(dc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(e^{d-s}, e^{-s})`` with ``s = max(d, 0)``: the diagonal weight and the off-diagonal
     scale of the normaliser ``e^{s}/Z``, so that large content logits neither overflow nor flush."""
     s = np.maximum(dc, 0.0)
@@ -466,7 +475,8 @@ def _split_ratio(mc, cache=None):
     return out
 
 
-def _normalisers_T(mc, dc, L: int, heads: int, cache=None):
+def _normalisers_T(mc: np.ndarray, dc: np.ndarray, L: int, heads: int,
+                   cache: _Cache | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(cT, cflat)``: ``cT[i-1, h] = e^{s_h} / Z_h[i] = 1 / (e^{d-s} + e^{-s} G_h[i])`` for the
     positions ``i <= n`` before every head's partition sum is flat (positions by heads, the layout
     of the compiled scan), and ``cflat[h]``, the value at every later position.  Cached by
@@ -491,7 +501,8 @@ def _normalisers_T(mc, dc, L: int, heads: int, cache=None):
     return out
 
 
-def _layer_apply_compiled(v: np.ndarray, m, d, w, cache=None, *, compiled=True) -> np.ndarray:
+def _layer_apply_compiled(v: np.ndarray, m: np.ndarray, d: np.ndarray, w: np.ndarray,
+                          cache: _Cache | None = None, *, compiled: bool = True) -> np.ndarray:
     """``u = v A`` for a causal layer by the compiled reverse scan (:mod:`._compiled`): one pass
     over the positions per layer, all heads of a chunk side by side, normalisers cached."""
     L = v.size
@@ -506,7 +517,8 @@ def _layer_apply_compiled(v: np.ndarray, m, d, w, cache=None, *, compiled=True) 
     return u
 
 
-def _layer_apply_fast(v: np.ndarray, m, d, w, chunk: int, cache=None, window=None,
+def _layer_apply_fast(v: np.ndarray, m: np.ndarray, d: np.ndarray, w: np.ndarray, chunk: int,
+                      cache: _Cache | None = None, window: int | None = None,
                       compiled: bool = False) -> np.ndarray:
     """``u = v A`` for the head average ``A`` (effective slopes ``m``, logits ``d``, weights ``w``,
     causal or sliding-window mask); ``compiled``: causal layers by the compiled scan."""
@@ -523,7 +535,6 @@ def _layer_apply_fast(v: np.ndarray, m, d, w, chunk: int, cache=None, window=Non
     for lo in range(0, m.size, chunk):
         sel = order[lo:lo + chunk]
         mc, dc, wc = m[sel], d[sel], w[sel]
-        Hc = mc.size
         G0 = _partition_sums(mc, L, kmax, cache if m.size * L <= _CACHE_LIMIT else None)
         a, b = _diagonal_scaling(dc)
         # c = e^{s} / Z = 1 / (e^{d-s} + e^{-s} G);  diag weight g = e^{d} / Z = e^{d-s} c
@@ -543,7 +554,7 @@ def _layer_apply_fast(v: np.ndarray, m, d, w, chunk: int, cache=None, window=Non
     return u
 
 
-def _check_vector(v, L=None) -> np.ndarray:
+def _check_vector(v: ArrayLike, L: int | None = None) -> np.ndarray:
     arr = np.asarray(v, dtype=float)
     if arr.ndim != 1 or arr.size < 1 or (L is not None and arr.size != L):
         raise InvalidArgument("v", v, "a one-dimensional vector" + (f" of length {L}" if L else ""))
@@ -552,7 +563,7 @@ def _check_vector(v, L=None) -> np.ndarray:
     return arr
 
 
-def alibi_propagate(v, layer: AlibiLayer, *, chunk: int | None = None) -> np.ndarray:
+def alibi_propagate(v: ArrayLike, layer: AlibiLayer, *, chunk: int | None = None) -> np.ndarray:
     """``u = v A`` for the multi-head ALiBi kernel of ``layer`` in O(H L) time (fast path).
 
     ``v``: a non-negative float64 row vector of length ``L``.  ``chunk``: heads processed
@@ -563,7 +574,7 @@ def alibi_propagate(v, layer: AlibiLayer, *, chunk: int | None = None) -> np.nda
     >>> alibi_propagate(v, lay).tolist() == (v @ alibi_kernel_dense(3, lay)).tolist()
     True
 
-    Method: THEORY X5 with a blocked reverse geometric scan (module docstring).  Relative error a
+    Method: :ref:`X5 <math-x5>` with a blocked reverse geometric scan (module docstring).  Relative error a
     few float64 ulps per entry.  Paper: posbias (X5), herasimchyk2026 (ALiBi kernel).
     """
     v = _check_vector(v)
@@ -574,7 +585,8 @@ def alibi_propagate(v, layer: AlibiLayer, *, chunk: int | None = None) -> np.nda
     return _layer_apply_fast(v, m, d, w, _auto_chunk(v.size, chunk), None, layer.window, compiled)
 
 
-def alibi_rollout(length: int, layers: Sequence[AlibiLayer], lambdas, *, chunk: int | None = None) -> np.ndarray:
+def alibi_rollout(length: int, layers: Sequence[AlibiLayer], lambdas: ScheduleLike, *,
+                  chunk: int | None = None) -> np.ndarray:
     """Influence profile ``p = e_L R(T) ... R(1)`` of a residual-aware ALiBi rollout (fast path).
 
     ``R(t) = (1 - lambda_t) I + lambda_t A(t)``; ``layers[t-1]`` is layer ``t``; ``lambdas``:
@@ -585,13 +597,13 @@ def alibi_rollout(length: int, layers: Sequence[AlibiLayer], lambdas, *, chunk: 
     >>> [round(x, 12) for x in p.tolist()]   # Cesaro: (1/4) h_1(1/j, ..., 1/4)
     [0.520833333333, 0.270833333333, 0.145833333333, 0.0625]
 
-    Method: ``O(T H L)`` time, ``O(L)`` memory (THEORY X5).  Paper: herasimchyk2026 (H2, H5).
+    Method: ``O(T H L)`` time, ``O(L)`` memory (:ref:`X5 <math-x5>`).  Paper: herasimchyk2026 (H2, H5).
     """
     L = check_integer("length", length, 1, MAX_LENGTH)
     layers = _check_layers(layers)
     lam = _check_lambdas(lambdas, len(layers))
     chunk = _auto_chunk(L, chunk)
-    cache = {}  # partition sums, normalisers and Toeplitz powers, shared by layers with equal slopes
+    cache: _Cache = {}  # partition sums, normalisers and Toeplitz powers, shared by layers with equal slopes
     v = np.zeros(L)
     v[-1] = 1.0
     compiled = _compiled.use_compiled(L * sum(lay.num_heads for lay in layers))
@@ -618,7 +630,7 @@ def _blas_one_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def alibi_rollout_dense(length: int, layers: Sequence[AlibiLayer], lambdas) -> np.ndarray:
+def alibi_rollout_dense(length: int, layers: Sequence[AlibiLayer], lambdas: ScheduleLike) -> np.ndarray:
     """The same profile by dense propagation ``v <- v R(t)`` with ``L x L`` kernels built from
     the softmax (float64, ``O(T H L^2)``): the reference approach, for tests and benchmarks.
 
@@ -641,7 +653,8 @@ def alibi_rollout_dense(length: int, layers: Sequence[AlibiLayer], lambdas) -> n
 # precise path
 
 
-def alibi_propagate_precise(v, layer: AlibiLayer, *, dps: int, count_ops: bool = False):
+def alibi_propagate_precise(v: Sequence[Any], layer: AlibiLayer, *, dps: int, count_ops: bool = False,
+                            ) -> list[Any] | tuple[list[Any], int]:
     """``u = v A`` in mpmath at ``dps`` digits by the literal X5 recurrence.
 
     ``Z_{i+1} = e^d + q (1 + (Z_i - e^d))`` forward, ``S_j = q (x_{j+1} + S_{j+1})`` backward,
@@ -656,7 +669,7 @@ def alibi_propagate_precise(v, layer: AlibiLayer, *, dps: int, count_ops: bool =
     >>> mpmath.nstr(mpmath.fsum(u), 25)
     '1.0'
 
-    Method: THEORY X5, O(H L) mpf operations.  Paper: posbias (X5).
+    Method: :ref:`X5 <math-x5>`, O(H L) mpf operations.  Paper: posbias (X5).
     """
     if not isinstance(layer, AlibiLayer):
         raise InvalidArgument("layer", layer, "an AlibiLayer (see alibi_layer)")
@@ -704,7 +717,8 @@ def alibi_propagate_precise(v, layer: AlibiLayer, *, dps: int, count_ops: bool =
     return (u, ops) if count_ops else u
 
 
-def alibi_rollout_precise(length: int, layers: Sequence[AlibiLayer], lambdas, *, dps: int) -> list:
+def alibi_rollout_precise(length: int, layers: Sequence[AlibiLayer], lambdas: ScheduleLike, *,
+                          dps: int) -> list[Any]:
     """The influence profile in mpmath at ``dps`` digits (list of mpf), by the X5 recurrence.
 
     ``lambdas`` are taken as exact binary numbers (floats) or exact decimals (strings).
@@ -717,7 +731,8 @@ def alibi_rollout_precise(length: int, layers: Sequence[AlibiLayer], lambdas, *,
                             lambda v, layer: alibi_propagate_precise(v, layer, dps=dps))
 
 
-def _rollout_precise(length, layers, lambdas, dps, propagate) -> list:
+def _rollout_precise(length: int, layers: Sequence[AlibiLayer], lambdas: ScheduleLike, dps: int,
+                     propagate: Callable[..., list[Any]]) -> list[Any]:
     """Last-row rollout in mpmath: ``v <- (1 - λ_t) v + λ_t propagate(v, layer_t)``, from the
     last layer to the first (the row vector meets ``R(T)`` first)."""
     L = check_integer("length", length, 1, MAX_LENGTH)
@@ -735,7 +750,8 @@ def _rollout_precise(length, layers, lambdas, dps, propagate) -> list:
         return v
 
 
-def alibi_rollout_dense_precise(length: int, layers: Sequence[AlibiLayer], lambdas, *, dps: int) -> list:
+def alibi_rollout_dense_precise(length: int, layers: Sequence[AlibiLayer], lambdas: ScheduleLike, *,
+                                dps: int) -> list[Any]:
     """Dense ``O(T H L^2)`` propagation with mpmath kernels from the softmax definition.
 
     >>> lay = [alibi_layer([0.3], diagonal=2.0)] * 2

@@ -36,12 +36,12 @@ from posbias.validation import check_integer
 __all__ = [
     "KERNEL_FAMILIES",
     "causal_mask",
-    "window_mask",
-    "random_schedule_exact",
+    "random_alibi_case",
     "random_family_kernel_exact",
     "random_family_layers_exact",
     "random_masked_layers_exact",
-    "random_alibi_case",
+    "random_schedule_exact",
+    "window_mask",
 ]
 
 #: the exact kernel families of :func:`random_family_kernel_exact`

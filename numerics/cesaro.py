@@ -8,10 +8,10 @@ The Cesàro matrix is uniform causal attention, ``M[i, j] = 1/i`` for ``j <= i``
 Only the last row is propagated: ``u ← (1 - λ) u + λ u M`` with ``(u M)_j = Σ_{i >= j} u_i / i``,
 a suffix sum, so one layer costs ``O(L)`` operations and a profile ``O(T L)``.
 
-Paths (DESIGN.md): :func:`cesaro_profile_exact` (Fractions, via scaled integers over a common
+Paths (:ref:`claims-paths`): :func:`cesaro_profile_exact` (Fractions, via scaled integers over a common
 denominator), :func:`cesaro_profile_precise` (mpmath at a given ``dps``), :func:`cesaro_profile`
 and :func:`cesaro_log_profile` (float64 with block exponents, so that tails far below the float64
-range are not flushed to zero).  The diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)`` (THEORY H4,
+range are not flushed to zero).  The diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)`` (:ref:`H4 <math-h4>`,
 X1) is :func:`cesaro_diagonal_exact`.  Positions are 1-indexed in formulas; returned lists and
 arrays are 0-indexed (entry ``j-1`` holds ``p(j)``).
 """
@@ -19,8 +19,10 @@ arrays are 0-indexed (entry ``j-1`` holds ``p(j)``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import accumulate
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -30,19 +32,19 @@ from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 if HAVE_GMPY2:
     import gmpy2
-from posbias.numerics.schedules import as_schedule
+from posbias.numerics.schedules import ScheduleLike, as_schedule
 
 __all__ = [
-    "cesaro_profile_exact",
-    "cesaro_profile_scaled",
-    "cesaro_profile_numerators",
-    "reduce_scaled_profile",
-    "cesaro_profile_precise",
-    "cesaro_profile",
-    "cesaro_log_profile",
-    "cesaro_profile_blocks",
     "cesaro_diagonal_exact",
     "cesaro_diagonal_precise",
+    "cesaro_log_profile",
+    "cesaro_profile",
+    "cesaro_profile_blocks",
+    "cesaro_profile_exact",
+    "cesaro_profile_numerators",
+    "cesaro_profile_precise",
+    "cesaro_profile_scaled",
+    "reduce_scaled_profile",
 ]
 
 
@@ -51,24 +53,24 @@ __all__ = [
 
 
 
-def _exact_lambdas(schedule, parameter="schedule") -> tuple:
+def _exact_lambdas(schedule: ScheduleLike, parameter: str = "schedule") -> tuple[Fraction, ...]:
     """The schedule as exact Fractions in [0, 1] (:func:`~posbias.numerics.schedules.as_schedule`);
     floats and mpf are rejected."""
     return as_schedule(schedule, parameter).exact()
 
 
-def _precise_lambdas(schedule, dps, parameter="schedule") -> list:
+def _precise_lambdas(schedule: ScheduleLike, dps: int, parameter: str = "schedule") -> list[Any]:
     """The schedule as mpf values at ``dps`` digits."""
     return as_schedule(schedule, parameter).precise(dps)
 
 
-def _float_lambdas(schedule, parameter="schedule") -> np.ndarray:
+def _float_lambdas(schedule: ScheduleLike, parameter: str = "schedule") -> np.ndarray:
     """The schedule as a float64 array."""
     return as_schedule(schedule, parameter).floats()
 
 
 # ----------------------------------------------------------------------------- exact path
-def cesaro_profile_scaled(length: int, schedule) -> tuple[list, object]:
+def cesaro_profile_scaled(length: int, schedule: ScheduleLike) -> tuple[list, object]:
     """The exact profile as integer numerators over one common denominator.
 
     Returns ``(N, D)`` with ``p(j) = N[j-1] / D`` exactly (not reduced).  With
@@ -110,7 +112,8 @@ def cesaro_profile_scaled(length: int, schedule) -> tuple[list, object]:
     return N, D
 
 
-def cesaro_profile_numerators(length: int, schedule, *, progress=None) -> tuple[list, object]:
+def cesaro_profile_numerators(length: int, schedule: ScheduleLike, *,
+                              progress: Callable[[int], object] | None = None) -> tuple[list, object]:
     r"""The exact profile as integer numerators over the smallest known common denominator.
 
     Returns ``(N, D)`` with ``p(j) = N[j-1] / D`` exactly (not reduced), where
@@ -119,7 +122,7 @@ def cesaro_profile_numerators(length: int, schedule, *, progress=None) -> tuple[
 
     Why ``D`` works from the first layer on: ``P_t = Σ_k w_k M^k`` with Poisson-binomial
     weights ``w_k`` (denominators dividing ``Π b_t``), and the last row of ``M^k`` is
-    ``h_{k-1}(1/j, ..., 1/L) / L`` (THEORY X3), whose denominator divides ``L Λ^(k-1)``.  So for
+    ``h_{k-1}(1/j, ..., 1/L) / L`` (:ref:`X3 <math-x3>`), whose denominator divides ``L Λ^(k-1)``.  So for
     every ``t <= T`` both ``D p_t(j)`` and ``D p_{t-1}(i) / i`` are integers.  The row is
     carried as the integers ``U_j = D p_t(j)``, starting from ``U = D e_L``, and one layer is
 
@@ -157,7 +160,8 @@ def cesaro_profile_numerators(length: int, schedule, *, progress=None) -> tuple[
     return N, D
 
 
-def _divided_rollout(L: int, lams: list, D, progress=None) -> list:
+def _divided_rollout(L: int, lams: list, D: int,
+                     progress: Callable[[int], object] | None = None) -> list:
     """The layers of :func:`cesaro_profile_numerators` at the fixed scale ``D``.
 
     One pass per layer from ``j = L`` down to 1: ``acc += U_j / j`` is ``S_j``, and ``U_j``
@@ -217,13 +221,13 @@ def _divided_rollout(L: int, lams: list, D, progress=None) -> list:
 _CERT_PRIMES = (2147483647, 2147483629, 2147483587)
 
 
-def _certify(L: int, lams: list, N: list, D) -> None:
+def _certify(L: int, lams: list, N: list, D: int) -> None:
     """Check ``Σ N_j = D`` and ``N_j ≡ p(j) D (mod q)`` with ``p`` rolled out modulo a prime
     ``q`` (int64 residues, no floats); raise :class:`ArithmeticError` on a mismatch."""
     if sum(N, mpz(0)) != D:
         raise ArithmeticError("Cesàro profile numerators: they do not sum to D")
     q = next((q for q in _CERT_PRIMES
-              if L < q and all(lam.denominator % q for lam in lams)), None)
+              if q > L and all(lam.denominator % q for lam in lams)), None)
     if q is None:  # pragma: no cover - a λ denominator divisible by three 31-bit primes
         return
     inv = np.array([pow(i, -1, q) for i in range(1, L + 1)], dtype=np.int64)
@@ -245,22 +249,27 @@ def _certify(L: int, lams: list, N: list, D) -> None:
                               f"modulo {q}")
 
 
-def cesaro_profile_exact(length: int, schedule) -> list[Fraction]:
+def cesaro_profile_exact(length: int, schedule: ScheduleLike) -> list[Fraction]:
     """Exact influence profile ``p(j) = P(T)[L, j]``, ``j = 1..L``, of the Cesàro rollout.
 
     ``P(T) = Π_t ((1 - λ_t) I + λ_t M)`` with ``M[i, j] = 1/i`` (``j <= i``).
 
     Parameters
     ----------
-    length:
+    length : int
         ``L >= 1``, the number of positions.
-    schedule:
+    schedule : Schedule or sequence of rationals
         a :class:`~posbias.numerics.schedules.Schedule` with rational values, or a sequence of
         exact rationals ``λ_t ∈ [0, 1]`` (int, Fraction, Decimal).  Floats, numpy floats and
         mpmath numbers are rejected with :class:`~posbias.errors.InvalidArgument`.
 
-    Returns a list of ``L`` reduced Fractions summing to 1 (entry ``j-1`` is ``p(j)``).
+    Returns
+    -------
+    list of Fraction
+        ``L`` reduced Fractions summing to 1 (entry ``j-1`` is ``p(j)``).
 
+    Notes
+    -----
     Method: the numerators over ``D = Π b_t L Λ^(T-1)`` from the rollout at that fixed denominator,
     :func:`cesaro_profile_numerators` (``O(T L)`` linear-time big-integer
     operations, certified by the sum and a modular rollout), then reduction: the known factor
@@ -287,7 +296,7 @@ def cesaro_profile_exact(length: int, schedule) -> list[Fraction]:
     return _reduce_profile(L, lams, N, D)
 
 
-def _coprime_part(x, den, shared) -> Fraction:
+def _coprime_part(x: int, den: int, shared: int) -> Fraction:
     """``x / den`` in lowest terms, given ``shared = gcd(R, den)`` for an ``R`` that every prime
     of ``den`` divides (so ``gcd(x, shared)`` holds every common prime, to a power that may
     fall short)."""
@@ -303,7 +312,7 @@ def _coprime_part(x, den, shared) -> Fraction:
     return Fraction(int(x), int(den))  # pragma: no cover
 
 
-def reduce_scaled_profile(length: int, schedule, N: list, D) -> list[Fraction]:
+def reduce_scaled_profile(length: int, schedule: ScheduleLike, N: list, D: int) -> list[Fraction]:
     """The reduced Fractions ``N[j-1] / D`` for ``(N, D)`` from :func:`cesaro_profile_scaled`
     or :func:`cesaro_profile_numerators` of the same ``length`` and ``schedule``, much faster than
     one big gcd per entry (see :func:`_reduce_profile`).
@@ -319,11 +328,11 @@ def reduce_scaled_profile(length: int, schedule, N: list, D) -> list[Fraction]:
     return _reduce_profile(L, nonzero, N, D)
 
 
-def _reduce_profile(L: int, lams: list, N: list, D) -> list[Fraction]:
+def _reduce_profile(L: int, lams: list, N: list, D: int) -> list[Fraction]:
     """Reduce ``N[j-1] / D`` to lowest terms using the known shape of the denominators.
 
     ``P = Σ_k w_k M^k`` (Poisson-binomial weights ``w_k``, denominators dividing ``Π b_t``), and
-    the last row of ``M^k`` is ``(1/L) h_{k-1}(1/j, ..., 1/L)`` (THEORY X3), whose denominator
+    the last row of ``M^k`` is ``(1/L) h_{k-1}(1/j, ..., 1/L)`` (:ref:`X3 <math-x3>`), whose denominator
     divides ``L ℓ_j^{k-1}``, ``ℓ_j = lcm(j..L)``.  ``D`` is ``F · Π b_t L Λ^(T-1)`` for an integer
     ``F`` (1 for :func:`cesaro_profile_numerators`, ``Λ / L`` for :func:`cesaro_profile_scaled`),
     so ``N_j`` carries the known factor ``F (Λ/ℓ_j)^(T-1)``, removed by exact division; the
@@ -346,7 +355,7 @@ def _reduce_profile(L: int, lams: list, N: list, D) -> list[Fraction]:
         cur = _lcm(cur, j)
         ell[j - 1] = cur
     out = []
-    cache = {}
+    cache: dict[tuple, Any] = {}
     for j in range(1, L + 1):
         lj = ell[j - 1]
         known = cache.get(lj)
@@ -381,8 +390,8 @@ def _divexact(x, f):
     return q  # pragma: no cover
 
 
-def cesaro_diagonal_exact(length: int, schedule) -> list[Fraction]:
-    """Exact diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)``, ``i = 1..L`` (THEORY H4, X1).
+def cesaro_diagonal_exact(length: int, schedule: ScheduleLike) -> list[Fraction]:
+    """Exact diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)``, ``i = 1..L`` (:ref:`H4, X1 <math-h4>`).
 
     Each factor is positive for ``λ_t ∈ [0, 1]``, so the diagonal is strictly positive at every
     finite depth.
@@ -405,8 +414,8 @@ def cesaro_diagonal_exact(length: int, schedule) -> list[Fraction]:
 
 
 # ----------------------------------------------------------------------------- precise path
-def cesaro_profile_precise(length: int, schedule, dps: int, *, guard: int = 10,
-                           progress=None) -> list:
+def cesaro_profile_precise(length: int, schedule: ScheduleLike, dps: int, *, guard: int = 10,
+                           progress: Callable[[int], object] | None = None) -> list[Any]:
     """Influence profile with mpmath at ``dps`` significant digits.
 
     The propagation (suffix sums of positive terms) runs at ``dps + guard`` digits and the
@@ -445,7 +454,7 @@ def cesaro_profile_precise(length: int, schedule, dps: int, *, guard: int = 10,
         return [+x for x in u]
 
 
-def cesaro_diagonal_precise(length: int, schedule, dps: int) -> list:
+def cesaro_diagonal_precise(length: int, schedule: ScheduleLike, dps: int) -> list[Any]:
     """The diagonal ``P[i, i] = Π_t (1 - λ_t + λ_t / i)`` with mpmath at ``dps`` digits.
 
     >>> [float(x) for x in cesaro_diagonal_precise(2, [1, 1], 20)]
@@ -486,7 +495,7 @@ def _carry(x, e):
     ``(R, S)`` arrangement (vectorized over the ``S`` columns), then over the column totals."""
     nb = x.shape[0]
     e = np.where(x > 0, e, _NONE)
-    R = max(1, int(math.isqrt(nb)))
+    R = max(1, math.isqrt(nb))
     S = -(-nb // R)
     xs = np.zeros(R * S)
     es = np.full(R * S, _NONE, dtype=np.int64)
@@ -515,7 +524,7 @@ def _carry(x, e):
     return out_x, out_e
 
 
-def _blocked_rollout(L: int, lams: np.ndarray, B: int):
+def _blocked_rollout(L: int, lams: np.ndarray, B: int) -> tuple[np.ndarray, np.ndarray]:
     """Propagate the last row with float64 mantissas and one binary exponent per block of ``B``
     consecutive positions: value ``= a * 2**k``.  Returns ``(a, k)`` (per position) or ``None``
     when some block's dynamic range leaves the float64 mantissa range (then the caller retries
@@ -536,8 +545,8 @@ def _blocked_rollout(L: int, lams: np.ndarray, B: int):
     k = np.zeros(nb, dtype=np.int64)
     c = np.empty_like(a)
     with np.errstate(divide="ignore", under="ignore", invalid="ignore", over="ignore"):
-        for lam in lams:
-            lam = float(lam)
+        for lam_t in lams:
+            lam = float(lam_t)
             if lam == 0.0:
                 continue
             np.multiply(a, inv, out=c)
@@ -574,7 +583,8 @@ def _blocked_rollout(L: int, lams: np.ndarray, B: int):
     return a.T.reshape(-1)[:L].copy(), np.repeat(k, B)[:L]
 
 
-def _compiled_rollout(L: int, lams: np.ndarray, B: int, compiled: bool = True):
+def _compiled_rollout(L: int, lams: np.ndarray, B: int,
+                      compiled: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
     """The same propagation as :func:`_blocked_rollout` in one compiled reverse pass per layer
     (:func:`posbias.numerics._compiled.cesaro_layer_blocked`); positions in place, block ``b``
     holding positions ``b*B+1 .. b*B+B``.  ``None`` when a block's range leaves 2^960."""
@@ -586,8 +596,8 @@ def _compiled_rollout(L: int, lams: np.ndarray, B: int, compiled: bool = True):
     k = np.zeros(nb, dtype=np.int64)
     k[-1] = 1
     inv = 1.0 / np.arange(1, L + 1, dtype=np.float64)
-    for lam in lams:
-        lam = float(lam)
+    for lam_t in lams:
+        lam = float(lam_t)
         if lam == 0.0:
             continue
         if not _compiled.cesaro_layer_blocked(a, k, inv, lam, B, L, compiled=compiled):
@@ -595,7 +605,7 @@ def _compiled_rollout(L: int, lams: np.ndarray, B: int, compiled: bool = True):
     return a, np.repeat(k, B)[:L]
 
 
-def cesaro_profile_blocks(length: int, schedule) -> tuple[np.ndarray, np.ndarray]:
+def cesaro_profile_blocks(length: int, schedule: ScheduleLike) -> tuple[np.ndarray, np.ndarray]:
     """The fast-path profile as float64 mantissas and binary exponents: ``p(j) = a_j 2^(k_j)``
     (0-indexed arrays), so that tails far below float64's range keep their value; the form
     behind :func:`cesaro_profile` and :func:`cesaro_log_profile`.
@@ -625,7 +635,7 @@ def cesaro_profile_blocks(length: int, schedule) -> tuple[np.ndarray, np.ndarray
     return _blocked_rollout(L, lams, 1)
 
 
-def cesaro_log_profile(length: int, schedule) -> np.ndarray:
+def cesaro_log_profile(length: int, schedule: ScheduleLike) -> np.ndarray:
     """Natural logarithms ``ln p(j)``, ``j = 1..L``, of the Cesàro influence profile (float64).
 
     Nothing underflows: the attention-only profile at ``L = 10^6``, ``T = 100`` has
@@ -649,7 +659,7 @@ def cesaro_log_profile(length: int, schedule) -> np.ndarray:
         return np.log(a) + k * _LN2
 
 
-def cesaro_profile(length: int, schedule) -> np.ndarray:
+def cesaro_profile(length: int, schedule: ScheduleLike) -> np.ndarray:
     """Influence profile ``p(j) = P(T)[L, j]`` in float64 (the fast path).
 
     Same propagation as :func:`cesaro_log_profile`; values below the float64 range come out as

@@ -6,7 +6,7 @@ except the Bernstein integral, which is evaluated with mpmath quadrature on purp
 different route).  Indices ``n, k`` are 0-indexed (``P[n, k]`` is the 1-indexed entry
 ``P[n+1, k+1]``); profiles are lists with entry ``j-1`` holding ``p(j)``.
 
-- Hausdorff form (THEORY X1): ``M`` is the Hausdorff matrix of the moments ``1/(n+1)``, so the
+- Hausdorff form (:ref:`X1 <math-x1>`): ``M`` is the Hausdorff matrix of the moments ``1/(n+1)``, so the
   rollout is the Hausdorff matrix of ``μ_n = Π_t (1 - λ_t + λ_t/(n+1))``:
   ``P[n, k] = C(n, k) Σ_{j=0}^{n-k} (-1)^j C(n-k, j) μ_{k+j}``; eigenvalues and diagonal ``μ_n``.
 - Symmetric-polynomial form (X3), ``λ ≡ 1``: ``(M^H)[L, j] = (1/L) h_{H-1}(1/j, ..., 1/L)``.
@@ -17,35 +17,38 @@ different route).  Indices ``n, k`` are 0-indexed (``P[n, k]`` is the 1-indexed 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 
-from posbias.validation import MAX_LENGTH, check_dps, check_integer
 from posbias.numerics._arith import as_rational, binomial
 from posbias.numerics.cesaro import _exact_lambdas, _precise_lambdas
+from posbias.numerics.schedules import ScheduleLike
+from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 __all__ = [
-    "hausdorff_moments",
-    "hausdorff_entry_exact",
-    "hausdorff_row_exact",
-    "hausdorff_profile_exact",
-    "hausdorff_matrix_exact",
-    "complete_homogeneous_exact",
-    "symmetric_polynomial_profile_exact",
-    "cesaro_matrix_exact",
-    "cesaro_rollout_matrix_exact",
-    "poisson_binomial_exact",
-    "poisson_binomial_precise",
     "bernstein_entry_precise",
     "bernstein_profile_precise",
+    "cesaro_matrix_exact",
+    "cesaro_rollout_matrix_exact",
+    "complete_homogeneous_exact",
+    "hausdorff_entry_exact",
+    "hausdorff_matrix_exact",
+    "hausdorff_moments",
+    "hausdorff_profile_exact",
+    "hausdorff_row_exact",
+    "poisson_binomial_exact",
+    "poisson_binomial_precise",
+    "symmetric_polynomial_profile_exact",
 ]
 
 
 
 
-def hausdorff_moments(count: int, schedule) -> list[Fraction]:
-    """``μ_n = Π_t (1 - λ_t + λ_t / (n+1))`` for ``n = 0..count-1``, exactly (THEORY X1).
+def hausdorff_moments(count: int, schedule: ScheduleLike) -> list[Fraction]:
+    """``μ_n = Π_t (1 - λ_t + λ_t / (n+1))`` for ``n = 0..count-1``, exactly (:ref:`X1 <math-x1>`).
 
     They are the moments ``E[X^n]`` of ``χ`` (X2), the eigenvalues of the rollout and its
     diagonal ``P[i, i] = μ_{i-1}``.
@@ -75,11 +78,11 @@ def _entry_from_moments(n: int, k: int, mu: list) -> Fraction:
     return binomial(n, k) * total
 
 
-def hausdorff_entry_exact(n: int, k: int, schedule) -> Fraction:
+def hausdorff_entry_exact(n: int, k: int, schedule: ScheduleLike) -> Fraction:
     """``P[n, k] = C(n, k) Σ_{j=0}^{n-k} (-1)^j C(n-k, j) μ_{k+j}`` (0-indexed; 0 for ``k > n``).
 
     Exact only: the alternating sum cancels catastrophically in floating point.
-    Paper: THEORY X1 (beyond the papers; M as a Hausdorff matrix).
+    Paper: :ref:`X1 <math-x1>` (beyond the papers; M as a Hausdorff matrix).
 
     >>> hausdorff_entry_exact(2, 0, [1, 1])
     Fraction(11, 18)
@@ -91,7 +94,7 @@ def hausdorff_entry_exact(n: int, k: int, schedule) -> Fraction:
     return _entry_from_moments(n, k, hausdorff_moments(n + 1, schedule))
 
 
-def hausdorff_row_exact(n: int, schedule) -> list[Fraction]:
+def hausdorff_row_exact(n: int, schedule: ScheduleLike) -> list[Fraction]:
     """Row ``n`` (0-indexed) of the rollout from the Hausdorff formula: ``P[n, 0..n]``.
 
     >>> hausdorff_row_exact(2, [Fraction(1, 2)])
@@ -102,7 +105,7 @@ def hausdorff_row_exact(n: int, schedule) -> list[Fraction]:
     return [_entry_from_moments(n, k, mu) for k in range(n + 1)]
 
 
-def hausdorff_profile_exact(length: int, schedule) -> list[Fraction]:
+def hausdorff_profile_exact(length: int, schedule: ScheduleLike) -> list[Fraction]:
     """The influence profile (last row, ``n = L-1``) from the Hausdorff formula; ``O(L^2)``.
 
     >>> hausdorff_profile_exact(3, [1, 1])
@@ -112,7 +115,7 @@ def hausdorff_profile_exact(length: int, schedule) -> list[Fraction]:
     return hausdorff_row_exact(L - 1, schedule)
 
 
-def hausdorff_matrix_exact(length: int, schedule) -> list[list[Fraction]]:
+def hausdorff_matrix_exact(length: int, schedule: ScheduleLike) -> list[list[Fraction]]:
     """The whole ``L x L`` rollout from the Hausdorff formula (zeros above the diagonal).
 
     >>> hausdorff_matrix_exact(2, [1])
@@ -126,7 +129,7 @@ def hausdorff_matrix_exact(length: int, schedule) -> list[list[Fraction]]:
     ]
 
 
-def complete_homogeneous_exact(degree: int, values) -> Fraction:
+def complete_homogeneous_exact(degree: int, values: Iterable[int | Fraction]) -> Fraction:
     """``h_d(x_1, ..., x_m) = Σ_{i_1 <= ... <= i_d} x_{i_1} ⋯ x_{i_d}``, exactly.
 
     Computed by the recurrence ``h_d(x_1..x_m) = h_d(x_2..x_m) + x_1 h_{d-1}(x_1..x_m)``
@@ -145,7 +148,7 @@ def complete_homogeneous_exact(degree: int, values) -> Fraction:
 
 
 def symmetric_polynomial_profile_exact(length: int, depth: int) -> list[Fraction]:
-    """Attention-only profile ``(M^H)[L, j] = (1/L) h_{H-1}(1/j, 1/(j+1), ..., 1/L)`` (THEORY X3).
+    """Attention-only profile ``(M^H)[L, j] = (1/L) h_{H-1}(1/j, 1/(j+1), ..., 1/L)`` (:ref:`X3 <math-x3>`).
 
     All ``j`` at once: sweeping ``j`` from ``L`` down to 1, the vector ``(h_0..h_{H-1})`` of the
     variables ``1/j..1/L`` is updated by ``h_e ← h_e + h_{e-1} / j`` (increasing ``e``): ``O(H L)``.
@@ -179,7 +182,7 @@ def cesaro_matrix_exact(length: int) -> list[list[Fraction]]:
     return [[Fraction(1, i + 1) if j <= i else Fraction(0) for j in range(L)] for i in range(L)]
 
 
-def cesaro_rollout_matrix_exact(length: int, schedule) -> list[list[Fraction]]:
+def cesaro_rollout_matrix_exact(length: int, schedule: ScheduleLike) -> list[list[Fraction]]:
     """``P(T) = R(T) ⋯ R(1)``, ``R(t) = (1 - λ_t) I + λ_t M``, by explicit dense products.
 
     ``O(T L^3)`` Fraction operations: a slow, transparent route for small ``L``.
@@ -198,7 +201,7 @@ def cesaro_rollout_matrix_exact(length: int, schedule) -> list[list[Fraction]]:
     return P
 
 
-def poisson_binomial_exact(schedule) -> list[Fraction]:
+def poisson_binomial_exact(schedule: ScheduleLike) -> list[Fraction]:
     """``w_m = P(K = m)``, ``K`` the number of successes of independent Bernoulli(λ_t) trials.
 
     >>> poisson_binomial_exact([Fraction(1, 2), 1])
@@ -215,7 +218,7 @@ def poisson_binomial_exact(schedule) -> list[Fraction]:
     return w
 
 
-def poisson_binomial_precise(schedule, dps: int) -> list:
+def poisson_binomial_precise(schedule: ScheduleLike, dps: int) -> list[Any]:
     """``P(K = m)`` with mpmath at ``dps`` digits (schedule values may be irrational).
 
     >>> [float(x) for x in poisson_binomial_precise([0.5, 0.5], 20)]
@@ -256,13 +259,12 @@ def _bernstein(n, k, weights, dps):
         for p in (mpmath.log(mpmath.mpf(n + 1) / (k + 1)), mpmath.mpf(T), 1, 4, 16, 64):
             if p > 0:
                 pts.add(mpmath.mpf(p))
-        pts = sorted(pts) + [mpmath.inf]
-        integral = mpmath.quad(integrand, pts)
+        integral = mpmath.quad(integrand, [*sorted(pts), mpmath.inf])
         return binomial(n, k) * (atom + integral)
 
 
-def bernstein_entry_precise(n: int, k: int, schedule, dps: int) -> mpmath.mpf:
-    """``P[n, k] = C(n, k) ∫_0^1 x^k (1-x)^{n-k} dχ(x)`` by numerical integration (THEORY X2).
+def bernstein_entry_precise(n: int, k: int, schedule: ScheduleLike, dps: int) -> mpmath.mpf:
+    """``P[n, k] = C(n, k) ∫_0^1 x^k (1-x)^{n-k} dχ(x)`` by numerical integration (:ref:`X2 <math-x2>`).
 
     ``χ`` is the law of ``X = U_1 ⋯ U_K``, ``K ~`` Poisson-binomial(λ): an atom ``Π_t (1-λ_t)`` at
     ``x = 1`` and, in ``t = ln(1/x)``, the mixture ``Σ_{m>=1} P(K=m) t^{m-1} e^{-t}/(m-1)!`` of
@@ -270,7 +272,7 @@ def bernstein_entry_precise(n: int, k: int, schedule, dps: int) -> mpmath.mpf:
     quadrature at ``dps + 10`` digits and rounded to ``dps``.  ``n, k`` are 0-indexed.
 
     This route never uses the moments ``μ_n``, so it checks the Hausdorff and propagation routes
-    independently.  Paper: THEORY X2 (beyond the papers; for λ ≡ α it is chowdhury2026's C5).
+    independently.  Paper: :ref:`X2 <math-x2>` (beyond the papers; for λ ≡ α it is chowdhury2026's C5).
 
     >>> x = bernstein_entry_precise(2, 0, [1, 1], 20)
     >>> mpmath.nstr(x, 15)
@@ -288,7 +290,7 @@ def bernstein_entry_precise(n: int, k: int, schedule, dps: int) -> mpmath.mpf:
         return +value
 
 
-def bernstein_profile_precise(length: int, schedule, dps: int) -> list:
+def bernstein_profile_precise(length: int, schedule: ScheduleLike, dps: int) -> list:
     """The influence profile ``p(j) = P[L-1, j-1]`` from :func:`bernstein_entry_precise`.
 
     >>> [mpmath.nstr(x, 10) for x in bernstein_profile_precise(2, [Fraction(1, 2)], 20)]

@@ -1,6 +1,6 @@
 """Comparing influence profiles: Wasserstein-1 on positions, Spearman, stochastic dominance.
 
-Profiles are probability vectors ``p(1..L)`` on positions (THEORY.md, section 1).  These are the
+Profiles are probability vectors ``p(1..L)`` on positions (:ref:`math-conventions`).  These are the
 measures herasimchyk2026 and chowdhury2026 use to compare predicted and measured profiles
 (Spearman correlation, Wasserstein distance) and the order in which herasimchyk2026 states its
 drift results (first-order stochastic dominance, H2).
@@ -12,15 +12,16 @@ is compared in float64.  Floats are never mixed into an exact result.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from posbias.errors import InvalidArgument
 
-__all__ = ["wasserstein1", "spearman", "stochastically_dominates", "Dominance"]
+__all__ = ["Dominance", "spearman", "stochastically_dominates", "wasserstein1"]
 
 
 def _all_exact(v: Sequence) -> bool:
@@ -78,13 +79,13 @@ def _probability(v: list, name: str, exact: bool, eps: float) -> None:
     s = sum(v, Fraction(0)) if exact else float(np.sum(v))
     tol = 0 if exact else 8 * len(v) * eps
     if abs(s - 1) > tol:
-        shown = str(s) if exact else "%.17g" % s
+        shown = str(s) if exact else f"{s:.17g}"
         allowed = "exactly 1" if exact else f"1 within {8 * len(v)} units of roundoff ({eps:.3g})"
         raise InvalidArgument(f"sum of {name}", shown, f"{allowed} (a probability vector on positions)")
 
 
-def wasserstein1(p: Any, q: Any):
-    """Normalized Wasserstein-1 distance between two profiles on positions ``1..L``.
+def wasserstein1(p: Any, q: Any) -> Fraction | float:
+    """Normalized Wasserstein-1 distance between two profiles on positions ``1..L``::
 
         W1(p, q) = Σ_{k=1}^{L-1} |F_p(k) - F_q(k)| / (L - 1),   F_p(k) = Σ_{j<=k} p(j),
 
@@ -157,7 +158,7 @@ def spearman(p: Any, q: Any) -> float:
     for name, v in (("p", a), ("q", b)):
         if _all_exact(v):
             # rank exactly: map each distinct exact value to its dense position
-            distinct = sorted(set(Fraction(x) for x in v))
+            distinct = sorted({Fraction(x) for x in v})
             pos = {x: k for k, x in enumerate(distinct)}
             r = _average_ranks([pos[Fraction(x)] for x in v])
         else:

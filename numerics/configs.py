@@ -22,7 +22,7 @@ A configuration file (github ml-uhh/position-bias, ``config/rollout``) holds::
 Layer ``t`` (1-indexed) uses row ``t`` of a T-row list, or the single row of a 1-row list; a
 1-number row reaches every head (the reference code fills only head 0 with a single content
 score; that is a bug, reproduced only on request with ``content_head0_only=True``).  The base
-scores are validated but cancel in the softmax (THEORY H2d), so they never change a profile.
+scores are validated but cancel in the softmax (:ref:`H2d <math-h2>`), so they never change a profile.
 Every ``lambda`` must lie in [0, 1] (the reference clips silently; here it is an error).
 
 **Conventions** (:class:`Conventions`), each defaulting to what the reference code does:
@@ -39,15 +39,15 @@ The reference convention was determined by reproducing the reference code's own 
 (tests/data/ml-uhh/reference) to 1e-12 absolute: given slopes, unscaled ALiBi, raw scores used
 as logits, the softmax temperature dividing both.  The ``corrected`` preset is model-faithful:
 
-============  ===========  ===========  ============  ======  ======================================
-model         slope rule   ALiBi scale  content       d_head  source of d_head
-============  ===========  ===========  ============  ======  ======================================
-bloom-7b1     bloom        none         /sqrt(d_head)    128  hidden 4096 / 32 heads (HF config)
-bloom (176B)  bloom        none         /sqrt(d_head)    128  hidden 14336 / 112 heads (HF config)
-mpt-7b        power-of-two none         /sqrt(d_head)    128  d_model 4096 / 32 heads (HF config)
-mpt-30b       power-of-two none         /sqrt(d_head)    112  d_model 7168 / 64 heads (HF config)
-falcon-rw-7b  bloom        sqrt-d-head  /sqrt(d_head)     64  hidden 4544 / 71 heads (HF config)
-============  ===========  ===========  ============  ======  ======================================
+============  =============  ===========  =============  ======  ======================================
+model         slope rule     ALiBi scale  content        d_head  source of d_head
+============  =============  ===========  =============  ======  ======================================
+bloom-7b1     bloom          none         /sqrt(d_head)     128  hidden 4096 / 32 heads (HF config)
+bloom (176B)  bloom          none         /sqrt(d_head)     128  hidden 14336 / 112 heads (HF config)
+mpt-7b        power-of-two   none         /sqrt(d_head)     128  d_model 4096 / 32 heads (HF config)
+mpt-30b       power-of-two   none         /sqrt(d_head)     112  d_model 7168 / 64 heads (HF config)
+falcon-rw-7b  bloom          sqrt-d-head  /sqrt(d_head)      64  hidden 4544 / 71 heads (HF config)
+============  =============  ===========  =============  ======  ======================================
 
 (BLOOM and MPT add the ALiBi bias after scaling ``q.k`` by ``1/sqrt(d_head)``; Falcon-RW adds it
 before.  The measured ``q.k`` means in the configs are stored without the ``1/sqrt(d_head)``
@@ -66,8 +66,10 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.numerics.alibi import (
@@ -81,8 +83,8 @@ from posbias.validation import read_text_bounded
 __all__ = [
     "CONVENTIONS",
     "KNOWN_MODELS",
-    "ModelInfo",
     "Conventions",
+    "ModelInfo",
     "RolloutConfig",
     "conventions_for",
     "load_config",
@@ -130,7 +132,7 @@ class Conventions:
     content_head0_only: bool = False
     name: str = "reference"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.slope_rule not in _SLOPE_RULES:
             raise InvalidArgument("slope_rule", self.slope_rule, "one of " + ", ".join(_SLOPE_RULES))
         for key in ("alibi_scale", "content_scale"):
@@ -153,7 +155,8 @@ def _model_from_name(name: str | None) -> str | None:
     return stem if stem in KNOWN_MODELS else None
 
 
-def conventions_for(convention: str, model: str | None = None, **overrides) -> Conventions:
+def conventions_for(convention: str, model: str | None = None,
+                    **overrides: str | int | bool | None) -> Conventions:
     """The preset ``convention`` (``reference`` or ``corrected``) for ``model``, with overrides.
 
     >>> conventions_for("reference").slope_rule
@@ -165,7 +168,7 @@ def conventions_for(convention: str, model: str | None = None, **overrides) -> C
     if convention not in CONVENTIONS:
         raise InvalidArgument("convention", convention, "one of " + ", ".join(CONVENTIONS))
     if convention == "reference":
-        base = dict(slope_rule="given", alibi_scale="none", content_scale="none", d_head=None)
+        base: dict[str, Any] = dict(slope_rule="given", alibi_scale="none", content_scale="none", d_head=None)
     else:
         key = _model_from_name(model) if model not in KNOWN_MODELS else model
         if key is None:
@@ -204,25 +207,25 @@ class RolloutConfig:
         return alibi_rollout(self.length, self.layers, self.lambdas, chunk=chunk)
 
     def deltas(self) -> np.ndarray:
-        """``delta_t = max_i (1 - A(t)[i,i])`` of every layer (THEORY H4), from the closed form."""
+        """``delta_t = max_i (1 - A(t)[i,i])`` of every layer (:ref:`H4 <math-h4>`), from the closed form."""
         return np.array([alibi_diagonal_defect(self.length, lay) for lay in self.layers])
 
-    def with_length(self, length: int) -> "RolloutConfig":
+    def with_length(self, length: int) -> RolloutConfig:
         if (isinstance(length, bool) or not isinstance(length, (int, np.integer))
                 or not 1 <= length <= MAX_LENGTH):
             raise InvalidArgument("length", length, f"an integer between 1 and {MAX_LENGTH}")
         return dataclasses.replace(self, length=int(length))
 
-    def attention_only(self) -> "RolloutConfig":
+    def attention_only(self) -> RolloutConfig:
         """The same layers with ``lambda_t = 1`` (no residual stream)."""
         return dataclasses.replace(self, lambdas=np.ones(self.num_layers), schedule="constant 1 (attention only)")
 
-    def without_alibi(self) -> "RolloutConfig":
+    def without_alibi(self) -> RolloutConfig:
         """Every slope set to 0 (no positional bias)."""
         layers = tuple(dataclasses.replace(l, slopes=np.zeros_like(l.slopes)) for l in self.layers)
         return dataclasses.replace(self, layers=layers)
 
-    def without_content(self) -> "RolloutConfig":
+    def without_content(self) -> RolloutConfig:
         """Every diagonal content logit set to 0."""
         layers = tuple(dataclasses.replace(l, diagonal=np.zeros_like(l.diagonal)) for l in self.layers)
         return dataclasses.replace(self, layers=layers)
@@ -251,10 +254,10 @@ def _shown(x):
     return x
 
 
-def _expanded_size(data, limit: int) -> int:
+def _expanded_size(data: object, limit: int) -> int:
     """Number of YAML values in ``data`` counting every alias use, stopping above ``limit``
     (memoised by object identity: linear in the document, not in its expansion)."""
-    memo = {}
+    memo: dict[int, int] = {}
 
     def size(x):
         if not isinstance(x, (list, dict)):
@@ -311,7 +314,8 @@ def _mapping(key, x, allowed, required=()):
     return x
 
 
-def _table(key, x, T, H, *, lo=None, what="finite numbers") -> np.ndarray:
+def _table(key: str, x: object, T: int, H: int, *, lo: float | None = None,
+           what: str = "finite numbers") -> np.ndarray:
     """A ``1 or T`` by ``1 or H`` list of lists broadcast to a ``T x H`` float array."""
     if isinstance(x, list) and x and all(not isinstance(r, list) for r in x):
         x = [x]  # a flat list is one row
@@ -333,7 +337,7 @@ def _table(key, x, T, H, *, lo=None, what="finite numbers") -> np.ndarray:
     return out
 
 
-def _load_yaml(text: str, source: str):
+def _load_yaml(text: str, source: str) -> Any:  # the YAML document: dicts, lists, scalars
     try:
         from ruamel.yaml import YAML
         from ruamel.yaml.error import YAMLError
@@ -381,7 +385,7 @@ _PARSED: dict = {}
 _PARSED_MAX = 48
 
 
-def _parsed_yaml(text: str, source: str):
+def _parsed_yaml(text: str, source: str) -> Any:
     """``_load_yaml`` with a small cache keyed by the text itself (a document that failed to
     parse is never cached; the cached value is shared, and nothing below mutates it)."""
     try:  # the extra is needed even when the document is cached
@@ -409,7 +413,7 @@ def parse_config(
     convention: str = "reference",
     model: str | None = None,
     length: int | None = None,
-    **overrides,
+    **overrides: str | int | bool | None,
 ) -> RolloutConfig:
     """Validate a config given as YAML text and build its layers (see :func:`load_config`).
 
@@ -502,8 +506,10 @@ def parse_config(
     if conv.slope_rule != "given":
         slopes = np.broadcast_to(alibi_slopes(H, conv.slope_rule), (T, H)).copy()
     if conv.alibi_scale == "sqrt-d-head":
+        assert conv.d_head is not None  # Conventions requires it for a sqrt-d-head scale
         slopes = slopes / math.sqrt(conv.d_head)
     if conv.content_scale == "sqrt-d-head":
+        assert conv.d_head is not None
         diag = diag / math.sqrt(conv.d_head)
     if conv.content_head0_only:
         # reproduce the reference code: a single score per layer reaches head 0 only
@@ -547,23 +553,31 @@ def _schedule(cfg, T):
 
 
 def load_config(
-    path,
+    path: str | os.PathLike[str],
     *,
     convention: str = "reference",
     model: str | None = None,
     length: int | None = None,
-    **overrides,
+    **overrides: str | int | bool | None,
 ) -> RolloutConfig:
     """Load, validate and convert a rollout config file.
 
     Parameters
     ----------
-    path: a readable YAML file (parameter name in errors: ``config``).
-    convention: ``reference`` (default; reproduces the reference code) or ``corrected``.
-    model: a key of :data:`KNOWN_MODELS`; default: recognised from the file name or save_dir.
-    length: replaces ``sequence_length`` (long contexts).
-    overrides: ``slope_rule``, ``alibi_scale``, ``content_scale``, ``d_head``,
-        ``content_head0_only`` (see :class:`Conventions`).
+    path : str or path
+        a readable YAML file (parameter name in errors: ``config``).
+    convention : str
+        ``reference`` (default; reproduces the reference code) or ``corrected``.
+    model : str, optional
+        a key of :data:`KNOWN_MODELS`; default: recognised from the file name or save_dir.
+    length : int, optional
+        replaces ``sequence_length`` (long contexts).
+    **overrides
+        ``slope_rule``, ``alibi_scale``, ``content_scale``, ``d_head``, ``content_head0_only``
+        (see :class:`Conventions`).
+
+    Examples
+    --------
 
     >>> from posbias.proofs_checks.data import builtin_config_path
     >>> cfg = load_config(builtin_config_path("no_content/bloom-7b1"))
@@ -580,10 +594,10 @@ def load_config(
     return parse_config(text, source=p, convention=convention, model=model, length=length, **overrides)
 
 
-def rollout_summary(profile, lambdas, deltas) -> dict:
+def rollout_summary(profile: ArrayLike, lambdas: ArrayLike, deltas: ArrayLike) -> dict[str, Any]:
     """Summary of an influence profile: ``first``, ``last``, ``argmin`` (1-indexed, first
     occurrence), ``min``, ``sum_lambda`` (``sum_t lambda_t``), ``sum_lambda_delta``
-    (``sum_t lambda_t delta_t``, THEORY H4), ``first_over_min`` and ``last_over_min``
+    (``sum_t lambda_t delta_t``, :ref:`H4 <math-h4>`), ``first_over_min`` and ``last_over_min``
     (float64; ``inf`` when the minimum underflowed to 0, ``nan`` for 0/0).
 
     >>> s = rollout_summary([0.5, 0.2, 0.3], [0.5, 0.5], [0.4, 0.6])

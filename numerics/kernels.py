@@ -7,14 +7,14 @@ of ``T`` layers is
 
     P(T) = R(T) R(T-1) ... R(1),
 
-whose last row ``p = e_L^T P(T)`` is the influence profile (THEORY.md, section 1;
+whose last row ``p = e_L^T P(T)`` is the influence profile (:ref:`math-conventions`;
 herasimchyk2026, section 3).  The last row is propagated as a row vector, which meets ``R(T)``
 first: ``v <- v R(T)``, then ``v <- v R(T-1)``, ..., ``v <- v R(1)``.  For commuting kernels
 (all Cesàro) the order does not matter; for general ones it does.
 
 Positions are 1-indexed in the mathematics and in error messages, 0-indexed in Python lists.
 
-Three paths (DESIGN.md):
+Three paths (:ref:`claims-paths`):
 
 - exact: ``*_exact`` functions take and return ``fractions.Fraction`` (ints accepted; floats
   rejected with :class:`~posbias.errors.InvalidArgument`);
@@ -35,43 +35,44 @@ from __future__ import annotations
 import math
 import numbers
 import random
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
-from posbias.validation import MAX_DENSE_LENGTH, check_dps, check_integer
 from posbias.numerics.schedules import as_schedule
+from posbias.validation import MAX_DENSE_LENGTH, check_dps, check_integer
 
 __all__ = [
-    "validate_kernel_exact",
-    "validate_kernel_precise",
-    "validate_kernel",
-    "uniform_causal_kernel_exact",
-    "uniform_causal_kernel",
-    "sliding_window_kernel_exact",
-    "sliding_window_kernel",
-    "prefix_mask",
-    "prefix_kernel_exact",
-    "prefix_kernel",
+    "decay_kernel",
     "decay_kernel_exact",
     "decay_kernel_precise",
-    "decay_kernel",
-    "residual_layer_exact",
-    "rollout_last_row_exact",
-    "rollout_last_row_precise",
-    "rollout_last_row",
-    "rollout_matrix_exact",
-    "rollout_matrices_exact",
     "diagonal_product_exact",
-    "stochastically_monotone",
-    "monotonicity_margin",
     "min_entry_on_mask",
+    "monotonicity_margin",
+    "prefix_kernel",
+    "prefix_kernel_exact",
+    "prefix_mask",
     "random_causal_kernel_exact",
     "random_masked_kernel_exact",
     "random_monotone_kernel_exact",
+    "residual_layer_exact",
+    "rollout_last_row",
+    "rollout_last_row_exact",
+    "rollout_last_row_precise",
+    "rollout_matrices_exact",
+    "rollout_matrix_exact",
+    "sliding_window_kernel",
+    "sliding_window_kernel_exact",
+    "stochastically_monotone",
+    "uniform_causal_kernel",
+    "uniform_causal_kernel_exact",
+    "validate_kernel",
+    "validate_kernel_exact",
+    "validate_kernel_precise",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -109,7 +110,7 @@ def _precise_scalar(x: Any, parameter: str) -> mpmath.mpf:
         return +x
     if isinstance(x, numbers.Integral):
         return mpmath.mpf(int(x))
-    if isinstance(x, Fraction) or isinstance(x, numbers.Rational):
+    if isinstance(x, (Fraction, numbers.Rational)):
         # one correctly rounded conversion (mpf(n) / d would round twice for a long n)
         return mpmath.mpmathify(Fraction(int(x.numerator), int(x.denominator)))
     if isinstance(x, str):
@@ -185,7 +186,8 @@ def validate_kernel_exact(A: Any, parameter: str = "kernel", *, causal: bool = T
     return out
 
 
-def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *, causal: bool = True):
+def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *,
+                            causal: bool = True) -> list[list[Any]]:
     """Validate a kernel for the precise path and return it as rows of ``mpf`` at ``dps``.
 
     Entries may be ``mpf``, ints, Fractions or decimal strings (floats are rejected).  Row sums
@@ -225,7 +227,8 @@ def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *, caus
     return out
 
 
-def validate_kernel(A: Any, parameter: str = "kernel", *, causal: bool = True, ulps: int = 8):
+def validate_kernel(A: Any, parameter: str = "kernel", *, causal: bool = True,
+                    ulps: int = 8) -> np.ndarray:
     """Validate a float64 kernel and return it as a new ``(L, L)`` float64 array.
 
     Row ``i`` (1-indexed) must sum to 1 within ``ulps * i * 2**-52`` (the rounding of a sum of
@@ -268,7 +271,7 @@ def validate_kernel(A: Any, parameter: str = "kernel", *, causal: bool = True, u
     if off.any():
         i = int(np.argmax(off))
         raise InvalidArgument(
-            f"sum of row {i + 1} of {parameter}", "%.17g" % sums[i],
+            f"sum of row {i + 1} of {parameter}", f"{sums[i]:.17g}",
             f"1 within {ulps * (i + 1)} ulps (a row-stochastic kernel)",
         )
     return arr
@@ -379,7 +382,7 @@ def decay_kernel_exact(L: int, r: Any) -> list:
     """Single-head ALiBi (decay-mask) kernel with rational ratio ``r = e^{-m}``, exactly.
 
     ``A[i,j] = r^(i-j) / Σ_{k<=i} r^(i-k)`` for ``j <= i``; ``r ∈ (0, 1]`` (``r = 1``: Cesàro).
-    Used for small-L cross-checks of the ALiBi propagation (THEORY X5) and wu2025 W4.
+    Used for small-L cross-checks of the ALiBi propagation (:ref:`X5 <math-x5>`) and wu2025 W4.
 
     >>> [str(x) for x in decay_kernel_exact(2, Fraction(1, 2))[1]]
     ['1/3', '2/3']
@@ -467,11 +470,11 @@ def _schedule_list(schedule: Any, path: str = "exact", dps: int | None = None) -
     if path == "exact":
         return list(sched.exact())
     if path == "precise":
-        return sched.precise(dps)
+        return sched.precise(check_dps("dps", dps))
     return sched.floats().tolist()
 
 
-def _layers(kernels: Any, T: int, validate) -> list:
+def _layers(kernels: Any, T: int, validate: Callable[[Any, str], Any]) -> list:
     """Per-layer validated kernels (length T; a single kernel is validated once and shared)."""
     if _is_single_kernel(kernels):
         A = validate(kernels, "kernel")
@@ -681,7 +684,7 @@ def _is_exact_matrix(A: Any) -> bool:
         return False
 
 
-def monotonicity_margin(A: Any, *, causal: bool = True):
+def monotonicity_margin(A: Any, *, causal: bool = True) -> tuple[float | Fraction, int, int]:
     """The worst margin of stochastic monotonicity and where it is attained.
 
     With row CDFs ``F_i(k) = Σ_{j<=k} A[i,j]``, ``A`` is stochastically monotone when
@@ -717,8 +720,8 @@ def monotonicity_margin(A: Any, *, causal: bool = True):
         return (0.0, 1, 1)
     F = np.cumsum(arr, axis=1)
     D = F[:-1] - F[1:]
-    i, k = np.unravel_index(int(np.argmin(D)), D.shape)
-    return (float(D[i, k]), int(i) + 1, int(k) + 1)
+    row, col = np.unravel_index(int(np.argmin(D)), D.shape)
+    return (float(D[row, col]), int(row) + 1, int(col) + 1)
 
 
 def stochastically_monotone(A: Any, *, causal: bool = True, tol: float | None = None) -> bool:

@@ -1,7 +1,7 @@
 r"""One kernel protocol and one last-row driver per path.
 
 A *kernel* is one layer's attention pattern ``A`` (``L x L``, row-stochastic).  A profile only
-ever needs the row update ``v ↦ v A`` (THEORY.md section 1: propagate the last row, never multiply
+ever needs the row update ``v ↦ v A`` (:ref:`math-conventions`: propagate the last row, never multiply
 ``L x L`` matrices), so a kernel supplies that update on each path it supports:
 
 * ``propagate_exact(v)``: ``v`` a list of Fractions, exactly;
@@ -15,16 +15,16 @@ and the one driver per path rolls out the residual-aware layers
 
 Kernels here (each in ``O(L)`` per layer except the dense one):
 
-=====================  ==========================================================  ===============
-spec                   ``A[i, j]`` (1-indexed, ``j <= i`` unless stated)            paths
-=====================  ==========================================================  ===============
-``cesaro``             ``1/i`` (uniform causal attention)                         all three
-``window:W``           ``1/min(i, W)`` for ``i - W < j <= i`` (wu2025 W2)           all three
-``prefix:K``           rows ``i <= K`` uniform on ``1..K``, later rows causal (W3)  all three
-``decay:M``            ``e^{-M(i-j)} / Σ_k e^{-M(i-k)}`` (ALiBi slope M, W4)        precise, fast
-``alibi:M``            the same single-head ALiBi kernel (herasimchyk2026 H2c)    precise, fast
-a matrix               any row-stochastic ``A`` (:class:`DenseKernel`)            as its entries
-=====================  ==========================================================  ===============
+============  ===========================================================  ==============
+spec          ``A[i, j]`` (1-indexed, ``j <= i`` unless stated)            paths
+============  ===========================================================  ==============
+``cesaro``    ``1/i`` (uniform causal attention)                           all three
+``window:W``  ``1/min(i, W)`` for ``i - W < j <= i`` (wu2025 W2)           all three
+``prefix:K``  rows ``i <= K`` uniform on ``1..K``, later rows causal (W3)  all three
+``decay:M``   ``e^{-M(i-j)} / Σ_k e^{-M(i-k)}`` (ALiBi slope M, W4)        precise, fast
+``alibi:M``   the same single-head ALiBi kernel (herasimchyk2026 H2c)      precise, fast
+a matrix      any row-stochastic ``A`` (:class:`DenseKernel`)              as its entries
+============  ===========================================================  ==============
 
 ``decay:M`` and ``alibi:M`` name the same kernel (wu2025 calls it a decay mask, herasimchyk2026
 an ALiBi bias); it has irrational entries for ``M > 0``, hence no exact path (a rational ratio
@@ -39,8 +39,9 @@ about ``1e-308`` underflow to 0 (the Cesàro routes keep them).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Protocol
+from typing import Any, NoReturn, Protocol, TypeAlias
 
 import mpmath
 import numpy as np
@@ -48,7 +49,7 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.numerics.alibi import alibi_layer, alibi_propagate, alibi_propagate_precise
 from posbias.numerics.kernels import validate_kernel, validate_kernel_exact, validate_kernel_precise
-from posbias.numerics.schedules import as_schedule
+from posbias.numerics.schedules import ScheduleLike, as_schedule
 from posbias.validation import (
     MAX_DENSE_LENGTH,
     MAX_LENGTH,
@@ -58,17 +59,18 @@ from posbias.validation import (
 )
 
 __all__ = [
-    "Kernel",
+    "KERNEL_SPECS",
     "CesaroKernel",
-    "WindowKernel",
-    "PrefixKernel",
     "DecayKernel",
     "DenseKernel",
-    "KERNEL_SPECS",
-    "parse_kernel",
+    "Kernel",
+    "KernelsLike",
+    "PrefixKernel",
+    "WindowKernel",
+    "kernel_profile",
     "kernel_profile_exact",
     "kernel_profile_precise",
-    "kernel_profile",
+    "parse_kernel",
 ]
 
 #: the text forms of :func:`parse_kernel`
@@ -87,7 +89,11 @@ class Kernel(Protocol):
     def propagate_fast(self, v: np.ndarray) -> np.ndarray: ...
 
 
-def _no_path(kernel, path: str):
+#: one kernel (a :class:`Kernel` or a spec text) for every layer, or one per layer
+KernelsLike: TypeAlias = "Kernel | str | Sequence[Kernel | str]"
+
+
+def _no_path(kernel: Kernel, path: str) -> NoReturn:
     raise InvalidArgument("kernel", kernel.spec, f"a kernel with a {path} path (this one has "
                           "irrational entries: use the precise or the fast path)")
 
@@ -97,7 +103,7 @@ class _SuffixWeighted:
     ``lo_i..hi_i``: ``(v A)_j = Σ_{i: lo_i <= j <= hi_i} v_i / c_i``, computed with one pass of
     prefix sums over ``w_i = v_i / c_i`` (a difference array), ``O(L)``."""
 
-    def _ranges(self, L: int):  # -> (lo, hi, count) lists, 0-indexed inclusive
+    def _ranges(self, L: int) -> tuple[list[int], list[int], list[int]]:  # 0-indexed inclusive
         raise NotImplementedError
 
     def _apply(self, v, zero, div):
@@ -176,9 +182,9 @@ class PrefixKernel(_SuffixWeighted):
 
 class DecayKernel:
     """Single-head ALiBi / decay kernel with slope ``m >= 0``: ``A[i, j] ∝ e^{-m(i-j)}``
-    (wu2025 W4, herasimchyk2026 H2c); propagated by the ``O(L)`` recurrence of THEORY X5."""
+    (wu2025 W4, herasimchyk2026 H2c); propagated by the ``O(L)`` recurrence of :ref:`X5 <math-x5>`."""
 
-    def __init__(self, m, name: str = "decay"):
+    def __init__(self, m: float, name: str = "decay") -> None:
         self.m = check_real("m", m, 0)
         self.spec = f"{name}:{m}"
         self._layer = alibi_layer([self.m])
@@ -202,7 +208,7 @@ class DenseKernel:
 
     spec = "dense"
 
-    def __init__(self, A, *, causal: bool = True):
+    def __init__(self, A: Any, *, causal: bool = True) -> None:
         self._A = A
         self._causal = causal
         self._cache: dict = {}
@@ -285,7 +291,7 @@ def parse_kernel(spec: str) -> Kernel:
         raise InvalidArgument("kernel", spec, allowed) from None
 
 
-def _layers(kernels, T: int) -> list:
+def _layers(kernels: KernelsLike, T: int) -> list[Kernel]:
     if isinstance(kernels, str):
         kernels = parse_kernel(kernels)
     if all(callable(getattr(kernels, f, None)) for f in ("propagate_exact", "propagate_fast")):
@@ -299,13 +305,15 @@ def _layers(kernels, T: int) -> list:
     return [parse_kernel(k) if isinstance(k, str) else k for k in seq]
 
 
-def _drive(length: int, kernels, schedule, path: str, dps=None):
+def _drive(length: int, kernels: KernelsLike, schedule: ScheduleLike, path: str,
+           dps: int | None = None) -> list[Any] | np.ndarray:
     limit = MAX_DENSE_LENGTH if path != "fast" else MAX_LENGTH
     L = check_integer("length", length, 1, limit)
     sched = as_schedule(schedule)
     lams = (sched.exact() if path == "exact" else sched.precise(dps) if path == "precise"
             else sched.floats().tolist())
     layers = _layers(kernels, len(lams))
+    v: list[Any] | np.ndarray
     if path == "exact":
         v = [Fraction(0)] * L
         v[-1] = Fraction(1)
@@ -332,7 +340,7 @@ def _drive(length: int, kernels, schedule, path: str, dps=None):
     return v
 
 
-def kernel_profile_exact(length: int, kernels, schedule) -> list:
+def kernel_profile_exact(length: int, kernels: KernelsLike, schedule: ScheduleLike) -> list[Fraction]:
     """The influence profile ``e_L Π_t ((1-λ_t) I + λ_t A(t))`` exactly (Fractions).
 
     ``kernels``: one kernel (a :class:`Kernel` or a spec text) for every layer, or one per
@@ -344,7 +352,8 @@ def kernel_profile_exact(length: int, kernels, schedule) -> list:
     return _drive(length, kernels, schedule, "exact")
 
 
-def kernel_profile_precise(length: int, kernels, schedule, dps: int) -> list:
+def kernel_profile_precise(length: int, kernels: KernelsLike, schedule: ScheduleLike,
+                           dps: int) -> list[Any]:
     """The influence profile in mpmath at ``dps`` digits (see :func:`kernel_profile_exact`).
 
     >>> [mpmath.nstr(x, 6) for x in kernel_profile_precise(3, "decay:0", [1, 1], dps=30)]
@@ -354,7 +363,7 @@ def kernel_profile_precise(length: int, kernels, schedule, dps: int) -> list:
     return _drive(length, kernels, schedule, "precise", dps)
 
 
-def kernel_profile(length: int, kernels, schedule) -> np.ndarray:
+def kernel_profile(length: int, kernels: KernelsLike, schedule: ScheduleLike) -> np.ndarray:
     """The influence profile in float64 (see :func:`kernel_profile_exact`).
 
     >>> kernel_profile(3, "window:2", [1.0]).tolist()

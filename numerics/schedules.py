@@ -24,8 +24,10 @@ separated by commas, whitespace or newlines.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from decimal import Decimal
 from fractions import Fraction
-from typing import Iterable
+from typing import Any, TypeAlias
 
 import mpmath
 import numpy as np
@@ -36,13 +38,14 @@ from posbias.validation import MAX_DEPTH, MIN_DPS, check_dps, check_integer, rea
 
 __all__ = [
     "Schedule",
+    "ScheduleLike",
+    "as_schedule",
+    "constant_schedule",
+    "float_schedule",
+    "list_schedule",
     "parse_number",
     "parse_schedule",
-    "constant_schedule",
-    "list_schedule",
     "power_schedule",
-    "as_schedule",
-    "float_schedule",
 ]
 
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,4})?")
@@ -121,10 +124,20 @@ class Schedule:
     AttributeError: Schedule is immutable
     """
 
-    __slots__ = ("kind", "spec", "depth", "_exact", "_approx", "lambda0", "beta", "parameter")
+    __slots__ = ("_approx", "_exact", "beta", "depth", "kind", "lambda0", "parameter", "spec")
+    kind: str
+    spec: str
+    depth: int
+    _exact: tuple[Fraction, ...] | None
+    _approx: tuple[Any, ...] | None  # binary floats or mpmath numbers
+    lambda0: Any  # power decay: lambda_0 and beta as given (Fraction, float or mpf), else None
+    beta: Any
+    parameter: str
 
-    def __init__(self, kind, spec, depth, exact_values=None, lambda0=None, beta=None,
-                 parameter="schedule", approx_values=None):
+    def __init__(self, kind: str, spec: str, depth: int,
+                 exact_values: Iterable[Fraction] | None = None, lambda0: Any = None,
+                 beta: Any = None, parameter: str = "schedule",
+                 approx_values: Iterable[Any] | None = None) -> None:
         init = object.__setattr__
         init(self, "kind", kind)
         init(self, "spec", spec)
@@ -135,27 +148,27 @@ class Schedule:
         init(self, "beta", beta)
         init(self, "parameter", parameter)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Schedule is immutable")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         raise AttributeError("Schedule is immutable")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Schedule({self.spec!r}, depth={self.depth})"
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.depth
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Schedule):
             return NotImplemented
         return self._key() == other._key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._key())
 
-    def _key(self):
+    def _key(self) -> tuple:
         # equal when the values are: a const: and a list: of the same values are one schedule
         if self._exact is not None:
             return (self.depth, self._exact)
@@ -163,7 +176,7 @@ class Schedule:
             return (self.depth, self._approx)
         return (self.depth, self.lambda0, self.beta)
 
-    def with_spec(self, spec: str) -> "Schedule":
+    def with_spec(self, spec: str) -> Schedule:
         """The same values under another text form (e.g. ``file:PATH`` for values read from a
         file)."""
         return Schedule(self.kind, spec, self.depth, self._exact, self.lambda0, self.beta,
@@ -174,7 +187,7 @@ class Schedule:
         """True when every ``λ_t`` is rational (the exact path accepts the schedule)."""
         return self._exact is not None
 
-    def exact(self) -> tuple:
+    def exact(self) -> tuple[Fraction, ...]:
         """The ``λ_t`` as Fractions; raises InvalidArgument for an irrational schedule."""
         if self._exact is None:
             if self._approx is not None:
@@ -190,7 +203,7 @@ class Schedule:
             )
         return self._exact
 
-    def precise(self, dps: int) -> list:
+    def precise(self, dps: int) -> list[Any]:
         """The ``λ_t`` as mpmath numbers at ``dps`` digits (exact ones rounded once; binary
         floats enter as the exact binary numbers they are)."""
         dps = check_dps("dps", dps)
@@ -229,7 +242,8 @@ class Schedule:
             return [mpmath.nstr(v, d) for v in self.precise(max(d + 5, MIN_DPS))]
 
 
-def constant_schedule(value, depth: int, *, parameter: str = "schedule") -> Schedule:
+def constant_schedule(value: int | Fraction | Decimal | str, depth: int, *,
+                      parameter: str = "schedule") -> Schedule:
     """``λ_t = value`` for ``t = 1..depth``; ``value`` an exact rational in [0, 1].
 
     >>> constant_schedule(Fraction(1, 2), 2).exact()
@@ -283,7 +297,8 @@ def float_schedule(values: Iterable, *, parameter: str = "schedule") -> Schedule
     return Schedule("list", spec, depth, None, parameter=parameter, approx_values=vals)
 
 
-def power_schedule(lambda0, beta, depth: int, *, parameter: str = "schedule") -> Schedule:
+def power_schedule(lambda0: float | Fraction | Decimal | str, beta: float | Fraction | Decimal | str,
+                   depth: int, *, parameter: str = "schedule") -> Schedule:
     """Power decay ``λ_t = lambda0 / (t+1)^beta`` for ``t = 0..depth-1``.
 
     ``lambda0 ∈ [0, 1]`` and ``beta >= 0`` exact rationals.  The values are rational (and the
@@ -319,7 +334,8 @@ def _numbers(body: str, parameter: str, shown: str) -> list[Fraction]:
         try:
             out.append(parse_number(tok, parameter))
         except InvalidArgument:
-            raise InvalidArgument(parameter, shown, f"numbers (integer, decimal or p/q); got {tok!r}")
+            raise InvalidArgument(
+                parameter, shown, f"numbers (integer, decimal or p/q); got {tok!r}") from None
     return out
 
 
@@ -394,7 +410,13 @@ def _exact_or_none(v):
         return None
 
 
-def as_schedule(schedule, parameter: str = "schedule", *, depth: int | None = None) -> Schedule:
+#: what every rollout accepts as a schedule (see :func:`as_schedule`): a :class:`Schedule`, a
+#: SPEC text, a sequence or array of values in [0, 1], or (with a depth) a single number
+ScheduleLike: TypeAlias = "Schedule | str | Iterable[Any] | float | Fraction | Decimal"
+
+
+def as_schedule(schedule: ScheduleLike, parameter: str = "schedule", *,
+                depth: int | None = None) -> Schedule:
     """The one entry point that turns any accepted form into a :class:`Schedule`; every rollout
     (Cesàro, dense kernels, ALiBi, configs) coerces its schedule here.
 

@@ -41,27 +41,28 @@ scope.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from posbias.errors import InvalidArgument
 
 __all__ = [
-    "SCOPES",
-    "PAPER_SCOPES",
-    "SCALE_FIELDS",
-    "Setting",
-    "ProofStatus",
-    "Card",
-    "Threshold",
-    "Example",
-    "Rule",
-    "Decision",
-    "scope_of",
-    "flip_point",
-    "PROVEN_ALL",
     "NUMERIC",
+    "PAPER_SCOPES",
+    "PROVEN_ALL",
+    "SCALE_FIELDS",
+    "SCOPES",
+    "Card",
+    "Decision",
+    "Example",
+    "ProofStatus",
+    "Rule",
+    "Setting",
+    "Threshold",
+    "flip_point",
+    "scope_of",
 ]
 
 SCOPES = ("paper", "reduced", "variant", "proxy", "machinery")
@@ -79,14 +80,14 @@ FIELD_ORDER = ("architecture", "models", "residual", "mask", "pe", "kernel", "al
                "lr", "seeds", "samples", "probes", "measure", "grid", "cases")
 
 
-def _values(v) -> tuple:
+def _values(v: Any) -> tuple:
     """A field value as a tuple of its alternatives (a list or tuple lists several)."""
     if isinstance(v, (list, tuple, set, frozenset)):
         return tuple(v)
     return (v,)
 
 
-def _show(v) -> str:
+def _show(v: Any) -> str:
     vals = _values(v)
     return ", ".join(str(x) for x in vals) if len(vals) > 1 else str(vals[0])
 
@@ -104,7 +105,7 @@ class Setting:
     note: str
 
     def __init__(self, source: str = "", *, unconfirmed: Sequence[str] = (), note: str = "",
-                 **fields: Any):
+                 **fields: Any) -> None:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "fields", tuple(sorted(
             ((k, tuple(v) if isinstance(v, list) else v) for k, v in fields.items()),
@@ -120,7 +121,7 @@ class Setting:
     def values(self) -> dict:
         return dict(self.fields)
 
-    def replace(self, source: str | None = None, **fields) -> "Setting":
+    def replace(self, source: str | None = None, **fields: Any) -> Setting:
         """This setting with some fields (and the source) replaced; a value of None removes
         a field."""
         merged = {**self.values, **fields}
@@ -148,7 +149,7 @@ class Setting:
         return text
 
 
-def _json(x):
+def _json(x: Any) -> Any:
     if x is None or isinstance(x, (bool, int, str)):
         return x
     if isinstance(x, float):
@@ -201,7 +202,7 @@ class ProofStatus:
     range: str = ""
     note: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.level not in ("all", "range", "numeric", "none"):
             raise InvalidArgument("proof level", self.level, "one of all, range, numeric, none")
         if self.level == "range" and not self.range:
@@ -239,7 +240,7 @@ class Card:
     differences: tuple = ()
     scale_only: bool = True  # the extra differences are of scale (reduced), not of setting
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in ("claim", "proxy", "machinery"):
             raise InvalidArgument("card kind", self.kind, "one of claim, proxy, machinery")
         if not self.paper.source:
@@ -284,7 +285,7 @@ class Threshold:
     sensitive: float = 2.0
     domain: tuple = (None, None)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.scale not in ("log", "linear", "int", "fixed"):
             raise InvalidArgument("threshold scale", self.scale, "log, linear, int or fixed")
         if self.scale == "log" and not (self.value > 0):
@@ -292,11 +293,11 @@ class Threshold:
         if self.scale == "linear" and not self.step > 0:
             raise InvalidArgument("threshold step", self.step, "a positive step on a linear scale")
 
-    def _inside(self, v) -> bool:
+    def _inside(self, v: float) -> bool:
         lo, hi = self.domain
         return (lo is None or v >= lo) and (hi is None or v <= hi)
 
-    def candidates(self, direction: int):
+    def candidates(self, direction: int) -> Iterator[float]:
         """Values moving away from :attr:`value` in ``direction`` (+1 up, -1 down)."""
         if self.scale == "fixed":
             return
@@ -312,7 +313,7 @@ class Threshold:
                 return
             yield c
 
-    def distance(self, other) -> float:
+    def distance(self, other: float) -> float:
         """Distance from the threshold's value to ``other`` in the units of ``sensitive``."""
         if self.scale == "log":
             return max(float(other) / float(self.value), float(self.value) / float(other))
@@ -338,7 +339,7 @@ class Example:
     verdict: str
     kind: str = "realistic"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in ("paper", "false", "realistic"):
             raise InvalidArgument("example kind", self.kind, "paper, false or realistic")
 
@@ -379,7 +380,7 @@ class Rule:
     #: why no example is of kind ``paper`` (the paper reports no figure this rule could take)
     no_paper_figures: str = ""
 
-    def values(self, **overrides) -> dict:
+    def values(self, **overrides: Any) -> dict:
         vals = {k: t.value for k, t in self.thresholds.items()}
         for k, v in overrides.items():
             if k not in vals:
@@ -387,7 +388,7 @@ class Rule:
             vals[k] = v
         return vals
 
-    def apply(self, figures: Mapping, **overrides) -> Decision:
+    def apply(self, figures: Mapping, **overrides: Any) -> Decision:
         """Decide on ``figures`` (thresholds at their values, or ``overrides``) and find the
         nearest flip point."""
         vals = self.values(**overrides)
@@ -414,7 +415,7 @@ def flip_point(rule: Rule, figures: Mapping, values: Mapping, verdict: str) -> d
     ``flips_at``, ``to``, ``distance``, ``sensitive``), or None when no threshold can change
     the verdict within its domain (a verdict that no threshold decides, e.g. an exact identity).
     """
-    best = None
+    best: dict[str, Any] | None = None
     for name, th in rule.thresholds.items():
         for direction in (1, -1):
             prev = values[name]

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
 from posbias.errors import InvalidArgument, NeedsExtra
@@ -32,22 +35,26 @@ from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.validation import MAX_DEPTH, check_integer
 
+if TYPE_CHECKING:
+    from posbias.proofs_checks.registry import CheckContext
+
 __all__ = [
     "CLAIMED_SPEARMAN",
     "CLAIMED_W1",
     "STEP0_PLAN",
+    "ProfileRun",
     "RopeComparison",
     "Step0Plan",
     "Step0Run",
     "TheoryComparison",
     "best_constant_alpha",
     "compare_with_theory",
+    "decision_runs",
     "fmt3",
+    "paper_runs",
     "peak_over_valley",
     "peak_valley",
     "pooled_profile",
-    "decision_runs",
-    "paper_runs",
     "primary_runs",
     "rope_comparison",
     "scan_runs",
@@ -60,19 +67,19 @@ def _round(x: float, digits: int) -> float:
     return float(f"{float(x):.{digits}g}")
 
 
-def _theory_profile(length: int, schedule) -> np.ndarray:
+def _theory_profile(length: int, schedule: Iterable[float]) -> np.ndarray:
     return np.asarray(cesaro_profile(length, [float(x) for x in schedule]), dtype=float)
 
 
-def _w1(p, q) -> float:
+def _w1(p: ArrayLike, q: ArrayLike) -> float:
     return float(wasserstein1(p, q))
 
 
-def _spearman(p, q) -> float:
+def _spearman(p: ArrayLike, q: ArrayLike) -> float:
     return float(spearman(p, q))
 
 
-def best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
+def best_constant_alpha(measured: ArrayLike, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
     """See :func:`_best_constant_alpha`; memoized on the profile's bytes (claims fit the same
     stored profiles more than once)."""
     p = np.ascontiguousarray(measured, dtype=float)
@@ -80,11 +87,11 @@ def best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[fl
 
 
 @functools.lru_cache(maxsize=256)
-def _best_alpha_memo(data: bytes, shape: tuple, layers: int, tol: float):
+def _best_alpha_memo(data: bytes, shape: tuple, layers: int, tol: float) -> tuple[float, float]:
     return _best_constant_alpha(np.frombuffer(data, dtype=float).reshape(shape), layers, tol=tol)
 
 
-def _best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
+def _best_constant_alpha(measured: ArrayLike, layers: int, *, tol: float = 1e-4) -> tuple[float, float]:
     """The constant ``alpha`` in [0, 1] minimizing the normalized Wasserstein-1 distance between
     ``measured`` and the Cesàro rollout ``N^T`` with ``N = (1 - alpha) I + alpha M``.
 
@@ -117,7 +124,7 @@ def _best_constant_alpha(measured, layers: int, *, tol: float = 1e-4) -> tuple[f
     return float(best[1]), float(best[0])
 
 
-def peak_valley(profile) -> dict:
+def peak_valley(profile: ArrayLike) -> dict:
     """First/min and last/min ratios of a profile and the (1-indexed) position of its minimum.
 
     >>> r = peak_valley([0.5, 0.1, 0.05, 0.35])
@@ -153,7 +160,7 @@ class TheoryComparison:
 
     def as_dict(self, digits: int = 7) -> dict:
         r = functools.partial(_round, digits=digits)
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in self.__dict__.items():
             if isinstance(v, np.ndarray):
                 out[k] = [r(x) for x in v]
@@ -165,7 +172,17 @@ class TheoryComparison:
         return out
 
 
-def compare_with_theory(m: Measurement) -> TheoryComparison:
+@dataclass(frozen=True)
+class ProfileRun:
+    """The part of a measurement :func:`compare_with_theory` reads: the length, the measured
+    schedule and the normalized influence profile."""
+
+    length: int
+    lambdas: Sequence[float] | np.ndarray
+    profile: np.ndarray
+
+
+def compare_with_theory(m: Measurement | ProfileRun) -> TheoryComparison:
     """Spearman and normalized W1 between the measured profile and the Cesàro rollouts with the
     measured lambdas and with the best constant alpha; peak/valley ratios of all three."""
     th_lam = _theory_profile(m.length, m.lambdas)
@@ -204,7 +221,7 @@ class RopeComparison:
 
 
 def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
-                    **kwargs) -> RopeComparison:
+                    **kwargs: Any) -> RopeComparison:
     """Measure ``arch`` with RoPE on and off (same seed, hence the same weights and inputs;
     independent probe streams) and compare the two normalized profiles by Spearman and
     normalized W1 (chowdhury2026 C8).  ``noise_floor=True`` adds a second RoPE-on run with
@@ -226,7 +243,7 @@ def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
 
 
 #: figures claimed by chowdhury2026 for theory vs the measured Step-0 Jacobian (C9) and for RoPE
-#: on vs off (C8): THEORY.md section 2
+#: on vs off (C8): docs/mathematics.rst (chowdhury2026)
 CLAIMED_SPEARMAN = 0.99
 CLAIMED_W1 = 0.02
 
@@ -271,17 +288,15 @@ class Step0Run:
         return None if h is None else int(h)
 
     @property
-    def comparison(self) -> "TheoryComparison":
+    def comparison(self) -> TheoryComparison:
         """The Cesàro comparison of this run's profile (best constant alpha, measured lambda)."""
         if not hasattr(self, "_comparison"):
-            from types import SimpleNamespace
-
             self._comparison = compare_with_theory(
-                SimpleNamespace(length=self.length, lambdas=self.lambdas, profile=self.profile))
+                ProfileRun(length=self.length, lambdas=self.lambdas, profile=self.profile))
         return self._comparison
 
 
-def _normalized(rows) -> np.ndarray:
+def _normalized(rows: ArrayLike) -> np.ndarray:
     a = np.atleast_2d(np.asarray(rows, dtype=float))
     if a.ndim != 2 or a.shape[1] < 2 or not np.isfinite(a).all() or (a < 0).any() \
             or not (a.sum(axis=1) > 0).all():
@@ -352,7 +367,7 @@ class Step0Plan:
     def paper_stems(self) -> set:
         """Stems of the runs at the paper's running length (not part of the primary plan)."""
         return {f"{arch}-L{L}-seed{seed}" for arch, L in self.paper_lengths
-                if L != self.length for seed in self.seeds_at_paper_length(arch)}
+                if self.length != L for seed in self.seeds_at_paper_length(arch)}
 
     def runs(self) -> dict:
         """``stem -> posbias measure argv`` of every run of the plan (a paper-length run whose
@@ -371,7 +386,7 @@ class Step0Plan:
                     out[f"{arch}-L{length}-seed{self.seeds[0]}"] = argv_of(
                         arch, length, self.seeds[0], 1, "on", self.probes)
             L = self.paper_length(arch)
-            if L is not None and L != self.length:
+            if L is not None and self.length != L:
                 for seed in self.seeds_at_paper_length(arch):
                     out[f"{arch}-L{L}-seed{seed}"] = argv_of(
                         arch, L, seed, 1, "on", self.probes, kernel.get(arch, 0),
@@ -414,7 +429,7 @@ def _live_record(stem: str, argv: tuple) -> dict:
     return rec
 
 
-def step0_thorough_work(ctx, plan: Step0Plan | None = None) -> list:
+def step0_thorough_work(ctx: CheckContext, plan: Step0Plan | None = None) -> list:
     """What ``--thorough`` re-measures for a claim reading the Step-0 runs: one entry per run of
     ``plan``, ``(key, description, seconds)``, the seconds being the stored record's wall time
     on this project's machine (the runs are measured one after the other)."""
@@ -433,7 +448,7 @@ def step0_thorough_work(ctx, plan: Step0Plan | None = None) -> list:
     return out
 
 
-def step0_data(ctx, plan: Step0Plan | None = None) -> dict | None:
+def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
     """The Step-0 runs of ``plan`` (default :data:`STEP0_PLAN`) as ``{stem: Step0Run}``.
 
     Default run: the stored records, from ``<ctx.data_dir>/step0`` when that folder exists,
@@ -449,8 +464,9 @@ def step0_data(ctx, plan: Step0Plan | None = None) -> dict | None:
 
     plan = plan or STEP0_PLAN
     folder = None
-    if getattr(ctx, "data_dir", None) and os.path.isdir(os.path.join(ctx.data_dir, "step0")):
-        folder = os.path.join(ctx.data_dir, "step0")
+    data_dir = getattr(ctx, "data_dir", None)
+    if data_dir and os.path.isdir(os.path.join(data_dir, "step0")):
+        folder = os.path.join(data_dir, "step0")
     try:
         from posbias.measurements.measure import require_models_extra
 
@@ -527,14 +543,14 @@ def scan_runs(data: dict, arch: str, plan: Step0Plan | None = None) -> list:
     return [data[f"{arch}-L{L}-seed{plan.seeds[0]}"] for L in sorted(lengths)]
 
 
-def pooled_profile(runs) -> np.ndarray:
+def pooled_profile(runs: Iterable[Step0Run]) -> np.ndarray:
     """Mean of all per-sample normalized profiles of ``runs`` (seeds x samples), normalized."""
     rows = np.concatenate([r.sample_profiles for r in runs], axis=0)
     p = rows.mean(axis=0)
     return p / p.sum()
 
 
-def peak_over_valley(profile) -> float:
+def peak_over_valley(profile: ArrayLike) -> float:
     """``max(p(1), p(L)) / min_j p(j)`` (chowdhury2026 C7)."""
     r = peak_valley(profile)
     return max(r["first_over_min"], r["last_over_min"])

@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument, NeedsExtra
 
-__all__ = ["resolve_workers", "map_tasks", "run_claims", "claim_task"]
+if TYPE_CHECKING:
+    from posbias.proofs_checks.registry import CheckContext, Claim
+
+__all__ = ["claim_task", "map_tasks", "resolve_workers", "run_claims"]
 
 
-def resolve_workers(value) -> int:
+def resolve_workers(value: int | str | None) -> int:
     """``workers`` as a positive integer: an integer ``>= 1`` or ``"auto"`` (the CPUs available
     to this process, ``os.sched_getaffinity`` where the platform has it).
 
@@ -67,7 +71,7 @@ def _single_threaded() -> None:
         pass
 
 
-def _dask_client(scheduler: str, workers: int):
+def _dask_client(scheduler: str, workers: int) -> tuple[Any, Any]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -84,7 +88,7 @@ def _dask_client(scheduler: str, workers: int):
         raise InvalidArgument("scheduler", scheduler, f"a reachable Dask scheduler ({exc})") from None
 
 
-def map_tasks(fn: Callable, items: Sequence, *, workers=1, scheduler: str | None = None,
+def map_tasks(fn: Callable, items: Sequence, *, workers: int | str | None = 1, scheduler: str | None = None,
               progress: Callable[[int, Any], None] | None = None) -> list:
     """``[fn(x) for x in items]``, in worker processes or on a Dask cluster; results in order.
 
@@ -109,9 +113,9 @@ def map_tasks(fn: Callable, items: Sequence, *, workers=1, scheduler: str | None
             client.run(_single_threaded)
             futures = client.map(fn, items, pure=False)
             index = {f.key: i for i, f in enumerate(futures)}
-            from distributed import as_completed
+            from distributed import as_completed as dask_completed
 
-            for fut in as_completed(futures):
+            for fut in dask_completed(futures):
                 i = index[fut.key]
                 out[i] = fut.result()
                 if progress:
@@ -168,7 +172,7 @@ def claim_task(task: tuple) -> tuple:
     return r.evidence, r.seconds
 
 
-def run_claims(claims: Iterable, ctx, *, workers=1, scheduler: str | None = None,
+def run_claims(claims: Iterable[Claim], ctx: CheckContext, *, workers: int | str | None = 1, scheduler: str | None = None,
                imports: Sequence[str] = (), progress: Callable | None = None) -> list:
     """The :class:`~posbias.proofs_checks.registry.Result` of every claim, in the given order,
     computed in ``workers`` processes or on the Dask cluster at ``scheduler``.
@@ -182,7 +186,7 @@ def run_claims(claims: Iterable, ctx, *, workers=1, scheduler: str | None = None
     tasks = [(c.id, ctx, tuple(imports)) for c in claims]
     results: list = [None] * len(claims)
 
-    def done(i, value):
+    def done(i: int, value: tuple) -> None:
         ev, seconds = value
         results[i] = registry.Result(claims[i], ev, seconds)
         if progress:

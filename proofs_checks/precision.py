@@ -9,8 +9,9 @@ precision ran out).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 import mpmath
 
@@ -35,15 +36,15 @@ class Agreement:
         return f"{self.digits} of {self.dps} digits"
 
 
-def max_rel_discrepancy(a, b) -> mpmath.mpf:
+def max_rel_discrepancy(a: Any, b: Any) -> mpmath.mpf:
     """Largest ``|a_i - b_i| / max(|a_i|, |b_i|)`` (0 where both vanish)."""
     if not isinstance(a, (list, tuple)):
         a, b = [a], [b]
     if len(a) != len(b):
         raise ValueError(f"routes returned {len(a)} and {len(b)} values")
     worst = mpmath.mpf(0)
-    for x, y in zip(a, b):
-        x, y = mpmath.mpmathify(x), mpmath.mpmathify(y)
+    for u, v in zip(a, b):
+        x, y = mpmath.mpmathify(u), mpmath.mpmathify(v)
         scale = max(abs(x), abs(y))
         if scale == 0:
             continue

@@ -21,13 +21,21 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from posbias.errors import InvalidArgument
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.validation import read_text_bounded
 
-__all__ = ["RolloutComparison", "compare_with_rollout", "MeasuredRecord", "read_influence_csv",
-           "read_measured_folder", "empirical_match_rows", "macroscopic_profile"]
+__all__ = [
+    "MeasuredRecord",
+    "RolloutComparison",
+    "compare_with_rollout",
+    "empirical_match_rows",
+    "macroscopic_profile",
+    "read_influence_csv",
+    "read_measured_folder",
+]
 
 #: the largest data file (csv, record, config) read from a data folder
 _MAX_DATA_BYTES = 256 * 2**20
@@ -51,13 +59,13 @@ class RolloutComparison:
     rollout: np.ndarray
     attention_only: np.ndarray
 
-    def metrics(self, q) -> dict:
+    def metrics(self, q: np.ndarray) -> dict:
         return {"spearman": float(spearman(q, self.measured)),
                 "w1": float(wasserstein1(q, self.measured)), **_summary(q)}
 
-    def rows(self):
+    def rows(self) -> list[tuple[str, dict[str, str]]]:
         """``(label, printed row)`` for measured, rollout and attention only (4 digits)."""
-        def f(x):
+        def f(x: object) -> str:
             return f"{x:.4g}" if isinstance(x, float) else str(x)
 
         out = [("measured", {"spearman": "-", "w1": "-",
@@ -81,7 +89,8 @@ class RolloutComparison:
         }
 
 
-def compare_with_rollout(measured, config_text: str, *, source: str = "<measured config>"):
+def compare_with_rollout(measured: ArrayLike, config_text: str, *,
+                         source: str = "<measured config>") -> RolloutComparison:
     """Compare a measured profile (length ``L``) with the rollout of ``config_text`` (a rollout
     config in the reference schema, read with the reference convention, at length ``L``)."""
     from posbias.numerics.configs import parse_config
@@ -185,7 +194,7 @@ def empirical_match_rows(data_dir: str) -> list[dict]:
     return rows
 
 
-def macroscopic_profile(profile, bins: int = 16) -> np.ndarray:
+def macroscopic_profile(profile: ArrayLike, bins: int = 16) -> np.ndarray:
     """Mean influence over ``bins`` consecutive, (nearly) equal blocks of positions: the shape of
     the profile at the scale of the context, without single-token spikes (``L >= bins``).
 

@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import importlib
 import json
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
+
+    from posbias.proofs_checks.registry import CheckContext, Claim, Result
 
 __all__ = ["ClaimItem", "ClaimMismatch"]
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("posbias", "posbias claim checks")
     group.addoption("--posbias", action="store_true", default=False,
                     help="collect every registered posbias claim as a test item")
@@ -36,13 +42,13 @@ class ClaimMismatch(AssertionError):
 
 
 class ClaimItem(pytest.Item):
-    def __init__(self, *, claim, ctx, **kwargs):
+    def __init__(self, *, claim: Claim, ctx: CheckContext, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.claim = claim
         self.ctx = ctx
-        self.result = None
+        self.result: Result | None = None
 
-    def runtest(self):
+    def runtest(self) -> None:
         from posbias.proofs_checks.registry import run_claim
 
         self.result = run_claim(self.claim, self.ctx)
@@ -56,12 +62,13 @@ class ClaimItem(pytest.Item):
                 + json.dumps(ev.as_dict(), indent=2, ensure_ascii=False)
             )
 
-    def repr_failure(self, excinfo):
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: TracebackStyle | None = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, ClaimMismatch):
             return str(excinfo.value)
-        return super().repr_failure(excinfo)
+        return super().repr_failure(excinfo, style)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[str, int | None, str]:
         return "posbias", None, f"claim {self.claim.id}"
 
 
@@ -77,7 +84,8 @@ class _ClaimCollector(pytest.Collector):
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session, config, items):
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
     if not config.getoption("posbias"):
         return
     from posbias.proofs_checks.registry import CheckContext, all_claims

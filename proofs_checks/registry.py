@@ -1,6 +1,6 @@
 """The claim registry: claims of the papers, their checks and the verdicts they return.
 
-A *claim* is a registered record (DESIGN.md, "Claims"): an id ``<paper-key>:<slug>``, the paper,
+A *claim* is a registered record (:ref:`claims-records`): an id ``<paper-key>:<slug>``, the paper,
 a one-sentence statement, its LaTeX, the assumptions, the **expected verdict**, the **rule** that
 maps the computed numbers to a verdict (written from the statement before computing; it is
 copied into every Evidence that does not state its own) and a check function.  There is one
@@ -27,36 +27,37 @@ from __future__ import annotations
 import dataclasses
 import time
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from posbias.errors import InvalidArgument
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES, Card, Rule
 from posbias.validation import check_dps
 
 __all__ = [
-    "VERDICTS",
-    "SCOPES",
-    "PAPER_SCOPES",
     "PAPERS",
-    "Evidence",
-    "Claim",
+    "PAPER_SCOPES",
+    "SCOPES",
+    "VERDICTS",
     "CheckContext",
+    "Claim",
+    "Evidence",
     "Result",
-    "claim",
-    "register",
-    "unregister",
     "all_claims",
-    "get_claim",
-    "run_claim",
+    "claim",
     "exit_status",
-    "thorough_work",
+    "get_claim",
     "load_builtin_claims",
+    "register",
+    "run_claim",
+    "thorough_work",
+    "unregister",
 ]
 
 VERDICTS = ("verified", "qualified", "refuted", "inconclusive", "needs-data")
 
-#: The papers posbias knows by key (THEORY.md); user claims may use other keys.
+#: The papers posbias knows by key (docs/mathematics.rst); user claims may use other keys.
 PAPERS = {
     "chowdhury2026": "B. D. Chowdhury, Lost in the Middle at Birth: An Exact Theory of "
     "Transformer Position Bias, arXiv 2603.10123",
@@ -141,7 +142,7 @@ class Evidence:
     setting: dict = field(default_factory=dict)
     alternatives: dict = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise InvalidArgument("verdict", self.verdict, "one of " + ", ".join(VERDICTS))
 
@@ -182,7 +183,7 @@ class CheckContext:
     seed: int = 20260
     data_dir: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_dps("dps", self.dps)
         check_dps("max_dps", self.max_dps)
         if self.max_dps < self.dps:
@@ -375,16 +376,10 @@ def claim(
     return decorate
 
 
-_LOADED = False
-
-
 def load_builtin_claims() -> None:
-    """Import the built-in claim modules (they register themselves)."""
-    global _LOADED
-    if not _LOADED:
-        from posbias.proofs_checks import claims  # noqa: F401  (registers on import)
-
-        _LOADED = True
+    """Import the built-in claim modules (they register themselves on their first import;
+    a later import finds them loaded and does nothing)."""
+    from posbias.proofs_checks import claims  # noqa: F401  (registers on import)
 
 
 def all_claims(paper: str | None = None) -> list[Claim]:

@@ -34,32 +34,34 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
-from importlib import resources
+
+from posbias.proofs_checks.data import data_path
 
 __all__ = [
+    "ARCHITECTURES",
+    "DRIFT_RULE",
+    "KERNEL_INPUTS",
+    "PAPER_ATTENTION",
+    "PAPER_LENGTHS",
+    "PAPER_MAX_MEMORY",
+    "PAPER_SEEDS",
     "PRIMARY_LENGTH",
     "PROBES",
-    "SAMPLES",
-    "SEEDS",
-    "SCAN_LENGTHS",
-    "ARCHITECTURES",
     "ROTARY",
-    "PAPER_LENGTHS",
-    "KERNEL_INPUTS",
-    "PAPER_MAX_MEMORY",
-    "PAPER_ATTENTION",
-    "PAPER_SEEDS",
-    "runs",
-    "DRIFT_RULE",
+    "SAMPLES",
+    "SCAN_LENGTHS",
+    "SEEDS",
     "argv_of",
     "drift",
-    "noise_floor",
-    "step0_dir",
     "load_record",
+    "main",
+    "noise_floor",
     "record_run",
     "run_measure",
-    "main",
+    "runs",
+    "step0_dir",
 ]
 
 #: the Step-0 protocol posbias states for the papers' architectures (chowdhury2026 C9 does not
@@ -118,7 +120,7 @@ def runs() -> dict:
 
 def step0_dir() -> str:
     """Folder of the stored Step-0 measurements (found through importlib.resources)."""
-    return os.fspath(resources.files("posbias.proofs_checks.data") / "step0")
+    return data_path("step0")
 
 
 def load_record(stem: str, folder: str | None = None) -> dict | None:
@@ -141,7 +143,7 @@ def load_record(stem: str, folder: str | None = None) -> dict | None:
 def _versions() -> dict:
     from importlib import metadata
 
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for name in ("posbias", "torch", "transformers", "numpy"):
         try:
             out[name] = metadata.version(name)
@@ -162,7 +164,8 @@ def run_measure(argv: list[str]) -> str:
     return proc.stdout
 
 
-def record_run(stem: str, argv: list[str] | None = None, runner=None) -> dict:
+def record_run(stem: str, argv: list[str] | None = None,
+               runner: Callable[[list[str]], str] | None = None) -> dict:
     """Run ``posbias measure`` with the stored command line of ``stem`` (or ``argv``) and
     return the record with its provenance (needs the ``models`` extra).  ``runner(argv) ->
     stdout`` replaces the child process (default :func:`run_measure`)."""

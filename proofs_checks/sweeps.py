@@ -38,14 +38,16 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import os
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.validation import read_text_bounded
 
-__all__ = ["COMMANDS", "METRICS", "Sweep", "parse_sweep", "load_sweep", "sweep_point", "sweep_batch"]
+__all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "sweep_batch", "sweep_point"]
 
 #: parameters each command accepts (name -> kind)
 COMMANDS = {
@@ -74,7 +76,8 @@ class Sweep:
     """A validated sweep: ``command``, the grid ``axes`` (name -> list of values), the ``fixed``
     parameters, the heatmap settings (or None) and the ``points`` (dicts of parameters)."""
 
-    def __init__(self, command, axes, fixed, heatmap):
+    def __init__(self, command: str, axes: dict[str, list], fixed: dict[str, Any],
+                 heatmap: dict | None) -> None:
         self.command = command
         self.axes = axes
         self.fixed = fixed
@@ -99,7 +102,7 @@ def _value(command, name, x, where):
     """One parameter value, validated and converted (``where`` names it in errors)."""
     kind = COMMANDS[command][name]
     if kind == "int":
-        if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not 0 <= x <= 10**8:
+        if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not 0 <= int(x) <= 10**8:
             raise InvalidArgument(where, _shown(x), "an integer between 0 and 100000000")
         if name != "depth" and name != "seed" and x < 1:
             raise InvalidArgument(where, x, "an integer >= 1")
@@ -126,7 +129,7 @@ def _value(command, name, x, where):
     return x
 
 
-def _decimal(x) -> Fraction:
+def _decimal(x: int | float | str | Fraction) -> Fraction:
     """The number the user wrote: a float by its shortest decimal repr, text as p/q or decimal."""
     if isinstance(x, str):
         from posbias.numerics.schedules import parse_number
@@ -174,10 +177,10 @@ def _axis(command, name, spec):
                     raise InvalidArgument(f"{where}.{k}", _shown(v), "an integer (a step range is over integers)")
             if step < 1 or stop < start or (stop - start) // step + 1 > MAX_POINTS:
                 raise InvalidArgument(where, _shown(spec), f"start <= stop, step >= 1, at most {MAX_POINTS} values")
-            values = list(range(int(start), int(stop) + 1, int(step)))
+            values: list = list(range(int(start), int(stop) + 1, int(step)))
         else:
             num = spec["num"]
-            if isinstance(num, bool) or not isinstance(num, numbers.Integral) or not 1 <= num <= MAX_POINTS:
+            if isinstance(num, bool) or not isinstance(num, numbers.Integral) or not 1 <= int(num) <= MAX_POINTS:
                 raise InvalidArgument(f"{where}.num", _shown(num), f"an integer between 1 and {MAX_POINTS}")
             log = spec.get("log", False)
             if not isinstance(log, bool):
@@ -191,15 +194,12 @@ def _axis(command, name, spec):
                 a, b = _decimal(spec["start"]), _decimal(spec["stop"])
                 k = int(num) - 1
                 grid = [float(a + (b - a) * i / k) if k else float(a) for i in range(int(num))]
-            if kind == "int":
-                values = sorted({int(round(v)) for v in grid})
-            else:
-                values = grid
+            values = sorted({round(v) for v in grid}) if kind == "int" else grid
         return [_value(command, name, x, f"{where}[{i}]") for i, x in enumerate(values)]
     return [_value(command, name, spec, where)]  # a single value is a one-point axis
 
 
-def parse_sweep(data, source: str = "<spec>") -> Sweep:
+def parse_sweep(data: Any, source: str = "<spec>") -> Sweep:
     """Validate a sweep specification (a mapping, e.g. from YAML) into a :class:`Sweep`.
 
     >>> s = parse_sweep({"command": "profile", "grid": {"alpha": [0.5, 1], "depth": [1, 2]},
@@ -332,10 +332,8 @@ def _float_constructor(path):
     return construct
 
 
-def load_sweep(path) -> Sweep:
+def load_sweep(path: str) -> Sweep:
     """Read and validate a sweep file (YAML, safe mode; the ``yaml`` extra)."""
-    import os
-
     from posbias.errors import NeedsExtra
 
     if not isinstance(path, str) or not os.path.isfile(path):
@@ -360,11 +358,11 @@ def load_sweep(path) -> Sweep:
 # ----------------------------------------------------------------------------- computing
 def _profile_point(p):
     from posbias.numerics.cesaro import cesaro_profile_blocks
-    from posbias.numerics.schedules import parse_schedule
+    from posbias.numerics.schedules import Schedule, parse_schedule
 
     L = p["length"]
     if "schedule" in p:
-        schedule = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
+        schedule: Schedule | list = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
     else:
         schedule = [p["alpha"]] * p["depth"]
     a, e = cesaro_profile_blocks(L, schedule)  # p(j) = a_j 2^e_j, no underflow
@@ -398,9 +396,10 @@ def _profile_point(p):
 
 
 def _rollout_point(p):
+    import os
+
     from posbias.numerics.configs import load_config, rollout_summary
     from posbias.proofs_checks.data import builtin_config_path, builtin_configs
-    import os
 
     config = p["config"]
     if not os.path.exists(config):

@@ -6,9 +6,9 @@ import os
 import pathlib
 import sys
 
-pytest_plugins = ["pytester"]
-
 from hypothesis import HealthCheck, settings
+
+pytest_plugins = ["pytester"]
 
 settings.register_profile("dev", max_examples=40, deadline=None)
 settings.register_profile(

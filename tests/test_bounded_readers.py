@@ -28,9 +28,9 @@ def sparse(tmp_path):
 
 
 def test_reader_refuses_special_and_huge_files(fifo, sparse, tmp_path):
-    with pytest.raises(InvalidArgument, match="^text = .*a regular file"):
+    with pytest.raises(InvalidArgument, match=r"^text = .*a regular file"):
         read_bounded(fifo, 100, "text")
-    with pytest.raises(InvalidArgument, match="^text = /dev/zero is invalid: expected a regular"):
+    with pytest.raises(InvalidArgument, match=r"^text = /dev/zero is invalid: expected a regular"):
         read_bounded("/dev/zero", 100, "text")
     with pytest.raises(InvalidArgument, match="at most 1 MiB"):
         read_bounded(sparse, 2**20, "text")
@@ -49,7 +49,7 @@ def test_text_folder_with_a_fifo_is_refused_naming_it(fifo, tmp_path):
     (tmp_path / "a.txt").write_text("some prose", encoding="utf-8")
     with pytest.raises(InvalidArgument, match=r"^text = .*corpus\.txt is invalid: expected a regular"):
         list(read_documents(tmp_path))
-    with pytest.raises(InvalidArgument, match="^text = /dev/zero"):
+    with pytest.raises(InvalidArgument, match=r"^text = /dev/zero"):
         list(read_documents("/dev/zero"))
 
 
@@ -58,13 +58,13 @@ def test_schedule_file_and_sweep_spec_and_data_dir_are_bounded(fifo, sparse, tmp
     from posbias.proofs_checks.pretrained import read_influence_csv
     from posbias.proofs_checks.sweeps import load_sweep
 
-    with pytest.raises(InvalidArgument, match="^alpha = file:/dev/zero is invalid: expected a regular"):
+    with pytest.raises(InvalidArgument, match=r"^alpha = file:/dev/zero is invalid: expected a regular"):
         parse_schedule("file:/dev/zero", 4, parameter="alpha")
     with pytest.raises(InvalidArgument, match="at most 16 MiB"):
         parse_schedule(f"file:{sparse}", 4, parameter="alpha")
-    with pytest.raises(InvalidArgument, match="^SPEC = "):
+    with pytest.raises(InvalidArgument, match=r"^SPEC = "):
         load_sweep(str(fifo))
-    with pytest.raises(InvalidArgument, match="^measured influence = .*a regular file"):
+    with pytest.raises(InvalidArgument, match=r"^measured influence = .*a regular file"):
         read_influence_csv(str(fifo))
 
 
@@ -94,7 +94,7 @@ def test_api_refuses_absurd_head_counts_and_malformed_profiles():
     from posbias.numerics.alibi import alibi_slopes
     from posbias.validation import check_profile
 
-    with pytest.raises(InvalidArgument, match="^num_heads = 1000000000 is invalid"):
+    with pytest.raises(InvalidArgument, match=r"^num_heads = 1000000000 is invalid"):
         alibi_slopes(10**9)  # refused before a 10^9-entry list is built
     assert len(alibi_slopes(112)) == 112
     for bad, where in (([], "profile"), ([0.5, float("nan")], r"profile\[1\]"),
@@ -108,7 +108,7 @@ def test_rollout_configs_named_anywhere_are_bounded(fifo, tmp_path, capsys):
     from posbias.cli import main
     from posbias.numerics.configs import load_config
 
-    with pytest.raises(InvalidArgument, match="^config = .*a regular file"):
+    with pytest.raises(InvalidArgument, match=r"^config = .*a regular file"):
         load_config(str(fifo))
     spec = tmp_path / "grid.yaml"
     spec.write_text(f"command: rollout\ngrid:\n  config: [{fifo}]\n")

@@ -5,28 +5,34 @@ cases (worst margins, first counterexample, Evidence), and the combination of a 
 
 from __future__ import annotations
 
+import enum
 import random
+from collections.abc import Callable, Iterable
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import mpmath
 
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
+if TYPE_CHECKING:
+    from posbias.derivations.core import Derivation
+
 __all__ = [
-    "case_rng",
-    "CaseSweep",
     "EXACT",
-    "show_value",
-    "format_matrix",
-    "derivation_by_name",
-    "latex_of_derivation",
-    "symbolic_summary",
+    "CaseSweep",
+    "case_rng",
     "combine_routes",
-    "sample_points",
+    "derivation_by_name",
+    "format_matrix",
     "lambdify_mpmath",
-    "with_identities",
+    "latex_of_derivation",
     "nstr_or_zero",
+    "sample_points",
+    "show_value",
+    "symbolic_summary",
     "sympy_latex",
+    "with_identities",
 ]
 
 
@@ -36,8 +42,12 @@ def case_rng(ctx: CheckContext, paper: str, slug: str) -> random.Random:
     return random.Random(f"{ctx.seed}:{paper}:{slug}")
 
 
+class _Sentinel(enum.Enum):
+    EXACT = "the discrepancy follows the verdict"
+
+
 #: sentinel of :meth:`CaseSweep.evidence`: the discrepancy follows the verdict
-EXACT = object()
+EXACT: Final = _Sentinel.EXACT
 
 
 class CaseSweep:
@@ -66,7 +76,7 @@ class CaseSweep:
         """Count generated cases."""
         self.cases += count
 
-    def low(self, name: str, value):
+    def low(self, name: str, value: Any) -> Any:
         """Track the smallest ``value`` of ``name`` (None is ignored); returns ``value``."""
         if value is not None:
             cur = self.worst.get(name)
@@ -74,7 +84,7 @@ class CaseSweep:
                 self.worst[name] = value
         return value
 
-    def high(self, name: str, value):
+    def high(self, name: str, value: Any) -> Any:
         """Track the largest ``value`` of ``name`` (None is ignored); returns ``value``."""
         if value is not None:
             cur = self.most.get(name)
@@ -82,7 +92,7 @@ class CaseSweep:
                 self.most[name] = value
         return value
 
-    def fail(self, describe) -> None:
+    def fail(self, describe: str | Callable[..., str]) -> None:
         """Record a failing case; the first one's description (a string, or a callable that
         builds it only when needed) is the counterexample."""
         self.failures += 1
@@ -94,7 +104,8 @@ class CaseSweep:
         return self.failures == 0
 
     def evidence(self, *, method: str, worst_margin: str, rule: str | None = None, ok: bool = True,
-                 discrepancy=EXACT, precision: str = "exact",
+                 discrepancy: str | Literal[_Sentinel.EXACT] | None = EXACT,
+                 precision: str = "exact",
                  tolerance: str = "0 (exact comparison)", cases: int | None = None,
                  parameters: dict | None = None, details: dict | None = None) -> Evidence:
         """``verified`` when no case failed and ``ok`` (the check's further conditions), else
@@ -120,7 +131,7 @@ class CaseSweep:
         )
 
 
-def show_value(x) -> str:
+def show_value(x: object) -> str:
     """An exact value as ``p/q`` when short, else 6 correct significant digits.
 
     >>> show_value(Fraction(1, 3)), show_value(Fraction(10**30 + 1, 3 * 10**30))
@@ -137,7 +148,7 @@ def show_value(x) -> str:
     return str(x)
 
 
-def format_matrix(A) -> str:
+def format_matrix(A: Iterable[Iterable[object]]) -> str:
     """A small exact matrix on one line, rows separated by ``;``.
 
     >>> format_matrix([[Fraction(1), Fraction(0)], [Fraction(1, 2), Fraction(1, 2)]])
@@ -154,7 +165,7 @@ def derivation_by_name(name):
 def latex_of_derivation(name):
     return lambda: derivation_by_name(name).latex
 
-def symbolic_summary(derivations) -> dict:
+def symbolic_summary(derivations: Iterable[Derivation]) -> dict:
     return {
         d.name: {"proven": d.proven, "identities": len(d.identities), "open": d.unproven()}
         for d in derivations
@@ -189,7 +200,7 @@ def combine_routes(derivations, agreement, method, parameters, details=None, cor
         details=details,
     )
 
-def sample_points(ctx: CheckContext, count: int, salt: str):
+def sample_points(ctx: CheckContext, count: int, salt: str) -> list[str]:
     """Reproducible pseudo-random rationals in (0, 1) as strings (exact decimal inputs)."""
     rng = random.Random(f"{ctx.seed}:{salt}")
     return [f"0.{rng.randrange(10**6, 10**7 - 1):07d}" for _ in range(count)]

@@ -1,4 +1,4 @@
-"""Claims of chowdhury2026 (*Lost in the Middle at Birth*; THEORY.md section 2, C1-C9).
+"""Claims of chowdhury2026 (*Lost in the Middle at Birth*; :ref:`math-chowdhury2026`, C1-C9).
 
 The Cesàro model at initialization: the discrete rollout of ``N = (1-α)I + αM`` against the
 continuum theory (Hardy kernel, density ρ_H, residual mixture, recency delta, dead zone, U shape), checked by
@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
+from numpy.typing import ArrayLike
 
 from posbias.proofs_checks import measured
 from posbias.proofs_checks.claims._common import (
@@ -31,9 +34,19 @@ from posbias.proofs_checks.claims._common import (
     with_identities,
 )
 from posbias.proofs_checks.measured import CLAIMED_SPEARMAN, CLAIMED_W1, fmt3
-from posbias.proofs_checks.precision import agree
+from posbias.proofs_checks.precision import Agreement, agree
 from posbias.proofs_checks.pretrained import macroscopic_profile, read_measured_folder
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
+
+if TYPE_CHECKING:
+    from posbias.proofs_checks.measured import Step0Plan, Step0Run
+
+#: the Step-0 runs a measured claim reads (``measured.step0_data``: stem -> run)
+Step0Data = dict[str, "Step0Run"]
+#: an mpmath function of one real variable (mpmath is untyped: its numbers are Any)
+MpFunction = Callable[[Any], Any]
+#: a replacement of the RoPE rotation: ``transform(k, rng)`` rotates the keys ``k`` (n x dim)
+RopeTransform = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
 __all__ = [
     "cesaro_stochastic_check",
@@ -58,7 +71,7 @@ PAPER = "chowdhury2026"
 
 
 # ----------------------------------------------------------------------------- helpers
-def _continuous_part(depth: int, alpha: Fraction):
+def _continuous_part(depth: int, alpha: Fraction) -> MpFunction:
     """The continuum density's continuous part ``c(x)`` for constant ``α`` as an mpmath
     callable, from the sympy derivation (binomial mixture of Gamma laws in ``t = ln 1/x``)."""
     import sympy
@@ -71,11 +84,11 @@ def _continuous_part(depth: int, alpha: Fraction):
     return lambda x: f(mpmath.log(1 / mpmath.mpf(x)))
 
 
-def _mpf(q: Fraction):
+def _mpf(q: Fraction) -> Any:
     return mpmath.mpmathify(q)
 
 
-def _nstr(x, n=3) -> str:
+def _nstr(x: Any, n: int = 3) -> str:
     return mpmath.nstr(mpmath.mpf(x), n) if x else "0"
 
 
@@ -126,7 +139,7 @@ TV_NEAR = 0.05  # at most 5% of each row's mass placed differently from uniform:
 TV_FAR = 0.2  # a fifth of the mass placed differently, systematically: attention is not uniform
 
 
-def kernel_tv_from_cesaro(A) -> float:
+def kernel_tv_from_cesaro(A: np.ndarray) -> float:
     """Mean over rows ``i`` of ``(1/2) sum_j |A[i,j] - 1/i|``: the total-variation distance of a
     causal kernel ``A`` (``L x L``, rows summing to 1) from the Cesàro matrix, the figure
     ``posbias measure --kernel-inputs`` stores per layer for the averaged attention.
@@ -141,7 +154,7 @@ def kernel_tv_from_cesaro(A) -> float:
     return float(0.5 * np.abs(A - M).sum(axis=1).mean())
 
 
-def _cesaro_decide(f, t) -> str:
+def _cesaro_decide(f: Mapping, t: Mapping) -> str:
     if f["exact_part"] != "holds":
         return "refuted"
     worst = max(a["kernel_tv_max"] for a in f["architectures"].values())
@@ -211,7 +224,7 @@ CESARO_RULE = Rule(
 )
 
 
-def _cesaro_exact_part(ctx: CheckContext):
+def _cesaro_exact_part(ctx: CheckContext) -> tuple:
     """(counterexample or None, cases, worst row-sum deviation, parameters) of the exact part."""
     from posbias.numerics.kernels import (
         rollout_matrix_exact,
@@ -244,7 +257,7 @@ def _cesaro_exact_part(ctx: CheckContext):
     return None, cases, worst, params
 
 
-def measured_attention_tv(data, plan=None) -> dict:
+def measured_attention_tv(data: Step0Data, plan: Step0Plan | None = None) -> dict:
     """Per architecture, at the paper's running length when stored (else any length whose
     runs carry an averaged kernel): the TV distance of each layer's averaged kernel (over the
     kernel inputs and heads) from the Cesàro rows, per seed and its maximum, with the per-input,
@@ -262,9 +275,10 @@ def measured_attention_tv(data, plan=None) -> dict:
             L = max(r.length for r in runs)
             runs = [r for r in runs if r.length == L]
         stack = np.array([r.kernel_tv for r in runs])
-        inst = [r.attention_tv if r.attention_tv is not None else r.kernel_instance_tv
-                for r in runs]
-        inst = np.array([v for v in inst if v is not None]) if any(v is not None for v in inst) else None
+        per_run = [r.attention_tv if r.attention_tv is not None else r.kernel_instance_tv
+                   for r in runs]
+        inst = (np.array([v for v in per_run if v is not None]) if any(v is not None for v in per_run)
+                else None)
         heads = runs[0].heads or 1
         n = min(r.kernel_inputs for r in runs)
         half = [r.kernel_tv_half for r in runs if r.kernel_tv_half is not None]
@@ -283,7 +297,7 @@ def measured_attention_tv(data, plan=None) -> dict:
     return out
 
 
-def cesaro_stochastic_check(ctx: CheckContext, data=None) -> Evidence:
+def cesaro_stochastic_check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
     """C1: the exact consequences of ``q·k = 0`` and the measured premise on the averaged
     kernel (see CESARO_RULE)."""
     bad, cases, worst, params = _cesaro_exact_part(ctx)
@@ -296,7 +310,7 @@ def cesaro_stochastic_check(ctx: CheckContext, data=None) -> Evidence:
                         counterexample=bad, rule=CESARO_RULE.text, figures=figures)
     data = data if data is not None else measured.step0_data(ctx)
     tv = measured_attention_tv(data) if data is not None else {}
-    common = dict(method=method, precision="exact (identities); float32 (measured attention)",
+    common: dict[str, Any] = dict(method=method, precision="exact (identities); float32 (measured attention)",
                   cases=cases, rule=CESARO_RULE.text, parameters=params)
     if not tv:
         return Evidence("needs-data", discrepancy="exact part: 0 (exact); premise not measured "
@@ -315,7 +329,7 @@ def cesaro_stochastic_check(ctx: CheckContext, data=None) -> Evidence:
         f"(per input and head {_g_range(v['per_instance_tv'])}; zero-mean noise alone would "
         f"leave about {_g(v['noise_level'])}; half the inputs give {_g(v['half_over_all'])} x "
         "the full average's TV)" for a, v in tv.items())
-    details = {"attention_tv": tv, "exact_part": {"cases": cases, "worst_row_sum_deviation": str(worst)},
+    details: dict[str, Any] = {"attention_tv": tv, "exact_part": {"cases": cases, "worst_row_sum_deviation": str(worst)},
                "source": _source(data)}
     correction = None
     if verdict == "qualified":
@@ -345,14 +359,14 @@ def cesaro_stochastic_check(ctx: CheckContext, data=None) -> Evidence:
                     **common)
 
 
-def _g_range(r) -> str:
+def _g_range(r: Sequence[float]) -> str:
     return "-" if r is None else f"{r[0]:.3g} .. {r[1]:.3g}"
 
 
 CESARO_CARD = Card(
     paper=Setting(
         "the paper's model section (abstract: 'multi-layer causal attention as iterated powers "
-        "of the Cesàro matrix'; section number not confirmed here), as THEORY.md section 2 C1 "
+        "of the Cesàro matrix'; section number not confirmed here), as docs/mathematics.rst C1 "
         "states it: q·k ≈ 0 at initialization, so causal attention is the Cesàro matrix; "
         "herasimchyk2026 defines the kernel as the dataset-averaged attention",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
@@ -396,7 +410,7 @@ claim(
 )(cesaro_stochastic_check)
 
 
-def _source(data) -> dict:
+def _source(data: Step0Data) -> dict:
     """Where the Step-0 runs came from: stored files (with provenance) or live measurement."""
     out = {}
     for stem, r in data.items():
@@ -423,17 +437,17 @@ ANALYTIC_RULES_FIXED = "2026-12-01"
 ANALYTIC_DEPTH = 24
 ANALYTIC_LENGTH = 2048
 #: constant α of the residual regime on the paper's architectures: the paper states none; these
-#: are the best constant α of the Step-0 fits measured here (THEORY.md, "Scale of C4/C6/C7":
+#: are the best constant α of the Step-0 fits measured here (docs/mathematics.rst, "The scale of C4, C6 and C7":
 #: fitted α ≈ 0.07-0.13; Qwen2-0.5B at L = 2048: 0.070)
 RESIDUAL_ALPHAS = (Fraction(7, 100), Fraction(1, 10), Fraction(13, 100))
 _MODEL = "Cesàro model (uniform causal attention at initialization)"
 _NOT_READ = ("the paper's full text could not be read here: the source is its abstract and "
-             "THEORY.md; section numbers are not confirmed")
+             "docs/mathematics.rst; section numbers are not confirmed")
 _ALPHA_NOTE = ("the paper states no α: the values are the best constant α of the Step-0 fits "
-               "measured here (THEORY.md, 'Scale of C4/C6/C7')")
+               "measured here (docs/mathematics.rst, 'The scale of C4, C6 and C7')")
 
 
-def _alpha_names(alphas) -> tuple:
+def _alpha_names(alphas: Iterable[Fraction]) -> tuple:
     return tuple(str(a) for a in alphas)
 
 
@@ -493,7 +507,7 @@ DISCRETE_LIMIT_RULE = Rule(
 
 DISCRETE_LIMIT_CARD = Card(
     paper=Setting("abstract ('the exact closed-form influence density in the continuous "
-                  "limit'); THEORY.md C2-C3 (the limit L → ∞ applied at the paper's running "
+                  "limit'); docs/mathematics.rst C2-C3 (the limit L → ∞ applied at the paper's running "
                   "example)", architecture=_MODEL, residual="off", mask="causal", pe="none",
                   L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH, unconfirmed=("L",), note=_NOT_READ),
     test=Setting("exact Cesàro powers (Fractions) for H = 2..6 at L = 64..512, mpmath at dps "
@@ -501,11 +515,12 @@ DISCRETE_LIMIT_CARD = Card(
                  architecture=_MODEL, residual="off", mask="causal", pe="none",
                  L=(64, 128, 256, 512, 1024, 2048), H=(2, 3, 4, 6, ANALYTIC_DEPTH)),
     proof=ProofStatus("numeric", note="the rate is measured on the grid; the Beta-smoothing form "
-                      "(THEORY X2) that gives it for every H is not proven in the code"),
+                      "(docs/mathematics.rst X2) that gives it for every H is not proven in the code"),
 )
 
 
-def discrete_limit_check(ctx: CheckContext, density=None) -> Evidence:
+def discrete_limit_check(ctx: CheckContext,
+                         density: Callable[[int], MpFunction] | None = None) -> Evidence:
     """X2/C3: ``L·p(j)`` of the attention-only Cesàro rollout against ``rho_H(j/L)`` away from
     the ends, as a rate over L (asymptotic regime) and at the paper's H = 24, L = 2048.
 
@@ -546,8 +561,8 @@ def discrete_limit_check(ctx: CheckContext, density=None) -> Evidence:
                "window_mass_at_H24": float(f"{window_mass:.3g}"),
                "first_token_at_H24": float(f"{first_token:.6g}")}
     verdict = DISCRETE_LIMIT_RULE.apply(figures).verdict
-    worst = max(growth, key=growth.get)
-    common = dict(
+    worst = max(growth, key=growth.__getitem__)
+    common: dict[str, Any] = dict(
         method="exact Cesàro powers (Fractions; mpmath at dps for H = 24) vs the continuum "
         "density lambdified to mpmath, interior window 0.1 <= j/L <= 0.9",
         discrepancy="rate exponents over the three largest L: "
@@ -558,7 +573,7 @@ def discrete_limit_check(ctx: CheckContext, density=None) -> Evidence:
         f"{DISCRETE_LIMIT_RULE.thresholds['rel_tol'].value}",
         worst_margin=f"largest L·err ratio per doubling: {growth[worst]:.3f} (H = {worst})",
         cases=len(depths) * len(lengths) + len(paper_lengths),
-        parameters={"depths": list(depths) + [ANALYTIC_DEPTH], "lengths": list(lengths),
+        parameters={"depths": [*depths, ANALYTIC_DEPTH], "lengths": list(lengths),
                     "paper_lengths": list(paper_lengths), "window": "0.1 <= j/L <= 0.9"},
         details={"max_interior_error": table}, figures=figures, rule=DISCRETE_LIMIT_RULE.text)
     if verdict == "refuted":
@@ -585,7 +600,7 @@ claim(
     latex=r"\max_{\epsilon\le j/L\le 1-\epsilon}\bigl|L\,(M^H)_{Lj}-\rho_H(j/L)\bigr| = O(1/L),"
     r"\quad \rho_H(x)=\frac{(\ln 1/x)^{H-1}}{(H-1)!}",
     expected="qualified",
-    section="2 (C2, C3); THEORY X2",
+    section="2 (C2, C3); docs/mathematics.rst X2",
     rule=DISCRETE_LIMIT_RULE,
     card=DISCRETE_LIMIT_CARD,
 )(discrete_limit_check)
@@ -646,7 +661,7 @@ RESIDUAL_DENSITY_RULE = Rule(
 
 RESIDUAL_DENSITY_CARD = Card(
     paper=Setting("abstract ('residual connections create an isolated O(1) anchor at the "
-                  "final token'); THEORY.md C5 (the mixture density)", architecture=_MODEL,
+                  "final token'); docs/mathematics.rst C5 (the mixture density)", architecture=_MODEL,
                   residual="on", mask="causal", pe="none", alpha="constant", L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, note=_NOT_READ),
     test=Setting("exact N^H last rows (Fractions) vs the sympy mixture density (mpmath at dps); "
@@ -659,7 +674,9 @@ RESIDUAL_DENSITY_CARD = Card(
 )
 
 
-def residual_density_check(ctx: CheckContext, density=None, atom=None) -> Evidence:
+def residual_density_check(ctx: CheckContext,
+                           density: Callable[[int, Fraction], MpFunction] | None = None,
+                           atom: Callable[[Fraction, int], Fraction] | None = None) -> Evidence:
     """C5: the exact last rows of ``N^H`` against the stated atom and continuous part.
 
     ``density(H, alpha)`` replaces the continuous part under test (an mpmath callable of x;
@@ -700,7 +717,7 @@ def residual_density_check(ctx: CheckContext, density=None, atom=None) -> Eviden
                "mass_digits": round(min(digits.values()), 1)}
     over = {"mass_digits": ctx.dps - 10}
     verdict = RESIDUAL_DENSITY_RULE.apply(figures, **over).verdict
-    common = dict(
+    common: dict[str, Any] = dict(
         method="exact N^H last rows (Fractions) vs the mixture density (mpmath); its mass by "
         "mpmath.quad", precision=f"exact, dps={ctx.dps}",
         discrepancy="rate exponent over the three largest L farthest from -1: "
@@ -782,7 +799,7 @@ RECENCY_DEPTHS = (1, 4, 12, ANALYTIC_DEPTH)
 
 RECENCY_CARD = Card(
     paper=Setting("abstract ('residual connections create an isolated O(1) anchor at the final "
-                  "token (the Recency Delta)'); THEORY.md C5", architecture=_MODEL, residual="on",
+                  "token (the Recency Delta)'); docs/mathematics.rst C5", architecture=_MODEL, residual="on",
                   mask="causal", pe="none", alpha="constant", L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, note=_NOT_READ),
     test=Setting("exact last entries of N^H (Fractions) at finite L against the closed form "
@@ -797,16 +814,18 @@ RECENCY_CARD = Card(
 )
 
 
-def recency_delta_check(ctx: CheckContext, atom=None) -> Evidence:
+def recency_delta_check(ctx: CheckContext,
+                        atom: Callable[[Fraction, int], Fraction] | None = None) -> Evidence:
     """C5 atom: the exact last entry ``p(L)`` of ``N^H`` against ``(1-α+α/L)^H`` and the stated
     limit; ``atom(alpha, H)`` replaces the stated atom (a Fraction; default ``(1-α)^H``)."""
     from posbias.numerics.cesaro import cesaro_profile_exact
 
     atom = atom or (lambda a, h: (1 - a) ** h)
     cases = 0
-    bad = {"identity_failures": [], "below_atom": [], "not_monotone": []}
-    worst, worst_case = None, None
-    atoms = {}
+    bad: dict[str, list[str]] = {"identity_failures": [], "below_atom": [], "not_monotone": []}
+    worst: Fraction | None = None
+    worst_case = None
+    atoms: dict[str, float] = {}
     for alpha, H in RECENCY_GRID:
         a = atom(alpha, H)
         prev = None
@@ -826,11 +845,12 @@ def recency_delta_check(ctx: CheckContext, atom=None) -> Evidence:
             cases += 1
         if H == ANALYTIC_DEPTH and alpha in RESIDUAL_ALPHAS:
             atoms[str(alpha)] = float(f"{float(a):.4g}")
-    figures = {k: len(v) for k, v in bad.items()}
+    assert worst is not None  # the grid is not empty
+    figures: dict[str, Any] = {k: len(v) for k, v in bad.items()}
     figures["bernoulli_max"] = float(f"{float(worst):.6g}")
     figures["atom_at_H24"] = atoms
     verdict = RECENCY_RULE.apply(figures).verdict
-    common = dict(
+    common: dict[str, Any] = dict(
         method="exact last entry of the rollout (Fractions) vs the closed form and its limit",
         precision="exact", tolerance="exact; 0 <= p(L) - atom <= Hα/L", cases=cases,
         worst_margin=f"max (p(L) - atom)·L/(Hα) = {figures['bernoulli_max']:.6g}",
@@ -914,13 +934,13 @@ DEAD_ZONE_RULE = Rule(
 DEAD_ZONE_CARD = Card(
     paper=Setting("abstract ('between these extremes lies a factorial dead zone of order "
                   "O(1/(H-1)!)', the extremes being the primacy tail and the residual recency "
-                  "delta); THEORY.md C6", architecture=_MODEL, residual="on", mask="causal",
+                  "delta); docs/mathematics.rst C6", architecture=_MODEL, residual="on", mask="causal",
                   pe="none", alpha=_alpha_names(RESIDUAL_ALPHAS), L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, unconfirmed=("alpha",), note=_NOT_READ + "; " + _ALPHA_NOTE),
     test=Setting("the mixture density at x = 1/2 (sympy, mpmath at dps) for the residual α, "
                  "α = 1/2 and α = 1; discrete L·p(L/2) at L = 2048 (float64) as a second route",
                  architecture=_MODEL, residual=("on", "off"), mask="causal", pe="none",
-                 alpha=_alpha_names(RESIDUAL_ALPHAS) + ("1/2", "1"), L="continuum (L → ∞)",
+                 alpha=(*_alpha_names(RESIDUAL_ALPHAS), "1/2", "1"), L="continuum (L → ∞)",
                  H=ANALYTIC_DEPTH),
     proof=ProofStatus("numeric", note="the lower bound ρ(1/2) >= Hα(1-α)^(H-1) holds for every H "
                       "and α (the k = 1 term of a sum of non-negative terms, derivation "
@@ -949,7 +969,7 @@ def _alpha_at_level(H: int, level: float, dps: int) -> float:
     return round(float((lo + hi) / 2), 3)
 
 
-def _alpha_note(figures) -> str:
+def _alpha_note(figures: Mapping) -> str:
     a = figures.get("alpha_at_dead_level")
     if a is None:
         return ""
@@ -958,7 +978,9 @@ def _alpha_note(figures) -> str:
             "would be qualified (an exponential, not factorial, dead zone)")
 
 
-def dead_zone_check(ctx: CheckContext, density=None, profile=None) -> Evidence:
+def dead_zone_check(ctx: CheckContext,
+                    density: Callable[[int, Fraction], MpFunction] | None = None,
+                    profile: Callable[[int, int, Fraction], Any] | None = None) -> Evidence:
     """C6 at the paper's depth: ρ(1/2) against 1/(H-1)! in the residual regime the paper states
     it in, at α = 1/2 and at α = 1.
 
@@ -969,11 +991,12 @@ def dead_zone_check(ctx: CheckContext, density=None, profile=None) -> Evidence:
     profile = profile or _discrete_at_half
     H, L = ANALYTIC_DEPTH, ANALYTIC_LENGTH
     t = DEAD_ZONE_RULE.values()
-    rows, values = {}, {}
+    rows: dict[str, dict[str, Any]] = {}
+    values: dict = {}
     with mpmath.workdps(ctx.dps):
         fact = mpmath.factorial(H - 1)
         agree_all = True
-        for alpha in RESIDUAL_ALPHAS + (Fraction(1, 2), Fraction(1)):
+        for alpha in (*RESIDUAL_ALPHAS, Fraction(1, 2), Fraction(1)):
             cont = density(H, alpha)(mpmath.mpf(1) / 2)
             disc = mpmath.mpf(profile(L, H, alpha))
             lower = H * _mpf(alpha) * (1 - _mpf(alpha)) ** (H - 1)
@@ -997,7 +1020,7 @@ def dead_zone_check(ctx: CheckContext, density=None, profile=None) -> Evidence:
             figures["alpha_at_dead_level"] = _alpha_at_level(H, t["dead_level"], ctx.dps)
     verdict = DEAD_ZONE_RULE.apply(figures).verdict
     ex = rows["alpha=1/2"]
-    common = dict(
+    common: dict[str, Any] = dict(
         method=f"mixture density at x = 1/2 (sympy, mpmath) vs discrete L·p(L/2) at L = {L} "
         "(float64), H = 24", precision=f"dps={ctx.dps}; float64 discrete route",
         tolerance="both routes on the same side of C/(H-1)! and of the dead-zone level",
@@ -1010,7 +1033,7 @@ def dead_zone_check(ctx: CheckContext, density=None, profile=None) -> Evidence:
                         f"{figures['scaled_attn']:.3g} > {t['o_constant']:g}", **common)
     if verdict == "refuted":
         return Evidence("refuted", counterexample=(
-            f"in the residual regime the dead zone needs (α = 7/100..13/100, H = 24) ρ(1/2) = "
+            "in the residual regime the dead zone needs (α = 7/100..13/100, H = 24) ρ(1/2) = "
             + ", ".join(rows[f"alpha={a}"]["rho(1/2)"] for a in RESIDUAL_ALPHAS)
             + f", i.e. {figures['scaled']:.2g} times 1/23! = {figures['inverse_factorial']:.3g} "
             f"and {figures['rho_half']:.2g} of the uniform density 1: no dead zone in the "
@@ -1042,7 +1065,7 @@ claim(
 _VERDICT_RANK = {"refuted": 0, "qualified": 1, "verified": 2}
 
 
-def u_shape_figures(p) -> dict:
+def u_shape_figures(p: Sequence[Any] | np.ndarray) -> dict:
     """Shape figures of a profile ``p`` (0-indexed, ``p[j-1]`` = p(j)): the end levels over the
     mean of the middle half (positions with 1/4 <= (j-1)/(L-1) <= 3/4) and the distance of the
     minimum from the nearer end as a fraction of L - 1.  The minimum is located on the values as
@@ -1110,7 +1133,7 @@ U_SHAPE_RULE = Rule(
 U_SHAPE_CARD = Card(
     paper=Setting("abstract ('the U-shape is already present at initialization ... an inherent "
                   "geometric property of the causal decoder with residual connections'); "
-                  "THEORY.md C7", architecture=_MODEL, residual="on", mask="causal", pe="none",
+                  "docs/mathematics.rst C7", architecture=_MODEL, residual="on", mask="causal", pe="none",
                   alpha=_alpha_names(RESIDUAL_ALPHAS), L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH,
                   unconfirmed=("alpha", "L"), note=_NOT_READ + "; " + _ALPHA_NOTE),
     test=Setting("last rows of N^H at H = 24, L = 2048 (float64) for the residual α; an "
@@ -1138,7 +1161,8 @@ def _cesaro_last_row(L, H, alpha, dps=30):
     return p.tolist()
 
 
-def u_shape_check(ctx: CheckContext, profile=None) -> Evidence:
+def u_shape_check(ctx: CheckContext,
+                  profile: Callable[[int, int, Fraction], Sequence[Any]] | None = None) -> Evidence:
     """C7 shape: end levels and valley position of the last rows at the paper's H = 24,
     L = 2048 for the residual α, plus an exact argmin scan over a grid.
 
@@ -1165,7 +1189,9 @@ def u_shape_check(ctx: CheckContext, profile=None) -> Evidence:
     depths = (2, 4, 12, 24)
     alphas = [Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(9, 10),
               Fraction(1)]
-    interior, argmins, both_ends = [], {}, []
+    interior: list = []
+    argmins: dict[str, Any] = {}
+    both_ends: list = []
     for L in lengths:
         for H in depths:
             for alpha in alphas:
@@ -1177,7 +1203,7 @@ def u_shape_check(ctx: CheckContext, profile=None) -> Evidence:
                     interior.append(f"L={L}, H={H}, α={alpha}: argmin {arg}")
                 if min(g["first_over_middle"], g["last_over_middle"]) >= U_SHAPE_RULE.thresholds["end_factor"].value:
                     both_ends.append(f"L={L}, H={H}, α={alpha}")
-    common = dict(
+    common: dict[str, Any] = dict(
         method=f"last rows of N^H at H = {ANALYTIC_DEPTH}, L = {ANALYTIC_LENGTH} (float64, mpmath "
         f"where the minimum is not resolved) for α = {', '.join(per)}; exact argmin scan over "
         "the grid", precision="float64 at L = 2048 (figures to 4 digits); exact on the grid",
@@ -1228,18 +1254,18 @@ claim(
 BAND = (10 ** 1.5, 10 ** 2.5)  # "≈ 10^2": within half a decade
 
 
-def _slope(xs, ys) -> float:
+def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     """Least-squares slope of ``log y`` against ``log x``."""
     lx, ly = np.log(np.asarray(xs, float)), np.log(np.asarray(ys, float))
     lx, ly = lx - lx.mean(), ly - ly.mean()
     return float((lx * ly).sum() / (lx * lx).sum())
 
 
-def _in_band(r: float, band=BAND) -> bool:
+def _in_band(r: float, band: tuple[float, float] = BAND) -> bool:
     return band[0] <= r <= band[1]
 
 
-def _peak_valley_decide(f, t) -> str:
+def _peak_valley_decide(f: Mapping, t: Mapping) -> str:
     """C7: every architecture's pooled R and spread inside [band_lo, band_hi] -> verified;
     every architecture's spread entirely outside -> refuted; else qualified."""
     archs = f["architectures"].values()
@@ -1305,7 +1331,7 @@ PEAK_VALLEY_RULE = Rule(
 )
 
 
-def peak_valley_figures(data, plan=None) -> dict:
+def peak_valley_figures(data: Step0Data, plan: Step0Plan | None = None) -> dict:
     """Per architecture: the measured peak/valley figures at the decision length (the paper's
     running length when stored, else the primary length: pooled, per seed, per sample), the
     length scan, and the Cesàro route beside them."""
@@ -1342,7 +1368,7 @@ def peak_valley_figures(data, plan=None) -> dict:
         out[arch] = {
             "layers": depth, "L": L0, "paper_length": at_paper, "R": R,
             "first_over_min": pv["first_over_min"], "last_over_min": pv["last_over_min"],
-            "argmin": pv["argmin"], "spread": [min(per_sample + [R]), max(per_sample + [R])],
+            "argmin": pv["argmin"], "spread": [min([*per_sample, R]), max([*per_sample, R])],
             "per_seed": {str(r.seed): measured.peak_over_valley(r.profile) for r in runs},
             "per_sample": per_sample,
             "theory_alpha": alpha, "theory_R": max(th["first_over_min"], th["last_over_min"]),
@@ -1353,7 +1379,7 @@ def peak_valley_figures(data, plan=None) -> dict:
     return out
 
 
-def _g(x) -> str:
+def _g(x: float) -> str:
     return "-" if x is None else f"{x:.3g}"
 
 
@@ -1363,7 +1389,7 @@ def _lengths_setting(figs: dict) -> dict:
     return {"L": Ls if len(Ls) > 1 else Ls[0]}
 
 
-def peak_valley_check(ctx: CheckContext, data=None) -> Evidence:
+def peak_valley_check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
     """C7 at initialization: decided on the measured Step-0 profiles (see PEAK_VALLEY_RULE)."""
     data = data if data is not None else measured.step0_data(ctx)
     method = ("peak/valley of measured Step-0 Jacobian profiles (posbias measure, full width) "
@@ -1395,13 +1421,13 @@ def peak_valley_check(ctx: CheckContext, data=None) -> Evidence:
             f"L^{f['slopes']['R']:.2f} (first/min L^{f['slopes']['first_over_min']:.2f}, last/min "
             f"L^{f['slopes']['last_over_min']:.2f}; Cesàro L^{f['slopes']['theory_R']:.2f})")
     text = "; ".join(lines)
-    ev = dict(method=method, rule=PEAK_VALLEY_RULE.text,
+    ev: dict[str, Any] = dict(method=method, rule=PEAK_VALLEY_RULE.text,
               precision="float32 measurements (probe estimates); float64 Cesàro rollouts",
-              tolerance=f"band [10^1.5, 10^2.5] around 10^2",
+              tolerance="band [10^1.5, 10^2.5] around 10^2",
               cases=sum(len(f["per_sample"]) + len(f["scan"]) for f in figs.values()),
               parameters=measured.STEP0_PLAN.protocol(), figures=figures,
               setting=_lengths_setting(figs),
-              details={"architectures": {a: {k: v for k, v in f.items()} for a, f in figs.items()},
+              details={"architectures": {a: dict(f) for a, f in figs.items()},
                        "source": _source(data)})
     if verdict == "verified":
         return Evidence(verdict, discrepancy=text, **ev)
@@ -1423,8 +1449,8 @@ def peak_valley_check(ctx: CheckContext, data=None) -> Evidence:
 PEAK_VALLEY_CARD = Card(
     paper=Setting(
         "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures "
-        "exhibit this U-shape at Step 0'; section and figure not confirmed here), as THEORY.md "
-        "section 2 C7 states them: peak-to-valley ≈ 10^2 at initialization; the running "
+        "exhibit this U-shape at Step 0'; section and figure not confirmed here), as docs/mathematics.rst "
+        "C7 states them: peak-to-valley ≈ 10^2 at initialization; the running "
         "example's context of 2048 tokens",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
         models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
@@ -1513,7 +1539,7 @@ DENSITY_RULE = _routes_rule(
     "rho_H, a density shifted in depth (0.1 digits at dps 40)", 0.1)
 
 
-def _route_figures(derivations, ag) -> tuple[dict, dict]:
+def _route_figures(derivations: Sequence[Any], ag: Agreement) -> tuple[dict, dict]:
     """The figures of a two-route check (see :func:`_routes_rule`) and the threshold override
     tied to the final working precision."""
     with mpmath.workdps(ag.dps):
@@ -1529,7 +1555,8 @@ def _route_figures(derivations, ag) -> tuple[dict, dict]:
     return figures, {"digits": ag.dps - 10}
 
 
-def _route_evidence(rule, derivations, ag, method, parameters, details=None) -> Evidence:
+def _route_evidence(rule: Rule, derivations: Sequence[Any], ag: Agreement, method: str,
+                    parameters: dict, details: dict | None = None) -> Evidence:
     ev = combine_routes(derivations, ag, method, parameters, details=details)
     figures, over = _route_figures(derivations, ag)
     ev.verdict = rule.apply(figures, **over).verdict
@@ -1543,7 +1570,7 @@ def _route_evidence(rule, derivations, ag, method, parameters, details=None) -> 
 CONTINUUM_KERNEL_CARD = Card(
     paper=Setting("abstract ('we model multi-layer causal attention as iterated powers of the "
                   "Cesàro matrix and derive the exact closed-form ... in the continuous "
-                  "limit'); THEORY.md C2", architecture=_MODEL, residual="off", mask="causal",
+                  "limit'); docs/mathematics.rst C2", architecture=_MODEL, residual="off", mask="causal",
                   pe="none", L="continuum (L → ∞)", H="every H >= 1", note=_NOT_READ),
     test=Setting("sympy induction for symbolic H and direct integration for H = 1..6; the closed "
                  "form vs mpmath.quad of the composition at seeded points for H = 2..6",
@@ -1555,7 +1582,8 @@ CONTINUUM_KERNEL_CARD = Card(
 )
 
 
-def continuum_kernel_check(ctx: CheckContext, kernel=None) -> Evidence:
+def continuum_kernel_check(ctx: CheckContext, kernel: Callable[[int, Any, Any], Any] | None = None
+                           ) -> Evidence:
     """Kernel of K^H: symbolic induction + explicit H = 1..6; numerically, the closed form
     against ``(1/x) quad(K_{H-1}(z, y), z = y..x)`` at random points for H = 2..6.
 
@@ -1585,7 +1613,7 @@ def continuum_kernel_check(ctx: CheckContext, kernel=None) -> Evidence:
         return [funcs[h](xx, yy) for h, xx, yy in pairs()]
 
     def integrated(dps):
-        return [mpmath.quad(lambda zz: prev[h](zz, yy), [yy, xx]) / xx for h, xx, yy in pairs()]
+        return [mpmath.quad(lambda zz, h=h, yy=yy: prev[h](zz, yy), [yy, xx]) / xx for h, xx, yy in pairs()]
 
     ag = agree(closed, integrated, ctx.dps, ctx.max_dps)
     return _route_evidence(
@@ -1598,7 +1626,7 @@ def continuum_kernel_check(ctx: CheckContext, kernel=None) -> Evidence:
 
 claim(
     "chowdhury2026:continuum-kernel",
-    statement="In the continuum limit the Cesaro matrix becomes the Hardy operator "
+    statement="In the continuum limit the Cesàro matrix becomes the Hardy operator "
     "(Kf)(x) = (1/x) int_0^x f, and K^H has kernel (1/x) ln(x/y)^(H-1)/(H-1)! on 0 < y < x.",
     latex=latex_of_derivation("hardy-kernel"),
     expected="verified",
@@ -1612,7 +1640,7 @@ claim(
 # -------------------------------------------------------------------------------- C3 density
 DENSITY_CARD = Card(
     paper=Setting("abstract ('the exact closed-form influence density in the continuous "
-                  "limit'); THEORY.md C3 (without residuals)", architecture=_MODEL,
+                  "limit'); docs/mathematics.rst C3 (without residuals)", architecture=_MODEL,
                   residual="off", mask="causal", pe="none", L="continuum (L → ∞)",
                   H="every H >= 1", note=_NOT_READ),
     test=Setting("sympy for symbolic H (t = ln 1/x); mpmath.quad of the moments and tail mass "
@@ -1624,7 +1652,7 @@ DENSITY_CARD = Card(
 )
 
 
-def density_check(ctx: CheckContext, density=None) -> Evidence:
+def density_check(ctx: CheckContext, density: Callable[[int, Any], Any] | None = None) -> Evidence:
     """Normalization, Mellin moments, Gamma law: symbolic, and numerically
     ``quad(x^s rho_H)`` vs ``(1+s)^(-H)`` and ``quad(rho_H, 0..e^-t)`` vs mpmath's regularized
     upper incomplete gamma ``Q(H, t)`` for H = 1..8."""
@@ -1654,7 +1682,7 @@ def density_check(ctx: CheckContext, density=None) -> Evidence:
         for i, h in enumerate(depths):
             s_ = mpmath.mpf(pts[2 * i]) * 3
             t0 = mpmath.mpf(pts[2 * i + 1]) * 4
-            out.append(mpmath.quad(lambda xx: xx**s_ * f[h](xx), [0, 1]))
+            out.append(mpmath.quad(lambda xx, s_=s_, h=h: xx**s_ * f[h](xx), [0, 1]))
             out.append(mpmath.quad(f[h], [0, mpmath.exp(-t0)]))
         return out
 
@@ -1701,7 +1729,7 @@ def _primacy_decide(f, t):
 
 PRIMACY_RULE = Rule(
     text="Discrete route: D_H(L) = L·p(1), p the last row of M^H (attention-only Cesàro rollout, "
-    f"float64), is the Beta(1, L) mean of rho_H (THEORY X2) and equals h_{{H-1}}(1, 1/2, ..., "
+    f"float64), is the Beta(1, L) mean of rho_H (docs/mathematics.rst X2) and equals h_{{H-1}}(1, 1/2, ..., "
     "1/L) (X3), whose generating function prod_i (1 - z/i)^(-1) tends to L^z Γ(1-z); so the "
     "paper's rho_H(x) = (ln 1/x)^(H-1)/(H-1)! at x = 1/L must be the leading term of A_H(L) = "
     "[z^(H-1)] L^z Γ(1-z) = (ln L)^(H-1)/(H-1)! (1 + (H-1)γ/ln L + O(ln^-2 L)). Asymptotic "
@@ -1750,7 +1778,7 @@ PRIMACY_RULE = Rule(
 
 PRIMACY_CARD = Card(
     paper=Setting("abstract ('causal masking forces a logarithmic divergence of gradient "
-                  "influence at the start of the prompt (the Primacy Tail)'); THEORY.md C4 "
+                  "influence at the start of the prompt (the Primacy Tail)'); docs/mathematics.rst C4 "
                   "(applied at the paper's running example)", architecture=_MODEL,
                   residual="off", mask="causal", pe="none", L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH,
                   unconfirmed=("L",), note=_NOT_READ),
@@ -1758,7 +1786,7 @@ PRIMACY_CARD = Card(
                  "exact Fractions at L = 256, vs the expansion [z^(H-1)] L^z Γ(1-z) (mpmath): "
                  "the asymptotic regime at H = 2..8, L = 64..2^20 and the paper's point H = 24, "
                  "L = 2048", architecture=_MODEL, residual="off", mask="causal", pe="none",
-                 L=PRIMACY_LENGTHS + (ANALYTIC_LENGTH,), H=PRIMACY_DEPTHS + (ANALYTIC_DEPTH,)),
+                 L=(*PRIMACY_LENGTHS, ANALYTIC_LENGTH), H=(*PRIMACY_DEPTHS, ANALYTIC_DEPTH)),
     proof=ProofStatus("numeric", note="the continuum tail identities are symbolic (ρ_H/ln^(H-1) = "
                       "1/(H-1)! for symbolic H; limits for H = 1..6); the discrete L·p(1) "
                       "expansion is checked numerically"),
@@ -1782,7 +1810,7 @@ def _gamma_series(depth: int, dps: int) -> tuple:
         return tuple(b)
 
 
-def primacy_asymptotic(L: int, depth: int, dps: int = 30):
+def primacy_asymptotic(L: Any, depth: int, dps: int = 30) -> Any:
     """``A_H(L) = Σ_{m=0}^{H-1} c_{H-1-m} (ln L)^m / m!`` with ``c_k`` the Taylor coefficients
     of ``Γ(1-z)``: the large-L expansion of ``L·p(1)`` for the attention-only Cesàro rollout of
     depth ``H`` (from ``Π_{i<=L} (1 - z/i)^{-1} → L^z Γ(1-z)``).  mpmath at ``dps``.
@@ -1811,7 +1839,8 @@ def _ln_length_within(depth: int, factor: float, dps: int) -> float:
         return round(float(hi), 1)
 
 
-def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS) -> Evidence:
+def primacy_tail_check(ctx: CheckContext, rollout: Callable[[int, int], float] | None = None,
+                       lengths: Sequence[int] = PRIMACY_LENGTHS) -> Evidence:
     """C4 on the discrete route: ``L·p(1)`` of the exact/float64 Cesàro rollout against the
     expansion whose leading term is the paper's ``(ln L)^(H-1)/(H-1)!`` (see PRIMACY_RULE), in
     the asymptotic regime and at the paper's H = 24, L = 2048.
@@ -1828,7 +1857,7 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
               "expansion [z^(H-1)] L^z Γ(1-z) (mpmath); sympy limits and tail mass of rho_H")
     # cross-check of the float64 route against the exact one
     float_gap = 0.0
-    for H in PRIMACY_DEPTHS + (ANALYTIC_DEPTH,):
+    for H in (*PRIMACY_DEPTHS, ANALYTIC_DEPTH):
         exact = ces.cesaro_profile_exact(256, [1] * H)[0] * 256
         float_gap = max(float_gap, abs(rollout(256, H) / float(exact) - 1))
     table, growth, ratio = {}, {}, {}
@@ -1843,7 +1872,7 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
             es = [e for _, _, _, e, _ in rows]
             growth[H] = min(float(mpmath.log(es[k] / es[k + 1]) / mpmath.log(lengths[k + 1] / lengths[k]))
                             for k in range(len(es) - 3, len(es) - 1))
-            L, D, A, e, r = rows[-1]
+            L, D, A, _e, r = rows[-1]
             ratio[H] = float(r)
             table[f"H={H}"] = {str(L): {"L*p(1)": mpmath.nstr(D, 8), "A_H(L)": mpmath.nstr(A, 8),
                                         "rel_gap": mpmath.nstr(e, 3),
@@ -1868,7 +1897,7 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
                                                              ctx.dps)}
     verdict = PRIMACY_RULE.apply(figures).verdict
     worst = min(growth.values())
-    common = dict(method=method, precision=f"float64 rollouts, dps={ctx.dps}",
+    common: dict[str, Any] = dict(method=method, precision=f"float64 rollouts, dps={ctx.dps}",
                   tolerance=f"decay exponent of e(L) >= {PRIMACY_MIN_EXPONENT}; float64 vs "
                   f"exact <= {PRIMACY_FLOAT_TOL:g}; L·p(1) within a factor "
                   f"{t['paper_factor']:g} of the formula at H = 24, L = 2048",
@@ -1891,12 +1920,12 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
                PRIMACY_FLOAT_TOL else "symbolic identities did not close: " + "; ".join(d.unproven()))
         return Evidence("inconclusive", discrepancy=why, **common)
     if verdict == "refuted":
-        bad = min(growth, key=growth.get)
+        bad = min(growth, key=growth.__getitem__)
         return Evidence("refuted", counterexample=f"H = {bad}: the gap to A_H decays only like "
                         f"L^-{growth[bad]:.3g} (at L = {Lmax}: {table[f'H={bad}'][str(Lmax)]})",
                         **common)
     gap = max((table[f"H={H}"][str(Lmax)]["rel_gap"] for H in PRIMACY_DEPTHS),
-              key=lambda s: mpmath.mpf(s))
+              key=mpmath.mpf)
     if verdict == "qualified":
         return Evidence("qualified", discrepancy=f"largest relative gap to A_H at L = {Lmax}: {gap}",
                         correction=(
@@ -1914,7 +1943,7 @@ def primacy_tail_check(ctx: CheckContext, rollout=None, lengths=PRIMACY_LENGTHS)
 def _latex_primacy():
     import sympy as sp
 
-    x, L, H, z = sp.symbols("x L H z", positive=True)
+    x, L, H, _z = sp.symbols("x L H z", positive=True)
     p = sp.Function("p")
     parts = [
         sp.Eq(sp.Function(r"\rho_H")(x), sp.log(1 / x) ** (H - 1) / sp.factorial(H - 1)),
@@ -1945,7 +1974,7 @@ ROPE_MET = 0.985  # the claimed 0.99 at its two stated decimals
 ROPE_FAR = 0.9  # 1 - rho more than ten times the claimed 1 - 0.99
 
 
-def _rope_decide(f, t) -> str:
+def _rope_decide(f: Mapping, t: Mapping) -> str:
     if f["score_law"] == "refuted":
         return "refuted"
     if f["score_law"] != "verified" or f["noise_spearman"] < t["met"]:
@@ -1997,7 +2026,7 @@ ROPE_RULE = Rule(
 )
 
 
-def rope_measured_figures(data, plan=None) -> dict | None:
+def rope_measured_figures(data: Step0Data, plan: Step0Plan | None = None) -> dict | None:
     """RoPE on vs off at the first seed of every rotary architecture of the plan (from the
     ``posbias measure --rope both`` record): Spearman, W1 and the probe-noise floor, and the
     agreement of the first two seeds with RoPE on (other weights and inputs)."""
@@ -2025,13 +2054,14 @@ def rope_measured_figures(data, plan=None) -> dict | None:
     return out or None
 
 
-def rope_init_check(ctx: CheckContext, data=None, transform=None) -> Evidence:
+def rope_init_check(ctx: CheckContext, data: Step0Data | None = None,
+                    transform: RopeTransform | None = None) -> Evidence:
     """C8: the score-law half (:func:`rope_law_check`) and the measured half at the paper's
     width, combined by ROPE_RULE."""
     law = rope_law_check(ctx, transform)
     method = ("sympy orthogonality and score law; Monte Carlo KS; Step-0 Jacobian profiles of "
               "Qwen2-0.5B at full width with RoPE on vs patched off (posbias measure --rope both)")
-    common = dict(method=method, rule=ROPE_RULE.text,
+    common: dict[str, Any] = dict(method=method, rule=ROPE_RULE.text,
                   precision="exact (symbolic); float64 (Monte Carlo); float32 (measurement)",
                   tolerance=f"Spearman >= {ROPE_MET} (verified), < {ROPE_FAR} (refuted); noise "
                   f"floor >= {ROPE_MET}")
@@ -2093,7 +2123,7 @@ def rope_init_check(ctx: CheckContext, data=None, transform=None) -> Evidence:
 ROPE_CARD = Card(
     paper=Setting(
         "the abstract ('identical with or without RoPE') and the paper's Step-0 experiments "
-        "(section and figure not confirmed here), as THEORY.md section 2 C8 states them: "
+        "(section and figure not confirmed here), as docs/mathematics.rst C8 states them: "
         "Spearman 0.99 between Step-0 profiles of Qwen2-0.5B with and without RoPE",
         architecture="Qwen2 (causal decoder with residuals)", models="Qwen2-0.5B (24 layers)",
         residual="on", mask="causal", pe="RoPE on vs off", L=2048, width="full",
@@ -2131,7 +2161,7 @@ claim(
 )(rope_init_check)
 
 
-def ks_two_sample(a, b) -> float:
+def ks_two_sample(a: ArrayLike, b: ArrayLike) -> float:
     """Two-sample Kolmogorov-Smirnov statistic ``sup |F_a - F_b|`` (``scipy.stats.ks_2samp``).
 
     >>> ks_two_sample([0.0, 1.0, 2.0], [0.0, 1.0, 2.0])
@@ -2142,7 +2172,8 @@ def ks_two_sample(a, b) -> float:
     return float(ks_2samp(np.asarray(a, dtype=float), np.asarray(b, dtype=float)).statistic)
 
 
-def rope_monte_carlo(seed: int, samples: int = 20000, dim: int = 64, transform=None) -> dict:
+def rope_monte_carlo(seed: int, samples: int = 20000, dim: int = 64,
+                     transform: RopeTransform | None = None) -> dict:
     """Monte Carlo comparison of the laws of ``q^T k`` and ``q^T R k``.
 
     ``q, k ~ N(0, I_dim)`` independent; ``R`` block-diagonal with random angles drawn per sample
@@ -2198,7 +2229,7 @@ def rope_monte_carlo(seed: int, samples: int = 20000, dim: int = 64, transform=N
     }
 
 
-def rope_law_check(ctx: CheckContext, transform=None) -> Evidence:
+def rope_law_check(ctx: CheckContext, transform: RopeTransform | None = None) -> Evidence:
     """The score-law half of C8 (claim ``posbias:rope-score-law``): symbolic orthogonality,
     covariance and characteristic function, and a seeded Monte Carlo two-sample KS test with a
     moment comparison.  ``transform(k, rng)`` replaces the rotation (tests pass a
@@ -2248,7 +2279,7 @@ STEP0_MARGIN = 0.5  # the theory's W1 at most half the best named alternative's
 STEP0_RIVALS = ("attention_only", "uniform")
 
 
-def _step0_decide(f, t) -> str:
+def _step0_decide(f: Mapping, t: Mapping) -> str:
     met, far = [], []
     for a in f["architectures"].values():
         s, w = a["spearman"], a["w1"]
@@ -2339,14 +2370,12 @@ STEP0_RULE = Rule(
 )
 
 
-def _fit_figures(profile, L, T, lambdas) -> dict:
+def _fit_figures(profile: np.ndarray, L: int, T: int, lambdas: Sequence[float] | np.ndarray) -> dict:
     """Spearman and normalized W1 of ``profile`` against the theory (best constant α) and the
     named alternatives: attention-only rollout, uniform profile, measured λ_t rollout."""
-    from types import SimpleNamespace
-
     from posbias.numerics.compare import spearman, wasserstein1
 
-    c = measured.compare_with_theory(SimpleNamespace(length=L, lambdas=lambdas, profile=profile))
+    c = measured.compare_with_theory(measured.ProfileRun(length=L, lambdas=lambdas, profile=profile))
     att = np.asarray(measured.cesaro_profile(L, [1.0] * T), dtype=float)
     uni = np.full(L, 1.0 / L)
     return {
@@ -2365,7 +2394,7 @@ def _fit_figures(profile, L, T, lambdas) -> dict:
     }
 
 
-def step0_figures(data, plan=None) -> dict:
+def step0_figures(data: Step0Data, plan: Step0Plan | None = None) -> dict:
     """Per architecture at the decision length (the paper's running length when stored): the
     theory's and the alternatives' Spearman and W1 for the pooled and per-seed profiles, with
     the settings and the λ_t summary."""
@@ -2417,7 +2446,7 @@ def _r4(x):
     return None if x is None else float(f"{x:.4g}")
 
 
-def check_step0_fit(ctx: CheckContext, data=None) -> Evidence:
+def check_step0_fit(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
     """C9 decided by STEP0_RULE on the Step-0 measurements at the paper's widths and running
     length, the theory's fit beside the named alternatives'."""
     data = data if data is not None else measured.step0_data(ctx)
@@ -2458,7 +2487,7 @@ def check_step0_fit(ctx: CheckContext, data=None) -> Evidence:
         details["probe_noise_floor"] = {a: {"spearman": f["noise_spearman"], "w1": f["noise_w1"]}
                                         for a, f in noise.items()}
     Ls = tuple(dict.fromkeys(f["length"] for f in figs.values()))
-    common = dict(method=method, rule=STEP0_RULE.text, precision="float32 (transformers), probe "
+    common: dict[str, Any] = dict(method=method, rule=STEP0_RULE.text, precision="float32 (transformers), probe "
                   "estimates; float64 rollouts",
                   tolerance=f"Spearman >= {STEP0_S_MET}, W1 <= {STEP0_W_MET} (claimed "
                   f"{CLAIMED_SPEARMAN} and {CLAIMED_W1}) and W1 <= {STEP0_MARGIN:g} x the best "
@@ -2524,7 +2553,7 @@ def _latex_step0():
 STEP0_CARD = Card(
     paper=Setting(
         "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures'; "
-        "section and figure not confirmed here), as THEORY.md section 2 C9 states them: theory "
+        "section and figure not confirmed here), as docs/mathematics.rst C9 states them: theory "
         "vs the measured Step-0 input-output Jacobian norm, Spearman 0.99 and Wasserstein 0.02; "
         "the running example's context of 2048 tokens",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
@@ -2607,7 +2636,7 @@ def _records(ctx):
     pre = [r for r in usable if r.stage == "pretrained"]
     step0 = {r.architecture: r for r in usable if r.stage == "step-0"}
     unknown = [r.name for r in recs if r.stage == "unknown"]
-    return pre, step0, {"too short (L < %d)" % BINS: short,
+    return pre, step0, {f"too short (L < {BINS})": short,
                         "without a .measurement.json record (stage unknown, not used)": unknown}
 
 
@@ -2616,7 +2645,7 @@ def _needs_data(rule, skipped):
                     details={"rule": rule, "format": _FORMAT, "skipped": skipped})
 
 
-def u_shape_test(profile) -> dict:
+def u_shape_test(profile: ArrayLike) -> dict:
     """The macroscopic U test: block means ``b_1..b_BINS``; a U when the smallest block is
     interior (not the first or the last) and both end blocks are at least ``U_FACTOR`` times it.
 
@@ -2629,8 +2658,8 @@ def u_shape_test(profile) -> dict:
     k = int(np.argmin(b))
     first, last = float(b[0] / b[k]), float(b[-1] / b[k])
     u = 0 < k < BINS - 1 and first >= U_FACTOR and last >= U_FACTOR
-    return {"u": bool(u), "valley_block": k + 1, "first_block/valley": "%.4g" % first,
-            "last_block/valley": "%.4g" % last}
+    return {"u": bool(u), "valley_block": k + 1, "first_block/valley": f"{first:.4g}",
+            "last_block/valley": f"{last:.4g}"}
 
 
 #: "grows from about 10^2 to about 10^3": R_N / R_0 at least half a decade
@@ -2641,7 +2670,7 @@ _PAPER_ARCHS = {("qwen2", 24, 14, 896): "Qwen2-0.5B (24 layers)",
                 ("gpt2", 12, 12, 768): "GPT-2 small"}
 
 
-def _arch_name(arch) -> str:
+def _arch_name(arch: tuple) -> str:
     if arch in _PAPER_ARCHS:
         return _PAPER_ARCHS[arch]
     if not arch or arch[0] is None:
@@ -2660,7 +2689,7 @@ def _pairs(ctx):
     return pairs, unpaired, skipped
 
 
-def _u_figures(profile) -> dict:
+def _u_figures(profile: ArrayLike) -> dict:
     b = macroscopic_profile(profile, BINS)
     k = int(np.argmin(b))
     return {"valley_block": k + 1, "interior": bool(0 < k < BINS - 1),
@@ -2668,11 +2697,11 @@ def _u_figures(profile) -> dict:
             "last_over_valley": float(f"{b[-1] / b[k]:.4g}")}
 
 
-def _is_u(x, factor) -> bool:
+def _is_u(x: Mapping, factor: float) -> bool:
     return x["interior"] and x["first_over_valley"] >= factor and x["last_over_valley"] >= factor
 
 
-def _u_persists_decide(f, t) -> str:
+def _u_persists_decide(f: Mapping, t: Mapping) -> str:
     pairs = f["pairs"]
     if any(not _is_u(p["pretrained"], t["factor"]) for p in pairs):
         return "refuted"
@@ -2720,7 +2749,7 @@ U_PERSISTS_RULE = Rule(
 )
 
 
-def _pretrained_setting(pairs) -> dict:
+def _pretrained_setting(pairs: Sequence[Any]) -> dict:
     names = tuple(dict.fromkeys(_arch_name(r.architecture) for r, _ in pairs))
     Ls = tuple(dict.fromkeys(int(r.profile.size) for r, _ in pairs))
     paper_arch = all(r.architecture in _PAPER_ARCHS for r, _ in pairs)
@@ -2742,12 +2771,30 @@ PRETRAINED_TEST = dict(PRETRAINED_PAPER, models="the checkpoints supplied",
 U_PERSISTS_CARD = Card(
     paper=Setting("the abstract ('comparing initialized and pretrained networks ... the "
                   "U-shape persists') and the paper's pretrained experiments (section and "
-                  "figure not confirmed here; THEORY.md section 2 C10)", **PRETRAINED_PAPER,
+                  "figure not confirmed here; docs/mathematics.rst C10)", **PRETRAINED_PAPER,
                   unconfirmed=("models", "L", "measure")),
     test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
                  "--save-influence, and --random-init for the Step-0 pair)", **PRETRAINED_TEST),
     proof=ProofStatus("none", note="an empirical statement about trained checkpoints"),
 )
+
+
+#: the data of the claims on pretrained models: each measured pretrained profile with its pair
+_PAIRED_ASSUMPTIONS = ("measured influence of pretrained models supplied in the data directory, "
+                       "each paired with a Step-0 measurement of the same architecture: " + _FORMAT,)
+_PAIRED_NEEDS = ("data: measured influence of a pretrained model and of its Step-0 architecture",)
+
+
+def _without_pairs(rule: str, pairs: list | None, unpaired: list, skipped: dict,
+                   consequence: str) -> Evidence:
+    """needs-data for a claim on pretrained models without a pretrained/Step-0 pair; when
+    measurements were found, the ones without a Step-0 pair are named, then ``consequence``."""
+    ev = _needs_data(rule, skipped)
+    if pairs is not None:
+        ev.details["unpaired"] = unpaired
+        ev.method += (": no Step-0 measurement of the same architecture as "
+                      + ", ".join(unpaired) + consequence)
+    return ev
 
 
 @claim(
@@ -2757,23 +2804,17 @@ U_PERSISTS_CARD = Card(
     latex=r"\arg\min_k \bar p_k \in \{2,\dots,B-1\},\quad \bar p_1, \bar p_B \ge 2 \min_k \bar p_k",
     expected="verified",
     section="C10",
-    assumptions=("measured influence of pretrained models supplied in the data directory, each "
-                 "paired with a Step-0 measurement of the same architecture: " + _FORMAT,),
-    needs=("data: measured influence of a pretrained model and of its Step-0 architecture",),
+    assumptions=_PAIRED_ASSUMPTIONS,
+    needs=_PAIRED_NEEDS,
     rule=U_PERSISTS_RULE,
     card=U_PERSISTS_CARD,
 )
-def _u_persists(ctx) -> Evidence:
+def _u_persists(ctx: CheckContext) -> Evidence:
     pairs, unpaired, skipped = _pairs(ctx)
     rule = U_PERSISTS_RULE.text
     if not pairs:
-        ev = _needs_data(rule, skipped)
-        if pairs is not None:
-            ev.details["unpaired"] = unpaired
-            ev.method += (": no Step-0 measurement of the same architecture as "
-                          + ", ".join(unpaired) + " (posbias measure --model M --random-init "
-                          "--save-influence DIR)")
-        return ev
+        return _without_pairs(rule, pairs, unpaired, skipped,
+                              " (posbias measure --model M --random-init --save-influence DIR)")
     figures = {"pairs": [{"name": r.name, "step0_name": s.name, "pretrained": _u_figures(r.profile),
                           "step0": _u_figures(s.profile)} for r, s in pairs]}
     verdict = U_PERSISTS_RULE.apply(figures).verdict
@@ -2786,7 +2827,7 @@ def _u_persists(ctx) -> Evidence:
                 f"{b['first_over_valley']:.4g}, {b['last_over_valley']:.4g}")
 
     text = "; ".join(show(p) for p in figures["pairs"])
-    common = dict(method=f"macroscopic profile ({BINS} blocks) of the measured pretrained "
+    common: dict[str, Any] = dict(method=f"macroscopic profile ({BINS} blocks) of the measured pretrained "
                   "influence and of its Step-0 pair", precision="float64",
                   tolerance=f"ends >= {U_FACTOR:g} x valley block", cases=len(pairs),
                   parameters={"bins": BINS, "factor": U_FACTOR}, figures=figures,
@@ -2803,7 +2844,7 @@ def _u_persists(ctx) -> Evidence:
     return Evidence("verified", discrepancy=text, **common)
 
 
-def peak_valley_ratio(profile) -> dict:
+def peak_valley_ratio(profile: ArrayLike) -> dict:
     """``max(p(1), p(L)) / min_j p(j)`` and its parts.
 
     >>> r = peak_valley_ratio([0.5, 0.1, 0.001, 0.2])
@@ -2818,7 +2859,7 @@ def peak_valley_ratio(profile) -> dict:
             "argmin": int(np.argmin(p)) + 1}
 
 
-def _pv_pretrained_decide(f, t) -> str:
+def _pv_pretrained_decide(f: Mapping, t: Mapping) -> str:
     pairs = f["pairs"]
     if any(p["R_pretrained"] <= t["no_growth"] * p["R_step0"] for p in pairs):
         return "refuted"
@@ -2866,7 +2907,7 @@ PV_PRETRAINED_RULE = Rule(
 
 PV_PRETRAINED_CARD = Card(
     paper=Setting("the paper's pretrained experiments (section and figure not confirmed "
-                  "here), as THEORY.md section 2 C7 and C10 state them: peak-to-valley ≈ 10^2 "
+                  "here), as docs/mathematics.rst C7 and C10 state them: peak-to-valley ≈ 10^2 "
                   "at initialization, ≈ 10^3 after training", **PRETRAINED_PAPER,
                   unconfirmed=("models", "L", "measure")),
     test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
@@ -2883,22 +2924,16 @@ PV_PRETRAINED_CARD = Card(
     r"\left.\frac{\max(p_1, p_L)}{\min_j p_j}\right|_{\text{step }0}",
     expected="verified",
     section="C10",
-    assumptions=("measured influence of pretrained models supplied in the data directory, each "
-                 "paired with a Step-0 measurement of the same architecture: " + _FORMAT,),
-    needs=("data: measured influence of a pretrained model and of its Step-0 architecture",),
+    assumptions=_PAIRED_ASSUMPTIONS,
+    needs=_PAIRED_NEEDS,
     rule=PV_PRETRAINED_RULE,
     card=PV_PRETRAINED_CARD,
 )
-def _peak_valley_pretrained(ctx) -> Evidence:
+def _peak_valley_pretrained(ctx: CheckContext) -> Evidence:
     pairs, unpaired, skipped = _pairs(ctx)
     rule = PV_PRETRAINED_RULE.text
     if not pairs:
-        ev = _needs_data(rule, skipped)
-        if pairs is not None:
-            ev.details["unpaired"] = unpaired
-            ev.method += (": no Step-0 measurement of the same architecture as "
-                          + ", ".join(unpaired) + ": growth cannot be tested")
-        return ev
+        return _without_pairs(rule, pairs, unpaired, skipped, ": growth cannot be tested")
     figures = {"pairs": [{"name": r.name, "step0_name": s.name,
                           "R_pretrained": float(f"{peak_valley_ratio(r.profile)['ratio']:.4g}"),
                           "R_step0": float(f"{peak_valley_ratio(s.profile)['ratio']:.4g}")}
@@ -2907,9 +2942,9 @@ def _peak_valley_pretrained(ctx) -> Evidence:
     text = "; ".join(f"{p['name']}: R = {p['R_pretrained']:.4g} after pretraining, "
                      f"{p['R_step0']:.4g} at Step 0 ({p['step0_name']}): R_N / R_0 = "
                      f"{p['R_pretrained'] / p['R_step0']:.3g}" for p in figures["pairs"])
-    common = dict(method="peak-to-valley ratio of the measured pretrained influence and of its "
+    common: dict[str, Any] = dict(method="peak-to-valley ratio of the measured pretrained influence and of its "
                   "Step-0 pair", precision="float64",
-                  tolerance=f"R_N in [10^2.5, 10^3.5], R_N / R_0 >= 10^0.5", cases=len(pairs),
+                  tolerance="R_N in [10^2.5, 10^3.5], R_N / R_0 >= 10^0.5", cases=len(pairs),
                   figures=figures, setting=_pretrained_setting(pairs),
                   details={"rule": rule, "pairs": figures["pairs"], "unpaired": unpaired,
                            "skipped": skipped})
@@ -2947,13 +2982,13 @@ __all__ += [
 
 #: the final position's learned fraction every seed must reach before a profile counts
 LM_GATE = 0.5
-#: |log10(R_N / R_0)| beyond which the peak/valley ratio has grown (or fallen)
+#: ``|log10(R_N / R_0)|`` beyond which the peak/valley ratio has grown (or fallen)
 LM_GROWTH = 0.1
 #: a dead zone: the smallest block mean below this fraction of the mean block (1 / U_FACTOR)
 DEAD_ZONE_DEPTH = 1 / U_FACTOR
 #: the stored configuration (file name under data/trained-lm/)
 LM_STORED = "unigram_llama_H4_d64_L64_lr0.003"
-_LM_THOROUGH = {"arch": "llama", "layers": 4, "hidden": 64, "heads": 4, "length": 64,
+_LM_THOROUGH: dict[str, Any] = {"arch": "llama", "layers": 4, "hidden": 64, "heads": 4, "length": 64,
                 "iterations": 1500, "eval_every": 100, "test_size": 2000, "influence_samples": 8}
 _LM_SEEDS = (0, 1)
 _LM_SCALE = ("small-scale proxy: LLaMA architecture, 4 layers, hidden 64, 4 heads, L = 64, "
@@ -2963,7 +2998,7 @@ _LM_SCALE = ("small-scale proxy: LLaMA architecture, 4 layers, hidden 64, 4 head
 _LM_TRAINED: dict = {}
 
 
-def valley_depth(profile) -> float:
+def valley_depth(profile: ArrayLike) -> float:
     """``D`` = smallest block mean / mean of the block means over :data:`BINS` blocks (1 for a
     flat profile; a dead zone when ``D < DEAD_ZONE_DEPTH``).
 
@@ -2979,12 +3014,13 @@ def lm_stored_results(data_dir: str | None = None) -> dict:
     or ``<data_dir>/trained-lm/`` when given)."""
     import json
     import os
-    from importlib import resources
+
+    from posbias.proofs_checks.data import data_path
 
     if data_dir and os.path.isdir(os.path.join(data_dir, "trained-lm")):
         base = os.path.join(data_dir, "trained-lm")
     else:
-        base = os.fspath(resources.files("posbias.proofs_checks.data") / "trained-lm")
+        base = data_path("trained-lm")
     path = os.path.join(base, LM_STORED + ".json")
     if not os.path.isfile(path):
         raise FileNotFoundError(path)
@@ -2992,7 +3028,7 @@ def lm_stored_results(data_dir: str | None = None) -> dict:
         return json.load(fh)
 
 
-def _lm_thorough_work(ctx) -> list:
+def _lm_thorough_work(ctx: CheckContext) -> list:
     """What ``--thorough`` re-trains for the trained-LM proxies: the stored configuration, its
     seeds one after the other; the time is the stored runs' measured wall time."""
     try:
@@ -3034,7 +3070,7 @@ def lm_summaries(doc: dict) -> list[dict]:
     return out
 
 
-def _lm_show(summaries) -> str:
+def _lm_show(summaries: Mapping) -> str:
     parts = []
     for s in summaries:
         parts.append(
@@ -3075,7 +3111,7 @@ _LM_D_RULE = (
 
 
 _LM_PROXY_TEXT = (
-    "Proxy, not the paper's setting (THEORY.md, 'Setting of C10/C11'): a small causal LM trained "
+    "Proxy, not the paper's setting (docs/mathematics.rst, 'The setting of C10 and C11'): a small causal LM trained "
     "on in-context unigram estimation, a task whose optimum (the Bayes predictor) weighs every "
     "earlier token equally; it tests whether next-token training fills the Step-0 valley when "
     "the data need the middle, which C11 itself says targeted data would do. It neither "
@@ -3095,7 +3131,7 @@ def _lm_figures(summaries: list[dict]) -> dict:
                       for s in summaries]}
 
 
-def _lm_u_decide(f, t) -> str:
+def _lm_u_decide(f: Mapping, t: Mapping) -> str:
     seeds = f["seeds"]
     if any(s["learned"] < t["gate"] for s in seeds):
         return "inconclusive"
@@ -3109,7 +3145,7 @@ def _lm_u_decide(f, t) -> str:
     return "inconclusive"
 
 
-def _lm_d_decide(f, t) -> str:
+def _lm_d_decide(f: Mapping, t: Mapping) -> str:
     seeds = f["seeds"]
     if any(s["learned"] < t["gate"] for s in seeds):
         return "inconclusive"
@@ -3228,7 +3264,7 @@ def _lm_provenance(doc: dict) -> dict:
             "created": prov.get("created")}
 
 
-def _lm_evidence(ctx, verdict_fn, rule: str, what: str) -> Evidence:
+def _lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], rule: str, what: str) -> Evidence:
     try:
         doc = _lm_thorough() if ctx.thorough else lm_stored_results(ctx.data_dir)
     except FileNotFoundError as exc:
@@ -3271,8 +3307,8 @@ _LM_PROXY_TEST = Setting(
 
 def _lm_card(section: str) -> Card:
     return Card(
-        paper=Setting(f"the paper's pretrained comparison ({section} of THEORY.md section 2, "
-                      "'Setting of C10/C11'; section and figure of the paper not confirmed "
+        paper=Setting(f"the paper's pretrained comparison ({section} in docs/mathematics.rst, "
+                      "'The setting of C10 and C11'; section and figure of the paper not confirmed "
                       "here): pretrained checkpoints of the paper's architectures on natural "
                       "text",
                       architecture="causal decoder with residuals (Qwen2, GPT-2)",
@@ -3301,9 +3337,9 @@ def _lm_card(section: str) -> Card:
     needs=("stored results", "models (for --thorough)"),
     rule=LM_U_RULE,
     card=_lm_card("C10"),
-    thorough_work=lambda ctx: _lm_thorough_work(ctx),
+    thorough_work=_lm_thorough_work,
 )
-def _u_persists_trained(ctx) -> Evidence:
+def _u_persists_trained(ctx: CheckContext) -> Evidence:
     return _lm_evidence(ctx, u_persists_trained_verdict, LM_U_RULE.text,
                         "U test and peak/valley of the final position's influence, Step 0 vs "
                         "Step N, trained small LM")
@@ -3322,9 +3358,9 @@ def _u_persists_trained(ctx) -> Evidence:
     needs=("stored results", "models (for --thorough)"),
     rule=LM_D_RULE,
     card=_lm_card("C11"),
-    thorough_work=lambda ctx: _lm_thorough_work(ctx),
+    thorough_work=_lm_thorough_work,
 )
-def _dead_zone_trained(ctx) -> Evidence:
+def _dead_zone_trained(ctx: CheckContext) -> Evidence:
     return _lm_evidence(ctx, dead_zone_trained_verdict, LM_D_RULE.text,
                         "valley depth of the final position's influence, Step 0 vs Step N, "
                         "trained small LM")

@@ -1,5 +1,5 @@
-"""Claims of herasimchyk2026 (*A Residual-Aware / Structural Theory of Position Bias*; THEORY.md
-section 3, H1-H5).
+"""Claims of herasimchyk2026 (*A Residual-Aware / Structural Theory of Position Bias*;
+:ref:`math-herasimchyk2026`, H1-H5).
 
 General causal kernels and schedules (row-stochasticity, primacy and recency drift, the diagonal
 product, the infinite-depth dichotomy, constant-λ collapse), checked exactly on generated cases;
@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 import os
 import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
@@ -39,6 +41,7 @@ from posbias.numerics.kernels import (
     stochastically_monotone,
     uniform_causal_kernel_exact,
 )
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import (
     CaseSweep,
     case_rng,
@@ -47,18 +50,47 @@ from posbias.proofs_checks.claims._common import (
     show_value,
     sympy_latex,
 )
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.precision import agree
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
+if TYPE_CHECKING:
+    from posbias.numerics.compare import Dominance
+    from posbias.numerics.configs import RolloutConfig
+
+#: an exact matrix (rows of Fractions): a causal kernel A(t), a layer R(t) or a product P(t)
+Matrix = list[list[Fraction]]
+
 __all__ = [
-    "check_stochastic", "check_primacy_drift", "check_recency_drift", "check_diagonal_positive",
-    "check_dichotomy", "check_constant_residual_collapse", "check_alibi_recency", "check_content_diagonal",
-    "check_u_shape", "check_four_forces", "check_empirical_match",
-    "diagonal_mismatches", "dichotomy_margins", "unbounded_logit_family", "hausdorff_tail",
-    "increment_margin", "primacy_drift_dominance", "recency_drift_dominance", "stochastic_margins",
-    "u_figures", "u_shaped", "collapse_figures", "collapses", "config_figures", "force_margins",
-    "store_config_runs", "depth_profiles", "output_side_margin", "FORCE_DIRECTIONS", "U_THRESHOLD_TABLE",
+    "FORCE_DIRECTIONS",
+    "U_THRESHOLD_TABLE",
+    "check_alibi_recency",
+    "check_constant_residual_collapse",
+    "check_content_diagonal",
+    "check_diagonal_positive",
+    "check_dichotomy",
+    "check_empirical_match",
+    "check_four_forces",
+    "check_primacy_drift",
+    "check_recency_drift",
+    "check_stochastic",
+    "check_u_shape",
+    "collapse_figures",
+    "collapses",
+    "config_figures",
+    "depth_profiles",
+    "diagonal_mismatches",
+    "dichotomy_margins",
+    "force_margins",
+    "hausdorff_tail",
+    "increment_margin",
+    "output_side_margin",
+    "primacy_drift_dominance",
+    "recency_drift_dominance",
+    "stochastic_margins",
+    "store_config_runs",
+    "u_figures",
+    "u_shaped",
+    "unbounded_logit_family",
 ]
 
 
@@ -76,7 +108,7 @@ def _rng(ctx: CheckContext, slug: str) -> random.Random:
 _show = show_value
 
 
-def _fmt_case(kernels, lams) -> str:
+def _fmt_case(kernels: Iterable[Matrix], lams: Iterable[Fraction]) -> str:
     ks = " | ".join(format_matrix(A) for A in kernels)
     return f"kernels A(1..T) = {ks}; λ = [{', '.join(str(x) for x in lams)}]"
 
@@ -86,7 +118,7 @@ def _sizes(ctx: CheckContext) -> tuple[int, int, int]:
     return (1000, 8, 8) if ctx.thorough else (120, 6, 5)
 
 
-def _as_arg(ks: list, T: int):
+def _as_arg(ks: list, T: int) -> Any:
     return ks[0] if T == 0 else ks
 
 
@@ -94,13 +126,13 @@ def _as_arg(ks: list, T: int):
 # cards and rules of the property claims (H1, H2a, H2b, H4): exact checks over generated cases
 
 
-def _property_card(source: str, kernel: str, *, unconfirmed=("kernel",), note: str = "",
+def _property_card(source: str, kernel: str, *, unconfirmed: tuple[str, ...] = ("kernel",), note: str = "",
                    test_kernel: str | None = None, proof_note: str = "") -> Card:
     return Card(
         paper=Setting(source, kernel=kernel, residual="on: R(t) = (1-λ_t) I + λ_t A(t)", mask="causal",
                       L="any", layers="any", grid="λ_t ∈ [0, 1]", unconfirmed=unconfirmed,
                       note=note or "theorem/proposition numbers of the paper not confirmed here (the "
-                      "statement follows THEORY.md section 3)"),
+                      "statement follows docs/mathematics.rst (herasimchyk2026))"),
         test=Setting("exact Fraction rollouts of seeded generated cases",
                      kernel=test_kernel or kernel, residual="on: R(t) = (1-λ_t) I + λ_t A(t)",
                      mask="causal", L="1..6", layers="0..5", grid="λ_t ∈ {0, 1/4, 1/2, 3/4, 1}", cases=120),
@@ -109,7 +141,8 @@ def _property_card(source: str, kernel: str, *, unconfirmed=("kernel",), note: s
     )
 
 
-def _decided(ev: Evidence, rule: Rule, figures: dict, ctx, thresholds: dict | None = None) -> Evidence:
+def _decided(ev: Evidence, rule: Rule, figures: dict, ctx: CheckContext,
+             thresholds: dict | None = None) -> Evidence:
     """The evidence with its figures, the verdict its rule gives on them and the test setting of a
     thorough run."""
     ev.figures = figures
@@ -128,7 +161,7 @@ def _all_zero_decide(names):
     return decide
 
 
-def _thorough_setting(ctx) -> dict:
+def _thorough_setting(ctx: CheckContext) -> dict:
     n, maxL, maxT = _sizes(ctx)
     return {} if not ctx.thorough else {"L": f"1..{maxL}", "layers": f"0..{maxT}", "cases": n}
 
@@ -137,7 +170,7 @@ def _thorough_setting(ctx) -> dict:
 # H1: stochasticity and causality
 
 
-def stochastic_margins(matrices) -> tuple:
+def stochastic_margins(matrices: Sequence[Matrix]) -> tuple:
     """``(max |row sum - 1|, max |entry above the diagonal|, min entry)`` over exact matrices;
     ``(0, 0, x >= 0)`` means all are row-stochastic and lower-triangular."""
     worst_sum = worst_upper = Fraction(0)
@@ -184,10 +217,11 @@ _RULE_STOCH = Rule(
     section="H1",
     assumptions=("A(t) causal (lower-triangular) and row-stochastic", "λ_t ∈ [0, 1]"),
     rule=_RULE_STOCH,
-    card=_property_card("THEORY H1 (the residual-aware rollout is a product of causal stochastic "
+    card=_property_card("docs/mathematics.rst H1 (the residual-aware rollout is a product of causal stochastic "
                         "matrices)", "causal row-stochastic (positive, sparse, monotone, Cesàro families)"),
 )
-def check_stochastic(ctx: CheckContext, *, layer=None) -> Evidence:
+def check_stochastic(ctx: CheckContext, *,
+                     layer: Callable[[Matrix, Fraction], Matrix] | None = None) -> Evidence:
     """``layer(A, lam) -> R``: how a residual layer is built (default ``(1-λ)I + λA``); a power
     test passes a false one (e.g. ``(1-λ)I + A``)."""
     rng = _rng(ctx, "stochastic")
@@ -211,7 +245,7 @@ def check_stochastic(ctx: CheckContext, *, layer=None) -> Evidence:
             for R in Rs:  # P(t) = R(t) P(t-1)
                 P = [[sum((R[i][k] * P[k][j] for k in range(L)), Fraction(0)) for j in range(L)] for i in range(L)]
             Ps = [P]
-            mats = [P] + Rs
+            mats = [P, *Rs]
         ms, mu, me = stochastic_margins(mats)
         sweep.high("row sum", ms)  # max |row sum - 1|
         sweep.high("upper", mu)  # max |entry above the diagonal|
@@ -222,7 +256,7 @@ def check_stochastic(ctx: CheckContext, *, layer=None) -> Evidence:
         if me < 0:
             negative += 1
         if ms or mu or me < 0:
-            sweep.fail(lambda: _fmt_case(ks[:T], lams))
+            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
     worst_sum, worst_upper, min_entry = sweep.most["row sum"], sweep.most["upper"], sweep.worst["entry"]
     ok = last_row_mismatch == 0
     if not ok:
@@ -250,7 +284,7 @@ def check_stochastic(ctx: CheckContext, *, layer=None) -> Evidence:
 # H2a: primacy drift
 
 
-def primacy_drift_dominance(ks: list, lams: list):
+def primacy_drift_dominance(ks: list, lams: list) -> Dominance:
     """Dominance of e_L P(T) over e_L P(T+1) for layers ks[0..T] (the last one is added on top)."""
     T = len(lams) - 1
     before = rollout_last_row_exact(_as_arg(ks[:T], T) if T else ks[0], lams[:T])
@@ -290,7 +324,7 @@ _RULE_PRIMACY = Rule(
     assumptions=("A(t) causal, row-stochastic and stochastically monotone (row CDFs ordered)",
                  "λ_t ∈ [0, 1]; the new layer R(T+1) is placed on top (output side)"),
     rule=_RULE_PRIMACY,
-    card=_property_card("THEORY H2(a): causal masking gives primacy drift (one of the paper's four forces)",
+    card=_property_card("docs/mathematics.rst H2(a): causal masking gives primacy drift (one of the paper's four forces)",
                         "causal, row-stochastic, stochastically monotone (row CDFs ordered)"),
 )
 def check_primacy_drift(ctx: CheckContext, *, family: str = "monotone") -> Evidence:
@@ -309,7 +343,7 @@ def check_primacy_drift(ctx: CheckContext, *, family: str = "monotone") -> Evide
         if sweep.low("drift", r.worst_margin) > 0:
             strict += 1
         if not r.dominates:
-            sweep.fail(lambda: _fmt_case(ks, lams))
+            sweep.fail(lambda ks=ks, lams=lams: _fmt_case(ks, lams))
     worst = sweep.worst["drift"]
     # without monotonicity: search for a failure with layer-dependent kernels, and confirm that
     # a constant kernel (P(T+1) = P(T) R, a causal step at the input side) never fails
@@ -360,7 +394,7 @@ def check_primacy_drift(ctx: CheckContext, *, family: str = "monotone") -> Evide
 # H2b: recency drift
 
 
-def recency_drift_dominance(ks: list, lams: list):
+def recency_drift_dominance(ks: list, lams: list) -> Dominance:
     T = len(lams)
     residual = rollout_last_row_exact(_as_arg(ks, T), lams)
     attention = rollout_last_row_exact(_as_arg(ks, T), [Fraction(1)] * T)
@@ -397,7 +431,7 @@ _RULE_RECENCY = Rule(
     section="H2(b)",
     assumptions=("A(t) causal, row-stochastic and stochastically monotone", "λ_t ∈ [0, 1]"),
     rule=_RULE_RECENCY,
-    card=_property_card("THEORY H2(b): residual connections give recency drift (one of the paper's four "
+    card=_property_card("docs/mathematics.rst H2(b): residual connections give recency drift (one of the paper's four "
                         "forces)", "causal, row-stochastic, stochastically monotone (row CDFs ordered)"),
 )
 def check_recency_drift(ctx: CheckContext, *, family: str = "monotone") -> Evidence:
@@ -416,7 +450,7 @@ def check_recency_drift(ctx: CheckContext, *, family: str = "monotone") -> Evide
         if sweep.low("drift", r.worst_margin) > 0:
             strict += 1
         if not r.dominates:
-            sweep.fail(lambda: _fmt_case(ks[:T], lams))
+            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
     worst = sweep.worst["drift"]
     free_fail, free_example = 0, None
     for _ in range(n):
@@ -456,7 +490,8 @@ def check_recency_drift(ctx: CheckContext, *, family: str = "monotone") -> Evide
 # H4: diagonal formula and positivity
 
 
-def diagonal_mismatches(ks: list, lams: list, *, causal: bool = True, factor=None) -> tuple:
+def diagonal_mismatches(ks: list, lams: list, *, causal: bool = True,
+                        factor: Callable[[Fraction, Fraction], Fraction] | None = None) -> tuple:
     """Compare the rollout diagonal with ``Π_t (1 - λ_t (1 - A(t)[i,i]))`` and its positivity
     with the condition "no layer with λ_t = 1 and A(t)[i,i] = 0".
 
@@ -501,7 +536,7 @@ _RULE_DIAG = Rule(
                 {"formula mismatches": 40, "positivity mismatches": 2}, "refuted", "false"),
     ),
     fixed="2026-12-01",
-    deciding=_DIAG_FIGS + ("smallest predicted-positive diagonal entry",),
+    deciding=(*_DIAG_FIGS, "smallest predicted-positive diagonal entry"),
     no_paper_figures="an exact identity: the paper states it for all causal kernels and reports no figures",
 )
 
@@ -517,10 +552,11 @@ _RULE_DIAG = Rule(
     section="H4",
     assumptions=("A(t) causal and row-stochastic", "λ_t ∈ [0, 1]"),
     rule=_RULE_DIAG,
-    card=_property_card("THEORY H4: the diagonal product P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])) of "
+    card=_property_card("docs/mathematics.rst H4: the diagonal product P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])) of "
                         "the infinite-depth analysis", "causal row-stochastic (positive, sparse, monotone)"),
 )
-def check_diagonal_positive(ctx: CheckContext, *, factor=None) -> Evidence:
+def check_diagonal_positive(ctx: CheckContext, *,
+                            factor: Callable[[Fraction, Fraction], Fraction] | None = None) -> Evidence:
     """``factor(lam, a_ii)``: the formula's factor (default ``1 - λ(1 - a_ii)``); a power test
     passes a wrong one."""
     rng = _rng(ctx, "diagonal-positive")
@@ -540,7 +576,7 @@ def check_diagonal_positive(ctx: CheckContext, *, factor=None) -> Evidence:
         zero_cases += zc
         sweep.low("diagonal", mp)
         if fm or pm:
-            sweep.fail(lambda: _fmt_case(ks[:T], lams))
+            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
     min_pos = sweep.worst.get("diagonal")
     figures = {"formula mismatches": formula_mismatch, "positivity mismatches": positivity_mismatch,
                "smallest predicted-positive diagonal entry": min_pos}
@@ -568,7 +604,7 @@ def check_diagonal_positive(ctx: CheckContext, *, factor=None) -> Evidence:
 # H4: infinite-depth dichotomy
 
 
-def dichotomy_margins(ks: list, lams: list, P: list):
+def dichotomy_margins(ks: list, lams: list, P: Matrix) -> tuple[Fraction, Fraction]:
     """(summable margin, collapse margin) at one depth: the diagonal minus Π(1-λδ), and the
     product bound minus max_i (1 - P[i,1])."""
     L = len(P)
@@ -584,7 +620,7 @@ def dichotomy_margins(ks: list, lams: list, P: list):
     return m_diag, m_coll
 
 
-def increment_margin(A, lam, P_prev, P) -> Fraction:
+def increment_margin(A: Matrix, lam: Fraction, P_prev: Matrix, P: Matrix) -> Fraction:
     """``2 λ_t δ_t - max_i Σ_j |P(t)[i,j] - P(t-1)[i,j]|`` for one layer (``δ_t = max_i
     (1 - A(t)[i,i])``): non-negative because ``P(t) - P(t-1) = λ_t (A(t) - I) P(t-1)`` and
     ``||A - I||_∞ = 2 δ``.  Summed over depth it shows that ``P(∞)`` exists when
@@ -603,7 +639,7 @@ def unbounded_logit_family(L: int, depth: int) -> dict:
     ``ln(1 + i (1 - s_t)/s_t)`` grows like ``2 ln t`` (unbounded logits), so the first column
     ``A(t)[i,1] = s_t / i`` is not bounded below and ``δ_t = s_t (1 - 1/L)`` is summable.
     The diagonal keeps ``P(T)[L,L] = Π_t (1 - c s_t) >= Π_{t>=1} (1 - c/(t+1)^2) =
-    sin(π√c) / (π√c (1 - c))`` with ``c = 1 - 1/L`` (THEORY X7): no collapse onto ``e_1``.
+    sin(π√c) / (π√c (1 - c))`` with ``c = 1 - 1/L`` (:ref:`X7 <math-x7>`): no collapse onto ``e_1``.
 
     Returns the exact diagonal entry and first-column mass at ``depth``, the exact product
     bound ``Π (1 - λ_t min_{i>=2} A(t)[i,1])`` and the limit of the diagonal (mpmath, 30 digits).
@@ -703,13 +739,15 @@ _RULE_DICH = Rule(
                  "Σ λ_t = ∞ alone does not collapse: with unbounded diagonal logits δ_t can be "
                  "summable (the family is printed in the evidence)"),
     rule=_RULE_DICH,
-    card=_property_card("THEORY H4: the infinite-depth dichotomy (no collapse for Σ λ_t δ_t < ∞, collapse "
+    card=_property_card("docs/mathematics.rst H4: the infinite-depth dichotomy (no collapse for Σ λ_t δ_t < ∞, collapse "
                         "for Σ λ_t = ∞ with a first column bounded below)",
                         "causal row-stochastic (positive, sparse, monotone); regimes: Cesàro L = 4",
                         proof_note="property test over generated cases and depths 0..5, regimes at depth "
                         "120 (400 thorough); the limits themselves are not computed"),
 )
-def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Evidence:
+def check_dichotomy(ctx: CheckContext, *,
+                    margins: Callable[[list, list, Matrix], tuple[Fraction, Fraction]] | None = None,
+                    summable: Callable[[int], Fraction] | None = None) -> Evidence:
     """``margins(ks, lams, P) -> (diagonal margin, collapse margin)``: the bounds' margins
     (default :func:`dichotomy_margins`); ``summable(t) -> λ_t`` (exact, t >= 1): the schedule
     claimed summable (default ``1/(t+1)^2``); power tests pass a wrong product or a schedule with
@@ -732,7 +770,7 @@ def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Eviden
             sweep.low("collapse", mc)
             sweep.low("increment", mi)
             if md < 0 or mc < 0 or mi < 0:
-                sweep.fail(lambda: _fmt_case(ks[:t], lams[:t]))
+                sweep.fail(lambda ks=ks, t=t, lams=lams: _fmt_case(ks[:t], lams[:t]))
     worst_diag, worst_coll, worst_inc = (sweep.worst[k] for k in ("diagonal", "collapse", "increment"))
     # the two regimes at large depth, Cesàro kernel L = 4 (exact): summable λ_t = 1/(t+1)^2 keeps
     # the last diagonal entry above its positive limit bound; harmonic λ_t = 1/(t+1) collapses
@@ -741,14 +779,14 @@ def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Eviden
     depth = 400 if ctx.thorough else 120
     lam_of = summable or (lambda t: Fraction(1, (t + 1) ** 2))
     summable_4 = [lam_of(t) for t in range(1, 4 * depth + 1)]
-    summable = summable_4[:depth]
+    summable_T = summable_4[:depth]
     harmonic = [Fraction(1, t + 1) for t in range(1, depth + 1)]
-    d_sum = diagonal_product_exact(M, summable)[L - 1]
+    d_sum = diagonal_product_exact(M, summable_T)[L - 1]
     # no collapse needs the diagonal to settle: from depth T to 4T it keeps Π_{T<t<=4T}(1 - λ_t δ),
     # close to 1 for a summable schedule, ~ 4^(-(1-1/L)) for the harmonic one
     d_sum_4 = diagonal_product_exact(M, summable_4)[L - 1]
     keep = d_sum_4 / d_sum if d_sum else Fraction(0)
-    low = math.prod((1 - lam * Fraction(L - 1, L) for lam in summable), start=Fraction(1))
+    low = math.prod((1 - lam * Fraction(L - 1, L) for lam in summable_T), start=Fraction(1))
     p_h = rollout_last_row_exact(M, harmonic)
     p_h_half = rollout_last_row_exact(M, harmonic[: depth // 2])
     bound_h = math.prod((1 - lam * Fraction(1, L) for lam in harmonic), start=Fraction(1))
@@ -759,14 +797,14 @@ def check_dichotomy(ctx: CheckContext, *, margins=None, summable=None) -> Eviden
         fam_diag = mpmath.mpmathify(fam["diagonal"])
         family_ok = fam["limit"] > 0 and fam_diag >= fam["limit"] and 1 - fam["first"] >= fam["diagonal"]
     with mpmath.workdps(20):
-        # the harmonic product bound in closed form Γ(T+2-a)/(Γ(2-a)Γ(T+2)), a = 1/L (THEORY X7)
+        # the harmonic product bound in closed form Γ(T+2-a)/(Γ(2-a)Γ(T+2)), a = 1/L (docs/mathematics.rst X7)
         a = mpmath.mpf(1) / L
         closed = mpmath.gamma(depth + 2 - a) / (mpmath.gamma(2 - a) * mpmath.gamma(depth + 2))
         bound_mp = mpmath.mpmathify(bound_h)
         closed_disc = float(abs(closed - bound_mp))
         closed_ok = closed_disc <= _RULE_DICH.thresholds["closed_form_tol"].value
     keep_ok = keep >= Fraction(str(_RULE_DICH.thresholds["keep"].value))
-    for good, what in ((regimes_ok, "the summable/harmonic regimes at depth %d" % depth),
+    for good, what in ((regimes_ok, f"the summable/harmonic regimes at depth {depth}"),
                        (keep_ok, f"the schedule claimed summable loses {float(1 - keep):.6g} of its diagonal "
                         f"from depth {depth} to {4 * depth}: it does not settle"),
                        (closed_ok, "the harmonic bound's Γ closed form"),
@@ -871,7 +909,7 @@ _RULE_CRC = Rule(
                 "refuted", "false"),
     ),
     fixed="2026-12-01",
-    deciding=_CRC_COUNTS + (_CRC_LEAD,),
+    deciding=(*_CRC_COUNTS, _CRC_LEAD),
     no_paper_figures="the paper states that a constant λ only slows the collapse; the Cesàro rate is "
     "posbias' exact refinement, with no figure of the paper to feed",
 )
@@ -890,7 +928,7 @@ _RULE_CRC = Rule(
     assumptions=("Cesàro kernel M (uniform causal attention) in every layer", "constant λ ∈ (0, 1]"),
     rule=_RULE_CRC,
     card=Card(
-        paper=Setting("THEORY H4 (a constant λ > 0 does not prevent collapse, it only slows it)",
+        paper=Setting("docs/mathematics.rst H4 (a constant λ > 0 does not prevent collapse, it only slows it)",
                       kernel="causal, first column bounded below", residual="on: constant λ",
                       mask="causal", L="any", layers="any", grid="λ ∈ (0, 1]", unconfirmed=("kernel",),
                       note="theorem/proposition number not confirmed here"),
@@ -902,7 +940,10 @@ _RULE_CRC = Rule(
                           "term is checked numerically at one large depth"),
     ),
 )
-def check_constant_residual_collapse(ctx: CheckContext, *, bound_ratio=None, lead_ratio=None) -> Evidence:
+def check_constant_residual_collapse(ctx: CheckContext, *,
+                                     bound_ratio: Callable[[int, Fraction], Fraction] | None = None,
+                                     lead_ratio: Callable[[int, Fraction], Fraction] | None = None
+                                     ) -> Evidence:
     """``bound_ratio(L, lam)``: the ratio of the claimed product bound (default ``1 - λ/L``);
     ``lead_ratio(L, lam)``: the ratio of the claimed leading term (default ``1 - λ/2``); power
     tests pass wrong ones."""
@@ -1027,7 +1068,7 @@ def _build(layers, *, slope_factor=1.0, diag=None, temperature=1.0):
 
 
 def _latex_h2c(sp):
-    j, k, m1, m2 = sp.symbols("j k m_1 m_2", positive=True)
+    _j, k, m1, m2 = sp.symbols("j k m_1 m_2", positive=True)
     F = sp.Function("F")
     return (sp.latex(sp.Implies(sp.StrictLessThan(m1, m2), sp.LessThan(F(k, m2), F(k, m1))))
             + r"\quad F(k, m) = \sum_{j \le k} p_m(j)")
@@ -1044,7 +1085,7 @@ def _alibi_card(source: str, test_source: str, L: str, layers: str, heads: str, 
         paper=Setting(source, kernel="causal ALiBi (slopes m_h >= 0), any diagonal logits and head weights",
                       residual="on: λ_t ∈ [0, 1]", mask="causal", pe="ALiBi", L="any", layers="any", heads="any",
                       unconfirmed=("kernel",),
-                      note="proposition number of the paper not confirmed here (statement after THEORY.md H2)"),
+                      note="proposition number of the paper not confirmed here (statement after docs/mathematics.rst H2)"),
         test=Setting(test_source, kernel="causal ALiBi (slopes m_h >= 0), any diagonal logits and head weights",
                      residual="on: λ_t ∈ [0, 1]", mask="causal", pe="ALiBi", L=L, layers=layers, heads=heads,
                      grid=grid, cases=cases),
@@ -1081,11 +1122,12 @@ _RULE_ALIBI = Rule(
     assumptions=("causal ALiBi kernels with slopes m_h >= 0, any diagonal logits, head weights and "
                  "lambda_t in [0, 1]; slopes scaled by a common factor c > 1",),
     rule=_RULE_ALIBI,
-    card=_alibi_card("THEORY H2(c): a positional bias favouring recent keys (ALiBi) reinforces recency",
+    card=_alibi_card("docs/mathematics.rst H2(c): a positional bias favouring recent keys (ALiBi) reinforces recency",
                      "precise (mpmath) X5 rollouts of seeded generated cases, slopes m and c m",
                      L="2..40", layers="1..4", heads="1..3", grid="c ∈ (1, 4)", cases=40),
 )
-def check_alibi_recency(ctx, *, factor_range=(1.0, 4.0)):
+def check_alibi_recency(ctx: CheckContext, *,
+                        factor_range: tuple[float, float] = (1.0, 4.0)) -> Evidence:
     """``factor_range``: the range of the slope factor ``c`` (the claim: ``c > 1``); a power
     test passes ``(0.25, 1.0)``, the claim with the other sign."""
     rng = np.random.default_rng(ctx.seed)
@@ -1093,7 +1135,7 @@ def check_alibi_recency(ctx, *, factor_range=(1.0, 4.0)):
     tol = mpmath.mpf(10) ** (-(ctx.dps - 10))
     over = {} if ctx.dps == 30 else {"margin_tol": float(tol)}
     c_lo, c_hi = (float(x) for x in factor_range)
-    setting = {} if not ctx.thorough else {"cases": n}
+    setting: dict[str, Any] = {} if not ctx.thorough else {"cases": n}
     if (c_lo, c_hi) != (1.0, 4.0):
         setting["grid"] = f"c ∈ ({c_lo:g}, {c_hi:g})"
     trivial = 0
@@ -1154,7 +1196,7 @@ def check_alibi_recency(ctx, *, factor_range=(1.0, 4.0)):
 
 
 def _latex_h2d(sp):
-    d, b, m, i, j = sp.symbols("d b m i j", real=True)
+    d, _b, _m, _i, _j = sp.symbols("d b m i j", real=True)
     return (r"\mathrm{softmax}_j(b + s_{ij}) = \mathrm{softmax}_j(s_{ij}),\qquad "
             + sp.latex(sp.Implies(sp.StrictGreaterThan(d, 0), sp.Symbol(r"p_d \succeq p_0")))
             + r",\quad d < 0 \Rightarrow p_d \preceq p_0")
@@ -1204,12 +1246,12 @@ _RULE_CONTENT = Rule(
     section="H2d",
     assumptions=("ALiBi kernels (slopes >= 0) with a diagonal logit d added to every head, lambda_t in [0,1]",),
     rule=_RULE_CONTENT,
-    card=_alibi_card("THEORY H2(d): content as constant + diagonal; the constant cancels, the diagonal's "
+    card=_alibi_card("docs/mathematics.rst H2(d): content as constant + diagonal; the constant cancels, the diagonal's "
                      "sign sets the direction", "dense mpmath kernels with and without a base score (L = 7); "
                      "precise X5 rollouts of seeded generated cases with diagonal +d, 0, -d",
                      L="2..19", layers="1..3", heads="1..2", grid="d ∈ (0.05, 4.05)", cases=16),
 )
-def check_content_diagonal(ctx, *, sign: int = 1):
+def check_content_diagonal(ctx: CheckContext, *, sign: int = 1) -> Evidence:
     """``sign``: +1 the claim (a positive diagonal logit adds recency); -1 the claim with the
     other sign (a positive logit adds primacy), for power tests."""
     if sign not in (1, -1):
@@ -1245,7 +1287,7 @@ def check_content_diagonal(ctx, *, sign: int = 1):
     tol = mpmath.mpf(10) ** (-(ctx.dps - 10))
     worst_pos = worst_neg = None
     first_bad = None
-    for case in range(n):
+    for _ in range(n):
         L = int(rng.integers(2, 20))
         T = int(rng.integers(1, 4))
         H = int(rng.integers(1, 3))
@@ -1254,9 +1296,9 @@ def check_content_diagonal(ctx, *, sign: int = 1):
         lam = [float(x) for x in rng.random(T)]
         up, down = sign * dd, -sign * dd  # the logits claimed to add recency and primacy
         with mpmath.workdps(ctx.dps):
-            p0 = alibi_rollout_precise(L, _build(base, diag=lambda d: np.zeros_like(d)), lam, dps=ctx.dps)
-            pp = alibi_rollout_precise(L, _build(base, diag=lambda d: np.full_like(d, up)), lam, dps=ctx.dps)
-            pn = alibi_rollout_precise(L, _build(base, diag=lambda d: np.full_like(d, down)), lam, dps=ctx.dps)
+            p0 = alibi_rollout_precise(L, _build(base, diag=np.zeros_like), lam, dps=ctx.dps)
+            pp = alibi_rollout_precise(L, _build(base, diag=lambda d, up=up: np.full_like(d, up)), lam, dps=ctx.dps)
+            pn = alibi_rollout_precise(L, _build(base, diag=lambda d, down=down: np.full_like(d, down)), lam, dps=ctx.dps)
             mp_, kp = _cdf_margin(pp, p0)  # the "recency" logit dominates the zero one
             mn_, kn = _cdf_margin(p0, pn)  # the zero diagonal dominates the "primacy" one
         for margin, k, d in ((mp_, kp, up), (mn_, kn, down)):
@@ -1265,6 +1307,7 @@ def check_content_diagonal(ctx, *, sign: int = 1):
                              f"(margin {nstr_or_zero(margin)})")
         worst_pos = mp_ if worst_pos is None else min(worst_pos, mp_)
         worst_neg = mn_ if worst_neg is None else min(worst_neg, mn_)
+    assert worst_pos is not None and worst_neg is not None  # n >= 16 cases ran
     figures = {"base score cancels": True, "worst margin +d vs 0": float(f"{float(worst_pos):.6g}"),
                "worst margin 0 vs -d": float(f"{float(worst_neg):.6g}")}
     verdict = _RULE_CONTENT.decide(figures, _RULE_CONTENT.values(**over))
@@ -1330,7 +1373,7 @@ def _live_default(name: str) -> bool:
 _FORCES_LIVE = ("no_content/bloom-7b1", "all_content/fineweb-edu/mpt-7b")
 
 
-def u_figures(p) -> dict:
+def u_figures(p: np.ndarray) -> dict:
     """The numbers the U rule reads from one profile: the valley ``j* = argmin p`` (1-indexed,
     first occurrence), ``j*/L`` and the end-to-valley ratios ``p(1)/p(j*)``, ``p(L)/p(j*)``
     (float64; ``inf`` when the valley underflowed to 0)."""
@@ -1355,7 +1398,7 @@ def u_shaped(row: dict, t: dict) -> bool:
     return bool(inside and row["p(1)/min"] >= t["end_factor"] and row["p(L)/min"] >= t["end_factor"])
 
 
-def collapse_figures(cfg) -> dict:
+def collapse_figures(cfg: RolloutConfig) -> dict:
     """The attention-only rollout of ``cfg`` (λ ≡ 1, its own layers): ``p(1)``, the tail mass
     ``Σ_{j>=2} p(j)`` at depth T and with the layers repeated to depth 4T (summed directly, so
     tails far below 1e-16 are resolved), and whether the profile is non-increasing."""
@@ -1371,13 +1414,13 @@ def collapses(row: dict, t: dict) -> bool:
     return bool(row["non-increasing"] and row["p(1)"] >= t["collapse_p1"] and row["tail at 4T"] < row["tail"])
 
 
-def depth_profiles(cfg) -> list:
+def depth_profiles(cfg: RolloutConfig) -> list:
     """Profiles ``p_t = e_L R(t) ⋯ R(1)`` of the model truncated to its first ``t`` layers,
     ``t = 1..T`` (measured λ and content as configured; fast path, ``O(T^2 H L)``)."""
     return [alibi_rollout(cfg.length, list(cfg.layers[:t]), cfg.lambdas[:t]) for t in range(1, cfg.num_layers + 1)]
 
 
-def output_side_margin(profiles) -> tuple:
+def output_side_margin(profiles: Sequence[np.ndarray]) -> tuple:
     """``min_t min_k (F_{t+1}(k) - F_t(k))`` over consecutive depths, with the ``(t, k)`` where
     it is reached: ``>= 0`` when adding a layer on the output side moves mass to earlier positions
     at every depth (herasimchyk2026 H2a, which needs stochastically monotone kernels)."""
@@ -1388,7 +1431,7 @@ def output_side_margin(profiles) -> tuple:
     return worst
 
 
-def _monotonicity_defect(layer, L) -> float:
+def _monotonicity_defect(layer: Any, L: int) -> float:
     """``max_{i<i', k} (F_{i'}(k) - F_i(k))`` of one layer's dense kernel (float64): ``<= 0`` up
     to rounding when the kernel is stochastically monotone."""
     F = np.cumsum(alibi_kernel_dense(L, layer), axis=1)
@@ -1401,7 +1444,7 @@ FORCE_DIRECTIONS = {"residual": "later", "alibi": "later", "content d+": "later"
                     "causal depth": "earlier"}
 
 
-def _both_margins(on, off) -> dict:
+def _both_margins(on: np.ndarray, off: np.ndarray) -> dict:
     """``later``: ``min_k (F_off(k) - F_on(k))`` (>= 0 when ``on`` dominates ``off``) and
     ``earlier``: ``min_k (F_on(k) - F_off(k))`` (>= 0 when ``off`` dominates ``on``), each with
     its 1-indexed ``k``, over ``k = 1..L-1``."""
@@ -1412,7 +1455,8 @@ def _both_margins(on, off) -> dict:
     return {"later": (float(d[kl]), kl + 1), "earlier": (float(-d[ke]), ke + 1)}
 
 
-def force_margins(cfg, *, content: bool, depth_profiles_fn=None) -> dict:
+def force_margins(cfg: RolloutConfig, *, content: bool,
+                  depth_profiles_fn: Callable[[RolloutConfig], list] | None = None) -> dict:
     """CDF margins of each force on one config, both orientations (see :func:`_both_margins`):
     residual (p vs λ ≡ 1), ALiBi (p vs slopes 0), content d+ (d+ = max(d, 0) vs d = 0), content
     d- (d- = min(d, 0) vs d = 0) and causal depth (the model's first t+1 layers vs its first t,
@@ -1442,7 +1486,7 @@ def force_margins(cfg, *, content: bool, depth_profiles_fn=None) -> dict:
     return out
 
 
-def _force_rows(margins) -> dict:
+def _force_rows(margins: Mapping) -> dict:
     row = {}
     for force, sides in margins.items():
         for side, val in sides.items():
@@ -1480,9 +1524,9 @@ _RUN_FILE = "herasimchyk2026-configs.json"
 
 
 def _run_path() -> str:
-    from importlib import resources
+    from posbias.proofs_checks.data import data_path
 
-    return os.fspath(resources.files("posbias.proofs_checks.data") / "runs" / _RUN_FILE)
+    return data_path("runs", _RUN_FILE)
 
 
 def store_config_runs(path: str | None = None) -> dict:
@@ -1531,7 +1575,7 @@ def _stored_rows() -> dict:
     return {(r["config"], r["convention"]): r for r in rec["rows"]}
 
 
-def _close(a, b, rel=1e-9) -> bool:
+def _close(a: float, b: float, rel: float = 1e-9) -> bool:
     """Stored and live figures agree (floats to 1e-9 relative, 1e-300 absolute)."""
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k], rel) for k in a)
@@ -1544,7 +1588,8 @@ def _close(a, b, rel=1e-9) -> bool:
     return a == b
 
 
-def _gather(ctx, names, *, forces_live) -> tuple:
+def _gather(ctx: CheckContext, names: Sequence[str], *,
+            forces_live: Sequence[str] | None) -> tuple:
     """Rows of ``names`` in both conventions: live where the default check computes them (or all
     with ``--thorough``), else from the stored run; every live row that the stored run also holds
     must agree with it.  ``forces_live``: None when the four-force margins are not needed, else
@@ -1694,7 +1739,9 @@ _CARD_U = Card(
     rule=_RULE_U,
     card=_CARD_U,
 )
-def check_u_shape(ctx, *, names=None, profile_transform=None, **thresholds):
+def check_u_shape(ctx: CheckContext, *, names: Sequence[str] | None = None,
+                  profile_transform: Callable[[str, dict], dict] | None = None,
+                  **thresholds: float) -> Evidence:
     """``names``: the configs to decide on (default: all shipped); ``profile_transform``: a
     function applied to every residual profile's U figures before the rule (for power tests: a
     profile with no valley); ``thresholds``: overrides of the rule's thresholds."""
@@ -1752,14 +1799,14 @@ def check_u_shape(ctx, *, names=None, profile_transform=None, **thresholds):
     not_u = [describe(r, t) for r in ref_rows if not u_shaped(r, t)]
     not_u_cor = [describe(r, t) for r in cor_rows if not u_shaped(r, t)]
     n_cor = len(cor_rows) - len(not_u_cor)
-    by_group = {}
+    by_group: dict[str, list[int]] = {}
     for r in ref_rows:
         st = _setting_of(r["config"])
         key = f"{st['content']} content" + (f", {st['dataset']}" if st["dataset"] else "")
         g = by_group.setdefault(key, [0, 0])
         g[0] += u_shaped(r, t)
         g[1] += 1
-    by_model = {}
+    by_model: dict[str, list[int]] = {}
     for r in ref_rows:
         g = by_model.setdefault(_setting_of(r["config"])["model"], [0, 0])
         g[0] += u_shaped(r, t)
@@ -1785,7 +1832,7 @@ def check_u_shape(ctx, *, names=None, profile_transform=None, **thresholds):
     method = ("fast ALiBi rollouts (float64; the reference convention reproduces the reference code's "
               "profiles to 1e-15) of the shipped configs with measured λ, and of the attention-only "
               "configs at depth T and 4T")
-    common = dict(method=method, precision="float64", cases=len(ref_rows) + len(att), figures=figures,
+    common: dict[str, Any] = dict(method=method, precision="float64", cases=len(ref_rows) + len(att), figures=figures,
                   thresholds=thresholds, details=details,
                   setting={"configs": len(names)} if len(names) != 32 else {})
     if mismatches:
@@ -1845,8 +1892,8 @@ _RULE_FORCES = Rule(
 
 _CARD_FORCES = Card(
     paper=Setting(
-        "the four architectural forces (causal masking, residual connections, ALiBi, content; THEORY "
-        "H2a-d), shown on the measured configs in Fig. 2/3 (a)-(c) per the public code's README",
+        "the four architectural forces (causal masking, residual connections, ALiBi, content; "
+        "docs/mathematics.rst H2a-d), shown on the measured configs in Fig. 2/3 (a)-(c) per the public code's README",
         architecture="ALiBi causal transformer rollout", residual="on", mask="causal", pe="ALiBi",
         models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
         datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), configs=25, L=256,
@@ -1883,7 +1930,8 @@ _CARD_FORCES = Card(
     rule=_RULE_FORCES,
     card=_CARD_FORCES,
 )
-def check_four_forces(ctx, *, names=None, directions=None, **thresholds):
+def check_four_forces(ctx: CheckContext, *, names: Sequence[str] | None = None,
+                      directions: dict[str, str] | None = None, **thresholds: float) -> Evidence:
     """``names``: configs to decide on (default: every residual config); ``directions``: the
     claimed direction of a force (``later`` or ``earlier``; default :data:`FORCE_DIRECTIONS`),
     for power tests with a claim of the other sign; ``thresholds``: rule overrides."""
@@ -1899,11 +1947,14 @@ def check_four_forces(ctx, *, names=None, directions=None, **thresholds):
             raise InvalidArgument("directions", {force: d}, "forces of FORCE_DIRECTIONS mapped to later or earlier")
     rows, sources, mismatches = _gather(ctx, names, forces_live=_FORCES_LIVE)
     t = _RULE_FORCES.values(**thresholds)
-    worst, where, table, failures = {}, {}, [], []
+    worst: dict[str, float] = {}
+    where: dict[str, str] = {}
+    table: list[dict] = []
+    failures: list[str] = []
     for n in names:
         for conv in ("reference", "corrected"):
             fr = rows[(n, conv)]["forces"]
-            row = {"config": n, "convention": conv}
+            row: dict[str, Any] = {"config": n, "convention": conv}
             for force in _FORCES:
                 key = f"{force} {dirs[force]}"
                 if key not in fr:
@@ -1931,10 +1982,10 @@ def check_four_forces(ctx, *, names=None, directions=None, **thresholds):
         "e^{-m} Z_i / Z_{i+1} <= 1 for k < i); the monotonicity defect is checked on dense kernels at "
         "L = 64; a content margin of exactly 0 means that no head of the config has a diagonal logit "
         "of that sign (d+ or d- is then d = 0)"}
-    common = dict(method="fast ALiBi rollouts of the configs with one force switched off; CDF margins "
+    common: dict[str, Any] = dict(method="fast ALiBi rollouts of the configs with one force switched off; CDF margins "
                   "in the claimed direction of each force", precision="float64",
                   tolerance=f"margins >= -{t['margin_tol']:g}", cases=len(table),
-                  worst_margin="%.3g" % min(worst.values()), details=details,
+                  worst_margin=f"{min(worst.values()):.3g}", details=details,
                   setting={"configs": len(names)} if len(names) != 25 else {})
     if mismatches:
         details["stored run mismatches"] = mismatches
@@ -2023,7 +2074,7 @@ _RULE_EMPIRICAL = Rule(
 _CARD_MATCH = Card(
     paper=Setting(
         "Tables 2-5 (Spearman's correlation and Wasserstein distance between measured and theoretical "
-        "rollouts) and Fig. 2/3 (d), per the public code's README; Spearman 0.88-0.98 (THEORY H5)",
+        "rollouts) and Fig. 2/3 (d), per the public code's README; Spearman 0.88-0.98 (docs/mathematics.rst H5)",
         architecture="pretrained ALiBi causal LMs", residual="on", mask="causal", pe="ALiBi",
         models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
         datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), L=256,
@@ -2054,7 +2105,7 @@ _CARD_MATCH = Card(
     rule=_RULE_EMPIRICAL,
     card=_CARD_MATCH,
 )
-def check_empirical_match(ctx, **thresholds):
+def check_empirical_match(ctx: CheckContext, **thresholds: float) -> Evidence:
     folder = os.path.join(ctx.data_dir, "measured-influence") if ctx.data_dir else None
     if not folder or not os.path.isdir(folder):
         return Evidence("needs-data", method="Spearman and W1 of rollout vs measured influence",
@@ -2103,7 +2154,7 @@ def check_empirical_match(ctx, **thresholds):
     figures = {"models": [{k: (float(f"{v:.4g}") if isinstance(v, float) else v) for k, v in m.items()}
                           for m in models]}
     verdict = _RULE_EMPIRICAL.decide(figures, t)
-    bad = [m["name"] for m in figures["models"] if not _match_ok(m, t)]
+    bad = [str(m["name"]) for m in figures["models"] if not _match_ok(m, t)]
     return Evidence(
         verdict,
         method="Spearman and normalised W1 of the fast rollout (reference convention) vs the measured influence",

@@ -1,4 +1,4 @@
-"""posbias's own results (THEORY.md section 4, X1-X7): the exact structure behind the papers.
+"""posbias's own results (:ref:`math-exact-structure`, X1-X7): the exact structure behind the papers.
 
 Hausdorff, Bernstein and symmetric-polynomial forms of the Cesàro rollout, closed-form schedule
 products, the Laguerre form of the residual mixture, the ALiBi warp, diagonal content as a
@@ -7,10 +7,13 @@ residual step and the O(L) ALiBi propagation.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import time
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -36,6 +39,7 @@ from posbias.numerics.closed_forms import (
     symmetric_polynomial_profile_exact,
 )
 from posbias.numerics.schedules import list_schedule, power_schedule
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import (
     combine_routes,
     derivation_by_name,
@@ -45,22 +49,28 @@ from posbias.proofs_checks.claims._common import (
     sympy_latex,
     with_identities,
 )
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
-from posbias.proofs_checks.precision import agree
+from posbias.proofs_checks.precision import Agreement, agree
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
-__all__ = ['alibi_warp_check', 'check_alibi_linear_time', 'check_content_as_residual', 'laguerre_check',
-           'agreement_figures', 'AGREEMENT_THRESHOLDS']
+__all__ = [
+    'AGREEMENT_THRESHOLDS',
+    'agreement_figures',
+    'alibi_warp_check',
+    'check_alibi_linear_time',
+    'check_content_as_residual',
+    'laguerre_check',
+]
 
 _FIXED = "2026-12-01"
 
 
 def _x(n: int, title: str) -> str:
-    """The source of a posbias result: THEORY.md section 4, item Xn, stated in the package's words."""
-    return f"posbias, exact structure X{n} ({title}), THEORY.md section 4"
+    """The source of a posbias result: :ref:`math-exact-structure`, item Xn, stated in the package's words."""
+    return f"posbias, exact structure X{n} ({title}), docs/mathematics.rst X{n}"
 
 
-def agreement_figures(agreements, symbolic_open: int = 0, **more) -> dict:
+def agreement_figures(agreements: Iterable[Agreement | dict], symbolic_open: int = 0,
+                      **more: Any) -> dict:
     """Figures of one or more two-route agreements (:func:`agree` results, or their records
     ``{"state", "dps", "discrepancy"}``): per comparison, the largest relative discrepancy at
     the last precision tried, that precision, and whether precision ran out while the
@@ -107,12 +117,15 @@ def _decide_agreement(f, t):
     return "verified"
 
 
-def _agreement_rule(text: str, examples, outcomes=("verified", "refuted", "inconclusive"),
-                    extra=None, decide=None, deciding=("discrepancy", "dps", "symbolic_open")) -> Rule:
+def _agreement_rule(text: str, examples: Iterable[Example],
+                    outcomes: tuple[str, ...] = ("verified", "refuted", "inconclusive"),
+                    extra: Mapping[str, Threshold] | None = None,
+                    decide: Callable[[Mapping, Mapping], str] | None = None,
+                    deciding: tuple[str, ...] = ("discrepancy", "dps", "symbolic_open")) -> Rule:
     return Rule(text=text, decide=decide or _decide_agreement,
                 thresholds={**AGREEMENT_THRESHOLDS, **(extra or {})}, outcomes=outcomes,
                 examples=tuple(examples), fixed=_FIXED, deciding=deciding,
-                no_paper_figures="a result of posbias itself: THEORY.md states formulas, no "
+                no_paper_figures="a result of posbias itself: docs/mathematics.rst states formulas, no "
                                  "figures")
 
 
@@ -121,7 +134,7 @@ def _fig(disc, ran_out=False, open_=0, dps=30, **more):
             "symbolic_open": open_, **more}
 
 
-def _agree_examples(wrong: str, wrong_disc: float = 1e-3):
+def _agree_examples(wrong: str, wrong_disc: float = 1e-3) -> tuple[Example, ...]:
     return (
         Example("the two routes agree at dps 30", _fig(1e-29), "verified"),
         Example(wrong, _fig(wrong_disc, dps=240), "refuted", "false"),
@@ -140,7 +153,8 @@ _AGREE_TEXT = ("Two routes agree at dps d when their largest relative discrepanc
                "close; ")
 
 
-def _with_agreement(ev: Evidence, agreements, symbolic_open: int, rule: Rule, **more) -> Evidence:
+def _with_agreement(ev: Evidence, agreements: Iterable[Agreement | dict], symbolic_open: int,
+                    rule: Rule, **more: Any) -> Evidence:
     """Attach the agreement figures to ``ev`` and take its verdict from ``rule``."""
     ev.figures = agreement_figures(agreements, symbolic_open, **more)
     ev.verdict = rule.apply(ev.figures).verdict
@@ -150,7 +164,7 @@ def _with_agreement(ev: Evidence, agreements, symbolic_open: int, rule: Rule, **
 # ------------------------------------------------------------------------------ C5 Laguerre
 
 
-def laguerre_check(ctx: CheckContext, closed=None) -> Evidence:
+def laguerre_check(ctx: CheckContext, closed: Callable[..., Any] | None = None) -> Evidence:
     """Binomial sum = alpha (1-alpha)^(H-1) L_{H-1}^{(1)}(-alpha t/(1-alpha)): symbolic H
     (termwise) and exact H = 1..12 (1..30 when thorough); numerically, the binomial sum vs
     mpmath's own ``laguerre`` at random alpha, t."""
@@ -212,7 +226,7 @@ claim(
     rule=LAGUERRE_RULE,
     card=Card(
         paper=Setting("posbias, the Laguerre form of chowdhury2026 C5's continuous part "
-                      "(THEORY.md section 2, 'What careful checking shows')",
+                      "(docs/mathematics.rst, 'What careful checking of chowdhury2026 shows')",
                       kernel="Cesàro (continuum)", alpha="constant in (0, 1)",
                       H="any positive integer"),
         test=Setting("sympy termwise identity for symbolic H, exact expansions and mpmath at "
@@ -226,7 +240,8 @@ claim(
 # ------------------------------------------------------------------------------- X6 ALiBi
 
 
-def alibi_warp_check(ctx: CheckContext, phi=None, density=None) -> Evidence:
+def alibi_warp_check(ctx: CheckContext, phi: Callable[..., Any] | None = None,
+                     density: Callable[..., Any] | None = None) -> Evidence:
     """The stated warp ``u = (e^{lambda x} - 1)/(e^lambda - 1)`` (or ``phi``) must satisfy
     ``k(x, y) = phi'(y)/phi(x)``; if not, candidate warps are tried and the one that works is
     reported as the correction.  Numerically, the closed-form depth-H density (H = 2, 3) is
@@ -239,7 +254,7 @@ def alibi_warp_check(ctx: CheckContext, phi=None, density=None) -> Evidence:
     stated = phi or alibi.warp
     ident = alibi.warp_identity(stated)
     correction = None
-    details = {"stated_warp": str(stated(alibi.x)), "stated_warp_residual": str(ident.residual)}
+    details: dict[str, Any] = {"stated_warp": str(stated(alibi.x)), "stated_warp_residual": str(ident.residual)}
     if not ident.proven:
         candidates = {
             "(exp(lambda x) - 1)/(exp(lambda) - 1)": alibi.warp,
@@ -267,11 +282,12 @@ def alibi_warp_check(ctx: CheckContext, phi=None, density=None) -> Evidence:
 
     def composed(dps):
         lv = mpmath.mpf(lam_value)
-        k2 = lambda yy: mpmath.quad(lambda zz: kern(1, zz, lv) * kern(zz, yy, lv), [yy, 1])
+        def k2(yy):
+            return mpmath.quad(lambda zz: kern(1, zz, lv) * kern(zz, yy, lv), [yy, 1])
         out = [k2(yy) for yy in ys]
         # H = 3 by one more composition, applied to the (just compared) closed form for H = 2
-        out += [mpmath.quad(lambda zz: dens[2](zz, lv) * kern(zz, yy, lv), [yy, 1]) for yy in ys]
-        return out + [mpmath.mpf(1)]
+        out += [mpmath.quad(lambda zz, yy=yy: dens[2](zz, lv) * kern(zz, yy, lv), [yy, 1]) for yy in ys]
+        return [*out, mpmath.mpf(1)]
 
     ag = agree(closed, composed, ctx.dps, ctx.max_dps)
     ev = combine_routes(
@@ -297,9 +313,9 @@ ALIBI_WARP_RULE = _agreement_rule(
     "composed kernel. qualified: the stated warp fails but another substitution maps the "
     "kernel to the uniform one (correction true, it is named). " + _AGREE_TEXT + "verified "
     "otherwise.",
-    _agree_examples("the density without the Jacobian phi'(y): rho_H(phi(y)) alone", 0.6)
-    + (Example("the warp (1 - e^(-lambda x))/(1 - e^(-lambda)) stated: fails, the stated one "
-               "works (named)", _fig(1e-29, correction=True), "qualified", "false"),),
+    (*_agree_examples("the density without the Jacobian phi'(y): rho_H(phi(y)) alone", 0.6),
+     Example("the warp (1 - e^(-lambda x))/(1 - e^(-lambda)) stated: fails, the stated one "
+             "works (named)", _fig(1e-29, correction=True), "qualified", "false")),
     outcomes=("verified", "qualified", "refuted", "inconclusive"))
 
 
@@ -360,7 +376,8 @@ CONTENT_RULE = _agreement_rule(
         proof=ProofStatus("numeric", note="the identity is elementary algebra of one softmax "
                           "row; the check compares it numerically, it does not prove it")),
 )
-def check_content_as_residual(ctx, gamma=None):
+def check_content_as_residual(ctx: CheckContext,
+                              gamma: Callable[[Any, Any], Any] | None = None) -> Evidence:
     """X4 numerically; ``gamma(e, a)`` (``e = e^d - 1``, ``a = A(0)[i,i]``) replaces the stated
     ``γ = e a / (1 + e a)`` (``lambda e, a: e * a``, the first-order value, is a false version)."""
     gamma = gamma or (lambda e, a: e * a / (1 + e * a))
@@ -475,7 +492,8 @@ LINEAR_TIME_RULE = _agreement_rule(
         proof=ProofStatus("numeric", note="the recurrence is checked against the dense product; "
                           "O(L) is shown by exact operation counts, not by timing")),
 )
-def check_alibi_linear_time(ctx, propagate=None):
+def check_alibi_linear_time(ctx: CheckContext, propagate: Callable[..., list] | None = None
+                            ) -> Evidence:
     """X5; ``propagate(v, layer, dps=...)`` replaces the precise recurrence (tests pass a false
     one, e.g. with the diagonal logit dropped)."""
     propagate = propagate or alibi_propagate_precise
@@ -490,7 +508,7 @@ def check_alibi_linear_time(ctx, propagate=None):
 
     def linear(dps):
         out = []
-        for L, lay, v in cases:
+        for _, lay, v in cases:
             out += propagate(v, lay, dps=dps)
         return out
 
@@ -546,9 +564,9 @@ def check_alibi_linear_time(ctx, propagate=None):
         details={
             "mpf operations by L": {str(k): v for k, v in counts.items()},
             "operations per position": slope,
-            "fast vs dense float64 max relative difference": "%.3g" % rel,
-            "fast path seconds (L: best of 3, 4 heads)": {str(k): "%.3g" % v for k, v in times.items()},
-            "empirical time exponent (L^e, 2^14..2^18)": "%.3g" % exponent,
+            "fast vs dense float64 max relative difference": f"{rel:.3g}",
+            "fast path seconds (L: best of 3, 4 heads)": {str(k): f"{v:.3g}" for k, v in times.items()},
+            "empirical time exponent (L^e, 2^14..2^18)": f"{exponent:.3g}",
             "timing note": "wall-clock on a shared machine (cache effects above 2^16 positions); the "
             "evidence for O(L) is the exactly affine operation count above, not this exponent",
         },
@@ -558,11 +576,11 @@ def check_alibi_linear_time(ctx, propagate=None):
 F = Fraction
 
 
-def _mpf(x: Fraction):
+def _mpf(x: Fraction) -> Any:
     return mpmath.mpmathify(x)
 
 
-def _schedules(ctx: CheckContext):
+def _schedules(ctx: CheckContext) -> list:
     """Named rational schedules: edge cases (T = 0, λ = 0, λ = 1) and mixed ones."""
     out = [
         ("empty", []),
@@ -590,7 +608,7 @@ def _rounded(discrepancy: str, dps: int) -> str:
     return discrepancy
 
 
-def _show(lams) -> str:
+def _show(lams: Iterable[object]) -> str:
     return "[" + ", ".join(str(x) for x in lams) + "]"
 
 
@@ -615,7 +633,7 @@ def _exact_rule(text: str, false_label: str) -> Rule:
         examples=(Example("every case equal (exact)", {"mismatches": 0, "cases": 100}, "verified"),
                   Example(false_label, {"mismatches": 1, "cases": 3}, "refuted", "false")),
         fixed=_FIXED, deciding=("mismatches", "cases"),
-        no_paper_figures="a result of posbias itself: THEORY.md states formulas, no figures")
+        no_paper_figures="a result of posbias itself: docs/mathematics.rst states formulas, no figures")
 
 
 HAUSDORFF_RULE = _exact_rule(
@@ -648,7 +666,7 @@ SYMMETRIC_RULE = _exact_rule(
     expected="verified",
     assumptions=("M[i,j] = 1/i for j <= i (uniform causal attention)", "λ_t rational in [0, 1]",
                  "0-indexed n, k"),
-    section="THEORY X1",
+    section="docs/mathematics.rst X1",
     rule=HAUSDORFF_RULE,
     card=Card(
         paper=Setting(_x(1, "Hausdorff form"), kernel="Cesàro", L="any",
@@ -658,7 +676,7 @@ SYMMETRIC_RULE = _exact_rule(
         proof=ProofStatus("range", "L in {1, 2, 3, 5, 8, 13} on 7 rational schedules (exact "
                           "equality)")),
 )
-def _check_hausdorff(ctx: CheckContext, profile=None) -> Evidence:
+def _check_hausdorff(ctx: CheckContext, profile: Callable[[int, list], list] | None = None) -> Evidence:
     """X1 exactly; ``profile(L, lams)`` replaces the Hausdorff entry formula's last row (tests
     pass false versions, e.g. moments with a shifted index)."""
     profile = profile or hausdorff_profile_exact
@@ -685,7 +703,7 @@ def _check_hausdorff(ctx: CheckContext, profile=None) -> Evidence:
                 return _exact(1, Evidence(
                     "refuted", method="diagonal product formula vs moments", precision="exact",
                     counterexample=f"L={L}, schedule {name}: diagonal != moments", cases=cases))
-            if L <= matrix_max:
+            if matrix_max >= L:
                 dense = cesaro_rollout_matrix_exact(L, lams)
                 hm = hausdorff_matrix_exact(L, lams)
                 cases += 1
@@ -737,7 +755,7 @@ BERNSTEIN_RULE = _agreement_rule(
     ),
     expected="verified",
     assumptions=("M the Cesàro matrix", "λ_t in [0, 1]"),
-    section="THEORY X2",
+    section="docs/mathematics.rst X2",
     rule=BERNSTEIN_RULE,
     card=Card(
         paper=Setting(_x(2, "Bernstein form"), kernel="Cesàro", L="any",
@@ -746,7 +764,8 @@ BERNSTEIN_RULE = _agreement_rule(
                      configs="4 schedules (one irrational)"),
         proof=ProofStatus("numeric", note="quadrature at the working precision")),
 )
-def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
+def _check_bernstein(ctx: CheckContext, profile: Callable[[int, Any, int], list] | None = None
+                     ) -> Evidence:
     """X2 by quadrature; ``profile(L, schedule, dps)`` replaces the Bernstein route (tests pass
     false versions, e.g. a Binomial law with the mean λ in place of the Poisson-binomial)."""
     profile = profile or bernstein_profile_precise
@@ -759,19 +778,20 @@ def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
     if ctx.thorough:
         cases += [("power 1/2,1", 12, power_schedule(F(1, 2), 1, 6)),
                   ("const 9/10", 10, list_schedule([F(9, 10)] * 8))]
-    worst = None
-    history = []
+    worst: Agreement | None = None
+    history: list[dict[str, Any]] = []
     for name, L, sched in cases:
+        route_a: Callable[[int], list]
         if sched.is_rational:
             exact = cesaro_profile_exact(L, sched)
 
-            def route_a(d, exact=exact):
+            def exact_route(d: int, exact: list = exact) -> list:
                 return [_mpf(x) for x in exact]
-            label = "exact propagation"
+            route_a, label = exact_route, "exact propagation"
         else:
-            def route_a(d, L=L, sched=sched):
+            def precise_route(d: int, L: int = L, sched: Any = sched) -> list:
                 return cesaro_profile_precise(L, sched, d)
-            label = "mpmath propagation"
+            route_a, label = precise_route, "mpmath propagation"
 
         def route_b(d, L=L, sched=sched):
             return profile(L, sched, d)
@@ -794,13 +814,14 @@ def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
                 history, 0, BERNSTEIN_RULE)
         if worst is None or res.dps > worst.dps:
             worst = res
+    assert worst is not None  # the case list is not empty
     return _with_agreement(Evidence(
         "verified",
         method=("exact (or mpmath) last-row propagation vs mpmath tanh-sinh quadrature of the "
                 "Bernstein integral against χ (atom Π(1-λ_t) at x=1 plus a Poisson-binomial "
                 "mixture of Gamma densities in t = ln 1/x); the quadrature never uses μ_n"),
         # "0" from agree() means equal after rounding both routes to dps digits, not an identity
-        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=lambda s: mpmath.mpf(s)),
+        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=mpmath.mpf),
                              worst.dps),
         precision=f"dps={worst.dps}", tolerance=worst.tolerance(), cases=len(cases),
         details={"history": history},
@@ -817,19 +838,19 @@ def _check_bernstein(ctx: CheckContext, profile=None) -> Evidence:
     latex=r"(M^{H})_{L,j} = \frac{1}{L}\, h_{H-1}\!\left(\frac{1}{j}, \frac{1}{j+1}, \dots, \frac{1}{L}\right)",
     expected="verified",
     assumptions=("attention only (λ ≡ 1)", "H >= 1 (H = 0 is the identity)"),
-    section="THEORY X3",
+    section="docs/mathematics.rst X3",
     rule=SYMMETRIC_RULE,
     card=Card(
         paper=Setting(_x(3, "symmetric-polynomial form"), kernel="Cesàro", L="any", H="any"),
         test=Setting("exact Fraction comparisons", kernel="Cesàro", L="1..16", H="0..8"),
         proof=ProofStatus("range", "L = 1..16, H = 0..8 (exact equality)")),
 )
-def _check_symmetric(ctx: CheckContext, profile=None) -> Evidence:
+def _check_symmetric(ctx: CheckContext, profile: Callable[[int, int], list] | None = None) -> Evidence:
     """X3 exactly; ``profile(L, H)`` replaces the symmetric-polynomial row (tests pass false
     versions, e.g. h_H in place of h_{H-1})."""
     profile = profile or symmetric_polynomial_profile_exact
     Ls = range(1, (41 if ctx.thorough else 17))
-    Hs = range(0, (17 if ctx.thorough else 9))
+    Hs = range(17 if ctx.thorough else 9)
     n = 0
     for L in Ls:
         for H in Hs:
@@ -909,7 +930,7 @@ PRODUCTS_RULE = _agreement_rule(
     ),
     expected="verified",
     assumptions=("c = 1 - 1/i for a position i >= 2 (so 0 < c < 1)", "0 <= a < 2 rational"),
-    section="THEORY X7",
+    section="docs/mathematics.rst X7",
     rule=PRODUCTS_RULE,
     card=Card(
         paper=Setting(_x(7, "schedules with closed forms"), kernel="Cesàro",
@@ -922,10 +943,10 @@ PRODUCTS_RULE = _agreement_rule(
                           "derivations summable-product and harmonic-product; this check "
                           "compares them numerically")),
 )
-def _check_products(ctx: CheckContext, sine=None) -> Evidence:
+def _check_products(ctx: CheckContext, sine: Callable[[Any], Any] | None = None) -> Evidence:
     """X7; ``sine(c)`` replaces the closed form of the summable product (tests pass false
     versions, e.g. without the factor 1/(1 - c))."""
-    ags = []
+    ags: list[Agreement] = []
     shrink = [math.inf]
 
     def done(ev, mismatches=0):
@@ -959,10 +980,13 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
                 am = _mpf(a)
                 return mpmath.gamma(T + 2 - am) / (mpmath.gamma(2 - am) * mpmath.gamma(T + 2))
 
-            res = agree(lambda d, lhs=lhs: _mpf(lhs), route_gamma, ctx.dps, ctx.max_dps)
+            def route_product(d: int, lhs: Fraction = lhs) -> Any:
+                return _mpf(lhs)
+
+            res = agree(route_product, route_gamma, ctx.dps, ctx.max_dps)
             ags.append(res)
             if not res.ok:
-                return done(Evidence(res.state == "disagree" and "refuted" or "inconclusive",
+                return done(Evidence((res.state == "disagree" and "refuted") or "inconclusive",
                                 method="exact product vs mpmath Gamma ratio",
                                 precision=f"dps={res.dps}", tolerance=res.tolerance(),
                                 counterexample=f"a={a}, T={T}: discrepancy {res.discrepancy}",
@@ -980,7 +1004,7 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
             n += 1
             rates[str(a)] = [mpmath.nstr(e, 3) for e in errs]
             # each decade must shrink the remainder about tenfold (O(1/T)), unless it is 0
-            for e1, e2 in zip(errs, errs[1:]):
+            for e1, e2 in itertools.pairwise(errs):
                 if e1 == 0 and e2 == 0:
                     continue
                 shrink[0] = min(shrink[0], float(e1 / e2) if e2 else math.inf)
@@ -1017,7 +1041,7 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
         history.append({"i": i, "state": res.state, "dps": res.dps, "discrepancy": res.discrepancy,
                         "tail_rate_ratio": mpmath.nstr(rate, 6)})
         if not res.ok:
-            return done(Evidence(res.state == "disagree" and "refuted" or "inconclusive",
+            return done(Evidence((res.state == "disagree" and "refuted") or "inconclusive",
                                  method="exact partial product x Hurwitz-zeta tail vs closed form",
                                  precision=f"dps={res.dps}", tolerance=res.tolerance(),
                                  counterexample=f"c = 1 - 1/{i}: discrepancy {res.discrepancy}",
@@ -1029,7 +1053,7 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
                 "remainder (mpmath loggamma, T = 1e3..1e6); infinite product: exact partial "
                 f"product to T={T0} times exp(-Σ_k c^k ζ(2k, T+2)/k) agrees with "
                 "sin(π√c)/(π√c(1-c))"),
-        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=lambda s: mpmath.mpf(s)),
+        discrepancy=_rounded(max((h["discrepancy"] for h in history), key=mpmath.mpf),
                              ctx.dps),
         precision=f"dps={ctx.dps}", tolerance=f"{ctx.dps - 10} of {ctx.dps} digits", cases=n,
         parameters={"a": [str(a) for a in a_values], "T": T_values, "partial_T": T0},
@@ -1040,7 +1064,10 @@ def _check_products(ctx: CheckContext, sine=None) -> Evidence:
 # ------------------------------------------------------------------ RoPE score law (C8, half)
 # The symbolic and Monte Carlo half of chowdhury2026:rope-init as a claim of its own: the
 # paper's claim also states a measurement and is decided on it (claims/chowdhury2026.py).
-from posbias.proofs_checks.claims.chowdhury2026 import rope_law_check  # noqa: E402
+from posbias.proofs_checks.claims.chowdhury2026 import (  # noqa: E402
+    RopeTransform,
+    rope_law_check,
+)
 
 
 def _decide_rope_law(f, t):
@@ -1081,7 +1108,7 @@ ROPE_SCORE_RULE = Rule(
 )
 
 
-def rope_score_law_check(ctx: CheckContext, transform=None) -> Evidence:
+def rope_score_law_check(ctx: CheckContext, transform: RopeTransform | None = None) -> Evidence:
     """The score-law half of chowdhury2026 C8 (:func:`rope_law_check`), decided by
     :data:`ROPE_SCORE_RULE` on its Monte Carlo and symbolic figures."""
     ev = rope_law_check(ctx, transform)
@@ -1113,7 +1140,7 @@ claim(
     section="chowdhury2026 C8",
     rule=ROPE_SCORE_RULE,
     card=Card(
-        paper=Setting("posbias, the model-free half of chowdhury2026 C8 (THEORY.md section 2, "
+        paper=Setting("posbias, the model-free half of chowdhury2026 C8 (docs/mathematics.rst (chowdhury2026), "
                       "C8): a rotation leaves the law of q^T k unchanged (any angles)",
                       pe="RoPE", width="any even d"),
         test=Setting("sympy identities (d = 2, 4, 6) and a seeded Monte Carlo KS test (d = 64, "

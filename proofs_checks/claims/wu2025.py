@@ -1,4 +1,4 @@
-"""Claims of wu2025 (*On the Emergence of Position Bias in Transformers*; THEORY.md section 5,
+"""Claims of wu2025 (*On the Emergence of Position Bias in Transformers*; :ref:`math-wu2025`,
 W1-W4): attention-only rollouts under causal, sliding-window, prefix and decay masks, checked
 exactly on generated kernels against the stated bounds.
 """
@@ -9,8 +9,9 @@ import json
 import math
 import os
 import random
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from importlib import resources
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -32,6 +33,7 @@ from posbias.numerics.kernels import (
     sliding_window_kernel_exact,
     uniform_causal_kernel_exact,
 )
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import (
     CaseSweep,
     case_rng,
@@ -40,7 +42,7 @@ from posbias.proofs_checks.claims._common import (
     show_value,
     sympy_latex,
 )
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
+from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ['causal_collapse_margins', 'check_decay_mask', 'decay_mask_profile', 'deep_window_depth', 'prefix_margins', 'sliding_window_margins']
@@ -132,7 +134,7 @@ DECAY_MASK_CARD = Card(
 
 
 
-def decay_mask_profile(L: int, m, t: int, dps: int) -> list:
+def decay_mask_profile(L: int, m: float, t: int, dps: int) -> list:
     """Last row of wu2025's ``P(t) = A(t) ⋯ A(0)`` (``t + 1`` layers) for one decay-mask head
     with slope ``m`` (logits ``-m(i-j)``, diagonal 0), attention only, in mpmath at ``dps``."""
     return alibi_rollout_precise(L, [alibi_layer([m])] * (t + 1), 1, dps=dps)
@@ -151,7 +153,8 @@ def decay_mask_profile(L: int, m, t: int, dps: int) -> list:
     rule=DECAY_MASK_RULE,
     card=DECAY_MASK_CARD,
 )
-def check_decay_mask(ctx, layers=None, critical=None):
+def check_decay_mask(ctx: CheckContext, layers: Callable[[int], int] | None = None,
+                     critical: Callable[[int, Any], Any] | None = None) -> Evidence:
     """W4 on precise rollouts.  ``layers(t)`` is the number of layers read as ``P(t)``
     (default ``t + 1``, wu2025's ``A(t)...A(0)``; ``t`` is the off-by-one reading);
     ``critical(t, m)`` the stated critical point (default ``t/(e^m - 1)``)."""
@@ -279,7 +282,7 @@ def _mpf(x: Fraction) -> mpmath.mpf:
     return mpmath.mpmathify(x)
 
 
-def _epsilon(kernels, mask) -> Fraction:
+def _epsilon(kernels: list, mask: list) -> Fraction:
     seen = {}
     for A in kernels:
         if id(A) not in seen:
@@ -302,7 +305,7 @@ def causal_collapse_margins(kernels: list, eps: Fraction, exponent: Fraction = F
     """
     L = len(kernels[0])
     T = len(kernels)
-    if not 0 < eps or 1 - (L - 1) * eps <= 0:
+    if not eps > 0 or 1 - (L - 1) * eps <= 0:
         raise InvalidArgument("eps", str(eps), f"a lower bound ε in (0, 1/(L-1)) (L = {L})")
     Ps = rollout_matrices_exact(kernels, [Fraction(1)] * T)
     bound_margin = None
@@ -398,7 +401,7 @@ def _check_causal_collapse(ctx: CheckContext, exponent: Fraction = Fraction(1)) 
         sweep.low("step", m["step"])
         sweep.high("C", m["best_C"])
         if m["bound"] < 0 or m["step"] < 0 or m["off_first"] > m["off_first_bound"]:
-            sweep.fail(lambda: f"L={L}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
+            sweep.fail(lambda L=L, T=T, eps=eps, ks=ks: f"L={L}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
     worst_bound, worst_step, best_c = sweep.worst["bound"], sweep.worst["step"], sweep.most["C"]
     # how sharp is the rate? Cesàro L = 8: P(t)[L,2] decays like 2^-t, the bound like (7/8)^t
     L, T = 8, 40
@@ -456,7 +459,7 @@ def sliding_window_margins(kernels: list, eps: Fraction, w: int, *, rate: Fracti
         raise InvalidArgument("w", w, "a window size >= 2")
     h = -(-(L - 1) // (w - 1))
     eh = eps ** h
-    if not 0 < eps or 1 - (L - 1) * eh <= 0:
+    if not eps > 0 or 1 - (L - 1) * eh <= 0:
         raise InvalidArgument("eps", str(eps), f"a lower bound ε with (L-1) ε^h < 1 (L = {L}, h = {h})")
     Ps = rollout_matrices_exact(kernels, [Fraction(1)] * T)
     worst = None
@@ -486,7 +489,7 @@ def sliding_window_margins(kernels: list, eps: Fraction, w: int, *, rate: Fracti
         q2 = 1 - eh
         floor = mpmath.power(_mpf(q2), mpmath.mpf(T) / (2 * h) - 1)  # C q_2^{T/(2h)}: the weakest bound at depth T
     block_min = None
-    if T >= h:
+    if h <= T:
         B = Ps[h]
         block_min = min(B[i][j] for i in range(L) for j in range(i + 1))
     return {"fails": fails, "worst": worst, "best_C": best_c, "h": h,
@@ -576,7 +579,8 @@ SLIDING_WINDOW_CARD = Card(
     rule=SLIDING_WINDOW_RULE,
     card=SLIDING_WINDOW_CARD,
 )
-def _check_sliding_window(ctx: CheckContext, rate=Fraction(1)) -> Evidence:
+def _check_sliding_window(ctx: CheckContext,
+                          rate: Fraction | Callable[[int], Fraction | int] = Fraction(1)) -> Evidence:
     """W2 on generated windows; ``rate`` (a Fraction, or a function of ``h`` returning one)
     multiplies the exponent ``t/(2h)``: ``lambda h: 2 * h`` is the causal exponent ``t``
     carried to windows (a false version of the theorem)."""
@@ -607,7 +611,7 @@ def _check_sliding_window(ctx: CheckContext, rate=Fraction(1)) -> Evidence:
             block_checks += 1
             block_fail += m["block_min"] < m["eps_h"]
         if m["fails"] or (m["block_min"] is not None and m["block_min"] < m["eps_h"]):
-            sweep.fail(lambda: f"L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
+            sweep.fail(lambda L=L, w=w, T=T, eps=eps, ks=ks: f"L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
     # (b) deep cases, where the rate t/(2h) matters: windows whose guaranteed ε (weights 1..2,
     # ε >= 1/(2w-1)) lets the weakest bound C q_2^{t/(2h)} fall to 1/4 within the depth cap
     eligible = [(L, w) for L in range(3, maxL + 2) for w in range(2, L)
@@ -637,7 +641,7 @@ def _check_sliding_window(ctx: CheckContext, rate=Fraction(1)) -> Evidence:
             block_checks += 1
             block_fail += m["block_min"] < m["eps_h"]
         if m["fails"] or (m["block_min"] is not None and m["block_min"] < m["eps_h"]):
-            sweep.fail(lambda: f"deep case L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
+            sweep.fail(lambda L=L, w=w, T=T, eps=eps, ks=ks: f"deep case L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
         deep_rows.append({"L": L, "w": w, "h": m["h"], "ε": str(eps), "T": T, "T/4h": round(T / (4 * m["h"]), 1),
                           "C q_2^(T/2h)": mpmath.nstr(m["bound_at_T"], 3),
                           "a*": mpmath.nstr(m["a_star"], 3) if m["a_star"] is not None else None})
@@ -708,7 +712,7 @@ def prefix_margins(kernels: list, eps: Fraction, K: int, kappa: Fraction | None 
     kappa = eps if kappa is None else kappa
     L = len(kernels[0])
     T = len(kernels)
-    if not 0 < eps or 1 - K * eps < 0:
+    if not eps > 0 or 1 - K * eps < 0:
         raise InvalidArgument("eps", str(eps), f"a lower bound ε in (0, 1/K] (K = {K})")
     Ps = rollout_matrices_exact(kernels, [Fraction(1)] * T, causal=False)
     keep = None
@@ -781,7 +785,8 @@ PREFIX_CARD = Card(
     rule=PREFIX_RULE,
     card=PREFIX_CARD,
 )
-def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
+def _check_prefix(ctx: CheckContext, kappa: Callable[[Fraction, int], Fraction] | None = None
+                  ) -> Evidence:
     """W3 on generated prefix kernels; ``kappa(eps, K)`` replaces the bound ``κ = ε`` kept by
     every prefix token (``lambda eps, K: Fraction(1, K)``, an equal share, is a false version)."""
     rng = _rng(ctx, "prefix")
@@ -800,7 +805,7 @@ def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
         sweep.low("keep", m["keep"])
         sweep.low("suffix", m["suffix"])
         if m["keep"] < 0 or m["suffix"] < 0:
-            sweep.fail(lambda: f"L={L}, K={K}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
+            sweep.fail(lambda L=L, K=K, T=T, eps=eps, ks=ks: f"L={L}, K={K}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
         if ks[0] is ks[-1] and ks[0] == prefix_kernel_exact(L, K):
             # uniform prefix kernel: every row spreads its prefix mass evenly (exact)
             for row in m["final"]:
@@ -830,7 +835,7 @@ def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
         worst_margin=f"min P(t)[i,j≤K] - ε >= {_show(keep)}; (1-Kε)^t - suffix mass >= {_show(suffix)}",
         parameters={"cases": n, "L": f"2..{maxL}", "K": "1..L", "T": f"1..{maxT}"},
         details={
-            "uniform prefix kernel L=16, K=3, depth 300: max |p(j) - 1/K|, j <= K": "%.3g" % limit_err,
+            "uniform prefix kernel L=16, K=3, depth 300: max |p(j) - 1/K|, j <= K": f"{limit_err:.3g}",
             "uniform prefix rows spread prefix mass evenly (exact)": uniform_ok,
             "causal prefix block (= causal mask), Cesàro L=8, T=30: P[8,2]": _show(Ps[30][7][1]),
             "note": "κ > 0 needs the bidirectional prefix block of wu2025's prefix mask; with a causal "
@@ -870,7 +875,7 @@ def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
 #   with residual connections) are decided against this figure: claims
 #   ``wu2025:trained-causal-primacy-residual``, ``-rope-residual``, ``-decay-residual``.
 #
-# The figures of wu2025 quoted here come from a third-party reading of its plots (THEORY.md W5):
+# The figures of wu2025 quoted here come from a third-party reading of its plots (docs/mathematics.rst W5):
 # the cards list them as not confirmed.
 #
 # **What a difference means without in-context matching.**  Every rule applies the *gate*: the
@@ -893,26 +898,26 @@ def _check_prefix(ctx: CheckContext, kappa=None) -> Evidence:
 # scale (lr 1e-3, 100,000 iterations, seeds 0 and 1: it does not train longer).
 
 __all__ += [
+    "DECAY_M",
+    "DECAY_RESIDUAL_RULE",
+    "DECAY_RULE",
+    "FULL_CONTROL_RULE",
     "GATE",
     "MIN_THRESHOLD",
-    "DECAY_M",
-    "STORED",
-    "stored_results",
-    "find_attention_only",
-    "attention_only_command",
-    "summarize",
-    "direction_figures",
-    "shift_figures",
-    "direction_decide",
-    "shift_decide",
-    "full_decide",
-    "PRIMACY_RULE",
-    "ROPE_TRADEOFF_RULE",
-    "DECAY_RULE",
     "PRIMACY_RESIDUAL_RULE",
+    "PRIMACY_RULE",
     "ROPE_RESIDUAL_RULE",
-    "DECAY_RESIDUAL_RULE",
-    "FULL_CONTROL_RULE",
+    "ROPE_TRADEOFF_RULE",
+    "STORED",
+    "attention_only_command",
+    "direction_decide",
+    "direction_figures",
+    "find_attention_only",
+    "full_decide",
+    "shift_decide",
+    "shift_figures",
+    "stored_results",
+    "summarize",
 ]
 
 #: in-context accuracy every seed must reach before a difference counts as in-context retrieval
@@ -940,13 +945,13 @@ ATTENTION_ONLY = {
     "causal-rope": ("causal", "rope"),
     "decay-nope": (_DECAY_MASK, "none"),
 }
-_THOROUGH = {
+_THOROUGH: dict[str, dict[str, Any]] = {
     "causal-nope": dict(mask="causal", pe="none"),
     "causal-rope": dict(mask="causal", pe="rope"),
     "decay-nope": dict(mask=_DECAY_MASK, pe="none"),
     "full-nope": dict(mask="full", pe="none"),
 }
-_THOROUGH_SCALE = dict(lr=1e-3, iterations=100_000, eval_every=2000)
+_THOROUGH_SCALE: dict[str, Any] = dict(lr=1e-3, iterations=100_000, eval_every=2000)
 _THOROUGH_SEEDS = (0, 1)
 _IMPLEMENTATION = ("posbias train: the public model re-implemented (decay as a γ^(i-j) mask as "
                    "in the public code), seeded class labels, posbias' vectorized generator")
@@ -957,7 +962,7 @@ class _Missing(Exception):
 
 
 def _shipped_dir() -> str:
-    return os.fspath(resources.files("posbias.proofs_checks.data") / "trained")
+    return data_path("trained")
 
 
 def _data_dir(ctx: CheckContext) -> str | None:
@@ -984,7 +989,8 @@ def attention_only_command(key: str) -> str:
     mask, pe = ATTENTION_ONLY[key]
     name = f"{mask.replace(':', '')}_{pe}_nores"
     return (f"posbias train --task wu2025-icl --mask {mask} --pe {pe} --residual off "
-            f"--iterations 100000 --lr 0.001 --seeds 0 1 --jobs 2 --eval-every 2000 -o {name} "
+            f"--iterations 100000 --lr 0.001 --seeds 0 1 --jobs 2 --eval-every 2000 "
+            f"--record-influence 32 -o {name} "
             f"(then copy {name}/results.json to <data-dir>/trained/{name}_lr0.001.json)")
 
 
@@ -1022,32 +1028,36 @@ def find_attention_only(key: str, data_dir: str | None = None) -> dict:
 _TRAINED: dict = {}
 
 
-def _thorough(key: str) -> dict:
-    """Re-train stored configuration ``key`` at wu2025's scale (cached for the process)."""
-    if key not in _TRAINED:
+def _thorough(key: str, residual: bool = True) -> dict:
+    """Re-train configuration ``key`` at wu2025's scale, with residual connections (Figure 5)
+    or without (``residual=False``, Figure 2); cached for the process."""
+    if (key, residual) not in _TRAINED:
         try:
             from posbias.measurements import training as tr
 
             tr._torch()
         except ImportError:
             raise _Missing("the 'models' extra (torch)") from None
-        config = tr.TrainConfig(**_THOROUGH[key], **_THOROUGH_SCALE)
-        runs = tr.train_seeds(config, _THOROUGH_SEEDS, jobs=2, progress=False)
-        _TRAINED[key] = tr.results_document(config, runs, command="posbias check --thorough",
-                                            jobs=2)
-    return _TRAINED[key]
+        config = tr.TrainConfig(**_THOROUGH[key], **_THOROUGH_SCALE, residual=residual)
+        # one progress bar with ETA per seed when stderr is a terminal
+        runs = tr.train_seeds(config, _THOROUGH_SEEDS, jobs=2, progress=None)
+        _TRAINED[key, residual] = tr.results_document(config, runs,
+                                                      command="posbias check --thorough", jobs=2)
+    return _TRAINED[key, residual]
 
 
-def _training_work(*keys):
+def _training_work(*keys, residual: bool = True):
     """What ``--thorough`` re-trains for a claim reading ``keys``: each configuration at
-    wu2025's scale, two seeds in two processes; its wall time from the stored run's measured
-    rate (its slowest seed, on this project's machine with the same two processes)."""
+    wu2025's scale, two seeds in two processes, with residual connections or without; its wall
+    time from the stored run's measured rate (its slowest seed, on this project's machine with
+    the same two processes)."""
 
     def work(ctx: CheckContext) -> list:
         out = []
         for key in keys:
             try:
-                doc = stored_results(key, _data_dir(ctx))
+                doc = (stored_results(key, _data_dir(ctx)) if residual
+                       else find_attention_only(key, _data_dir(ctx)))
                 # the stored run's measured rate (slowest seed, two processes at once) times
                 # the iterations --thorough trains
                 rate = min(r["iterations"] / r["wall_seconds"] for r in doc["runs"])
@@ -1055,9 +1065,11 @@ def _training_work(*keys):
             except (_Missing, KeyError, ValueError, TypeError, ZeroDivisionError):
                 seconds = float("nan")
             its = _THOROUGH_SCALE["iterations"]
-            out.append((f"wu2025-train:{key}", f"re-training {_THOROUGH[key]['mask']} / PE "
-                        f"{_THOROUGH[key]['pe']} ({its} iterations, lr {_THOROUGH_SCALE['lr']:g}, "
-                        f"seeds {', '.join(map(str, _THOROUGH_SEEDS))} in 2 processes)", seconds))
+            setting = "with residual" if residual else "attention only"
+            out.append((f"wu2025-train:{key}:{'res' if residual else 'nores'}",
+                        f"re-training {_THOROUGH[key]['mask']} / PE {_THOROUGH[key]['pe']}, "
+                        f"{setting} ({its} iterations, lr {_THOROUGH_SCALE['lr']:g}, seeds "
+                        f"{', '.join(map(str, _THOROUGH_SEEDS))} in 2 processes)", seconds))
         return out
 
     return work
@@ -1096,7 +1108,8 @@ def direction_figures(summaries: list[dict]) -> dict:
     return f
 
 
-def shift_figures(a: list[dict], b: list[dict], pair: str, names=("RoPE", "no PE")) -> dict:
+def shift_figures(a: list[dict], b: list[dict], pair: str,
+                  names: tuple[str, str] = ("RoPE", "no PE")) -> dict:
     """The figures of a shift rule: ``pair`` and its SE per seed for configurations ``a`` and
     ``b`` (same seeds, same iteration), both in-context accuracies, and the shift a - b."""
     by_seed = {s["seed"]: s for s in b}
@@ -1116,13 +1129,13 @@ def shift_figures(a: list[dict], b: list[dict], pair: str, names=("RoPE", "no PE
                       for x, y in zip(a, b)]}
 
 
-def _noise(se, t) -> float:
+def _noise(se: float | None, t: Mapping) -> float:
     """The noise threshold of one difference: ``max(k SE, floor)``; the floor alone when no SE
     is reported (a paper figure)."""
     return t["floor"] if se is None else max(t["noise_multiple"] * se, t["floor"])
 
 
-def _gate(ics, t) -> bool | None:
+def _gate(ics: Any, t: Mapping) -> bool | None:
     """True when every reported in-context accuracy reaches the gate, None when none is
     reported (wu2025's figures), False otherwise."""
     known = [x for x in ics if x is not None]
@@ -1131,7 +1144,8 @@ def _gate(ics, t) -> bool | None:
     return len(known) == len(ics) and all(x >= t["gate"] for x in known)
 
 
-def direction_decide(pair: str, sign: int, support: str | None = None):
+def direction_decide(pair: str, sign: int, support: str | None = None
+                     ) -> Callable[[Mapping, Mapping], str]:
     """A rule's ``decide``: ``sign * pair`` beyond its noise threshold in every seed is the
     stated preference (``support`` must not lie beyond noise on the other side); ``-sign *
     pair`` beyond noise in every seed is the other preference.
@@ -1148,7 +1162,7 @@ def direction_decide(pair: str, sign: int, support: str | None = None):
         th = [_noise(se, t) for se in ses]
         main = [sign * x for x in f[pair]]
         sup = f.get(support) if support else None
-        if sup is None:
+        if support is None or sup is None:
             sup_ok = [True] * n
         else:
             sse = f.get("se " + support) or [None] * n
@@ -1171,7 +1185,8 @@ def direction_decide(pair: str, sign: int, support: str | None = None):
     return decide
 
 
-def shift_decide(pair: str, sign: int, a: str = "RoPE", b: str = "no PE"):
+def shift_decide(pair: str, sign: int, a: str = "RoPE", b: str = "no PE"
+                 ) -> Callable[[Mapping, Mapping], str]:
     """A rule's ``decide`` on the shift ``S = pair(a) - pair(b)`` per seed, threshold
     ``sqrt(2) max(noise(a), noise(b))``: ``sign * S`` beyond it in every seed is the stated
     shift.  Gate passed in both (or not reported): stated in every seed -> verified; no seed
@@ -1237,7 +1252,7 @@ def _seed(ic, fm=None, fl=None, ml=None, se=0.0055, train=None):
     return {"ic": ic, "fm": fm, "fl": fl, "ml": ml, "se": se, "train": train}
 
 
-def _dir_fig(*seeds) -> dict:
+def _dir_fig(*seeds: Any) -> dict:
     f = {"ic_accuracy": [s["ic"] for s in seeds], "train_accuracy": [s["train"] for s in seeds]}
     for key, p in (("fm", "first-middle"), ("fl", "first-last"), ("ml", "middle-last")):
         if all(s[key] is not None for s in seeds):
@@ -1280,7 +1295,7 @@ PRIMACY_RULE = Rule(
                 _dir_fig(_seed(0.85, 0.004, 0.003), _seed(0.86, -0.002, 0.006)), "refuted", "false"),
         Example("recency instead (the decay-mask sign): first-last -0.05, -0.04",
                 _dir_fig(_seed(0.52, -0.03, -0.05), _seed(0.53, -0.02, -0.04)), "refuted", "false"),
-        Example("primacy in label copying only: ic 0.52, first-last +0.05, +0.04 (THEORY.md W5: "
+        Example("primacy in label copying only: ic 0.52, first-last +0.05, +0.04 (docs/mathematics.rst W5: "
                 "no matching by 95k iterations)",
                 _dir_fig(_seed(0.52, 0.03, 0.05, train=0.65), _seed(0.52, 0.02, 0.04, train=0.64)),
                 "qualified"),
@@ -1466,7 +1481,7 @@ DECAY_RESIDUAL_RULE = Rule(
 )
 
 
-def full_decide(f, t):
+def full_decide(f: Mapping, t: Mapping) -> str:
     """Every difference of every seed within ``max(k SE, floor)`` -> verified, else refuted."""
     for p in PAIRS:
         for x, se in zip(f[p], f.get("se " + p) or [None] * len(f[p])):
@@ -1508,7 +1523,7 @@ def _provenance(doc: dict) -> dict:
             "created": prov.get("created")}
 
 
-def _run_setting(docs, ctx, source: str) -> dict:
+def _run_setting(docs: Sequence[dict], ctx: CheckContext, source: str) -> dict:
     """The test-setting fields this run refines: iterations, lr, seeds, residual."""
     its = sorted({r["iterations"] for d in docs for r in d["runs"]})
     lrs = sorted({d["config"]["lr"] for d in docs})
@@ -1539,7 +1554,7 @@ def _memorisation(figs: dict, prefix: str = "") -> str:
     return "; ".join(parts)
 
 
-def _show_direction(figs: dict, pairs=PAIRS) -> str:
+def _show_direction(figs: dict, pairs: Sequence[str] = PAIRS) -> str:
     out = []
     for i, seed in enumerate(figs["seeds"]):
         diffs = ", ".join(f"{p} {figs[p][i]:+.4f}±{figs['se ' + p][i]:.4f}" for p in pairs)
@@ -1548,7 +1563,7 @@ def _show_direction(figs: dict, pairs=PAIRS) -> str:
     return "; ".join(out)
 
 
-def _not_matching(docs) -> str:
+def _not_matching(docs: Sequence[dict]) -> str:
     """What the stored history says about training longer: the in-context and the training
     accuracy at a fifth of the run and at its end, per seed, and what --thorough does."""
     parts = []
@@ -1568,8 +1583,9 @@ def _not_matching(docs) -> str:
             f"re-trains the same {its:,} iterations: it does not train longer")
 
 
-def _direction_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, source: str,
-                        pairs=PAIRS) -> Evidence:
+def _direction_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext, method: str,
+                        keys: Sequence[str], source: str,
+                        pairs: Sequence[str] = PAIRS) -> Evidence:
     d = rule.apply(figs)
     verdict = d.verdict
     shown = _show_direction(figs, pairs)
@@ -1592,7 +1608,8 @@ def _direction_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, so
         figures=figs, setting=_run_setting(docs, ctx, source))
 
 
-def _shift_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, source: str,
+def _shift_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext, method: str,
+                    keys: Sequence[str], source: str,
                     pair: str) -> Evidence:
     d = rule.apply(figs)
     verdict = d.verdict
@@ -1621,7 +1638,7 @@ def _shift_evidence(rule: Rule, figs: dict, docs, ctx, method: str, keys, source
         figures=figs, setting=_run_setting(docs, ctx, source))
 
 
-def _needs(exc) -> Evidence:
+def _needs(exc: Exception) -> Evidence:
     return Evidence("needs-data", method=f"missing: {exc}", details={"needs": str(exc)})
 
 
@@ -1637,7 +1654,7 @@ _TASK = ("in-context classification (Gaussian mixture): K 2048 classes, 32 label
 _FIG2_UNCONFIRMED = ("iterations", "lr", "batch")
 
 
-def _paper(fig: str, residual: str, mask: str, pe: str, extra: str = "") -> Setting:
+def _paper(fig: str, residual: str, mask: str, pe: str | tuple[str, ...], extra: str = "") -> Setting:
     return Setting(
         f"wu2025 section 5, {fig} (depth 2; figures from a third-party reading of the plot, "
         f"not confirmed against the paper's text{extra}); public code xinyiwu98/"
@@ -1646,11 +1663,11 @@ def _paper(fig: str, residual: str, mask: str, pe: str, extra: str = "") -> Sett
                      "last token", layers=2, residual=residual, mask=mask, pe=pe, data=_TASK,
         training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
         unconfirmed=_FIG2_UNCONFIRMED,
-        note="iterations 100,000 as THEORY.md W5 reads the paper; the public code's default is "
+        note="iterations 100,000 as docs/mathematics.rst W5 reads the paper; the public code's default is "
              "--iter 50000 (lr 1e-3, batch 128 are its defaults)")
 
 
-def _test(residual: str, mask: str, pe: str, source: str) -> Setting:
+def _test(residual: str, mask: str, pe: str | tuple[str, ...], source: str) -> Setting:
     return Setting(source, architecture="self-attention network (SAN), single head, 3-layer MLP "
                    "readout of the last token", layers=2, residual=residual, mask=mask, pe=pe,
                    data=_TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3,
@@ -1668,9 +1685,16 @@ _ASSUMPTIONS = ("wu2025's in-context classification task (K = 2048, L = 32, d = 
 _NEEDS = ("stored results", "models (for --thorough)")
 
 
+def _attention_only(ctx: CheckContext, key: str) -> dict:
+    """The attention-only run of ``key``: re-trained with ``--thorough``, else stored."""
+    if ctx.thorough:
+        return _thorough(key, residual=False)
+    return find_attention_only(key, _data_dir(ctx))
+
+
 def _figure2(key: str, rule: Rule, ctx: CheckContext, method: str) -> Evidence:
     try:
-        doc = find_attention_only(key, _data_dir(ctx))
+        doc = _attention_only(ctx, key)
     except _Missing as exc:
         return _needs(exc)
     figs = direction_figures(summarize(doc))
@@ -1683,12 +1707,13 @@ def _figure2(key: str, rule: Rule, ctx: CheckContext, method: str) -> Evidence:
                "(no residual connections) without positional encoding prefers the first "
                "position: Acc(first_last) - Acc(last_first) > 0 (wu2025 Figure 2)."),
     latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{last}}) - \mathrm{Acc}(\mathrm{last}_{\mathrm{first}}) > 0",
-    # no attention-only (residual: false) run is stored yet: the check names the command
-    # that makes them; the residual runs are decided by the *-residual claims (Figure 5)
-    expected="needs-data",
-    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
+    # the stored attention-only runs (2026-12-01): first-last +0.105, +0.099 beyond noise in
+    # both seeds, but in-context accuracy 0.520, 0.518 < gate 0.75: qualified by the rule
+    expected="qualified",
+    assumptions=(*_ASSUMPTIONS, "no residual connections (Figure 2)"),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("causal-nope", residual=False),
     rule=PRIMACY_RULE,
     card=Card(paper=_paper("Figure 2", "off", "causal", "none"),
               test=_test("off", "causal", "none", _ONLY_SOURCE), proof=ProofStatus("none")),
@@ -1705,12 +1730,13 @@ def _check_primacy(ctx: CheckContext) -> Evidence:
                "over the first position: Acc(first_middle) - Acc(middle_first) < 0, with "
                "Acc(first_last) - Acc(last_first) < 0 beside it (wu2025 Figure 2)."),
     latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{middle}}) - \mathrm{Acc}(\mathrm{middle}_{\mathrm{first}}) < 0",
-    # no attention-only (residual: false) run is stored yet: the check names the command
-    # that makes them; the residual runs are decided by the *-residual claims (Figure 5)
-    expected="needs-data",
-    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
+    # the stored attention-only runs (2026-12-01): first-middle -0.013 (within noise 0.022),
+    # -0.034; gate not passed (0.519, 0.508): inconclusive by the rule
+    expected="inconclusive",
+    assumptions=(*_ASSUMPTIONS, "no residual connections (Figure 2)"),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("decay-nope", residual=False),
     rule=DECAY_RULE,
     card=Card(paper=_paper("Figure 2", "off", _DECAY_PAPER, "none"),
               test=_test("off", _DECAY_TEST, "none", _ONLY_SOURCE), proof=ProofStatus("none")),
@@ -1722,8 +1748,8 @@ def _check_decay(ctx: CheckContext) -> Evidence:
 
 def _figure2_rope(ctx: CheckContext) -> Evidence:
     try:
-        rope_doc = find_attention_only("causal-rope", _data_dir(ctx))
-        nope_doc = find_attention_only("causal-nope", _data_dir(ctx))
+        rope_doc = _attention_only(ctx, "causal-rope")
+        nope_doc = _attention_only(ctx, "causal-nope")
     except _Missing as exc:
         return _needs(exc)
     try:
@@ -1744,12 +1770,13 @@ claim(
                "preference against recency: its Acc(first_last) - Acc(last_first) is lower than "
                "without positional encoding (wu2025 Figure 2)."),
     latex=r"\Delta_{\mathrm{RoPE}}(\mathrm{first}, \mathrm{last}) < \Delta_{\mathrm{NoPE}}(\mathrm{first}, \mathrm{last})",
-    # no attention-only (residual: false) run is stored yet: the check names the command
-    # that makes them; the residual runs are decided by the *-residual claims (Figure 5)
+    # no attention-only (residual: false) RoPE run is stored (the causal/no-PE one is): the
+    # check names the command that makes it
     expected="needs-data",
-    assumptions=_ASSUMPTIONS + ("no residual connections (Figure 2)",),
+    assumptions=(*_ASSUMPTIONS, "no residual connections (Figure 2)"),
     section="5",
     needs=_NEEDS,
+    thorough_work=_training_work("causal-rope", "causal-nope", residual=False),
     rule=ROPE_TRADEOFF_RULE,
     card=Card(paper=_paper("Figure 2", "off", "causal", ("rope", "none")),
               test=_test("off", "causal", ("rope", "none"), _ONLY_SOURCE),
@@ -1773,7 +1800,7 @@ def _residual_direction(key: str, rule: Rule, ctx: CheckContext, method: str) ->
                "Acc(first_middle) - Acc(middle_first) > 0 (wu2025 Figure 5)."),
     latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{middle}}) - \mathrm{Acc}(\mathrm{middle}_{\mathrm{first}}) > 0",
     expected="verified",
-    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
+    assumptions=(*_ASSUMPTIONS, "residual connections around attention (Figure 5)"),
     section="5",
     needs=_NEEDS,
     thorough_work=_training_work("causal-nope",),
@@ -1797,7 +1824,7 @@ def _check_primacy_residual(ctx: CheckContext) -> Evidence:
     # the network memorises classes instead of matching (in-context accuracy 0.527, training
     # accuracy 0.71): the recency is one of label copying, hence qualified
     expected="qualified",
-    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
+    assumptions=(*_ASSUMPTIONS, "residual connections around attention (Figure 5)"),
     section="5",
     needs=_NEEDS,
     thorough_work=_training_work("decay-nope",),
@@ -1808,7 +1835,7 @@ def _check_primacy_residual(ctx: CheckContext) -> Evidence:
         architecture="self-attention network (SAN), single head, 3-layer MLP readout of the "
                      "last token", layers=2, residual="on", mask=_DECAY_PAPER, pe="none",
         data=_TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
-        unconfirmed=("mask",) + _FIG2_UNCONFIRMED),
+        unconfirmed=("mask", *_FIG2_UNCONFIRMED)),
         test=_test("on", _DECAY_TEST, "none", _RES_SOURCE), proof=ProofStatus("none"),
         differences=("Figure 5 is not confirmed to show the decay mask: Figure 2's statement is "
                      "tested in Figure 5's setting",), scale_only=False),
@@ -1827,7 +1854,7 @@ def _check_decay_residual(ctx: CheckContext) -> Evidence:
                "(wu2025 Figure 5)."),
     latex=r"\Delta_{\mathrm{RoPE}}(\mathrm{first}, \mathrm{middle}) > \Delta_{\mathrm{NoPE}}(\mathrm{first}, \mathrm{middle})",
     expected="verified",
-    assumptions=_ASSUMPTIONS + ("residual connections around attention (Figure 5)",),
+    assumptions=(*_ASSUMPTIONS, "residual connections around attention (Figure 5)"),
     section="5",
     needs=_NEEDS,
     thorough_work=_training_work("causal-rope", "causal-nope"),
@@ -1863,12 +1890,12 @@ def _check_rope_residual(ctx: CheckContext) -> Evidence:
     expected="verified",
     assumptions=("full mask, no PE: permutation-invariant in the context items",
                  "the stored full-mask runs (lr 3e-3, 2,000 iterations, residual on)"),
-    section="THEORY W5 (control)",
+    section="docs/mathematics.rst W5 (control)",
     needs=_NEEDS,
     thorough_work=_training_work("full-nope",),
     rule=FULL_CONTROL_RULE,
     card=Card(paper=Setting("posbias: a full mask without PE is a set function of its context "
-                            "(THEORY.md W5); a control of the trained-model test machinery",
+                            "(docs/mathematics.rst W5); a control of the trained-model test machinery",
                             mask="full", pe="none"),
               test=Setting("stored runs of posbias train (data/trained/full_none_res_lr0.003.json)",
                            mask="full", pe="none", residual="on", iterations=2000, lr=3e-3,

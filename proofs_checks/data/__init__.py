@@ -18,12 +18,31 @@ from importlib import resources
 
 from posbias.errors import InvalidArgument
 
-__all__ = ["builtin_configs", "builtin_config_path", "builtin_config_aliases", "is_builtin_config",
-           "residual_configs", "noresidual_configs"]
+__all__ = [
+    "builtin_config_aliases",
+    "builtin_config_path",
+    "builtin_configs",
+    "data_path",
+    "is_builtin_config",
+    "noresidual_configs",
+    "residual_configs",
+]
+
+
+def data_path(*parts: str) -> str:
+    """Path of a file or folder shipped in this package (``parts`` below it), found through
+    :mod:`importlib.resources`; the package's data lie in the file system (a zipped install
+    has no path to give: TypeError)."""
+    path = resources.files(__name__)
+    for part in parts:
+        path = path / part
+    if not isinstance(path, os.PathLike):
+        raise TypeError(f"posbias data {'/'.join(parts)} is not in the file system: {path!r}")
+    return os.fspath(path)
 
 
 def _data_dir() -> str:
-    return os.fspath(resources.files(__name__) / "ml-uhh")
+    return data_path("ml-uhh")
 
 
 def builtin_configs() -> list[str]:

@@ -14,7 +14,7 @@ class InvalidArgument(ValueError):
     'length = 0 is invalid: expected an integer >= 1'
     """
 
-    def __init__(self, parameter: str, value: object, allowed: str):
+    def __init__(self, parameter: str, value: object, allowed: str) -> None:
         self.parameter = parameter
         self.value = value
         self.allowed = allowed
@@ -33,7 +33,7 @@ class NeedsExtra(ImportError):
     "matplotlib is not installed: install the 'plot' extra (pip install 'posbias[plot]')"
     """
 
-    def __init__(self, extra: str, module: str):
+    def __init__(self, extra: str, module: str) -> None:
         self.extra = extra
         self.module = module
         super().__init__(
@@ -50,7 +50,7 @@ class ResourceLimit(ValueError):
     'needs about 35 GiB; this machine has 24 GiB; use --summary or a smaller L'
     """
 
-    def __init__(self, needed: float, limit: float, source: str, advice: str):
+    def __init__(self, needed: float, limit: float, source: str, advice: str) -> None:
         self.needed = needed
         self.limit = limit
         super().__init__(f"needs about {_human(needed)}; {source} {_human(limit)}; {advice}")

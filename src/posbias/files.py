@@ -26,17 +26,19 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Iterable
+from typing import TypeAlias
 
 from posbias.errors import InvalidArgument
 
 __all__ = [
     "SUFFIXES",
+    "check_readable",
     "check_target",
     "check_writable",
-    "write_output",
-    "read_bounded",
-    "check_readable",
     "format_of_suffix",
+    "read_bounded",
+    "write_output",
 ]
 
 #: the file name extensions each output format may be written under
@@ -54,8 +56,11 @@ SUFFIXES = {
     "svg": (".svg",),
 }
 
+#: what an output parameter accepts: a path, or None / ``-`` for standard output
+PathArg: TypeAlias = "str | os.PathLike[str] | None"
 
-def format_of_suffix(path: str, choices) -> str | None:
+
+def format_of_suffix(path: str, choices: Iterable[str]) -> str | None:
     """The first format of ``choices`` whose extensions include ``path``'s, else None."""
     ext = os.path.splitext(path)[1].lower()
     for fmt in choices:
@@ -64,11 +69,11 @@ def format_of_suffix(path: str, choices) -> str | None:
     return None
 
 
-def _is_stdout(path) -> bool:
+def _is_stdout(path: object) -> bool:
     return path is None or path == "-"
 
 
-def _resolve(path, parameter: str) -> str:
+def _resolve(path: object, parameter: str) -> str:
     """The file that writing ``path`` replaces: the final target of a chain of links."""
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
@@ -80,7 +85,7 @@ def _resolve(path, parameter: str) -> str:
         raise InvalidArgument(parameter, path, f"a resolvable file path ({exc})") from None
 
 
-def check_target(path, fmt: str | None = None, parameter: str = "output") -> str | None:
+def check_target(path: PathArg, fmt: str | None = None, parameter: str = "output") -> str | None:
     """Fail early, before any work, when ``path`` cannot receive output in format ``fmt``.
 
     Returns the real path that will be written (None for standard output).
@@ -92,7 +97,7 @@ def check_target(path, fmt: str | None = None, parameter: str = "output") -> str
     ...
     posbias.errors.InvalidArgument: output = plot.txt is invalid: expected a file name ending in .png for png output
     """
-    if _is_stdout(path):
+    if path is None or _is_stdout(path):
         return None
     real = _resolve(path, parameter)
     if fmt is not None:
@@ -122,7 +127,7 @@ def check_target(path, fmt: str | None = None, parameter: str = "output") -> str
     return real
 
 
-def check_writable(path, parameter: str = "output", fmt: str | None = None) -> None:
+def check_writable(path: PathArg, parameter: str = "output", fmt: str | None = None) -> None:
     """:func:`check_target` without a format (kept for callers that check only the place)."""
     check_target(path, fmt, parameter)
 
@@ -133,7 +138,8 @@ def _umask() -> int:
     return mask
 
 
-def write_output(data: str | bytes, path, parameter: str = "output", *, fmt: str | None = None) -> None:
+def write_output(data: str | bytes, path: PathArg, parameter: str = "output", *,
+                 fmt: str | None = None) -> None:
     """Write ``data`` to ``path`` atomically (temporary file + rename), or to standard output
     when ``path`` is None or ``-``.  Text gets a final newline on standard output.
 
@@ -155,6 +161,7 @@ def write_output(data: str | bytes, path, parameter: str = "output", *, fmt: str
             raise InvalidArgument(parameter, "-", f"a writable standard output ({exc.strerror})") from None
         return
     real = check_target(path, fmt, parameter)
+    assert real is not None  # standard output was written above
     directory = os.path.dirname(real) or "."
     payload = data if isinstance(data, bytes) else data.encode("utf-8")
     try:

@@ -20,12 +20,27 @@ posbias.errors.ResourceLimit: needs about 4 MiB; --max-memory allows 1 MiB; exam
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from typing import Any, NoReturn, TypeVar
 
 from posbias.errors import ResourceLimit
 
-__all__ = ["memory_limit", "check_memory", "human", "Plan", "Terminated", "terminate_on_sigterm",
-           "end_workers", "map_in_processes", "duration"]
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+__all__ = [
+    "Plan",
+    "Terminated",
+    "check_memory",
+    "duration",
+    "end_workers",
+    "human",
+    "map_in_processes",
+    "memory_limit",
+    "terminate_on_sigterm",
+]
 
 
 def _physical_memory() -> int | None:
@@ -114,7 +129,7 @@ class Plan:
     def seconds(self) -> float:
         return float(sum(s for _, _, s in self.parts))
 
-    def check(self, max_memory: int | None = None) -> "Plan":
+    def check(self, max_memory: int | None = None) -> Plan:
         """Refuse (ResourceLimit) when the plan does not fit; returns the plan."""
         check_memory(self.bytes, max_memory, f"{self.what}: {self.advice}")
         return self
@@ -150,11 +165,11 @@ class Terminated(KeyboardInterrupt):
     ended and temporary files removed on the way out, as on Ctrl-C."""
 
 
-def _on_sigterm(signum, frame):  # pragma: no cover - exercised through a subprocess in the tests
+def _on_sigterm(signum: int, frame: object) -> NoReturn:  # pragma: no cover - exercised through a subprocess in the tests
     raise Terminated()
 
 
-def terminate_on_sigterm():
+def terminate_on_sigterm() -> Callable[[], object]:
     """Turn SIGTERM into :class:`Terminated` in this (main) thread; a handler the embedding
     program installed is left alone.  Returns a function that restores the previous handler."""
     import signal
@@ -169,7 +184,7 @@ def terminate_on_sigterm():
     return lambda: signal.signal(signal.SIGTERM, old)
 
 
-def end_workers(pool) -> None:
+def end_workers(pool: Executor) -> None:
     """End the worker processes of a ``concurrent.futures.ProcessPoolExecutor`` now (SIGTERM,
     then SIGKILL after a second) and drop its queued tasks: what leaving a pool must do on an
     interruption, since the executor's own exit waits for every running task to finish."""
@@ -185,19 +200,32 @@ def end_workers(pool) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def map_in_processes(fn, items, workers: int) -> list:
+def map_in_processes(fn: Callable[[_T], _R], items: Iterable[_T], workers: int, *,
+                     initializer: Callable[..., object] | None = None,
+                     initargs: tuple[Any, ...] = ()) -> list[_R]:
     """``[fn(x) for x in items]`` in ``workers`` fresh (spawned) processes, in order; on any
-    interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for."""
+    interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for.
+    ``initializer(*initargs)`` runs once in each worker (a queue made by :func:`spawn_queue`
+    may travel there this way)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    items = list(items)
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(items)),
-                               mp_context=multiprocessing.get_context("spawn"))
+    tasks = list(items)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=initializer, initargs=initargs)
     try:
-        out = list(pool.map(fn, items))
+        out = list(pool.map(fn, tasks))
     except BaseException:
         end_workers(pool)
         raise
     pool.shutdown(wait=True)
     return out
+
+
+def spawn_queue() -> Any:
+    """A queue that the workers of :func:`map_in_processes` can write to (through its
+    ``initializer``) and the parent read from."""
+    import multiprocessing
+
+    return multiprocessing.get_context("spawn").Queue()

@@ -22,28 +22,29 @@ import math
 import numbers
 import os
 import stat
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from posbias.errors import InvalidArgument
 
 __all__ = [
+    "MAX_DENSE_LENGTH",
+    "MAX_DEPTH",
+    "MAX_DPS",
     "MAX_HEADS",
+    "MAX_LENGTH",
+    "MIN_DPS",
+    "check_bool",
+    "check_choice",
+    "check_dps",
+    "check_integer",
+    "check_path",
+    "check_probability",
     "check_profile",
     "check_readable",
+    "check_real",
     "read_bounded",
     "read_text_bounded",
-    "MIN_DPS",
-    "MAX_DPS",
-    "MAX_LENGTH",
-    "MAX_DEPTH",
-    "MAX_DENSE_LENGTH",
-    "check_integer",
-    "check_dps",
-    "check_real",
-    "check_probability",
-    "check_choice",
-    "check_bool",
-    "check_path",
 ]
 
 #: working decimal precision of the mpmath routes: below 15 digits a precise route holds less
@@ -73,6 +74,19 @@ def _is_integer(value: Any) -> bool:
         return False
 
 
+def _range_text(what: str, lo: float | None, hi: float | None, both: str, lo_op: str = ">=",
+                hi_op: str = "<=") -> str:
+    """What a range allows, in words: ``what`` followed by ``both`` (both bounds given), by one
+    bound with its operator, or alone (no bound)."""
+    if lo is not None and hi is not None:
+        return f"{what} {both}"
+    if lo is not None:
+        return f"{what} {lo_op} {lo}"
+    if hi is not None:
+        return f"{what} {hi_op} {hi}"
+    return what
+
+
 def check_integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
     """``value`` as an ``int`` in ``lo..hi`` (either bound may be None); bools, floats and
     strings are rejected (a float is not an index, even when it is integral).
@@ -84,14 +98,7 @@ def check_integer(name: str, value: Any, lo: int | None = None, hi: int | None =
     ...
     posbias.errors.InvalidArgument: depth = 3.0 is invalid: expected an integer >= 0
     """
-    if lo is not None and hi is not None:
-        allowed = f"an integer between {lo} and {hi}"
-    elif lo is not None:
-        allowed = f"an integer >= {lo}"
-    elif hi is not None:
-        allowed = f"an integer <= {hi}"
-    else:
-        allowed = "an integer"
+    allowed = _range_text("an integer", lo, hi, f"between {lo} and {hi}")
     if not _is_integer(value):
         raise InvalidArgument(name, value, allowed)
     v = int(value)
@@ -119,14 +126,8 @@ def check_real(name: str, value: Any, lo: float | None = None, hi: float | None 
     """
     left = "(" if lo_open else "["
     right = ")" if hi_open else "]"
-    if lo is not None and hi is not None:
-        allowed = f"a finite real number in {left}{lo}, {hi}{right}"
-    elif lo is not None:
-        allowed = f"a finite real number {'>' if lo_open else '>='} {lo}"
-    elif hi is not None:
-        allowed = f"a finite real number {'<' if hi_open else '<='} {hi}"
-    else:
-        allowed = "a finite real number"
+    allowed = _range_text("a finite real number", lo, hi, f"in {left}{lo}, {hi}{right}",
+                          ">" if lo_open else ">=", "<" if hi_open else "<=")
     if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
         try:
             import mpmath
@@ -227,7 +228,8 @@ def _nbytes(n: int) -> str:
     return f"{n} bytes"
 
 
-def check_readable(path, parameter: str = "path", max_bytes: int | None = None) -> str:
+def check_readable(path: str | os.PathLike[str], parameter: str = "path",
+                   max_bytes: int | None = None) -> str:
     """``path`` when it names an existing regular file (links followed) of at most
     ``max_bytes`` bytes as reported by the file system; devices, FIFOs and directories are
     refused (reading ``/dev/zero`` would never end)."""
@@ -246,7 +248,7 @@ def check_readable(path, parameter: str = "path", max_bytes: int | None = None) 
     return path
 
 
-def read_bounded(path, max_bytes: int, parameter: str = "path") -> bytes:
+def read_bounded(path: str | os.PathLike[str], max_bytes: int, parameter: str = "path") -> bytes:
     """The bytes of the regular file ``path``, refusing special files and files longer than
     ``max_bytes`` (counted while reading: a file that grows is still caught)."""
     check_readable(path, parameter, max_bytes)
@@ -264,7 +266,8 @@ def read_bounded(path, max_bytes: int, parameter: str = "path") -> bytes:
 
 
 
-def read_text_bounded(path, max_bytes: int, parameter: str = "path") -> str:
+def read_text_bounded(path: str | os.PathLike[str], max_bytes: int,
+                      parameter: str = "path") -> str:
     """The UTF-8 text of the regular file ``path`` (see :func:`read_bounded`); text that is not
     UTF-8 is refused naming the file."""
     data = read_bounded(path, max_bytes, parameter)

@@ -32,7 +32,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 CHILD = r"""
 import json, resource, sys, time
@@ -98,7 +97,8 @@ def _child(task: dict, threads: int, numba: bool = True) -> dict:
     env["OMP_NUM_THREADS"] = str(threads)
     env["POSBIAS_NUMBA"] = "1" if numba else "0"
     code = CHILD.format(here=here)
-    res = subprocess.run([sys.executable, "-c", code, json.dumps(task)], capture_output=True, text=True, env=env)
+    res = subprocess.run([sys.executable, "-c", code, json.dumps(task)], capture_output=True, text=True, env=env,
+                         check=False)
     if res.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{res.stderr}")
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -139,22 +139,22 @@ def main(argv=None) -> int:
     ns = t_long / (T * 112 * args.long) * 1e9
 
     rows = [
-        ("fast O(T H L), L=2048, 70 layers", "%.3f s" % fast_med, f"median of {len(fast['times'])}"),
-        (f"dense L x L, L=2048, per layer", "%.2f s" % per_layer,
+        ("fast O(T H L), L=2048, 70 layers", f"{fast_med:.3f} s", f"median of {len(fast['times'])}"),
+        ("dense L x L, L=2048, per layer", f"{per_layer:.2f} s",
          f"median of {len(dense['times'])} layers x 112 heads"),
-        ("dense L x L, L=2048, 70 layers", "%.0f s" % dense_full,
+        ("dense L x L, L=2048, 70 layers", f"{dense_full:.0f} s",
          f"scaled linearly from {args.dense_layers} timed layers"),
-        ("speed-up dense / fast", "%.0fx" % (dense_full / fast_med), "target >= 1000x"),
-        ("dense vs fast last row, timed layers", "%.1e" % dense["max_abs_diff"], "max abs difference"),
-        (f"fast (compiled), L={args.long}, 70 layers", "%.2f s" % t_long,
+        ("speed-up dense / fast", f"{dense_full / fast_med:.0f}x", "target >= 1000x"),
+        ("dense vs fast last row, timed layers", f"{dense['max_abs_diff']:.1e}", "max abs difference"),
+        (f"fast (compiled), L={args.long}, 70 layers", f"{t_long:.2f} s",
          f"median of {len(longrun['times'])}; cpu {c_long:.2f} s; target <= 4 s"),
-        ("  per (layer, head, position)", "%.2f ns" % ns, "target <= 3 ns"),
-        (f"baseline: numpy route, L={args.long}", "%.1f s" % t_base, "POSBIAS_NUMBA=0 (the previous fast path)"),
-        ("  speed-up numpy / compiled", "%.1fx" % (t_base / t_long), ""),
-        ("  compiled vs numpy profile", "%.1e" % rel, "max relative difference"),
-        (f"peak RSS, L={args.long}", "%.0f MB" % longrun["peak_rss_mb"], "target <= 1024 MB (whole process)"),
+        ("  per (layer, head, position)", f"{ns:.2f} ns", "target <= 3 ns"),
+        (f"baseline: numpy route, L={args.long}", f"{t_base:.1f} s", "POSBIAS_NUMBA=0 (the previous fast path)"),
+        ("  speed-up numpy / compiled", f"{t_base / t_long:.1f}x", ""),
+        ("  compiled vs numpy profile", f"{rel:.1e}", "max relative difference"),
+        (f"peak RSS, L={args.long}", f"{longrun['peak_rss_mb']:.0f} MB", "target <= 1024 MB (whole process)"),
         (f"profile L={args.long}: argmin, p(1), p(L)",
-         f"{longrun['argmin']}, {longrun['first']:.4g}, {longrun['last']:.4g}", "sum %.16g" % longrun["sum"]),
+         f"{longrun['argmin']}, {longrun['first']:.4g}, {longrun['last']:.4g}", f"sum {longrun['sum']:.16g}"),
     ]
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)

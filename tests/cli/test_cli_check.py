@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from posbias.proofs_checks import registry
 from posbias.cli import main
+from posbias.proofs_checks import registry
 from posbias.proofs_checks.registry import Evidence, claim
 
 
@@ -58,6 +58,7 @@ def test_check_json_shape(two_claims, capsys):
 
 def test_check_junit_is_valid_xml(two_claims, capsys):
     code, out, _ = run(["check", *two_claims, "--format", "junit", "--quiet"], capsys)
+    assert code == 0
     root = ET.fromstring(out.split("\n", 1)[1])
     suite = root.find("testsuite")
     assert suite.get("tests") == "2" and suite.get("skipped") == "1"
@@ -89,7 +90,7 @@ def test_check_latex_compiles(two_claims, tmp_path, capsys):
                       "--quiet"], capsys)
     assert code == 0
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", target.name],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert (tmp_path / "report.pdf").exists()
 
@@ -109,7 +110,7 @@ def test_check_latex_compiles(two_claims, tmp_path, capsys):
     ],
 )
 def test_bad_usage_exit_2_one_line(argv, needle, capsys):
-    code, out, err = run(argv, capsys)
+    code, _, err = run(argv, capsys)
     assert code == 2
     assert needle in err
     assert len(err.strip().splitlines()) == 1, err
@@ -175,5 +176,5 @@ def test_full_check_report_compiles(tmp_path, capsys):
     code, _, _ = run(["check", "--format", "latex", "--output", str(target), "--quiet"], capsys)
     assert code == 0
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", target.name],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:]

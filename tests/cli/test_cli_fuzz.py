@@ -10,7 +10,6 @@ never exit 3 (an internal error), never a NaN or an infinity in JSON.  Every run
 import contextlib
 import io
 import json
-import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -288,5 +287,5 @@ def test_checkpoint_reader(raw, tmp_path_factory):
     (out / "checkpoints" / f"{cfg.name}_seed0.pt").write_bytes(raw)
     argv = ["train", "--iterations", "2", "--eval-every", "2", "--test-size", "20", "--seeds", "0",
             "-o", str(out), "--resume", "-q"]
-    code, out_text, err = run(argv)
+    code, _, err = run(argv)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "resume" in err, err

@@ -54,7 +54,7 @@ def _compile(tmp_path, tex_path):
         pytest.skip("pdflatex not installed")
     proc = subprocess.run(
         ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex_path.name],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
     )
     log = (tmp_path / tex_path.with_suffix(".log").name).read_text(errors="replace")
     assert proc.returncode == 0, log[-3000:]
@@ -99,13 +99,13 @@ def test_bad_only_exits_2_with_one_line(capsys, bad):
     assert code == 2 and out == ""
     lines = [l for l in err.splitlines() if l.startswith("posbias: error")]
     assert len(lines) == 1
-    wrong = [b for b in bad if b != "density"][0]
+    wrong = next(b for b in bad if b != "density")
     assert f"--only = {wrong}" in lines[0] and "hardy-kernel" in lines[0] and "rope-init" in lines[0]
 
 
 def test_unwritable_output_exits_2_and_writes_nothing(tmp_path, capsys):
     target = tmp_path / "missing-dir" / "out.tex"
-    code, out, err = _run(capsys, "--output", str(target), "--only", "density")
+    code, _, err = _run(capsys, "--output", str(target), "--only", "density")
     assert code == 2 and "--output" in err
     assert not target.exists()
     ro = tmp_path / "ro"

@@ -47,7 +47,7 @@ def test_table_output_rope_both_and_plot(capsys, tmp_path):
                         "--rope", "both", "--plot", str(plot))
     assert rc == 0, err
     assert "RoPE on vs off: spearman" in out and "probe-noise floor" in out
-    assert "Cesaro, measured lambda" in out and out.count("\n") > 15
+    assert "Cesàro, measured lambda" in out and out.count("\n") > 15
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -93,7 +93,7 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, fragment):
 
 
 def test_unwritable_plot_fails_before_work(capsys, tmp_path):
-    rc, out, err = _run(capsys, "--arch", "tiny-gpt2", "--plot", str(tmp_path / "no" / "x.png"))
+    rc, _, err = _run(capsys, "--arch", "tiny-gpt2", "--plot", str(tmp_path / "no" / "x.png"))
     assert rc == 2 and "--plot" in err and "measuring" not in err
 
 

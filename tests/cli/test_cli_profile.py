@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from posbias.numerics.cesaro import cesaro_profile_exact
 from posbias.cli import main
+from posbias.numerics.cesaro import cesaro_profile_exact
 
 F = Fraction
 
@@ -89,6 +89,7 @@ def test_precise_and_fast_paths(capsys):
 def test_fast_deep_summary_keeps_log_min(capsys):
     code, out, _ = _run(capsys, "--length", "10000", "--depth", "100", "--alpha", "1",
                         "--summary", "--format", "json")
+    assert code == 0
     s = json.loads(out)["summary"]
     assert s["argmin"] == 10000 and s["min"] == 0.0
     assert abs(s["log_min"] / 2.302585092994046 + 400) < 1e-9
@@ -164,7 +165,7 @@ def test_plot_bad_target_writes_nothing(tmp_path, capsys):
 )
 def test_plot_written(tmp_path, capsys):
     target = tmp_path / "p.png"
-    code, out, err = _run(capsys, "--length", "32", "--depth", "4", "--alpha", "1/2", "--exact",
+    code, out, _ = _run(capsys, "--length", "32", "--depth", "4", "--alpha", "1/2", "--exact",
                           "--summary", "--plot", str(target))
     assert code == 0 and os.path.getsize(target) > 1000 and "argmin" in out
 

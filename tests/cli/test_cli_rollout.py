@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
+from posbias.cli import main
 from posbias.numerics.configs import load_config
 from posbias.proofs_checks.data import builtin_config_path
-from posbias.cli import main
 
 
 def run(capsys, *argv):
@@ -17,7 +17,7 @@ def run(capsys, *argv):
 
 
 def test_table(capsys):
-    rc, out, err = run(capsys, "no_content/bloom-7b1")
+    rc, out, _ = run(capsys, "no_content/bloom-7b1")
     assert rc == 0
     assert "argmin j" in out and "62" in out
     assert "W1(profile, attention only)" in out
@@ -57,7 +57,7 @@ def test_compare_table_reports_w1(capsys):
 
 def test_plot(tmp_path, capsys):
     f = tmp_path / "r.png"
-    rc, out, _ = run(capsys, "no_content/mpt-7b", "--plot", str(f), "--convention", "corrected")
+    rc, _, _ = run(capsys, "no_content/mpt-7b", "--plot", str(f), "--convention", "corrected")
     assert rc == 0 and f.read_bytes()[:4] == b"\x89PNG"
 
 
@@ -83,7 +83,7 @@ def test_list(capsys):
     ],
 )
 def test_bad_usage_exits_2_with_one_line(capsys, argv, fragment):
-    rc, out, err = run(capsys, *argv)
+    rc, _, err = run(capsys, *argv)
     assert rc == 2
     assert err.count("\n") == 1 and fragment in err and "Traceback" not in err
 
@@ -92,10 +92,10 @@ def test_bad_config_file_exits_2(tmp_path, capsys):
     f = tmp_path / "bad.yaml"
     f.write_text("sequence_length: 16\nnum_layers: 2\nattention_config: {num_heads: 2, alibi_slopes: [[1, 2, 3]]}\n"
                  "lambda_schedule_config: {schedule_type: constant, lambda_const: 0.5}\n")
-    rc, out, err = run(capsys, str(f))
+    rc, _, err = run(capsys, str(f))
     assert rc == 2 and "attention_config.alibi_slopes[0]" in err and err.count("\n") == 1
     f.write_text("{{{ not yaml")
-    rc, out, err = run(capsys, str(f))
+    rc, _, err = run(capsys, str(f))
     assert rc == 2 and "config" in err and err.count("\n") == 1
 
 

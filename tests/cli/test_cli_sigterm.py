@@ -65,9 +65,10 @@ def test_thorough_prints_its_estimate_and_asks_for_yes_on_a_terminal(capsys, mon
     code = main(["check", "--thorough", "wu2025:trained-causal-primacy-residual"])
     err = capsys.readouterr().err
     assert code == 2 and "--yes" in err
-    assert "re-training causal / PE none (100000 iterations" in err and "total: about" in err
+    assert "re-training causal / PE none, with residual (100000 iterations" in err and "total: about" in err
     # off a terminal (CI, a pipe) the estimate is printed and the run would start: shown here
     # on the claim whose re-run is cheap, with the work list empty for it
-    monkeypatch.setattr(sys, "stdin", open(os.devnull))
-    code = main(["check", "--thorough", "posbias:hausdorff", "-q"])
+    with open(os.devnull) as devnull:
+        monkeypatch.setattr(sys, "stdin", devnull)
+        code = main(["check", "--thorough", "posbias:hausdorff", "-q"])
     assert code == 0

@@ -58,7 +58,7 @@ def test_tiny_run_writes_everything_and_resumes(capsys, tmp_path):
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path, argv, option):
     pytest.importorskip("torch")
     out = tmp_path / "never"
-    rc, text, err = _run(capsys, *argv, "-o", str(out))
+    rc, _, err = _run(capsys, *argv, "-o", str(out))
     assert rc == 2
     assert err.startswith(f"posbias: error: {option} = ") and err.count("\n") == 1
     assert not out.exists()

@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from posbias.cli import main  # noqa: E402
-from posbias.measurements import training as tr  # noqa: E402
+from posbias.cli import main
+from posbias.measurements import training as tr
 
 
 def _run(argv, capsys):

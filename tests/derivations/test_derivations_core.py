@@ -1,7 +1,7 @@
 """The Derivation record, prove_equal and the registry of derivations."""
 
-import sympy
 import pytest
+import sympy
 
 from posbias.derivations import (
     Derivation,
@@ -39,8 +39,10 @@ def test_every_derivation_is_proven_and_complete(name):
     assert d.steps and all(isinstance(s.latex, str) and s.latex for s in d.steps)
     assert d.paper in ("chowdhury2026", "herasimchyk2026", "wu2025", "posbias")
     assert d.description and "\n" not in d.description
-    # LaTeX comes from sympy.latex of the stored expression
-    assert d.latex == sympy.latex(d.expression, ln_notation=True)
+    # LaTeX comes from the package's sympy printer on the stored expression
+    from posbias.render.latex import latex
+
+    assert d.latex == latex(d.expression)
     assert d.as_dict()["proven"] is True
 
 
@@ -79,14 +81,14 @@ def test_derivation_with_open_identity_is_not_proven():
     import dataclasses
 
     bad = prove_equal("wrong", x, x + 1)
-    d2 = dataclasses.replace(d, identities=d.identities + (bad,))
+    d2 = dataclasses.replace(d, identities=(*d.identities, bad))
     assert not d2.proven
     assert d2.unproven() == ["wrong"]
     assert d2.residual == -1
 
 
 def test_to_latex_uses_ln():
-    assert to_latex(sympy.log(x)) == r"\ln{\left(x \right)}"
+    assert to_latex(sympy.log(x)) == r"\ln{\left(x\right)}"
 
 
 def test_derivations_never_import_numerics():
@@ -107,7 +109,7 @@ def test_derivations_never_import_numerics():
             for m in mods:
                 assert "numerics" not in m, f"{path.name} imports {m}"
                 assert m.split(".")[0] in ("sympy", "mpmath", "posbias", "__future__", "functools",
-                                           "dataclasses", "typing", "importlib"), (path.name, m)
+                                       "dataclasses", "typing", "collections", "importlib"), (path.name, m)
 
 
 def test_duplicate_derivation_name_is_an_error():
@@ -129,7 +131,7 @@ def test_duplicate_derivation_name_is_an_error():
 
 
 def test_derivation_modules_are_discovered():
-    """Every module of the package (not core, not private) is loaded, THEORY order first."""
+    """Every module of the package (not core, not private) is loaded, docs/mathematics.rst's order first."""
     import pkgutil
 
     import posbias.derivations as package

@@ -22,7 +22,9 @@ def test_symbolic_identities():
 
 
 def test_wrong_density_fails_normalization_and_mellin():
-    wrong = lambda h, xx: sympy.log(1 / xx) ** (h - 1) / sympy.factorial(h)
+    def wrong(h, xx):
+        return sympy.log(1 / xx) ** (h - 1) / sympy.factorial(h)
+
     norm, _ = dens.normalization_identity(wrong)
     mell, _ = dens.mellin_identity(wrong)
     assert not norm.proven and norm.residual != 0
@@ -48,7 +50,7 @@ def test_numeric_mellin_vs_quadrature_30_digits():
         for depth in range(1, 9):
             f = sympy.lambdify((x,), dens.rho(depth), "mpmath")
             s_ = mpmath.mpf(rng.randrange(1, 10**6)) / 10**5
-            quad = mpmath.quad(lambda xx: xx**s_ * f(xx), [0, 1])
+            quad = mpmath.quad(lambda xx, s_=s_, f=f: xx**s_ * f(xx), [0, 1])
             assert abs(quad - (1 + s_) ** (-depth)) <= mpmath.mpf(10) ** -30 * quad
 
 

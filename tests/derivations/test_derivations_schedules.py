@@ -1,4 +1,4 @@
-"""Infinite-depth diagonal products (THEORY.md X7) and the positivity criterion."""
+"""Infinite-depth diagonal products (docs/mathematics.rst X7) and the positivity criterion."""
 
 import mpmath
 import sympy
@@ -14,9 +14,9 @@ def test_all_proven():
 
 def test_sine_product_numeric_30_digits():
     with mpmath.workdps(40):
-        for c in ("0.5", "0.9", "0.123456"):
-            c = mpmath.mpf(c)
-            direct = mpmath.nprod(lambda t: 1 - c / (t + 1) ** 2, [1, mpmath.inf])
+        for c_text in ("0.5", "0.9", "0.123456"):
+            c = mpmath.mpf(c_text)
+            direct = mpmath.nprod(lambda t, c=c: 1 - c / (t + 1) ** 2, [1, mpmath.inf])
             closed = mpmath.sin(mpmath.pi * mpmath.sqrt(c)) / (mpmath.pi * mpmath.sqrt(c) * (1 - c))
             assert abs(direct - closed) < mpmath.mpf(10) ** -30
 

@@ -43,7 +43,7 @@ def test_sequence_layout_and_class_multiplicity():
     w = _world()
     x, y, pos, cls = icl.train_batch(w, 512, torch.Generator().manual_seed(1))
     assert x.shape == (512, 17, 64) and y.shape == (512,)
-    items, labels, query = _items(x)
+    _, labels, _ = _items(x)
     # two distinct classes per sequence, each exactly B = 4 times
     for row in cls:
         values, counts = row.unique(return_counts=True)
@@ -81,7 +81,7 @@ def test_cosine_of_same_class_items():
     # items (mu + gamma z)/sqrt(1 + gamma^2) with |mu|^2 ~ |z|^2: cos ~ 1/(1 + gamma^2) = 0.64
     w = _world()
     x, _, _, cls = icl.train_batch(w, 4000, torch.Generator().manual_seed(4))
-    items, _, query = _items(x)
+    items, _, _query = _items(x)
     unit = items / items.norm(dim=-1, keepdim=True)
     same = cls[:, 0:1] == cls
     cos = (unit * unit[:, 0:1]).sum(-1)
@@ -116,7 +116,7 @@ def test_test_sets_copy_and_conflict_rate():
 def test_in_context_set_uses_novel_classes():
     w = _world()
     x, t = icl.in_context_set(w, 2000, torch.Generator().manual_seed(6))
-    items, labels, query = _items(x)
+    items, labels, _query = _items(x)
     # novel means: no item is close to any training class mean (which the training items are)
     d = torch.cdist(items[:50].reshape(-1, 64), w.means).min(dim=1).values
     xt, _, _, _ = icl.train_batch(w, 50, torch.Generator().manual_seed(7))
@@ -145,13 +145,13 @@ def test_parse_mask(text, kind, param):
 @pytest.mark.parametrize("text", ["causal:1", "window", "window:0", "window:1.5", "prefix:-1",
                                   "decay:0", "decay:nan", "decay:x", "", 3])
 def test_parse_mask_rejects(text):
-    with pytest.raises(InvalidArgument, match="^mask = "):
+    with pytest.raises(InvalidArgument, match=r"^mask = "):
         icl.parse_mask(text)
 
 
 def test_attention_masks():
     L = 6
-    allowed = lambda m: torch.isfinite(m)  # noqa: E731
+    allowed = torch.isfinite
     causal = icl.attention_mask("causal", None, L)
     assert torch.equal(allowed(causal), torch.ones(L, L, dtype=torch.bool).tril())
     assert allowed(icl.attention_mask("full", None, L)).all()
@@ -195,11 +195,11 @@ def test_residual_off_and_bad_arguments():
     torch.manual_seed(0)
     net = icl.build_network(TASK, "causal", "sin", residual=False)
     assert net(torch.randn(2, 17, 64)).shape == (2, 32)
-    with pytest.raises(InvalidArgument, match="^pe = "):
+    with pytest.raises(InvalidArgument, match=r"^pe = "):
         icl.build_network(TASK, "causal", "alibi")
-    with pytest.raises(InvalidArgument, match="^residual = "):
+    with pytest.raises(InvalidArgument, match=r"^residual = "):
         icl.build_network(TASK, "causal", "none", residual="on")
-    with pytest.raises(InvalidArgument, match="^burst = "):
+    with pytest.raises(InvalidArgument, match=r"^burst = "):
         icl.ICLTask(items=8, burst=3)
 
 
@@ -214,7 +214,7 @@ def test_final_position_influence_matches_finite_differences():
     norms = []
     for j in (0, 8, 16):
         cols = []
-        for c in range(0, 64):
+        for c in range(64):
             e = torch.zeros_like(x)
             e[0, j, c] = eps
             with torch.no_grad():

@@ -10,12 +10,12 @@ import math
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
-
 from posbias.errors import InvalidArgument
 from posbias.measurements import lm_training as lt
 from posbias.measurements import measure
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
 
 TINY = lt.LMTrainConfig(layers=2, hidden=16, heads=2, length=16, tokens=8, iterations=6,
                         eval_every=3, test_size=40, batch=8, influence_samples=2)
@@ -105,7 +105,7 @@ def test_resume_continues_exactly(tmp_path):
                            progress=False)
     assert _strip(rest) == _strip(whole)
     other = lt.LMTrainConfig(**{**TINY.as_dict(), "batch": 4})  # same name, other run
-    with pytest.raises(InvalidArgument, match="^resume = "):
+    with pytest.raises(InvalidArgument, match=r"^resume = "):
         lt.lm_train_run(other, 1, checkpoint_dir=str(tmp_path / "b"), resume=True,
                         progress=False)
 

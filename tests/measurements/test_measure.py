@@ -20,8 +20,8 @@ pytest.importorskip("transformers")
 
 from posbias.errors import InvalidArgument, NeedsExtra  # noqa: E402
 from posbias.measurements import measure as ms  # noqa: E402
-from posbias.proofs_checks import measured as mc  # noqa: E402
 from posbias.measurements.presets import PRESETS, resolve_settings  # noqa: E402
+from posbias.proofs_checks import measured as mc  # noqa: E402
 
 L = 32
 FLOAT64_TOL = 1e-10
@@ -281,9 +281,8 @@ def test_lambda_hook_matches_hand_computation(arch):
     x, a = _hand_first_block(model, settings, ids)
     na, nx = a.norm(dim=-1), x.norm(dim=-1)
     lam_hand = float((na / (nx + na)).mean())
-    with ms.lambda_hooks(model) as rec:
-        with torch.no_grad():
-            model(input_ids=ids.view(1, -1), use_cache=False)
+    with ms.lambda_hooks(model) as rec, torch.no_grad():
+        model(input_ids=ids.view(1, -1), use_cache=False)
     assert rec.lambdas.shape == (settings["num_hidden_layers"],)
     assert abs(rec.lambdas[0] - lam_hand) <= _tol(arch) * lam_hand, (arch, rec.lambdas[0], lam_hand)
     assert np.all((rec.lambdas > 0) & (rec.lambdas < 1))
@@ -296,9 +295,8 @@ def test_bloom_residual_is_not_counted_as_attention():
     ids = _ids(settings["vocab_size"])
     x, a = _hand_first_block(model, settings, ids)
     wrong = float(((x + a).norm(dim=-1) / (x.norm(dim=-1) + (x + a).norm(dim=-1))).mean())
-    with ms.lambda_hooks(model) as rec:
-        with torch.no_grad():
-            model(input_ids=ids.view(1, -1), use_cache=False)
+    with ms.lambda_hooks(model) as rec, torch.no_grad():
+        model(input_ids=ids.view(1, -1), use_cache=False)
     assert abs(rec.lambdas[0] - wrong) > 0.1
 
 
@@ -313,7 +311,8 @@ def test_rope_off_gives_plain_qk_scores(arch):
         ids = _ids(settings["vocab_size"])
         at = model.model.layers[0].self_attn
         seen = {}
-        def keep(module, args, out):
+
+        def keep(module, args, out, seen=seen):
             seen["w"] = out[1]  # returns None: the output is left unchanged
 
         h = at.register_forward_hook(keep)

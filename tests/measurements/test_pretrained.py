@@ -14,6 +14,7 @@
 import json
 import math
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +28,7 @@ from posbias.measurements.checkpoint import block_checkpointing, load_checkpoint
 from posbias.measurements.measure import influence_profile, lambda_hooks  # noqa: E402
 from posbias.measurements.pretrained import AttentionProbe, measure_pretrained  # noqa: E402
 from posbias.measurements.text import text_windows  # noqa: E402
+
 
 def _tiny_checkpoints():
     """The shared helper tests/measurements/tiny_checkpoints.py (loaded by tests/conftest.py)."""
@@ -213,7 +215,7 @@ def test_measurement_record(tiny):
     m = measure_pretrained(loaded, w.ids, inputs=w.describe())
     assert m.profile.shape == (32,) and m.sample_profiles.shape == (3, 32)
     assert abs(m.profile.sum() - 1) < 1e-12 and (m.profile > 0).all()
-    assert m.lambdas.shape == (2,) and ((0 < m.lambdas) & (m.lambdas < 1)).all()
+    assert m.lambdas.shape == (2,) and ((m.lambdas > 0) & (m.lambdas < 1)).all()
     assert m.qk_diagonal.shape == (2, 4) and m.alibi_slopes.shape == (2, 4)
     assert np.allclose(m.diagonal_scores + m.base_scores, m.qk_diagonal)
     assert m.positional == "alibi" and m.metric == "top1-grad"
@@ -252,7 +254,7 @@ def test_windows_exact_length_and_no_bos(tiny):
     tok = load_checkpoint(dirs["gpt2"]).tokenizer      # this tokenizer adds no BOS
     w = text_windows(tok, text, length=40, samples=5, seed=1)
     assert w.ids.shape == (5, 40) and w.prefix == []
-    stream = tok(open(text, encoding="utf-8").read(), add_special_tokens=False)["input_ids"]
+    stream = tok(Path(text).read_text(encoding="utf-8"), add_special_tokens=False)["input_ids"]
     starts = [next(s for s in range(0, len(stream), 40) if stream[s:s + 40] == list(row))
               for row in w.ids]                         # each window is a 40-token slice
     assert starts == sorted(starts)
@@ -272,8 +274,8 @@ def test_windows_keep_the_tokenizers_bos(tiny):
 def test_windows_from_a_directory(tiny, tmp_path):
     dirs, text, jsonl = tiny
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "a.txt").write_text(open(text, encoding="utf-8").read(), encoding="utf-8")
-    (tmp_path / "b.jsonl").write_text(open(jsonl, encoding="utf-8").read(), encoding="utf-8")
+    (tmp_path / "sub" / "a.txt").write_text(Path(text).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text(Path(jsonl).read_text(encoding="utf-8"), encoding="utf-8")
     (tmp_path / "ignored.bin").write_bytes(b"\xff\xfe")
     tok = load_checkpoint(dirs["gpt2"]).tokenizer
     w = text_windows(tok, tmp_path, length=32, samples=6, seed=0)
@@ -283,17 +285,17 @@ def test_windows_from_a_directory(tiny, tmp_path):
 def test_window_errors(tiny, tmp_path):
     dirs, text, _ = tiny
     tok = load_checkpoint(dirs["gpt2"]).tokenizer
-    with pytest.raises(InvalidArgument, match="^samples = 100000 .*at most"):
+    with pytest.raises(InvalidArgument, match=r"^samples = 100000 .*at most"):
         text_windows(tok, text, length=64, samples=100000)
-    with pytest.raises(InvalidArgument, match="^text = .*one document of 100000 tokens"):
+    with pytest.raises(InvalidArgument, match=r"^text = .*one document of 100000 tokens"):
         text_windows(tok, text, length=100000, samples=1)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"text": "a b"}) + "\n" + json.dumps({"body": "x"}) + "\n")
     with pytest.raises(InvalidArgument, match=r"bad.jsonl:2 .*string field 'text'"):
         text_windows(tok, bad, length=2, samples=1)
-    with pytest.raises(InvalidArgument, match="^text = "):
+    with pytest.raises(InvalidArgument, match=r"^text = "):
         text_windows(tok, tmp_path / "missing.txt", length=8, samples=1)
-    with pytest.raises(InvalidArgument, match="^length = 1 "):
+    with pytest.raises(InvalidArgument, match=r"^length = 1 "):
         text_windows(tok, text, length=1, samples=1)
 
 
@@ -301,14 +303,14 @@ def test_window_errors(tiny, tmp_path):
 # loading errors
 
 def test_missing_model_names_where_it_looked(tmp_path):
-    with pytest.raises(InvalidArgument, match="looked at .*nowhere"):
+    with pytest.raises(InvalidArgument, match=r"looked at .*nowhere"):
         load_checkpoint(str(tmp_path / "nowhere"))
-    with pytest.raises(InvalidArgument, match="config.json"):
+    with pytest.raises(InvalidArgument, match=r"config\.json"):
         load_checkpoint(str(tmp_path))
-    with pytest.raises(InvalidArgument, match="Hugging Face cache .*--allow-download") as info:
+    with pytest.raises(InvalidArgument, match=r"Hugging Face cache .*--allow-download") as info:
         load_checkpoint("posbias-test-org/no-such-model")
     assert "\n" not in str(info.value)
-    with pytest.raises(InvalidArgument, match="^dtype = float16 "):
+    with pytest.raises(InvalidArgument, match=r"^dtype = float16 "):
         load_checkpoint(str(tmp_path), dtype="float16")
 
 
@@ -321,7 +323,7 @@ def test_a_family_without_its_own_route_goes_the_generic_route(tmp_path):
     transformers.AutoModelForCausalLM.from_config(config).save_pretrained(tmp_path / "neox")
     _tiny.train_tokenizer(_tiny.generated_text(200), bos=False).save_pretrained(tmp_path / "neox")
     loaded = load_checkpoint(str(tmp_path / "neox"))
-    with pytest.raises(InvalidArgument, match="^route = family .*gpt_neox"):
+    with pytest.raises(InvalidArgument, match=r"^route = family .*gpt_neox"):
         measure_pretrained(loaded, None, length=8, route="family")
     assert measure_pretrained(loaded, None, length=8).details["route"] == "generic"
     assert os.path.isdir(tmp_path / "neox")
@@ -340,7 +342,7 @@ def test_broken_model_folders_are_named(tiny, tmp_path):
     for f in os.listdir(bare):
         if "token" in f or f in ("vocab.json", "merges.txt", "special_tokens_map.json"):
             os.unlink(bare / f)
-    with pytest.raises(InvalidArgument, match="^model = .*tokenizer files") as info:
+    with pytest.raises(InvalidArgument, match=r"^model = .*tokenizer files") as info:
         load_checkpoint(str(bare))
     assert "\n" not in str(info.value)
     wrong = tmp_path / "wrong-config"
@@ -348,7 +350,7 @@ def test_broken_model_folders_are_named(tiny, tmp_path):
     cfg = json.loads((wrong / "config.json").read_text())
     cfg["n_embd"] = cfg["n_embd"] * 2
     (wrong / "config.json").write_text(json.dumps(cfg))
-    with pytest.raises(InvalidArgument, match="^model = .*weights fit its config.json") as info:
+    with pytest.raises(InvalidArgument, match=r"^model = .*weights fit its config\.json") as info:
         load_checkpoint(str(wrong))
     assert "\n" not in str(info.value)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -72,11 +73,11 @@ def test_resume_refuses_another_configuration(tmp_path):
     other = tr.TrainConfig(**{**SHORT.as_dict(), "lr": 1e-3, "task": SHORT.task})
     path = tr.checkpoint_path(str(tmp_path), SHORT, 2)
     torch.save({**torch.load(path, weights_only=True), "config": other.as_dict()}, path)
-    with pytest.raises(InvalidArgument, match="^resume = "):
+    with pytest.raises(InvalidArgument, match=r"^resume = "):
         tr.train_run(SHORT, 2, checkpoint_dir=str(tmp_path), resume=True, progress=False)
     shorter = tr.TrainConfig(**{**SHORT.as_dict(), "iterations": 5, "task": SHORT.task})
     tr.train_run(SHORT, 5, checkpoint_dir=str(tmp_path), progress=False, stop_after=10)
-    with pytest.raises(InvalidArgument, match="^iterations = "):
+    with pytest.raises(InvalidArgument, match=r"^iterations = "):
         tr.train_run(shorter, 5, checkpoint_dir=str(tmp_path), resume=True, progress=False)
 
 
@@ -118,7 +119,7 @@ def test_bad_seeds(seeds, jobs, parameter):
 
 
 def test_resume_needs_a_directory():
-    with pytest.raises(InvalidArgument, match="^resume = "):
+    with pytest.raises(InvalidArgument, match=r"^resume = "):
         tr.train_run(SHORT, 0, resume=True, progress=False)
 
 
@@ -152,7 +153,7 @@ def test_a_malicious_checkpoint_is_refused_without_executing(tmp_path):
     state = torch.load(path, weights_only=True)
     state["history"].append(_Planted(str(marker)))
     torch.save(state, path)
-    with pytest.raises(InvalidArgument, match="^resume = .*weights-only loading refused it"):
+    with pytest.raises(InvalidArgument, match=r"^resume = .*weights-only loading refused it"):
         tr.train_run(SHORT, 7, checkpoint_dir=str(tmp_path), resume=True, progress=False)
     assert not marker.exists()
     # the same bytes *would* execute under an unrestricted load: the test plants a real threat
@@ -163,13 +164,13 @@ def test_a_malicious_checkpoint_is_refused_without_executing(tmp_path):
 def test_truncated_foreign_and_mismatched_checkpoints_name_the_file(tmp_path):
     path = tr.checkpoint_path(str(tmp_path), SHORT, 8)
     tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), progress=False, stop_after=0)
-    good = open(path, "rb").read()
+    good = Path(path).read_bytes()
     for data, why in ((good[: len(good) // 2], "weights-only loading refused it"),
                       (b"not a checkpoint", "weights-only loading refused it")):
-        open(path, "wb").write(data)
+        Path(path).write_bytes(data)
         with pytest.raises(InvalidArgument, match=f"^resume = .*{why}"):
             tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), resume=True, progress=False)
-    open(path, "wb").write(good)
+    Path(path).write_bytes(good)
     state = torch.load(path, weights_only=True)
     torch.save({**state, "iteration": "ten"}, path)
     with pytest.raises(InvalidArgument, match="entry 'iteration'"):
@@ -179,3 +180,23 @@ def test_truncated_foreign_and_mismatched_checkpoints_name_the_file(tmp_path):
     torch.save({**state, "model": bad_model}, path)
     with pytest.raises(InvalidArgument, match="fit this model"):
         tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+
+
+def test_parallel_seeds_show_one_progress_bar_each(capsys):
+    """``jobs = 2`` with ``progress``: each seed's bar (with its rate and ETA) is drawn in the
+    parent from the workers' relayed iteration counts, every evaluation reaches the parent's
+    ``log`` with its seed, and the results equal a run without bars."""
+    cfg = tr.TrainConfig(iterations=120, eval_every=60, test_size=50, lr=3e-3)
+    plain = tr.train_seeds(cfg, [0, 1], jobs=2, progress=False)
+    assert capsys.readouterr().err == ""
+    logged = []
+    shown = tr.train_seeds(cfg, [0, 1], jobs=2, progress=True, log=logged.append)
+    err = capsys.readouterr().err
+    assert sorted((e["seed"], e["iteration"]) for e in logged) == [
+        (0, 0), (0, 60), (0, 120), (1, 0), (1, 60), (1, 120)]
+    for seed in (0, 1):
+        assert f"{cfg.name} seed {seed}" in err
+    assert "120/120" in err
+    strip = [{k: v for k, v in e.items() if k != "seconds"} for r in plain for e in r["history"]]
+    again = [{k: v for k, v in e.items() if k != "seconds"} for r in shown for e in r["history"]]
+    assert strip == again

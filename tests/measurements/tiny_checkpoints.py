@@ -27,8 +27,7 @@ FAMILIES = {
                   max_position_embeddings=256),
 }
 
-WORDS = ("the a of to in and model token layer head attention residual position bias first "
-         "last middle window text measure profile rollout slope content score lambda").split()
+WORDS = ["the", "a", "of", "to", "in", "and", "model", "token", "layer", "head", "attention", "residual", "position", "bias", "first", "last", "middle", "window", "text", "measure", "profile", "rollout", "slope", "content", "score", "lambda"]
 
 
 def generated_text(n_words: int = 6000, seed: int = 0) -> str:
@@ -76,7 +75,7 @@ def save_tiny(family: str, folder, *, seed: int = 0, bos: bool | None = None) ->
     torch.manual_seed(seed)
     model = transformers.AutoModelForCausalLM.from_config(config)
     with torch.no_grad():  # trained-looking content scores: larger q/k weights than at init
-        for name, p in model.named_parameters():
+        for _name, p in model.named_parameters():
             if p.ndim == 2:
                 p.mul_(3.0)
     path = os.path.join(os.fspath(folder), family)

@@ -1,4 +1,4 @@
-"""ALiBi/content kernels: slopes, the O(L) propagation (THEORY X5) against dense products and the
+"""ALiBi/content kernels: slopes, the O(L) propagation (docs/mathematics.rst X5) against dense products and the
 precise path, the content identities (X4, H2d constant cancels), tails, bad input.
 
 Identities verified here: X5 (u = vA by the O(L) recurrence == dense product, float64 and mpmath),
@@ -11,7 +11,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from posbias.errors import InvalidArgument
 from posbias.numerics.alibi import (
@@ -27,6 +28,7 @@ from posbias.numerics.alibi import (
     alibi_rollout_precise,
     alibi_slopes,
 )
+from posbias.strategies import alibi_layers
 
 EPS = 2.0 ** -52
 
@@ -166,7 +168,7 @@ def test_diagonal_defect_closed_form_matches_dense():
 
 
 def test_cesaro_special_case_is_exact():
-    # m = 0, d = 0 is the Cesaro matrix: e_L M^2 = (1/L) sum_{i>=j} 1/i (THEORY X3, H = 2)
+    # m = 0, d = 0 is the Cesaro matrix: e_L M^2 = (1/L) sum_{i>=j} 1/i (docs/mathematics.rst X3, H = 2)
     L = 10
     p = alibi_rollout(L, [alibi_layer([0.0])] * 2, 1.0)
     exact = [sum(Fraction(1, i) for i in range(j, L + 1)) / L for j in range(1, L + 1)]
@@ -178,13 +180,7 @@ def alibi_cases(draw):
     L = draw(st.integers(1, 40))
     T = draw(st.integers(1, 4))
     H = draw(st.integers(1, 3))
-    layers = []
-    for _ in range(T):
-        m = draw(st.lists(st.sampled_from([0.0, 0.01, 0.2, 0.9, 3.0, 40.0]), min_size=H, max_size=H))
-        d = draw(st.lists(st.sampled_from([0.0, -3.0, 0.5, 6.0, 120.0, -200.0]), min_size=H, max_size=H))
-        w = draw(st.lists(st.sampled_from([0.5, 1.0, 3.0]), min_size=H, max_size=H))
-        tau = draw(st.sampled_from([1.0, 0.5, 2.0]))
-        layers.append(alibi_layer(m, diagonal=d, weights=w, temperature=tau))
+    layers = [draw(alibi_layers(heads=H)) for _ in range(T)]
     lam = draw(st.lists(st.sampled_from([0.0, 0.25, 0.6, 1.0]), min_size=T, max_size=T))
     return L, layers, lam
 

@@ -47,7 +47,7 @@ def _by_decimal(num: int, den: int, digits: int) -> tuple[int, int]:
     """The same by the decimal module's division, correctly rounded to ``digits`` (ties to even)."""
     ctx = Context(prec=digits, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
     quotient = ctx.divide(Decimal(abs(num)), Decimal(den))
-    _, ds, exp = quotient.as_tuple()
+    _, ds, _exp = quotient.as_tuple()
     q = int("".join(map(str, ds)))
     q *= 10 ** (digits - len(ds))
     return q, quotient.adjusted()

@@ -45,7 +45,7 @@ def test_families_are_causal_stochastic_kernels(family):
         if family == "positive":
             assert min_entry_on_mask(A) > 0
         if family == "cesaro":
-            assert A == uniform_causal_kernel_exact(L)
+            assert uniform_causal_kernel_exact(L) == A
 
 
 def test_draws_are_reproducible_and_cover_both_layer_styles():
@@ -72,7 +72,7 @@ def test_masked_layers_respect_the_mask():
         ks = random_masked_layers_exact(random.Random(s), mask, 3, uniform_causal_kernel_exact(5), max_weight=2)
         assert len(ks) == 3
         for A in ks:
-            if A == uniform_causal_kernel_exact(5):
+            if uniform_causal_kernel_exact(5) == A:
                 continue
             assert all((A[i][j] > 0) == mask[i][j] for i in range(5) for j in range(5))
             assert min_entry_on_mask(A, mask) >= F(1, 3)  # weights 1..2 on two entries

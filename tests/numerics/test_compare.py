@@ -12,20 +12,9 @@ from hypothesis import strategies as st
 from posbias.errors import InvalidArgument
 from posbias.numerics.compare import Dominance, spearman, stochastically_dominates, wasserstein1
 from posbias.numerics.kernels import rollout_last_row_exact, uniform_causal_kernel_exact
+from posbias.strategies import profiles  # exact probability vectors on 1..L, never all zero
 
 F = Fraction
-
-
-@st.composite
-def profiles(draw, L=None):
-    """An exact probability vector on 1..L (zeros allowed, never all zero)."""
-    if L is None:
-        L = draw(st.integers(1, 8))
-    w = draw(st.lists(st.integers(0, 9), min_size=L, max_size=L))
-    if sum(w) == 0:
-        w[draw(st.integers(0, L - 1))] = 1
-    z = sum(w)
-    return [F(x, z) for x in w]
 
 
 pairs = st.integers(1, 8).flatmap(lambda L: st.tuples(profiles(L), profiles(L)))

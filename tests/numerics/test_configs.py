@@ -16,18 +16,18 @@ import pytest
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.numerics.alibi import alibi_kernel_dense, alibi_rollout_dense, alibi_slopes
+from posbias.numerics.configs import (
+    conventions_for,
+    load_config,
+    parse_config,
+    rollout_summary,
+)
 from posbias.proofs_checks.data import (
     builtin_config_path,
     builtin_configs,
     is_builtin_config,
     noresidual_configs,
     residual_configs,
-)
-from posbias.numerics.configs import (
-    conventions_for,
-    load_config,
-    parse_config,
-    rollout_summary,
 )
 
 REF = os.path.join(os.path.dirname(__file__), "..", "data", "ml-uhh", "reference")
@@ -183,7 +183,7 @@ def test_builtin_names():
             assert f"all_content/{ds}/{m}" in names
     assert {"all_content/fineweb-edu/bloom-noresidual", "mean_content/fineweb-edu/bloom-noresidual"} <= set(names)
     # the names of posbias 0.2 stay valid as aliases of the fineweb-edu configs
-    for old in REFERENCE_NAMES + ["mean_content/mpt-7b"]:
+    for old in [*REFERENCE_NAMES, "mean_content/mpt-7b"]:
         assert is_builtin_config(old)
         assert os.path.exists(builtin_config_path(old))
     assert builtin_config_path("all_content/mpt-7b") == builtin_config_path("all_content/fineweb-edu/mpt-7b")

@@ -41,6 +41,7 @@ from posbias.numerics.kernels import (
     validate_kernel_exact,
     validate_kernel_precise,
 )
+from posbias.strategies import causal_kernels, layered_rollouts, monotone_kernels, unit_fractions
 
 F = Fraction
 
@@ -48,52 +49,8 @@ F = Fraction
 # strategies: generate valid objects directly
 
 
-@st.composite
-def causal_kernels(draw, L, positive=False):
-    """A causal row-stochastic kernel with rational entries (zero entries allowed unless
-    ``positive``; a row whose weights all vanish gets weight 1 at a drawn position)."""
-    rows = []
-    lo = 1 if positive else 0
-    for i in range(L):
-        w = draw(st.lists(st.integers(lo, 6), min_size=i + 1, max_size=i + 1))
-        if sum(w) == 0:
-            w[draw(st.integers(0, i))] = 1
-        z = sum(w)
-        rows.append([F(x, z) for x in w] + [F(0)] * (L - i - 1))
-    return rows
-
-
-@st.composite
-def monotone_kernels(draw, L):
-    """A stochastically monotone causal kernel, built from ordered row CDFs."""
-    den = draw(st.integers(1, 8))
-    cdfs = [[F(1)]]
-    for i in range(2, L + 1):
-        g = sorted(F(draw(st.integers(0, den)), den) for _ in range(i - 1))
-        cdfs.append([min(g[k], cdfs[-1][k]) for k in range(i - 1)] + [F(1)])
-    out = []
-    for c in cdfs:
-        row = [c[0]] + [c[k] - c[k - 1] for k in range(1, len(c))]
-        out.append(row + [F(0)] * (L - len(row)))
-    return out
-
-
-lambdas = st.builds(lambda q, k: F(min(k, q), q), st.integers(1, 6), st.integers(0, 6))
-
-
-@st.composite
-def layered(draw, max_L=5, max_T=4, positive=False, kernel=None):
-    """(kernels, λ-schedule): max(T, 1) kernels (one shared or one per layer) and T values."""
-    L = draw(st.integers(1, max_L))
-    T = draw(st.integers(0, max_T))
-    make = kernel or (lambda L: causal_kernels(L, positive=positive))
-    if draw(st.booleans()):
-        A = draw(make(L))
-        ks = [A] * max(T, 1)
-    else:
-        ks = [draw(make(L)) for _ in range(max(T, 1))]
-    lams = draw(st.lists(lambdas, min_size=T, max_size=T))
-    return ks, lams
+# causal_kernels, monotone_kernels, layered_rollouts: posbias.strategies (generated valid objects)
+lambdas = unit_fractions()
 
 
 def arg(ks, lams):
@@ -268,7 +225,7 @@ def test_order_of_layers_matters_and_is_R_T_first():
     assert rollout_matrix_exact([A, B], [1, 1]) == matmul(B, A)
 
 
-@given(layered(max_L=5, max_T=4))
+@given(layered_rollouts(5, 4))
 @example(([[[F(1)]]], []))  # L = 1, T = 0
 @example(([CES2], [F(0)]))  # λ = 0
 @example(([ZERO_DIAG, ZERO_DIAG], [F(1), F(1)]))  # λ = 1, zero diagonal
@@ -291,7 +248,7 @@ def test_routes_agree(case):
 
 def test_residual_layer_and_T_zero():
     R = residual_layer_exact(CES2, F(1, 4))
-    assert R == [[F(1), F(0)], [F(1, 8), F(7, 8)]]
+    assert [[F(1), F(0)], [F(1, 8), F(7, 8)]] == R
     assert rollout_last_row_exact(uniform_causal_kernel_exact(4), []) == [0, 0, 0, 1]
     assert rollout_last_row(uniform_causal_kernel(4), []).tolist() == [0.0, 0.0, 0.0, 1.0]
 
@@ -311,7 +268,7 @@ def test_fast_path_large_and_tails():
 # H1: stochasticity (exact)
 
 
-@given(layered(max_L=5, max_T=4))
+@given(layered_rollouts(5, 4))
 @example(([[[F(1)]]], []))
 @example(([CES2], [F(1)]))
 @example(([CES2], [F(0)]))
@@ -333,7 +290,7 @@ def test_layers_and_rollouts_are_stochastic_and_causal(case):
 # H4: diagonal
 
 
-@given(layered(max_L=5, max_T=4))
+@given(layered_rollouts(5, 4))
 @example(([[[F(1)]]], []))
 @example(([ZERO_DIAG], [F(1)]))  # vanishes: λ = 1 and A[2,2] = 0
 @example(([ZERO_DIAG], [F(1, 2)]))  # λ < 1 keeps it positive
@@ -350,7 +307,7 @@ def test_diagonal_product_formula_and_positivity(case):
         assert (P[i][i] > 0) == (not vanishing_factor)
 
 
-@given(layered(max_L=5, max_T=4, positive=True))
+@given(layered_rollouts(5, 4, positive=True))
 @example(([CES2, CES2], [F(1), F(1)]))
 def test_diagonal_positive_for_softmax_like_kernels(case):
     ks, lams = case
@@ -437,7 +394,7 @@ def test_non_summable_tends_to_zero_fast_path(L, k, seed):
 
 
 def test_collapse_limit_closed_form_harmonic():
-    # Π_{t=1}^{T} (1 - a/(t+1)) = Γ(T+2-a)/(Γ(2-a)Γ(T+2)) (THEORY X7), a = 1/3, exact vs mpmath
+    # Π_{t=1}^{T} (1 - a/(t+1)) = Γ(T+2-a)/(Γ(2-a)Γ(T+2)) (docs/mathematics.rst X7), a = 1/3, exact vs mpmath
     a, T = F(1, 3), 50
     prod = math.prod((1 - a / (t + 1) for t in range(1, T + 1)), start=F(1))
     with mpmath.workdps(30):

@@ -39,7 +39,7 @@ def test_declared_kinds_and_extra_differences():
     assert c.resolve()["scope"] == "variant"
     # the evidence refines the test setting at run time
     assert Card(PAPER, test).resolve({"L": 256})["scope"] == "reduced"
-    with pytest.raises(InvalidArgument, match="setting.paper.source"):
+    with pytest.raises(InvalidArgument, match=r"setting\.paper\.source"):
         Card(Setting(""), test)
 
 

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from posbias.numerics.configs import load_config
-from posbias.proofs_checks.data import builtin_config_path
 from posbias.proofs_checks.claims import herasimchyk2026 as hk
 from posbias.proofs_checks.claims import posbias as pb
 from posbias.proofs_checks.claims import wu2025 as wu
+from posbias.proofs_checks.data import builtin_config_path
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 IDS = [
@@ -34,7 +34,7 @@ def test_verdict_equals_expected(cid):
         assert ev.verdict == c.expected, ev.as_dict()
     assert c.latex_text and "\\" in c.latex_text
     if not cid.startswith("posbias:"):  # the claims of herasimchyk2026 and wu2025 state their rule
-        assert "rule" in ev.details and ev.details["rule"]
+        assert ev.details.get("rule")
 
 
 def test_decay_mask_is_verified_with_t_plus_one_layers():
@@ -103,7 +103,8 @@ def test_u_shape_verdicts_are_reachable():
     assert ev.verdict == "verified" and ev.setting == {"configs": 4}
     assert c.card.resolve(ev.setting)["scope"] == "reduced"
     # refuted: the same configs with every profile turned monotone (no valley)
-    mono = lambda name, r: {**r, "argmin/L": 1.0, "p(L)/min": 1.0, "argmin": 256}
+    def mono(name, r):
+        return {**r, "argmin/L": 1.0, "p(L)/min": 1.0, "argmin": 256}
     ev = hk.check_u_shape(CheckContext(), names=names, profile_transform=mono)
     assert ev.verdict == "refuted" and "valley at 256/256" in ev.counterexample
 
@@ -161,7 +162,7 @@ def test_four_forces_on_every_residual_config(monkeypatch):
     assert len(content) == 40 and all("content d+" in row and "content d-" in row for row in content)
     # refuted in a world with a non-monotone layer: token L reads token 2 while token 2 reads
     # itself, on top of a layer in which token L reads token 1 (adding the top layer moves mass later)
-    monkeypatch.setattr(hk, "_stored_rows", lambda: {})
+    monkeypatch.setattr(hk, "_stored_rows", dict)
     monkeypatch.setattr(hk, "depth_profiles", lambda cfg: [np.eye(cfg.length)[0], np.eye(cfg.length)[1]])
     ev = hk.check_four_forces(CheckContext(), names=("no_content/mpt-7b",))
     assert ev.verdict == "refuted" and "causal depth (earlier): margin -1 at k=1, depth 1 -> 2" in ev.counterexample

@@ -12,8 +12,6 @@ from posbias.numerics.cesaro import cesaro_profile
 from posbias.proofs_checks.claims import chowdhury2026 as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
-from step0_fakes import fake_data, use_plan
-
 IDS = [
     "chowdhury2026:cesaro-stochastic",
     "chowdhury2026:discrete-limit",
@@ -86,7 +84,7 @@ def test_recency_delta_can_be_refuted(monkeypatch):
 
     orig = ces.cesaro_profile_exact
     monkeypatch.setattr(ces, "cesaro_profile_exact",
-                        lambda L, s: orig(L, s)[:-1] + [orig(L, s)[-1] + Fraction(1, 10**9)])
+                        lambda L, s: [*orig(L, s)[:-1], orig(L, s)[-1] + Fraction(1, 10 ** 9)])
     assert run_claim(get_claim("chowdhury2026:recency-delta"), CheckContext()).evidence.verdict == "refuted"
 
 
@@ -115,7 +113,7 @@ def _first_token(L, H):
 
 
 def test_primacy_asymptotic_against_an_independent_sum():
-    """L·p(1) = h_{H-1}(1, 1/2, ..., 1/L) (THEORY X3): for H = 2 it is the harmonic number
+    """L·p(1) = h_{H-1}(1, 1/2, ..., 1/L) (docs/mathematics.rst X3): for H = 2 it is the harmonic number
     H_L = ln L + γ + 1/(2L) - ..., whose first two terms are A_2(L)."""
     L = 4096
     with mpmath.workdps(30):

@@ -30,19 +30,22 @@ def test_expected_verdict(claim_id):
 
 
 def test_kernel_check_fails_for_wrong_closed_form():
-    wrong = lambda d, a, b: sympy.log(a / b) ** (d - 1) / sympy.factorial(d) / a
+    def wrong(d, a, b):
+        return sympy.log(a / b) ** (d - 1) / sympy.factorial(d) / a
     ev = ch.continuum_kernel_check(CheckContext(dps=20, max_dps=40), kernel=wrong)
     assert ev.verdict == "refuted"
 
 
 def test_density_check_fails_for_wrong_density():
-    wrong = lambda h, xx: sympy.log(1 / xx) ** (h - 1) / sympy.factorial(h)
+    def wrong(h, xx):
+        return sympy.log(1 / xx) ** (h - 1) / sympy.factorial(h)
     ev = ch.density_check(CheckContext(dps=20, max_dps=40), density=wrong)
     assert ev.verdict == "refuted"
 
 
 def test_laguerre_check_fails_for_wrong_form():
-    wrong = lambda h, a, t: a * (1 - a) ** (h - 1) * sympy.assoc_laguerre(h - 1, 1, a * t / (1 - a))
+    def wrong(h, a, t):
+        return a * (1 - a) ** (h - 1) * sympy.assoc_laguerre(h - 1, 1, a * t / (1 - a))
     ev = pb.laguerre_check(CheckContext(dps=20, max_dps=40), closed=wrong)
     assert ev.verdict == "refuted"
 
@@ -52,7 +55,8 @@ def test_alibi_check_reports_correct_warp_for_wrong_substitution():
 
     from posbias.derivations import alibi
 
-    wrong = lambda xx, ll=alibi.lam: (1 - sp.exp(-ll * xx)) / (1 - sp.exp(-ll))
+    def wrong(xx, ll=alibi.lam):
+        return (1 - sp.exp(-ll * xx)) / (1 - sp.exp(-ll))
     ev = pb.alibi_warp_check(CheckContext(), phi=wrong)
     assert ev.verdict == "qualified"
     assert ev.details["working_warps"] == ["(exp(lambda x) - 1)/(exp(lambda) - 1)"]
@@ -75,7 +79,7 @@ def test_rope_score_law_inconclusive_when_an_identity_stays_open(monkeypatch):
     def open_identity(name):
         d = orig(name)
         bad = dataclasses.replace(d.identities[0], residual=1, proven=False)
-        return dataclasses.replace(d, identities=(bad,) + d.identities[1:])
+        return dataclasses.replace(d, identities=(bad, *d.identities[1:]))
 
     monkeypatch.setattr(ch, "derivation_by_name", open_identity)
     ev = ch.rope_law_check(CheckContext())

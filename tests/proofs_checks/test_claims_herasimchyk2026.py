@@ -18,6 +18,7 @@ from posbias.numerics.kernels import (
 )
 from posbias.proofs_checks.claims import herasimchyk2026 as hc
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
+from posbias.strategies import unit_fractions
 
 F = Fraction
 
@@ -113,7 +114,7 @@ def test_hausdorff_tail_is_an_independent_route():
 
 # property tests of the drift predicates over generated monotone kernels ----------------------
 
-lams = st.builds(lambda q, k: F(min(k, q), q), st.integers(1, 5), st.integers(0, 5))
+lams = unit_fractions(5)
 
 
 @st.composite
@@ -189,7 +190,7 @@ def test_dichotomy_is_refuted_by_an_off_by_one_rollout(monkeypatch):
 
     def dropped(ks, lams, **kw):
         Ps = orig(ks, lams, **kw)
-        return [Ps[0]] + Ps[:-1]
+        return [Ps[0], *Ps[:-1]]
 
     monkeypatch.setattr(hc, "rollout_matrices_exact", dropped)
     ev = get_claim("herasimchyk2026:dichotomy").check(CheckContext())
@@ -205,7 +206,7 @@ def test_case_sweep_keeps_the_first_counterexample_and_the_worst_margins():
         s.low("margin", x)
         s.high("constant", x)
         if x < 0:
-            s.fail(lambda: f"x = {x}")
+            s.fail(lambda x=x: f"x = {x}")
     assert (s.cases, s.failures, s.counterexample) == (4, 2, "x = -1/3")
     assert s.worst["margin"] == F(-2, 3) and s.most["constant"] == 1
     ev = s.evidence(method="m", worst_margin="w", rule="r", parameters={"p": 1})

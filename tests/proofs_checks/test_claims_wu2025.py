@@ -8,7 +8,6 @@ from fractions import Fraction
 import pytest
 
 from posbias.errors import InvalidArgument
-
 from posbias.numerics.kernels import (
     min_entry_on_mask,
     prefix_kernel_exact,
@@ -117,7 +116,7 @@ def test_a_too_fast_rate_is_caught_only_beyond_4h():
 
 def test_sliding_window_verdicts_are_reachable(monkeypatch):
     # inconclusive: deep cases that stop at 4h never exercise the rate
-    monkeypatch.setattr(wu2025, "deep_window_depth", lambda L, w, eps, target=F(1, 4): 4 * (-(-(L - 1) // (w - 1))))
+    monkeypatch.setattr(wu2025, "deep_window_depth", lambda L, w, eps, target=None: 4 * (-(-(L - 1) // (w - 1))))
     ev = wu2025._check_sliding_window(CheckContext())
     assert ev.verdict == "inconclusive" and "rate not exercised" in ev.details["reason"]
     monkeypatch.undo()

@@ -24,7 +24,7 @@ def test_strict_fails_on_needs_data(monkeypatch, capsys):
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["claims"][0]["status"] == "needs-data"
-    assert main(argv + ["--strict"]) == 1
+    assert main([*argv, "--strict"]) == 1
 
 
 def test_strict_passes_with_the_stored_measurements(capsys):

@@ -10,12 +10,17 @@ import os
 
 import numpy as np
 import pytest
+from step0_fakes import fake_data, use_plan
 
 from posbias.proofs_checks import measured as mm
 from posbias.proofs_checks import stored as st
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
-from step0_fakes import fake_data, use_plan
+
+def _read_json(path):
+    with open(path) as fh:
+        return json.load(fh)
+
 
 def _in_process(argv):
     """`posbias measure` run in this process (quicker than a child process in tests)."""
@@ -50,7 +55,7 @@ def test_every_planned_run_is_stored_with_provenance():
     plan = mm.STEP0_PLAN
     runs = plan.runs()
     primary = {f"{a}-L{L}-seed{s}" for a in plan.architectures for L in plan.scan_lengths
-               for s in ([plan.seeds[0]] if L != plan.length else plan.seeds)}
+               for s in ([plan.seeds[0]] if plan.length != L else plan.seeds)}
     assert set(runs) == primary | plan.paper_stems()
     for arch, L in plan.paper_lengths:  # the paper's running length, with an averaged kernel
         for seed in plan.seeds_at_paper_length(arch):
@@ -72,6 +77,7 @@ def test_every_planned_run_is_stored_with_provenance():
 def test_stored_data_ship_as_package_data():
     """pyproject's package-data globs for posbias.proofs_checks.data cover data/step0/*.json."""
     import fnmatch
+
     import tomllib
 
     root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
@@ -134,7 +140,7 @@ def test_paper_length_runs_carry_the_averaged_kernel(tiny_store):
     average, the per-instance distance from the kernel inputs (sdpa Jacobian passes record no
     attention weights), and the peak memory of the run."""
     for stem in TINY.paper_stems():
-        rec = json.loads(open(os.path.join(tiny_store, "step0", stem + ".json")).read())
+        rec = _read_json(os.path.join(tiny_store, "step0", stem + ".json"))
         m = rec["result"]["measurement"]
         n = len(m["lambdas"])
         assert len(m["kernel_tv"]) == len(m["kernel_tv_half"]) == len(m["kernel_instance_tv"]) == n
@@ -184,7 +190,7 @@ def test_thorough_measures_live_and_gives_the_stored_verdict(cid, tiny_store, mo
 
 def test_drift_of_a_repeated_tiny_run_is_within_probe_noise(tiny_store):
     stem, argv = next(iter(TINY.runs().items()))
-    old = json.loads(open(os.path.join(tiny_store, "step0", stem + ".json")).read())
+    old = _read_json(os.path.join(tiny_store, "step0", stem + ".json"))
     new = st.record_run(stem, argv, runner=_in_process)
     floor = {"spearman": old["result"]["rope"]["noise_spearman"],
              "w1": old["result"]["rope"]["noise_w1"]}

@@ -74,7 +74,7 @@ def test_check_in_workers_equals_serial_with_user_claims_and_seeds(user_module, 
             "parlab:seeded", "parlab:differs", *QUICK]
     code_serial = main(argv)
     serial = json.loads(capsys.readouterr().out)
-    code_par = main(argv + ["-n", "2"])
+    code_par = main([*argv, "-n", "2"])
     par = json.loads(capsys.readouterr().out)
     assert code_serial == code_par == 1  # parlab:differs differs from its expected verdict
     assert _strip(serial) == _strip(par)

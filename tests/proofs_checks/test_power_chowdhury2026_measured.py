@@ -8,13 +8,12 @@ import json
 
 import numpy as np
 import pytest
+from step0_fakes import PLAN_PRIMARY, fake_data, use_plan
 
 from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.kernels import decay_kernel, uniform_causal_kernel
 from posbias.proofs_checks.claims import chowdhury2026 as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
-
-from step0_fakes import PLAN_PRIMARY, fake_data, use_plan
 
 
 def _u(ratio_first, ratio_last):

@@ -192,7 +192,7 @@ def test_u_shape_refutes_attention_only_rollouts_that_do_not_collapse(monkeypatc
         return row
 
     monkeypatch.setattr(hk, "config_figures", keeps_residual)
-    monkeypatch.setattr(hk, "_stored_rows", lambda: {})
+    monkeypatch.setattr(hk, "_stored_rows", dict)
     names = ["no_content/bloom-7b1", "no_content/bloom-7b1-noresidual"]
     ev = hk.check_u_shape(CTX, names=names)
     assert ev.verdict == "refuted" and "attention-only does not collapse" in ev.counterexample
@@ -216,7 +216,7 @@ def test_four_forces_refute_each_force_with_the_other_sign(force):
 
 def test_empirical_match_rule_on_the_papers_figures():
     rule = _rule("empirical-match")
-    paper = [ex for ex in rule.examples if ex.kind == "paper"][0]
+    paper = next(ex for ex in rule.examples if ex.kind == "paper")
     spearmans = sorted(m["spearman"] for m in paper.figures["models"])
     assert spearmans == [0.88, 0.98]  # the paper's reported range
     assert rule.decide(paper.figures, rule.values()) == "verified"

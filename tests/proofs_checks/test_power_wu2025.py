@@ -1,6 +1,6 @@
 """Power of wu2025's rules at the claim level: each check, fed wu2025's own figures and
 plausible false versions of its statements through the real computation, gives the verdict
-that follows (THEORY.md W1-W5).
+that follows (docs/mathematics.rst W1-W5).
 
 The analytic claims take the false version as a parameter of the check (t layers instead of
 t + 1, a faster rate, a larger κ); the trained claims read constructed results documents from a
@@ -15,7 +15,6 @@ from fractions import Fraction
 
 import pytest
 
-from posbias.proofs_checks import registry
 from posbias.proofs_checks.claims import wu2025 as wu
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
@@ -98,7 +97,7 @@ FIG2_PRIMACY = [(0.88, 0.05, 0.08, 0.0), (0.87, 0.04, 0.08, 0.0)]  # wu2025: fir
 
 @pytest.mark.parametrize("seeds, verdict", [
     (FIG2_PRIMACY, "verified"),
-    # THEORY.md W5: attention-only networks at 95k iterations do not match in context
+    # docs/mathematics.rst W5: attention-only networks at 95k iterations do not match in context
     ([(0.52, 0.05, 0.08, 0.0), (0.52, 0.04, 0.07, 0.0)], "qualified"),
     ([(0.88, 0.0, 0.003, 0.0), (0.87, 0.002, -0.004, 0.0)], "refuted"),   # no primacy
     ([(0.88, -0.04, -0.06, 0.0), (0.87, -0.03, -0.05, 0.0)], "refuted"),  # recency instead
@@ -112,8 +111,11 @@ def test_figure2_primacy_on_attention_only_runs(tmp_path, seeds, verdict):
         assert "classes memorised" in r.evidence.correction
 
 
-def test_figure2_claims_never_read_residual_runs(tmp_path):
+def test_figure2_claims_never_read_residual_runs(tmp_path, monkeypatch):
+    empty = tmp_path / "shipped"
+    empty.mkdir()
     _write(tmp_path, "causal-nope", True, FIG2_PRIMACY)
+    monkeypatch.setattr(wu, "_shipped_dir", lambda: str(empty))  # no shipped Figure-2 runs
     for cid in ("wu2025:trained-causal-primacy", "wu2025:trained-rope-tradeoff",
                 "wu2025:trained-decay-recency"):
         assert _verdict(cid, tmp_path).evidence.verdict == "needs-data"

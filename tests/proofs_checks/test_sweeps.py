@@ -92,9 +92,9 @@ def test_schedule_points():
 
 
 def test_rollout_point_matches_the_rollout_summary():
+    from posbias.cli.rollout import compute_rollout
     from posbias.numerics.configs import load_config
     from posbias.proofs_checks.data import builtin_config_path
-    from posbias.cli.rollout import compute_rollout
 
     r = sweeps.sweep_point("rollout", {"config": "no_content/bloom-7b1", "length": 64})
     ref = compute_rollout(load_config(builtin_config_path("no_content/bloom-7b1"), length=64))

@@ -16,13 +16,22 @@ import importlib
 import sys
 import traceback
 import warnings
+from typing import NoReturn
 
 from posbias import __version__
 from posbias.cli._common import OPTION, add_common, flag_error
 from posbias.errors import InvalidArgument, NeedsExtra, ResourceLimit
 
-__all__ = ["main", "UsageError", "build_parser", "OPTION", "EXIT_OK", "EXIT_DIFFERS", "EXIT_USAGE",
-           "EXIT_INTERNAL"]
+__all__ = [
+    "EXIT_DIFFERS",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "OPTION",
+    "UsageError",
+    "build_parser",
+    "main",
+]
 
 _SUBCOMMANDS = ("check", "profile", "latex", "rollout", "measure", "sweep", "train")
 
@@ -50,7 +59,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, no usage dump, exit 2 (handled in main)
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump, exit 2 (handled in main)
         raise UsageError(f"{self.prog}: {message}")
 
 

@@ -10,6 +10,8 @@ import argparse
 import re
 import sys
 import textwrap
+from collections.abc import Iterable
+from typing import Any, Literal, Protocol
 
 from posbias import __version__
 from posbias.errors import InvalidArgument
@@ -17,15 +19,16 @@ from posbias.validation import MAX_DPS, MIN_DPS
 
 __all__ = [
     "OPTION",
-    "flag_error",
-    "add_output",
-    "add_common",
-    "dps_type",
-    "seed_type",
-    "memory_limit",
-    "check_memory",
-    "progress",
     "SEED_MAX",
+    "ProgressBar",
+    "add_common",
+    "add_output",
+    "check_memory",
+    "dps_type",
+    "flag_error",
+    "memory_limit",
+    "progress",
+    "seed_type",
 ]
 
 #: library (Python) parameter names -> the flag a user types.  The library names its
@@ -64,14 +67,14 @@ def flag_error(exc: InvalidArgument, rename: dict | None = None) -> InvalidArgum
 # ---------------------------------------------------------------------------------------------
 # argument types (argparse calls them; an error is one line with exit status 2)
 
-def _plain_int(text, name, lo, hi):
+def _plain_int(text: object, name: str, lo: int, hi: int) -> int:
     digits = str(text).strip()
     if not re.fullmatch(r"[0-9]{1,30}", digits) or not lo <= int(digits) <= hi:
         raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected an integer between {lo} and {hi}")
     return int(digits)
 
 
-def dps_type(text) -> int:
+def dps_type(text: object) -> int:
     """``--dps``: an integer in ``MIN_DPS..MAX_DPS`` (the package's one range)."""
     return _plain_int(text, "--dps", MIN_DPS, MAX_DPS)
 
@@ -80,7 +83,7 @@ def dps_type(text) -> int:
 SEED_MAX = 2**32 - 1
 
 
-def seed_type(text) -> int:
+def seed_type(text: object) -> int:
     """``--seed``: an integer in ``0..2^32-1``."""
     return _plain_int(text, "--seed", 0, SEED_MAX)
 
@@ -89,7 +92,7 @@ _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb"
           "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40, "tib": 2**40}
 
 
-def memory_type(text) -> int:
+def memory_type(text: object) -> int:
     """``--max-memory``: bytes, with an optional unit (``512M``, ``8G``, ``1.5GiB``)."""
     m = re.fullmatch(r"\s*([0-9]{1,12}(?:\.[0-9]{1,6})?)\s*([A-Za-z]{0,3})\s*", str(text))
     if not m or m.group(2).lower() not in _UNITS:
@@ -107,32 +110,34 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     """Help with the description (wrapped by :func:`add_common`) and the example as written."""
 
 
-def add_output(p, formats, default, *, help_output="write the result here (atomically) instead "
-               "of standard output; - is standard output", aliases=None) -> None:
+def add_output(p: argparse.ArgumentParser, formats: Iterable[str], default: str | None, *,
+               help_output: str = "write the result here (atomically) instead of standard "
+               "output; - is standard output", aliases: dict[str, str] | None = None) -> None:
     """``-o/--output`` and ``-f/--format`` with the package's format names."""
     aliases = aliases or {}
-    choices = tuple(formats) + tuple(aliases)
+    names = tuple(formats)
+    choices = names + tuple(aliases)
 
-    def fmt(text):
+    def fmt(text: object) -> str:
         text = str(text).strip().lower()
         if text not in choices:
             raise argparse.ArgumentTypeError(
-                f"{text!r} is invalid: expected one of {', '.join(formats)}")
+                f"{text!r} is invalid: expected one of {', '.join(names)}")
         return aliases.get(text, text)
 
     p.add_argument("-f", "--format", type=fmt, default=default, metavar="FORMAT",
-                   help="one of " + ", ".join(formats))
+                   help="one of " + ", ".join(names))
     p.add_argument("-o", "--output", metavar="FILE", default=None, help=help_output)
 
 
-def add_common(p, name: str, example: str) -> None:
+def add_common(p: argparse.ArgumentParser, name: str, example: str) -> None:
     """``-q``, ``-v``, ``--max-memory``, ``--debug``, ``--version`` (those not defined yet), the
     help formatter showing defaults, and the example."""
     p.formatter_class = _Formatter
     p.epilog = f"example:\n  {example}"
     if p.description:
         p.description = textwrap.fill(" ".join(p.description.split()), 90)
-    present = set()
+    present: set[str] = set()
     for action in p._actions:
         present.update(action.option_strings)
         # show a default that means something (not None, not off) where the help omits it
@@ -140,7 +145,7 @@ def add_common(p, name: str, example: str) -> None:
                 and action.default != argparse.SUPPRESS and "default" not in action.help):
             action.help += " (default: %(default)s)"
 
-    def add(*flags, **kwargs):
+    def add(*flags: str, **kwargs: Any) -> None:
         """Add the option unless a subcommand defines it (or its short form) itself."""
         if not present.intersection(flags):
             p.add_argument(*flags, **kwargs)
@@ -160,11 +165,24 @@ def add_common(p, name: str, example: str) -> None:
 # the Python entry points refuse what cannot fit exactly as the command line does
 from posbias.resources import check_memory, human, memory_limit  # noqa: E402,F401
 
-
 # ---------------------------------------------------------------------------------------------
 # progress
 
-def progress(total: int, desc: str, quiet: bool = False):
+class ProgressBar(Protocol):
+    """What :func:`progress` returns: a context manager counting finished items."""
+
+    def __enter__(self) -> ProgressBar: ...
+
+    def __exit__(self, *exc: object) -> bool | None: ...
+
+    def update(self, n: int = 1) -> bool | None: ...
+
+    def set_postfix_str(self, s: str = "") -> None: ...
+
+    def close(self) -> None: ...
+
+
+def progress(total: int, desc: str, quiet: bool = False) -> ProgressBar:
     """A progress bar with an ETA on standard error when it is a terminal (``tqdm``), else a
     bar that prints nothing.  Use as ``with progress(n, "claims") as bar: bar.update(1)``."""
     disable = quiet or not sys.stderr.isatty()
@@ -174,21 +192,23 @@ def progress(total: int, desc: str, quiet: bool = False):
         disable = True
     if disable:
         return _Silent()
-    return tqdm(total=total, desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True)
+    bar: ProgressBar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
+                            dynamic_ncols=True)
+    return bar
 
 
 class _Silent:
-    def __enter__(self):
+    def __enter__(self) -> _Silent:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         return False
 
-    def update(self, n=1):
+    def update(self, n: int = 1) -> None:
         pass
 
-    def set_postfix_str(self, s):
+    def set_postfix_str(self, s: str = "") -> None:
         pass
 
-    def close(self):
+    def close(self) -> None:
         pass

@@ -7,22 +7,25 @@ equals its expected verdict (needs-data does not fail, unless ``--strict``), 1 w
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import os
 import sys
+from collections.abc import Iterable
 
 from posbias.cli._common import add_output, dps_type, progress, seed_type
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
-from posbias.resources import duration as _duration
 from posbias.proofs_checks import registry
+from posbias.proofs_checks.registry import CheckContext, Claim, Result
 from posbias.render.reports import FORMATS, render
+from posbias.resources import duration as _duration
 
-__all__ = ["add_parser", "run_list", "run_check", "select_claims"]
+__all__ = ["add_parser", "run_check", "run_list", "select_claims"]
 
 
-def _import_user_modules(names):
+def _import_user_modules(names: Iterable[str] | None) -> None:
     """Import the user's claim modules.  As pytest does for test modules, the working
     directory is searched first (``--import mylab.claims`` finds ``./mylab/claims.py`` without
     PYTHONPATH).  A module that raises, calls ``sys.exit`` or registers an id twice ends the
@@ -48,12 +51,12 @@ def _import_user_modules(names):
 class _InputError(InvalidArgument):
     """A check's refusal of its input, shown as the check said it (exit status 2)."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str) -> None:
         ValueError.__init__(self, message)
         self.parameter, self.value, self.allowed = "--data-dir", None, message
 
 
-def _import_failed(name, exc):
+def _import_failed(name: str, exc: BaseException) -> Exception:
     from posbias.cli import InternalError
 
     return InternalError(f"--import {name}: the module raised {type(exc).__name__}: "
@@ -67,7 +70,7 @@ _CRASHED = "check raised an exception"
 _MAX_DATA_BYTES = 64 * 2**20
 
 
-def _check_data_dir(folder):
+def _check_data_dir(folder: str) -> None:
     """Every file under ``folder`` that a data claim reads (.csv, .yaml) is a regular UTF-8 text
     file of at most 64 MiB; a bad one is named in the error."""
     if not os.path.isdir(folder):
@@ -85,7 +88,7 @@ def _check_data_dir(folder):
                                       f"UTF-8 text (byte {exc.start} is not)") from None
 
 
-def select_claims(ids, paper=None):
+def select_claims(ids: Iterable[str] | None, paper: str | None = None) -> list[Claim]:
     """The claims named by ``ids`` (full ids or unique slugs), else all (of ``paper``)."""
     claims = registry.all_claims(paper)
     if not ids:
@@ -100,7 +103,7 @@ def select_claims(ids, paper=None):
     return chosen
 
 
-def run_list(args) -> int:
+def run_list(args: argparse.Namespace) -> int:
     check_target(args.output, args.format)
     _import_user_modules(args.import_)
     claims = registry.all_claims(args.paper)
@@ -127,7 +130,7 @@ def run_list(args) -> int:
     return 0
 
 
-def run_check(args) -> int:
+def run_check(args: argparse.Namespace) -> int:
     check_target(args.output, args.format)
     if args.data_dir is not None:
         _check_data_dir(args.data_dir)
@@ -139,7 +142,7 @@ def run_check(args) -> int:
     claims = select_claims(args.ids, args.paper)
     if ctx.thorough:
         _announce_thorough(args, ctx, claims)
-    results = []
+    results: list[Result] = []
     if args.workers is not None or args.scheduler is not None:
         results = _run_parallel(args, ctx, claims)
     else:
@@ -174,7 +177,7 @@ def run_check(args) -> int:
 _THOROUGH_CONFIRM_SECONDS = 600
 
 
-def _announce_thorough(args, ctx, claims) -> None:
+def _announce_thorough(args: argparse.Namespace, ctx: CheckContext, claims: list[Claim]) -> None:
     """Before a --thorough run: print every re-measurement and re-training with its estimated
     wall time on this machine (the stored run's measured time), and on a terminal refuse a
     total beyond 10 minutes unless --yes."""
@@ -194,7 +197,8 @@ def _announce_thorough(args, ctx, claims) -> None:
                               "re-training", "--yes to start it (or select fewer claims)")
 
 
-def _run_parallel(args, ctx, claims) -> list:
+def _run_parallel(args: argparse.Namespace, ctx: CheckContext,
+                  claims: list[Claim]) -> list[Result]:
     """``posbias check -n N|auto [--scheduler ADDRESS]``: the claims in worker processes or on a
     Dask cluster (posbias.proofs_checks.parallel); the same verdicts and report as a serial run."""
     from posbias.proofs_checks import parallel
@@ -206,7 +210,7 @@ def _run_parallel(args, ctx, claims) -> list:
         raise InvalidArgument("-n", workers, "an integer >= 1 or 'auto'") from None
     finished = [0]
 
-    def report(i, r):
+    def report(i: int, r: Result) -> None:
         finished[0] += 1
         if not args.quiet:
             mark = "" if r.ok else "  <-- differs from expected " + r.expected
@@ -222,7 +226,7 @@ def _run_parallel(args, ctx, claims) -> list:
         raise
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "list", help="list the registered claims",
         description="List the registered claims: id, expected verdict, statement.",

@@ -10,7 +10,9 @@ The LaTeX itself comes from :mod:`posbias.render.latex` (a subclass of sympy's
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import Any
 
 from posbias.cli._common import add_output
 from posbias.errors import InvalidArgument
@@ -20,7 +22,7 @@ __all__ = ["add_parser", "run"]
 _RENDER = ("render_tex", "render_json", "escape_text", "equation_block")
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # posbias.render.latex's renderers, still reachable here, load on first use (with sympy): every other subcommand's
     # start-up would otherwise pay about 0.3 s for sympy
     if name in _RENDER:
@@ -30,7 +32,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "latex",
         help="write the symbolic derivations as LaTeX (or JSON)",
@@ -49,7 +51,7 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from posbias.files import check_target, write_output
 
     check_target(args.output, args.format)

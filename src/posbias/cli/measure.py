@@ -7,20 +7,25 @@ exits with status 2.  Results go to stdout (``--format table`` or ``json``), pro
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 from posbias.cli._common import OPTION as _OPTION
 from posbias.cli._common import add_output, check_memory, seed_type
 from posbias.errors import InvalidArgument
 from posbias.measurements.presets import PRESETS
 
-__all__ = ["add_parser", "run", "estimate_bytes"]
+if TYPE_CHECKING:
+    from posbias.resources import Plan
+
+__all__ = ["add_parser", "estimate_bytes", "run"]
 
 
-def add_parser(subparsers):
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     presets = ", ".join(sorted(PRESETS))
     p = subparsers.add_parser(
         "measure",
@@ -92,13 +97,13 @@ def _max_threads() -> int:
     return max(1, min(256, 4 * (os.cpu_count() or 1)))
 
 
-def _check_device_spelling(args) -> None:
+def _check_device_spelling(args: argparse.Namespace) -> None:
     from posbias.measurements.devices import check_device
 
     args.device = check_device("--device", args.device)
 
 
-def _resolve_device(args) -> str:
+def _resolve_device(args: argparse.Namespace) -> str:
     """The device --device names, once torch is importable: one line and exit 2 when it is
     not there (before any model is built or loaded); -v says which one was chosen and why."""
     from posbias.measurements.devices import resolve_device
@@ -109,7 +114,7 @@ def _resolve_device(args) -> str:
     return device
 
 
-def _validate(args) -> None:
+def _validate(args: argparse.Namespace) -> None:
     """Every number before torch is imported or anything is printed (one line, exit 2)."""
     _check_device_spelling(args)
     if not args.arch or not args.arch.isprintable() or len(args.arch) > 100:
@@ -136,7 +141,7 @@ def estimate_bytes(settings: dict, length: int, exact: bool, dtype: str) -> floa
     return itemsize * (3 * params + activations) + 600e6
 
 
-def _fmt(x: float, digits: int = 4) -> str:
+def _fmt(x: float | None, digits: int = 4) -> str:
     if x is None:
         return "-"
     if isinstance(x, float) and not math.isfinite(x):
@@ -144,11 +149,11 @@ def _fmt(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
-def _num(x):
+def _num(x: float | None) -> float | None:
     return None if x is None else float(f"{x:.7g}")
 
 
-def _table(m, c, rope) -> str:
+def _table(m: Any, c: Any, rope: bool) -> str:
     s = m.settings
     heads = f"{s['num_attention_heads']} heads"
     if "num_key_value_heads" in s:
@@ -171,11 +176,11 @@ def _table(m, c, rope) -> str:
         "profile                    spearman  W1        first/min  last/min  argmin",
         f"{'measured':<26} {'-':<9} {'-':<9} {_fmt(c.measured['first_over_min']):<10} "
         f"{_fmt(c.measured['last_over_min']):<9} {c.measured['argmin']}",
-        f"{'Cesaro, measured lambda':<26} {_fmt(c.spearman_measured_lambda):<9} "
+        f"{'Cesàro, measured lambda':<26} {_fmt(c.spearman_measured_lambda):<9} "
         f"{_fmt(c.w1_measured_lambda):<9} "
         f"{_fmt(c.theory_measured_lambda['first_over_min']):<10} "
         f"{_fmt(c.theory_measured_lambda['last_over_min']):<9} {c.theory_measured_lambda['argmin']}",
-        f"{'Cesaro, alpha = ' + _fmt(c.best_alpha):<26} {_fmt(c.spearman_best_alpha):<9} "
+        f"{'Cesàro, alpha = ' + _fmt(c.best_alpha):<26} {_fmt(c.spearman_best_alpha):<9} "
         f"{_fmt(c.w1_best_alpha):<9} {_fmt(c.theory_best_alpha['first_over_min']):<10} "
         f"{_fmt(c.theory_best_alpha['last_over_min']):<9} {c.theory_best_alpha['argmin']}",
     ]
@@ -187,7 +192,7 @@ def _table(m, c, rope) -> str:
     L = m.length
     picks = sorted({1, 2, 3, max(1, L // 4), max(1, L // 2), max(1, 3 * L // 4), max(1, L - 2),
                     max(1, L - 1), L})
-    lines += ["", "position  measured    Cesaro(lambda)  Cesaro(alpha)"]
+    lines += ["", "position  measured    Cesàro(lambda)  Cesàro(alpha)"]
     for j in picks:
         lines.append(f"{j:>8}  {_fmt(float(m.profile[j - 1])):<10}  "
                      f"{_fmt(float(c.profile_measured_lambda[j - 1])):<14}  "
@@ -195,7 +200,7 @@ def _table(m, c, rope) -> str:
     return "\n".join(lines)
 
 
-def _plot(path, m, c, rope) -> None:
+def _plot(path: str, m: Any, c: Any, rope: bool) -> None:
     from posbias.render.plots import plot_curves
 
     curves = [(f"measured ({m.metric})", m.profile, "-"),
@@ -206,10 +211,10 @@ def _plot(path, m, c, rope) -> None:
     plot_curves(curves, path, title=f"{m.arch} at initialization, L = {m.length}", parameter="--plot")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
+    from posbias.files import check_target
     from posbias.measurements import measure as ms
     from posbias.proofs_checks import measured as mc
-    from posbias.files import check_target
 
     if args.model is not None:
         return _run_checkpoint(args)
@@ -288,7 +293,7 @@ _CHECKPOINT_ONLY = ("text", "export_config", "save_influence", "name", "allow_do
                     "random_init")
 
 
-def _add_checkpoint_options(p):
+def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
         "a checkpoint (--model)",
         "Load a causal LM and its tokenizer with transformers from a local directory or the "
@@ -315,7 +320,7 @@ def _add_checkpoint_options(p):
                         "with -step0 appended under --random-init)")
 
 
-def _reject_checkpoint_options(args) -> None:
+def _reject_checkpoint_options(args: argparse.Namespace) -> None:
     if args.arch is None:
         raise InvalidArgument("--arch", None, "a preset or model type (or --model PATH|NAME)")
     for key in _CHECKPOINT_ONLY:
@@ -326,7 +331,7 @@ def _reject_checkpoint_options(args) -> None:
         raise InvalidArgument("--dtype", "bfloat16", "float32 or float64 with --arch")
 
 
-def _checkpoint_preflight(args) -> None:
+def _checkpoint_preflight(args: argparse.Namespace) -> None:
     """Every check that needs no model, before any work (nothing half-done on bad input)."""
     _check_device_spelling(args)
     if getattr(args, "kernel_inputs", 0):
@@ -367,7 +372,7 @@ def _checkpoint_preflight(args) -> None:
                               "created when missing)")
 
 
-def _measure_checkpoint(args, device="cpu"):
+def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  # a PretrainedMeasurement
     from posbias.measurements.checkpoint import load_checkpoint
     from posbias.measurements.pretrained import measure_pretrained
     from posbias.measurements.text import text_windows
@@ -401,7 +406,7 @@ _CONFIG_KEYS = {"hidden_size": ("hidden_size", "n_embd", "d_model"),
                 "intermediate_size": ("intermediate_size", "n_inner", "ffn_hidden_size")}
 
 
-def _checkpoint_plan(args):
+def _checkpoint_plan(args: argparse.Namespace) -> Plan | None:
     """The memory plan of measuring a local checkpoint, from its ``config.json`` (read bounded,
     before the weights are loaded): the estimate of :func:`estimate_bytes` at the checkpoint's
     sizes, dtype and ``--length``; None for a hub name (sized once loaded)."""
@@ -432,7 +437,7 @@ def _checkpoint_plan(args):
                 "use a smaller --length or --dtype bfloat16")
 
 
-def _run_checkpoint(args) -> int:
+def _run_checkpoint(args: argparse.Namespace) -> int:
     from posbias.files import check_target
     from posbias.measurements import export
     from posbias.measurements.measure import require_models_extra
@@ -488,7 +493,7 @@ def _run_checkpoint(args) -> int:
     return 0
 
 
-def _checkpoint_table(m, c, written) -> str:
+def _checkpoint_table(m: Any, c: Any, written: list[str]) -> str:
     lines = [
         f"model {m.model} ({m.model_type}): {m.num_layers} layers, {m.num_heads} heads, d_head "
         f"{m.head_dim}, {m.dtype}, attention {m.attn_implementation}, positions: {m.positional}"
@@ -514,7 +519,7 @@ def _checkpoint_table(m, c, written) -> str:
     return "\n".join(lines)
 
 
-def _plot_checkpoint(path, m, c) -> None:
+def _plot_checkpoint(path: str, m: Any, c: Any) -> None:
     from posbias.render.plots import plot_curves
 
     plot_curves([(f"measured ({m.metric})", m.profile, "-"),

@@ -13,36 +13,43 @@ ties), ``min`` and ``sum``.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import re
 import sys
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
 
 from posbias.cli._common import add_output, check_memory, dps_type, human, progress
-from posbias.resources import duration as _duration
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, write_output
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
+from posbias.resources import duration as _duration
 from posbias.validation import MAX_LENGTH
 
-__all__ = ["add_parser", "run", "compute_profile", "estimate_bytes"]
+if TYPE_CHECKING:
+    from posbias.numerics.rollout import Kernel
+
+__all__ = ["add_parser", "compute_profile", "estimate_bytes", "run"]
 
 #: the smallest positive normal float64: a nonzero lambda below it cannot be carried on the
 #: fast path (it would round to a subnormal or to 0 and change the profile's support)
 _TINY = 2.2250738585072014e-308
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "profile",
         help="influence profile of the residual-aware rollout (Cesàro or another kernel)",
         description=(
-            "Last row of prod_t ((1 - lambda_t) I + lambda_t A), A the Cesaro matrix "
+            "Last row of prod_t ((1 - lambda_t) I + lambda_t A), A the Cesàro matrix "
             "(uniform causal attention) or the --kernel given, on the exact, precise (--dps) or "
             "fast path. "
             "SPEC: const:V | list:V1,V2,... | power:LAMBDA0,BETA | file:PATH, numbers as "
@@ -73,7 +80,7 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _int_arg(text, parameter, low, high, allowed):
+def _int_arg(text: object, parameter: str, low: int, high: int, allowed: str) -> int | None:
     if text is None:
         return None
     digits = str(text).strip()
@@ -86,7 +93,7 @@ def _int_arg(text, parameter, low, high, allowed):
     return value
 
 
-def _schedule(args, depth) -> Schedule:
+def _schedule(args: argparse.Namespace, depth: int | None) -> Schedule:
     if args.alpha is not None:
         value = parse_number(args.alpha, "--alpha")
         if not 0 <= value <= 1:
@@ -165,7 +172,7 @@ def estimate_output(path: str, length: int, depth: int, denominator_bits: int, d
     return length * (320.0 if fractions else per_line), length * 2e-6
 
 
-def _check_fast_inputs(schedule: Schedule, parameter: str, shown) -> None:
+def _check_fast_inputs(schedule: Schedule, parameter: str, shown: object) -> None:
     """Refuse nonzero lambdas that float64 cannot carry (they would silently become 0)."""
     if schedule.is_rational:
         small = [v for v in schedule.exact() if v and v < _TINY]
@@ -181,7 +188,8 @@ def _check_fast_inputs(schedule: Schedule, parameter: str, shown) -> None:
 
 
 def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None = None,
-                    kernel=None, progress=None) -> dict:
+                    kernel: Kernel | None = None,
+                    progress: Callable[[int], object] | None = None) -> dict:
     """Compute the profile on one path; returns the raw data used by the formatters.
 
     ``exact``: ``{"num": [...], "den": D}`` (common denominator, unreduced; with a kernel other
@@ -208,10 +216,11 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
         values = np.ldexp(a, k)
     if not (np.isfinite(values).all() and (np.isfinite(log) | (a == 0)).all()):
         raise ArithmeticError("the fast rollout produced a non-finite value")
-    return {"values": values, "log": log}
+    return {"values": values, "log": log, "blocks": (a, k)}
 
 
-def _kernel_profile(length, schedule, path, dps, kernel) -> dict:
+def _kernel_profile(length: int, schedule: Schedule, path: str, dps: int | None,
+                    kernel: Kernel) -> dict:
     from math import lcm
 
     from posbias.numerics import rollout
@@ -231,7 +240,7 @@ def _kernel_profile(length, schedule, path, dps, kernel) -> dict:
     return {"values": values, "log": log}
 
 
-def _summary(data, path, length, dps):
+def _summary(data: dict, path: str, length: int, dps: int | None) -> dict:
     """first, last, argmin (1-indexed, first on ties), min, sum in the path's own format."""
     if path == "exact":
         N, D = data["num"], data["den"]
@@ -247,24 +256,46 @@ def _summary(data, path, length, dps):
         return {"first": v[0], "last": v[-1], "argmin": i + 1, "min": v[i], "sum": total}
     v, log = data["values"], data["log"]
     i = int(np.argmin(log))  # log space: no ties created by underflow
+    ln_min = _finite_log(log[i])
     return {"first": float(v[0]), "last": float(v[-1]), "argmin": i + 1, "min": float(v[i]),
-            "sum": math.fsum(v.tolist()), "log_min": _finite_log(log[i])}
+            "sum": math.fsum(v.tolist()), "log_min": ln_min,
+            "log10_min": None if ln_min is None else ln_min / math.log(10)}
 
 
-def _finite_log(x):
+#: the smallest normal float64: below it a float64 value has lost significant digits
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _block_text(data, index: int, digits: int) -> str | None:
+    """``p(index)`` in decimal from the fast path's mantissa and binary exponent, when its
+    float64 value is subnormal or 0 (digits lost or all gone); None otherwise.  At most
+    ``digits`` (<= 17, what the float64 mantissa holds) significant digits."""
+    blocks = data.get("blocks")
+    if blocks is None:
+        return None
+    a, k = blocks
+    value = float(data["values"][index])
+    if (value != 0 and abs(value) >= _TINY) or a[index] == 0:
+        return None
+    with mpmath.workprec(64):
+        exact = mpmath.ldexp(mpmath.mpf(float(a[index])), int(k[index]))
+        return mpmath.nstr(exact, digits, min_fixed=-5, max_fixed=21)
+
+
+def _finite_log(x: float) -> float | None:
     """A natural log as a float, or None for log 0 (an exact zero; JSON has no -Infinity)."""
     x = float(x)
     return x if math.isfinite(x) else None
 
 
-def _pair(value):
+def _pair(value: Fraction | tuple[int, int]) -> tuple[int, int]:
     """(numerator, denominator) of an exact value: a Fraction or an unreduced pair."""
     if isinstance(value, Fraction):
         return value.numerator, value.denominator
     return value
 
 
-def _fraction_text(value) -> str:
+def _fraction_text(value: Fraction | tuple[int, int]) -> str:
     num, den = _pair(value)
     f = value if isinstance(value, Fraction) else reduced_fraction(num, den)
     n, d = mpz(f.numerator), mpz(f.denominator)  # mpz prints huge integers without limits
@@ -272,10 +303,10 @@ def _fraction_text(value) -> str:
 
 
 def _fmt_float(x: float, digits: int) -> str:
-    return repr(float(x)) if digits >= 17 else "%.*g" % (digits, x)
+    return repr(float(x)) if digits >= 17 else f"{float(x):.{digits}g}"
 
 
-def _formatter(path, args, dps):
+def _formatter(path: str, args: argparse.Namespace, dps: int) -> Callable[[Any], str]:
     """A function mapping one value (exact pair, mpf or float) to its table/csv text."""
     if path == "exact":
         if args.fractions:
@@ -289,7 +320,8 @@ def _formatter(path, args, dps):
     return lambda x: _fmt_float(x, digits)
 
 
-def _header(path, args, length, depth, spec, dps):
+def _header(path: str, args: argparse.Namespace, length: int, depth: int, spec: str,
+            dps: int | None) -> str:
     if path == "exact":
         if args.fractions:
             shown = "exact fractions p/q"
@@ -302,9 +334,10 @@ def _header(path, args, length, depth, spec, dps):
     else:
         d = min(args.digits_value or 17, 17)
         shown = (f"float64 with block exponents (no underflow inside), shown to {d} significant "
-                 f"digits; values below 2^-1074 print as 0 (see log_min / --format json)")
+                 f"digits; in the profile, values below 2^-1074 print as 0 (the summary shows them from "
+                 f"the block exponents; ln_min = natural log, log10_min = base-10 log)")
     kernel = getattr(args, "kernel_spec", "cesaro")
-    what = "Cesaro rollout" if kernel == "cesaro" else f"{kernel} kernel rollout"
+    what = "Cesàro rollout" if kernel == "cesaro" else f"{kernel} kernel rollout"
     if path == "fast" and kernel != "cesaro":
         shown = shown.replace("with block exponents (no underflow inside)", "(plain; values "
                               "below about 1e-308 underflow to 0)")
@@ -312,7 +345,7 @@ def _header(path, args, length, depth, spec, dps):
             f"path {path}: {shown}")
 
 
-def _json_value(path, value, dps):
+def _json_value(path: str, value: Any, dps: int) -> str | float:
     if path == "exact":
         return _fraction_text(value)
     if path == "precise":
@@ -320,7 +353,7 @@ def _json_value(path, value, dps):
     return float(value)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     path = "exact" if args.exact else ("precise" if args.dps is not None else "fast")
     length = _int_arg(args.length, "--length", 1, MAX_LENGTH,
                       f"an integer between 1 and {MAX_LENGTH}")
@@ -331,15 +364,15 @@ def run(args) -> int:
     if args.fractions and path != "exact":
         raise InvalidArgument("--fractions", "set", "only together with --exact")
     schedule = _schedule(args, depth)
-    from posbias.numerics.rollout import parse_kernel
+    from posbias.numerics.rollout import DecayKernel, PrefixKernel, parse_kernel
 
     try:
         kernel = parse_kernel(args.kernel)
     except InvalidArgument as exc:
         raise InvalidArgument("--kernel", args.kernel, exc.allowed) from None
-    if kernel.spec.startswith("prefix:") and kernel.K > length:
+    if isinstance(kernel, PrefixKernel) and length < kernel.K:
         raise InvalidArgument("--kernel", args.kernel, f"prefix:K with K <= --length ({length})")
-    if path == "exact" and kernel.spec.startswith(("decay:", "alibi:")) and kernel.m != 0:
+    if path == "exact" and isinstance(kernel, DecayKernel) and kernel.m != 0:
         raise InvalidArgument("--kernel", args.kernel, "a kernel with exact entries on the exact "
                               "path (decay/alibi with M > 0 are irrational: use --dps N or the "
                               "fast path)")
@@ -393,7 +426,8 @@ def run(args) -> int:
     return 0
 
 
-def _render(args, path, length, schedule, dps, values, summary, data) -> str:
+def _render(args: argparse.Namespace, path: str, length: int, schedule: Schedule,
+            dps: int | None, values: Sequence[Any], summary: dict | None, data: dict) -> str:
     depth = schedule.depth
     if args.format == "json":
         doc = {
@@ -411,7 +445,7 @@ def _render(args, path, length, schedule, dps, values, summary, data) -> str:
             if path == "fast":  # natural logs; null where p(j) is exactly 0
                 doc["log_profile"] = [_finite_log(x) for x in data["log"]]
         doc["summary"] = {
-            key: (val if key in ("argmin", "log_min") else _json_value(path, val, dps))
+            key: (val if key in ("argmin", "log_min", "log10_min") else _json_value(path, val, dps))
             for key, val in summary.items()
         }
         return json.dumps(doc, indent=1, allow_nan=False) + "\n"
@@ -422,35 +456,39 @@ def _render(args, path, length, schedule, dps, values, summary, data) -> str:
     if args.summary:
         lines.append(f"quantity{sep}value")
         for key, val in summary.items():
+            index = {"first": 0, "last": length - 1, "min": summary["argmin"] - 1}.get(key)
+            block = None if index is None else _block_text(data, index, min(args.digits_value or 17, 17))
             if key == "argmin":
                 shown = str(val)
-            elif key == "log_min":
+            elif key in ("log_min", "log10_min"):
                 shown = "-inf (exact 0)" if val is None else repr(float(val))
             else:
-                shown = fmt(val)
-            lines.append(f"{key}{sep}{shown}")
+                shown = block or fmt(val)
+            name = "ln_min" if key == "log_min" else key  # a natural log, named so
+            lines.append(f"{name}{sep}{shown}")
     else:
         lines.append(f"position{sep}p")
         lines.extend(f"{j}{sep}{fmt(v)}" for j, v in enumerate(values, start=1))
     return "\n".join(lines) + "\n"
 
 
-def _plots_module(target):
+def _plots_module(target: str) -> ModuleType:
     try:
         from posbias.render import plots
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("posbias"):
-            raise InvalidArgument("--plot", target, "a build of posbias with posbias.render.plots")
+            raise InvalidArgument("--plot", target,
+                                  "a build of posbias with posbias.render.plots") from None
         raise
     return plots
 
 
-def _check_plot_target(target):
+def _check_plot_target(target: str) -> None:
     """Fail before any work when the plot cannot be written (suffix, directory, permissions)."""
     _plots_module(target).check_plot_path(target, "--plot")
 
 
-def _plot(target, path, values, length, schedule):
+def _plot(target: str, path: str, values: Sequence[Any], length: int, schedule: Schedule) -> None:
     plots = _plots_module(target)
     if path == "exact":
         # int / int is correctly rounded in Python, for integers of any size
@@ -458,4 +496,4 @@ def _plot(target, path, values, length, schedule):
     else:
         arr = np.array([float(v) for v in values], dtype=np.float64)
     plots.plot_profile(arr, target, parameter="--plot",
-                       title=f"Cesaro rollout, L={length}, T={schedule.depth}, {schedule.spec}")
+                       title=f"Cesàro rollout, L={length}, T={schedule.depth}, {schedule.spec}")

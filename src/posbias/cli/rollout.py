@@ -17,11 +17,13 @@ rollout is not finite is refused.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,13 +31,16 @@ from posbias.cli._common import add_output, check_memory, human, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
 
+if TYPE_CHECKING:
+    from posbias.numerics.configs import RolloutConfig
+
 #: largest config file read (the shipped ones are a few KiB)
 _MAX_CONFIG_BYTES = 16 * 2**20
 
-__all__ = ["add_parser", "run", "compute_rollout"]
+__all__ = ["add_parser", "compute_rollout", "run"]
 
 
-def add_parser(subparsers):
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "rollout",
         help="influence profile of a real model's rollout config (ALiBi, content, measured lambda)",
@@ -62,12 +67,12 @@ def add_parser(subparsers):
     return p
 
 
-def _w1(p, q) -> float:
+def _w1(p: np.ndarray, q: np.ndarray) -> float:
     d = np.cumsum(p[:-1]) - np.cumsum(q[:-1])
     return float(np.sum(np.abs(d)) / (p.size - 1)) if p.size > 1 else 0.0
 
 
-def compute_rollout(cfg) -> dict:
+def compute_rollout(cfg: RolloutConfig) -> dict:
     """Profile, attention-only profile and summaries of a :class:`RolloutConfig`."""
     from posbias.numerics.configs import rollout_summary
 
@@ -102,8 +107,8 @@ def _resolve(config: str) -> str:
                           "(see posbias rollout --list)")
 
 
-def _g6(x) -> str:
-    return "%.6g" % x
+def _g6(x: float) -> str:
+    return f"{float(x):.6g}"
 
 
 _ROWS = (
@@ -118,7 +123,7 @@ _ROWS = (
 )
 
 
-def _table(cfg, results: list, w1_pair) -> str:
+def _table(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
     head = (f"config {cfg.source}  model {cfg.model or '?'}  L = {cfg.length}  T = {cfg.num_layers}  "
             f"H = {cfg.num_heads}  lambda: {cfg.schedule}")
     cols = []
@@ -149,7 +154,7 @@ def _table(cfg, results: list, w1_pair) -> str:
     return "\n".join(lines)
 
 
-def _json(cfg, results: list, w1_pair) -> str:
+def _json(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
     out = {
         "config": cfg.source,
         "model": cfg.model,
@@ -202,7 +207,7 @@ def _csv(results: list) -> str:
     return "\n".join(lines)
 
 
-def _length(text) -> int:
+def _length(text: object) -> int:
     """``--length`` as plain decimal digits, between 1 and the loader's maximum."""
     from posbias.numerics.configs import MAX_LENGTH
 
@@ -212,7 +217,7 @@ def _length(text) -> int:
     return int(digits)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from posbias.numerics.configs import CONVENTIONS
     from posbias.proofs_checks.data import builtin_configs
 

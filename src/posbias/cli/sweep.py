@@ -3,9 +3,11 @@ table (CSV; Parquet beside it when pyarrow is installed) and a heatmap.
 
 ::
 
-    posbias sweep SPEC [-o TABLE.csv] [--plot MAP.png] [-n N|auto] [--scheduler ADDRESS]
+    posbias sweep SPEC [-o TABLE.csv] [-f csv|json] [--plot MAP.png] [-n N|auto] [--scheduler ADDRESS]
+    posbias sweep --example [NAME]       # print a shipped example spec (peak-valley-map)
 
-SPEC is a YAML grid file (see :mod:`posbias.proofs_checks.sweeps`).  The points run in this
+SPEC is a YAML grid file (see :mod:`posbias.proofs_checks.sweeps`), or ``example:NAME`` for
+one of the example specs shipped with the package (:data:`EXAMPLES`).  The points run in this
 process, in ``-n`` worker processes, or on a Dask cluster (``--scheduler tcp://host:8786``;
 ``--scheduler local`` starts a LocalCluster of ``-n`` workers).  Every point is validated before
 any is computed, and the table and the plot are written atomically once all points are done:
@@ -14,20 +16,43 @@ a bad spec stops with one line and exit status 2, leaving nothing half-written.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
+import json
 import math
 import os
 import sys
 import time
+from collections.abc import Sequence
+from importlib import resources
+from typing import TYPE_CHECKING
 
 from posbias.errors import InvalidArgument
 from posbias.files import check_writable, write_output
 
-__all__ = ["add_parser", "run"]
+if TYPE_CHECKING:
+    from posbias.proofs_checks.sweeps import Sweep
+    from posbias.resources import Plan
+
+__all__ = ["EXAMPLES", "add_parser", "example_spec", "run"]
+
+#: the example sweep specs shipped with the package (``posbias/examples/NAME.yaml``)
+EXAMPLES = ("peak-valley-map",)
 
 
-def add_parser(subparsers):
+def example_spec(name: str) -> str:
+    """The text of the shipped example sweep spec ``name`` (one of :data:`EXAMPLES`).
+
+    >>> "heatmap:" in example_spec("peak-valley-map")
+    True
+    """
+    if name not in EXAMPLES:
+        raise InvalidArgument("--example", name, "one of " + ", ".join(EXAMPLES))
+    return resources.files("posbias").joinpath("examples", f"{name}.yaml").read_text(encoding="utf-8")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "sweep",
         help="parameter grid of profile / rollout / measure into one table and a heatmap",
@@ -37,26 +62,42 @@ def add_parser(subparsers):
             "installed), and optionally a heatmap over two grid parameters. Points run in "
             "worker processes (-n) or on a Dask cluster (--scheduler; the 'scale' extra)."),
     )
-    p.add_argument("spec", metavar="SPEC", help="YAML sweep file")
+    p.add_argument("spec", metavar="SPEC", nargs="?",
+                   help="YAML sweep file, or example:NAME for a shipped example ("
+                        + ", ".join(EXAMPLES) + ")")
+    p.add_argument("--example", metavar="NAME", nargs="?", const=EXAMPLES[0], default=None,
+                   help="print the shipped example spec NAME (default: %(const)s) and exit; "
+                        "save it, edit it, run it")
+    p.add_argument("-f", "--format", type=_format, default="csv", metavar="FORMAT",
+                   help="the table as csv or json")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the table to FILE (.csv; FILE.parquet too when pyarrow is present); "
-                        "default: CSV on stdout")
+                   help="write the table to FILE (.csv or .json by --format; FILE.parquet too for "
+                        "csv when pyarrow is present); default: standard output")
     p.add_argument("--plot", metavar="FILE", help="draw the heatmap of the spec to FILE (.png or .pdf)")
     p.add_argument("-n", "--workers", metavar="N|auto", help="worker processes (default 1: in process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
     return p
 
 
-def _cell(v) -> str:
+def _format(text: str) -> str:
+    import argparse
+
+    text = str(text).strip().lower()
+    if text not in ("csv", "json"):
+        raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected one of csv, json")
+    return text
+
+
+def _cell(v: object) -> str:
     if isinstance(v, float):
         return repr(v) if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
     return str(v)
 
 
-def _csv(columns, rows) -> str:
+def _csv(columns: Sequence[str], rows: Sequence[dict]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(columns)
@@ -65,7 +106,34 @@ def _csv(columns, rows) -> str:
     return buf.getvalue()
 
 
-def _parquet(columns, rows, path) -> bool:
+def _json_value(v: object) -> object:
+    if isinstance(v, float) and not math.isfinite(v):
+        return _cell(v)  # JSON has no NaN or infinity: the CSV spelling, as a string
+    return v
+
+
+def _json(command: str | None, columns: Sequence[str], rows: Sequence[dict]) -> str:
+    table = [{c: _json_value(r[c]) for c in columns} for r in rows]
+    return json.dumps({"command": command, "columns": list(columns), "rows": table}, indent=1,
+                      ensure_ascii=False) + "\n"
+
+
+def _spec_path(spec: str | None) -> str:
+    """SPEC as a file path: ``example:NAME`` is the shipped example's file."""
+    if spec is None:
+        raise InvalidArgument("SPEC", "(missing)", "a YAML sweep file, or example:NAME "
+                              "(posbias sweep --example prints one)")
+    if isinstance(spec, str) and spec.startswith("example:"):
+        name = spec[len("example:"):]
+        if name not in EXAMPLES:
+            raise InvalidArgument("SPEC", spec, "a YAML sweep file, or example:NAME with NAME one of "
+                                  + ", ".join(EXAMPLES))
+        return os.fspath(resources.files("posbias").joinpath("examples", f"{name}.yaml"))
+    return spec
+
+
+def _parquet(columns: Sequence[str], rows: Sequence[dict], path: str) -> bool:
+
     """Write the table as Parquet (atomically) when pyarrow is importable; False otherwise."""
     try:
         import pyarrow as pa
@@ -84,7 +152,7 @@ def _parquet(columns, rows, path) -> bool:
     return True
 
 
-def _batches(points, workers: int) -> list:
+def _batches(points: list, workers: int) -> list:
     """About four batches per worker (one when in process): cheap points share a task."""
     n = max(1, min(len(points), 4 * workers if workers > 1 else 1))
     size = -(-len(points) // n)
@@ -100,7 +168,7 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
         return (estimate_bytes("fast", point["length"], depth, 0, None, False),
                 estimate_seconds("fast", point["length"], depth, 0, None) + 1e-3)
     if command == "rollout":
-        from posbias.cli.rollout import estimate_bytes
+        from posbias.cli.rollout import estimate_bytes as rollout_bytes
         from posbias.numerics.configs import load_config
         from posbias.proofs_checks.data import builtin_config_path, builtin_configs
 
@@ -111,7 +179,7 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
             cache[name] = (cfg.length, cfg.num_layers, cfg.num_heads)
         L0, layers, heads = cache[name]
         L = point.get("length") or L0
-        return estimate_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
+        return rollout_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
     from posbias.cli.measure import estimate_bytes as measure_bytes
     from posbias.measurements.presets import PRESETS, resolve_settings
 
@@ -124,7 +192,7 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
                          point.get("dtype") or "float32"), 0.0
 
 
-def plan_sweep(sweep, workers: int):
+def plan_sweep(sweep: Sweep, workers: int) -> Plan:
     """The plan of a sweep: the largest point's memory in each of ``workers`` processes at once,
     the table (one row per point), and the points' time divided among the workers."""
     from posbias.resources import Plan
@@ -140,17 +208,21 @@ def plan_sweep(sweep, workers: int):
                 "use a smaller grid, smaller lengths or fewer workers")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from posbias.proofs_checks import parallel, sweeps
 
-    sweep = sweeps.load_sweep(args.spec)
+    if args.example is not None:
+        write_output(example_spec(args.example), args.output)
+        return 0
+    sweep = sweeps.load_sweep(_spec_path(args.spec))
     try:
         workers = parallel.resolve_workers(args.workers)
     except InvalidArgument:
         raise InvalidArgument("-n", args.workers, "an integer >= 1 or 'auto'") from None
     if args.output and args.output != "-":
-        if not args.output.lower().endswith(".csv"):
-            raise InvalidArgument("--output", args.output, "a file name ending in .csv")
+        if not args.output.lower().endswith("." + args.format):
+            raise InvalidArgument("--output", args.output, f"a file name ending in .{args.format} "
+                                  f"(--format {args.format})")
         check_writable(args.output)
     if args.plot:
         from posbias.render.plots import check_plot_path
@@ -167,7 +239,7 @@ def run(args) -> int:
     start = time.perf_counter()
     done = [0]
 
-    def progress(i, rows):
+    def progress(i: int, rows: list) -> None:
         done[0] += len(rows)
         if not quiet:
             print(f"[sweep] {done[0]}/{len(sweep.points)} points ({time.perf_counter() - start:.1f} s)",
@@ -185,7 +257,7 @@ def run(args) -> int:
         for point, values in zip(batch, out):
             rows.append(dict(point, **values))
     columns = sweep.columns
-    text = _csv(columns, rows)
+    text = _csv(columns, rows) if args.format == "csv" else _json(sweep.command, columns, rows)
     if args.plot:
         from posbias.render.heatmap import plot_heatmap
 
@@ -196,7 +268,7 @@ def run(args) -> int:
     if args.output and args.output != "-":
         write_output(text, args.output)
         parquet = os.path.splitext(args.output)[0] + ".parquet"
-        if _parquet(columns, rows, parquet) and not quiet:
+        if args.format == "csv" and _parquet(columns, rows, parquet) and not quiet:
             print(f"[sweep] wrote {args.output} and {parquet}", file=sys.stderr)
     else:
         write_output(text, None)

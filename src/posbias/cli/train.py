@@ -19,12 +19,19 @@ extra (torch).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shlex
 import sys
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument, NeedsExtra
+
+if TYPE_CHECKING:
+    from posbias.measurements.lm_training import LMTrainConfig
+    from posbias.measurements.training import TrainConfig
 
 __all__ = ["add_parser", "run"]
 
@@ -50,7 +57,7 @@ _DEFAULTS = {"iterations": (20000, 2000), "lr": (1e-3, 3e-3), "weight_decay": (1
              "batch": (128, 32), "eval_every": (500, 100), "test_size": (10000, 2000)}
 
 
-def add_parser(subparsers):
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "train",
         help="train wu2025's in-context classification network or a small causal LM, and log "
@@ -126,14 +133,14 @@ def add_parser(subparsers):
     return p
 
 
-def _config(args):
+def _config(args: argparse.Namespace) -> LMTrainConfig | TrainConfig:
     lm = args.task == "lm-synthetic"
     for dest, flag, task in _ONLY:
         value = getattr(args, dest)
         if value is not None and task != args.task:
             raise InvalidArgument(flag, value, f"no value with --task {args.task} (it belongs "
                                   f"to --task {task})")
-    common = {k: (getattr(args, k) if getattr(args, k) is not None else v[lm])
+    common: dict[str, Any] = {k: (getattr(args, k) if getattr(args, k) is not None else v[lm])
               for k, v in _DEFAULTS.items()}
     if lm:
         from posbias.measurements.lm_training import LMTrainConfig
@@ -152,7 +159,7 @@ def _config(args):
                        influence_samples=args.record_influence, **common)
 
 
-def _final_table(doc) -> str:
+def _final_table(doc: dict) -> str:
     cfg = doc["config"]
     lines = [f"{doc['name']}: mask {cfg['mask']}, PE {cfg['pe']}, residual "
              f"{'on' if cfg['residual'] else 'off'}, lr {cfg['lr']:g}, train bias "
@@ -176,7 +183,7 @@ def _final_table(doc) -> str:
     return "\n".join(lines)
 
 
-def _gate_line(what: str, gate: float, values, below: str) -> str:
+def _gate_line(what: str, gate: float, values: Iterable[tuple[int, float]], below: str) -> str:
     """Whether every seed reached the gate of the trained claims, so that a short run's
     difference is never read as a finding."""
     low = [f"seed {s}: {v:.4f}" for s, v in values if v < gate]
@@ -186,7 +193,7 @@ def _gate_line(what: str, gate: float, values, below: str) -> str:
             f"{below}.")
 
 
-def _lm_table(doc) -> str:
+def _lm_table(doc: dict) -> str:
     cfg = doc["config"]
     head = (f"{doc['name']}: {cfg['arch']}, {cfg['layers']} layers, hidden {cfg['hidden']}, "
             f"{cfg['heads']} heads, L = {cfg['length']}, {cfg['tokens']} tokens, lr "
@@ -209,7 +216,7 @@ def _lm_table(doc) -> str:
     return "\n".join(lines)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from posbias.measurements import training as tr
     from posbias.render import training_plots as tp
 
@@ -232,18 +239,21 @@ def run(args) -> int:
         ckpt = os.path.join(out, "checkpoints")
         if args.resume and not os.path.isdir(ckpt):
             raise InvalidArgument("--resume", out, "an output directory with checkpoints/")
-        log = None
+        log: Callable[[dict], None] | None = None
         if args.verbose and lm:
-            def log(e):
+            def log_lm(e: dict) -> None:
                 print(f"[train] it {e['iteration']}: final loss {e['final_loss']:.4f} (Bayes "
                       f"{e['final_bayes_loss']:.4f}), learned {e['final_learned']:.4f}",
                       file=sys.stderr, flush=True)
+            log = log_lm
         elif args.verbose:
-            def log(e):
+            def log_icl(e: dict) -> None:
                 d = e["difference"]
-                print(f"[train] it {e['iteration']}: in-context {e['ic_accuracy']:.4f}, "
+                seed = f"seed {e['seed']} " if "seed" in e else ""
+                print(f"[train] {seed}it {e['iteration']}: in-context {e['ic_accuracy']:.4f}, "
                       f"first-middle {d['first-middle']:+.4f}, first-last {d['first-last']:+.4f}, "
                       f"middle-last {d['middle-last']:+.4f}", file=sys.stderr, flush=True)
+            log = log_icl
         seeds, jobs = tr.check_seeds(args.seeds, args.jobs)
         from posbias.measurements.devices import check_device, resolve_device
 
@@ -259,7 +269,8 @@ def run(args) -> int:
         os.makedirs(ckpt, exist_ok=True)
         train = lt.lm_train_seeds if lm else tr.train_seeds
         runs = train(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
-                     resume=args.resume, log=log, max_memory=args.max_memory, device=device)
+                     resume=args.resume, log=log, max_memory=args.max_memory, device=device,
+                     progress=False if args.quiet else None)
     except InvalidArgument as exc:
         if exc.parameter in _OPTION:
             raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import math
 import os
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -20,14 +21,15 @@ __all__ = ["plot_heatmap"]
 _DECADES = 8.0
 
 
-def _label(v) -> str:
+def _label(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.3g}"
     return str(v)
 
 
-def plot_heatmap(rows, x: str, y: str, values, path, *, title=None, log_values=None,
-                 parameter="--plot") -> str:
+def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
+                 path: str | os.PathLike[str], *, title: str | None = None,
+                 log_values: bool | None = None, parameter: str = "--plot") -> str:
     """Draw ``values`` (quantity names) of a tidy table over the grid ``x`` by ``y``.
 
     ``rows``: dicts holding ``x``, ``y`` and each quantity (one row per grid point); the grid

@@ -22,19 +22,28 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
+from sympy import Basic
 from sympy.printing.latex import LatexPrinter
 
+if TYPE_CHECKING:
+    from posbias.derivations import Derivation
+
 __all__ = [
-    "PosbiasLatexPrinter",
-    "latex",
-    "escape_text",
-    "prose_to_latex",
-    "equation_block",
-    "render_tex",
-    "render_json",
-    "LONG_EQUATION",
     "LINE_LENGTH",
+    "LONG_EQUATION",
+    "PosbiasLatexPrinter",
+    "equation_block",
+    "escape_text",
+    "latex",
+    "name_latex",
+    "notation_block",
+    "prose_to_latex",
+    "render_json",
+    "render_tex",
+    "term_sort_key",
 ]
 
 #: source length (after dropping sizing commands) above which an equation is broken over lines
@@ -43,29 +52,235 @@ LONG_EQUATION = 150
 LINE_LENGTH = 110
 
 
+def term_sort_key(term: Basic) -> tuple:
+    """Where a term of a sum stands in :class:`PosbiasLatexPrinter`'s order (see
+    :meth:`PosbiasLatexPrinter.ordered_terms`): ``(kind, degree, negative, sympy's key)``.
+
+    ``kind`` is 0 for a constant, 1 for a monomial (a number times non-negative integer powers
+    of variables: symbols and undefined functions such as ``lambda(t)``) and 2 for any other term;
+    ``degree`` is a monomial's total degree.
+    """
+    import sympy
+    from sympy.core.function import AppliedUndef
+
+    negative = bool(term.could_extract_minus_sign())
+    if term.is_number:
+        return (0, 0, negative, sympy.default_sort_key(term))
+    degree = 0
+    for factor in sympy.Mul.make_args(term):
+        if factor.is_number:
+            continue
+        base, exp = factor.as_base_exp()
+        if exp.is_Integer and exp > 0 and (base.is_Symbol or isinstance(base, AppliedUndef)):
+            degree += int(exp)
+        else:
+            return (2, 0, negative, sympy.default_sort_key(term))
+    return (1, degree, negative, sympy.default_sort_key(term))
+
+
+#: Greek letter names ``translate`` turns into a macro (for ``\\mathrm`` on other words)
+_UPRIGHT_WORD = re.compile(r"[A-Za-z]{2,}")
+#: symbol names printed with another letter form than sympy's
+_LETTER_FORMS = {"epsilon": r"\varepsilon"}
+
+
+def _paren(tex: str) -> str:
+    """``tex`` in growing parentheses."""
+    return r"\left(" + tex + r"\right)"
+
+
+def _script(text: str) -> str:
+    """A sub- or superscript of a name: a Greek name as its letter, another word (``ALiBi``)
+    upright, single letters and numbers as they are."""
+    from sympy.printing.latex import translate
+
+    if text in _LETTER_FORMS:
+        return _LETTER_FORMS[text]
+    tex = translate(text)
+    if tex == text and _UPRIGHT_WORD.fullmatch(text):
+        return r"\mathrm{" + text + "}"
+    return tex
+
+
+def name_latex(name: str, operator: bool = False) -> str:
+    """LaTeX of a symbol's or an undefined function's name, in the sheet's typography.
+
+    A one-letter or Greek name is a variable (italic, Greek letters as macros: ``rho_H`` gives
+    ``\\rho_{H}``, ``epsilon`` gives ``\\varepsilon``); a longer word is an operator name and
+    upright when ``operator`` (``Cov``), else a variable set letter by letter; sub- and
+    superscript words are labels and upright (``rho^ALiBi_H``); a name with spaces (``K f``, the
+    operator ``K`` applied to ``f``) is its parts side by side; a name already in LaTeX
+    (containing ``{`` or ``\\``) is kept.
+
+    >>> name_latex("rho^ALiBi_H"), name_latex("m_H"), name_latex("Cov", operator=True)
+    ('\\\\rho^{\\\\mathrm{ALiBi}}_{H}', 'm_{H}', '\\\\operatorname{Cov}')
+    """
+    from sympy.printing.conventions import split_super_sub
+    from sympy.printing.latex import translate
+
+    if "{" in name or "\\" in name:
+        return name
+    if " " in name:
+        return " ".join(name_latex(part, operator) for part in name.split())
+    base, supers, subs = split_super_sub(name)
+    if base in _LETTER_FORMS:
+        tex = _LETTER_FORMS[base]
+    else:
+        tex = translate(base)
+        if tex == base and len(base) > 1:
+            tex = r"\operatorname{" + base + "}" if operator else base
+    if supers:
+        tex += "^{" + " ".join(_script(t) for t in supers) + "}"
+    if subs:
+        tex += "_{" + " ".join(_script(t) for t in subs) + "}"
+    return tex
+
+
 class PosbiasLatexPrinter(LatexPrinter):
-    """sympy's LaTeX printer with the package's settings (``ln_notation``), and the top-level
-    terms of a sum in the printer's own order (for breaking long equations).
+    """sympy's LaTeX printer set as a paper appendix sets formulas.
+
+    - **Terms of a sum** in the order :meth:`ordered_terms` states (``1 - \\alpha +
+      \\frac{\\alpha}{1 + s}``, ``H - 1``), not sympy's.
+    - **Names**: variables italic, Greek names as letters (``\\varepsilon`` for epsilon),
+      operator names upright (``\\ln``, ``\\exp``, ``\\operatorname{Cov}``), labels in sub- and
+      superscripts upright (``\\rho^{\\mathrm{ALiBi}}_{H}``), see :func:`name_latex`; the
+      differential upright (``\\mathrm{d}``); powers of a logarithm as ``\\ln^{k}(...)``;
+      the transpose as ``^{\\top}``.
+    - **Integrals** with their limits beside the sign (``\\int_{0}^{1}``, never ``\\limits``),
+      and a product with an integral or a sum over a denominator as ``\\frac{1}{x} \\int ...``
+      rather than a fraction with the integral in its numerator; binomial coefficients lead a
+      product.
+
+    Only the printing changes: each ``_print_<Class>`` method (sympy's documented way to extend
+    a printer) prints the same expression tree, in another order or typography.
 
     >>> import sympy
-    >>> x = sympy.Symbol("x")
-    >>> PosbiasLatexPrinter().doprint(sympy.log(x))
-    '\\\\ln{\\\\left(x \\\\right)}'
+    >>> a, s, H = sympy.symbols("alpha s H")
+    >>> PosbiasLatexPrinter().doprint((1 - a + a / (1 + s)) ** H)
+    '\\\\left(1 - \\\\alpha + \\\\frac{\\\\alpha}{1 + s}\\\\right)^{H}'
     """
 
-    def __init__(self, settings=None):
-        super().__init__({"ln_notation": True, **(settings or {})})
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+        super().__init__({"ln_notation": True, "diff_operator": "rd", **(settings or {})})
 
-    def ordered_terms(self, expr) -> list:
-        """The terms of a sum in the order the printer prints them (``order`` setting)."""
-        order = self.order
-        if order == "none":
-            return list(expr.args)
-        # "old" (pretty-printer comparison) has no public entry; lex order is the default
-        return list(expr.as_ordered_terms(order=None if order == "old" else order))
+    # -- sums ----------------------------------------------------------------------------------
+    def ordered_terms(self, expr: Basic) -> list:
+        """The terms of a sum in the order the printer prints them.
+
+        The rule: constants first, then monomials by ascending total degree, then every other
+        term (fractions, functions, powers with symbolic exponents); within each group positive
+        terms before negative ones, then sympy's canonical order.  A sum that would then begin
+        with a minus sign while it has a positive term begins with its first positive term
+        instead (``H - 1``, ``e^{\\lambda} - 1``, not ``-1 + H``).
+        """
+        terms = sorted(expr.args, key=term_sort_key)
+        if terms and terms[0].could_extract_minus_sign():
+            for i, term in enumerate(terms):
+                if not term.could_extract_minus_sign():
+                    terms.insert(0, terms.pop(i))
+                    break
+        return terms
+
+    def _print_Add(self, expr: Basic, order: str | None = None) -> str:
+        from sympy.core.relational import Relational
+
+        tex = ""
+        for i, ordered in enumerate(self.ordered_terms(expr)):
+            term = ordered
+            if i > 0:
+                if ordered.could_extract_minus_sign():
+                    tex += " - "
+                    term = -ordered
+                else:
+                    tex += " + "
+            piece = self._print(term)
+            if isinstance(term, Relational) or (i > 0 and term.is_Add):
+                piece = _paren(piece)
+            tex += piece
+        return tex
+
+    # -- products ------------------------------------------------------------------------------
+    def _print_Mul(self, expr: Basic) -> str:
+        import sympy
+        from sympy.printing.precedence import PRECEDENCE
+
+        if expr.could_extract_minus_sign():
+            positive = -expr
+            if isinstance(positive, sympy.Mul):
+                return "- " + self.parenthesize(positive, PRECEDENCE["Add"])
+        factors = sympy.Mul.make_args(expr)
+        binomials = [f for f in factors if isinstance(f, sympy.binomial)]
+        if binomials and len(factors) > len(binomials):
+            rest = sympy.Mul(*[f for f in factors if not isinstance(f, sympy.binomial)])
+            tex = self._print(rest)
+            if rest.is_Add:
+                tex = _paren(tex)
+            return " ".join(self._print(b) for b in binomials) + " " + tex
+        numerator, denominator = [], []
+        for f in factors:
+            base, exp = f.as_base_exp()
+            if exp.is_Rational and exp.is_negative:
+                denominator.append(base ** -exp)
+            else:
+                numerator.append(f)
+        bound = (sympy.Integral, sympy.Sum, sympy.Product)
+        if denominator and any(isinstance(f, bound) for f in numerator):
+            top = sympy.Mul(*numerator)
+            tex = self._print(top) if isinstance(top, bound) else self.parenthesize(
+                top, PRECEDENCE["Mul"])
+            return r"\frac{1}{" + self._print(sympy.Mul(*denominator)) + "} " + tex
+        return super()._print_Mul(expr)
+
+    # -- calculus ------------------------------------------------------------------------------
+    def _print_Integral(self, expr: Basic) -> str:
+        from sympy.printing.precedence import PRECEDENCE
+
+        signs, differentials = [], []
+        for limit in expr.limits:  # innermost first
+            if len(limit) == 3:
+                sign = r"\int_{" + self._print(limit[1]) + "}^{" + self._print(limit[2]) + "}"
+            elif len(limit) == 2:
+                sign = r"\int^{" + self._print(limit[1]) + "}"
+            else:
+                sign = r"\int"
+            signs.insert(0, sign)
+            differentials.append(r"\,\mathrm{d}" + self._print(limit[0]))
+        body = self.parenthesize(expr.function, PRECEDENCE["Mul"], strict=True)
+        return " ".join(signs) + " " + body + "".join(differentials)
+
+    def _print_log(self, expr: Basic, exp: str | None = None) -> str:
+        name = r"\ln" if self._settings["ln_notation"] else r"\log"
+        power = "^{" + str(exp) + "}" if exp is not None else ""
+        return name + power + "{" + _paren(self._print(expr.args[0])) + "}"
+
+    # -- names ---------------------------------------------------------------------------------
+    def _print_Symbol(self, expr: Basic, style: str = "plain") -> str:
+        name = self._settings["symbol_names"].get(expr)
+        if name is not None:
+            return name
+        tex = name_latex(expr.name)
+        return r"\mathbf{" + tex + "}" if style == "bold" else tex
+
+    def _print_AppliedUndef(self, expr: Basic, exp: str | None = None) -> str:
+        name = name_latex(type(expr).__name__, operator=True)
+        if " " in type(expr).__name__:
+            name = _paren(name)
+        tex = name + _paren(", ".join(self._print(a) for a in expr.args))
+        return tex + "^{" + str(exp) + "}" if exp is not None else tex
+
+    def _print_MatrixSymbol(self, expr: Basic) -> str:
+        return name_latex(expr.name)
+
+    def _print_Transpose(self, expr: Basic) -> str:
+        import sympy
+
+        inner = self._print(expr.arg)
+        if not isinstance(expr.arg, sympy.MatrixSymbol):
+            inner = _paren(inner)
+        return inner + r"^{\top}"
 
 
-def latex(expr) -> str:
+def latex(expr: Basic) -> str:
     """LaTeX of a SymPy object with the package's printer."""
     return PosbiasLatexPrinter().doprint(expr)
 
@@ -124,8 +339,7 @@ def _braced(text: str, i: int) -> tuple[str, int]:
     if i >= len(text):
         return "", i
     if text[i] in "{(":
-        close = "}" if text[i] == "{" else ")"
-        depth, j = 0, i
+        depth, j = 0, i  # "{" and "(" nest together; the match closes the argument
         while j < len(text):
             if text[j] in "{(":
                 depth += 1
@@ -134,14 +348,15 @@ def _braced(text: str, i: int) -> tuple[str, int]:
                 if depth == 0:
                     break
             j += 1
-        inner = text[i + 1:j]
-        if text[i] == "{":
-            return inner, j + 1
-        return inner, j + 1 if close == ")" else j + 1
+        return text[i + 1:j], j + 1
     m = re.match(r"-?[A-Za-z0-9]+|-", text[i:])
     if m:
         return m.group(0), i + m.end()
     return "", i
+
+
+#: operators spelt in ASCII and their LaTeX, tried in this order
+_ASCII_OPERATORS = {"->": r" \to ", "<=": r" \leq ", ">=": r" \geq ", "...": r" \ldots "}
 
 
 def _math(text: str) -> str:
@@ -150,18 +365,10 @@ def _math(text: str) -> str:
     i = 0
     while i < len(text):
         ch = text[i]
-        if text.startswith("->", i):
-            out.append(r" \to ")
-            i += 2
-        elif text.startswith("<=", i):
-            out.append(r" \leq ")
-            i += 2
-        elif text.startswith(">=", i):
-            out.append(r" \geq ")
-            i += 2
-        elif text.startswith("...", i):
-            out.append(r" \ldots ")
-            i += 3
+        token = next((t for t in _ASCII_OPERATORS if text.startswith(t, i)), None)
+        if token is not None:
+            out.append(_ASCII_OPERATORS[token])
+            i += len(token)
         elif ch in "^_":
             arg, j = _braced(text, i + 1)
             out.append(f"{ch}{{{_math(arg)}}}" if arg else ch + "{}")
@@ -186,6 +393,7 @@ def _math(text: str) -> str:
             i += 1
         elif ch.isalpha():
             m = re.match(r"[A-Za-z]+", text[i:])
+            assert m is not None  # text[i] is a letter
             word = m.group(0)
             if word in _GREEK:
                 out.append(f"\\{word} ")
@@ -221,7 +429,7 @@ def prose_to_latex(text: str) -> str:
     pieces: list[str] = []
     run: list[str] = []
 
-    def flush():
+    def flush() -> None:
         if not run:
             return
         body = " ".join(run)
@@ -241,7 +449,7 @@ def prose_to_latex(text: str) -> str:
                     unmatched.append(n)
         cuts = sorted(unmatched + stack)
         out, start = [], 0
-        for n in cuts + [len(body)]:
+        for n in [*cuts, len(body)]:
             part = body[start:n]
             if part.strip():
                 stripped = part.strip()
@@ -280,7 +488,7 @@ def _visible_length(tex: str) -> int:
     return len(tex.replace("{", "").replace("}", "").replace(" ", ""))
 
 
-def _split_relation(expr):
+def _split_relation(expr: Basic) -> tuple[Basic, str, Basic] | None:
     """``(lhs, relation latex, rhs)`` for a SymPy relation, else None."""
     import sympy
 
@@ -297,7 +505,7 @@ def _split_relation(expr):
     return None
 
 
-def _terms_latex(expr, printer: PosbiasLatexPrinter) -> list[str]:
+def _terms_latex(expr: Basic, printer: PosbiasLatexPrinter) -> list[str]:
     """LaTeX of the top-level terms of a sum, in the printer's order, with their signs."""
     import sympy
 
@@ -312,7 +520,7 @@ def _terms_latex(expr, printer: PosbiasLatexPrinter) -> list[str]:
     return out
 
 
-def equation_block(expr, label: str | None) -> str:
+def equation_block(expr: Basic, label: str | None) -> str:
     """One displayed equation: ``equation`` when short, ``multline`` when long."""
     printer = PosbiasLatexPrinter()
     tag = f"\\label{{{label}}}" if label else "\\notag"
@@ -342,7 +550,7 @@ def equation_block(expr, label: str | None) -> str:
     return f"\\begin{{multline}}{tag}\n{body}\n\\end{{multline}}\n"
 
 
-def _section(d) -> str:
+def _section(d: Derivation) -> str:
     from posbias.proofs_checks.registry import PAPERS
 
     parts = [f"\\subsection*{{{prose_to_latex(d.title)}}}\n"]
@@ -358,9 +566,38 @@ def _section(d) -> str:
     return "".join(parts)
 
 
-def render_tex(derivations, standalone: bool = True) -> str:
-    """The LaTeX text for a list of derivations (standalone document or fragment)."""
-    body = "".join(_section(d) for d in derivations)
+def notation_block(derivations: Iterable[Derivation]) -> str:
+    """The Notation section: every symbol, function and special function the formulas of
+    ``derivations`` use, with its meaning (from :mod:`posbias.render.notation`), grouped, in
+    order of first appearance."""
+    from posbias.render.notation import notation_entries
+
+    parts = ["\\section*{Notation}\n",
+             "Positions are fractions of the sequence of length $L$ in the continuum limit "
+             "$L \\to \\infty$. Symbols bound by an integral, a sum, a product or a limit are "
+             "defined by it.\n"]
+    group = None
+    for name, tex, meaning in notation_entries(derivations):
+        if name != group:
+            if group is not None:
+                parts.append("\\end{list}\n")
+            parts.append(f"\\paragraph{{{name}}}\n"
+                         "\\begin{list}{}{\\setlength{\\labelwidth}{7.5em}"
+                         "\\setlength{\\leftmargin}{8.5em}\\setlength{\\itemsep}{0pt}"
+                         "\\setlength{\\parsep}{0pt}}\n")
+            group = name
+        parts.append(f"\\item[${tex}$\\hfill] {prose_to_latex(meaning)}\n")
+    if group is not None:
+        parts.append("\\end{list}\n")
+    return "".join(parts)
+
+
+def render_tex(derivations: Iterable[Derivation], standalone: bool = True) -> str:
+    """The LaTeX text for a list of derivations (standalone document or fragment), the
+    Notation section first."""
+    derivations = list(derivations)
+    body = notation_block(derivations) + "\\section*{Derivations}\n" + "".join(
+        _section(d) for d in derivations)
     if not standalone:
         return ("% posbias latex fragment: \\input this file in a document that loads the "
                 "amsmath and amssymb packages\n" + body)
@@ -381,6 +618,6 @@ def render_tex(derivations, standalone: bool = True) -> str:
     )
 
 
-def render_json(derivations) -> str:
+def render_json(derivations: Iterable[Derivation]) -> str:
     """JSON list of {name, title, description, latex, assumptions, paper, section, proven, ...}."""
     return json.dumps([d.as_dict() for d in derivations], indent=2, allow_nan=False) + "\n"

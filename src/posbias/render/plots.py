@@ -1,45 +1,69 @@
 """Pictures of influence profiles, with the primacy tail, the valley and the recency spike
-marked (matplotlib, the ``plot`` extra, imported lazily; Agg backend, no display).  The one
-place where posbias draws: ``profile --plot``, ``rollout --plot`` and ``measure --plot`` all
-come here, and every picture is written by the one atomic writer (:mod:`posbias.files`).
+marked where the data show them (matplotlib, the ``plot`` extra, imported lazily; Agg backend,
+no display).  The one place where posbias draws: ``profile --plot``, ``rollout --plot`` and
+``measure --plot`` all come here, and every picture is written by the one atomic writer
+(:mod:`posbias.files`).
 
-The three features marked are those the theory talks about (THEORY C4, C5, C7, H3): the
-*primacy tail* (the mass on the first positions), the *valley* (the interior minimum, the
-argmin of the profile) and the *recency spike* (the last position, the atom ``(1-alpha)^H`` of
-chowdhury2026 C5 in the Cesaro model).  The profile is drawn on a linear axis when its range
-(max/min) is at most :data:`LINEAR_RANGE`, so that its shape (the U) is visible, and on a log
-axis otherwise.  An attention-only profile, which collapses onto the first token by many orders
-of magnitude, gets its own log-scale panel.  A continuum density ``rho(x)`` on ``(0, 1]`` can be
-overlaid in the units of the discrete profile (``rho(j/L)/L``, THEORY X2).
+The three features are those the theory talks about (:ref:`C4, C5, C7, H3 <math-c4>`): the *primacy
+tail* (the mass on the first positions), the *valley* (an interior minimum) and the *recency
+spike* (the last position, the atom ``(1-alpha)^H`` of chowdhury2026 C5 in the Cesàro model).
+A picture names a feature only when the profile it draws has it, by a stated threshold
+(:func:`features`): a primacy tail when ``p(1)/min > PEAK_FACTOR``, a recency spike when
+``p(L)/min > PEAK_FACTOR``, a valley when the argmin is interior and both ends exceed it by that
+factor; otherwise the marker says only the measured figure (``p(1) = ...``, ``argmin j = ...``).
+The optional attention-only panel is titled "collapses onto the first token" only when that
+profile puts more than :data:`COLLAPSE_SHARE` of its mass on token 1, else it states the share.
+The profile is drawn on a linear axis when its range (max/min) is at most :data:`LINEAR_RANGE`,
+so that its shape is visible, and on a log axis otherwise.  A continuum density ``rho(x)`` on
+``(0, 1]`` can be overlaid in the units of the discrete profile (``rho(j/L)/L``, :ref:`X2 <math-x2>`).
 """
-
 from __future__ import annotations
 
 import io
 import os
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.files import check_target, write_output
 
-__all__ = ["plot_profile", "plot_curves", "check_plot_path", "PLOT_SUFFIXES", "LINEAR_RANGE"]
+__all__ = [
+    "COLLAPSE_SHARE",
+    "LINEAR_RANGE",
+    "PEAK_FACTOR",
+    "PLOT_SUFFIXES",
+    "Features",
+    "attention_only_title",
+    "check_plot_path",
+    "features",
+    "plot_curves",
+    "plot_profile",
+]
 
 PLOT_SUFFIXES = (".png", ".pdf")
 #: largest max/min ratio drawn on a linear axis
 LINEAR_RANGE = 1e3
+#: a peak (primacy tail, recency spike, the sides of a valley) is named only when it exceeds the
+#: profile's minimum by more than this factor
+PEAK_FACTOR = 2.0
+#: the attention-only panel says "collapses onto the first token" only when token 1 carries
+#: more than this share of the attention-only profile's mass
+COLLAPSE_SHARE = 0.5
 
 _BLUE, _GREEN, _RED, _GREY, _ORANGE = "#1f4e9c", "#2a8c3c", "#c0392b", "#8a8a8a", "#d98c1f"
 
 
-def _plot_format(path, parameter) -> str:
+def _plot_format(path: str | os.PathLike[str], parameter: str) -> str:
     p = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(p, str) or os.path.splitext(p)[1].lower() not in PLOT_SUFFIXES:
         raise InvalidArgument(parameter, p, "a file name ending in .png or .pdf")
     return os.path.splitext(p)[1].lower()[1:]
 
 
-def check_plot_path(path, parameter: str = "--plot") -> str:
+def check_plot_path(path: str | os.PathLike[str], parameter: str = "--plot") -> str:
     """Validate a plot file name before any work: suffix ``.png`` or ``.pdf`` and a target the
     one atomic writer accepts (a regular file or a new one, in a writable directory).
 
@@ -60,7 +84,7 @@ def _positive_floats(name, values):
     return arr
 
 
-def _figure(ncols: int, width: float):
+def _figure(ncols: int, width: float) -> tuple[Any, list[Any]]:
     try:
         import matplotlib
 
@@ -75,18 +99,19 @@ def _figure(ncols: int, width: float):
     return fig, axes
 
 
-def _save(fig, path, parameter, fmt) -> str:
+def _save(fig: Any, path: str | os.PathLike[str], parameter: str, fmt: str) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
     write_output(buf.getvalue(), os.fspath(path), parameter, fmt=fmt)
     return os.fspath(path)
 
 
-def _overlap(a, b, pad=2.0) -> bool:
+def _overlap(a: Any, b: Any, pad: float = 2.0) -> bool:
     return not (a.x1 + pad < b.x0 or b.x1 + pad < a.x0 or a.y1 + pad < b.y0 or b.y1 + pad < a.y0)
 
 
-def _place_apart(fig, ax, label, others, candidates) -> None:
+def _place_apart(fig: Any, ax: Any, label: Any, others: Sequence[Any],
+                 candidates: Sequence[Any]) -> None:
     """Move annotation ``label`` through the offsets ``candidates`` (points) to the first where
     its box overlaps none of ``others`` and stays inside the axes (else to the least bad one)."""
     renderer = fig.canvas.get_renderer()
@@ -108,36 +133,97 @@ def _place_apart(fig, ax, label, others, candidates) -> None:
     label.set_position(best)
 
 
-def _mark_features(fig, ax, x, prof, log_axis: bool) -> None:
-    """Primacy tail (shaded), valley (triangle) and recency spike (circle), labels apart."""
-    L = prof.size
+class Features(NamedTuple):
+    """What :func:`features` measures on a profile (positions 1-based; ratios to the minimum
+    over the positive entries, ``inf`` where that minimum is 0 in float64)."""
+
+    argmin: int
+    minimum: float
+    first_over_min: float
+    last_over_min: float
+    primacy_tail: bool
+    recency_spike: bool
+    valley: bool
+
+
+def features(profile: npt.ArrayLike, factor: float = PEAK_FACTOR) -> Features | None:
+    """The features a picture may name, each decided from the profile by the stated ``factor``:
+    a *primacy tail* when ``p(1)/min > factor``, a *recency spike* when the argmin is not ``L``
+    and ``p(L)/min > factor``, a *valley* when the argmin ``k`` is interior (``1 < k < L``) and
+    both ends exceed the minimum by more than ``factor``.  The minimum is taken over the
+    positive entries (zeros are float64 underflow, left out of a log axis as well).  ``None``
+    when no entry is positive.
+
+    >>> f = features([0.5, 0.1, 0.05, 0.35])
+    >>> f.argmin, f.primacy_tail, f.valley, f.recency_spike
+    (3, True, True, True)
+    >>> features([0.2510, 0.2500, 0.2490, 0.2500]).primacy_tail  # p(1)/min = 1.008
+    False
+    """
+    prof = _positive_floats("profile", profile)
     pos = prof > 0
     if not pos.any():
-        return
+        return None
+    L = prof.size
     k = int(np.argmin(np.where(pos, prof, np.inf)))
-    # primacy tail: the first positions, up to where the profile first drops below the
-    # (geometric, on a log axis; arithmetic, on a linear one) mean of p(1) and the valley
-    head_end = 1
-    if prof[0] > prof[k] and k > 0:
+    lo = float(prof[k])
+    first, last = float(prof[0]) / lo, float(prof[-1]) / lo
+    tail = first > factor
+    spike = k != L - 1 and last > factor
+    valley = 0 < k < L - 1 and first > factor and last > factor
+    return Features(k + 1, lo, first, last, tail, spike, valley)
+
+
+def attention_only_title(att: npt.ArrayLike) -> str:
+    """The attention-only panel's title: "collapses onto the first token" only when token 1
+    carries more than :data:`COLLAPSE_SHARE` of the profile's mass, else the measured share.
+
+    >>> attention_only_title([0.9, 0.05, 0.05])
+    'attention only collapses onto token 1 (p(1) = 0.9 of the mass)'
+    >>> attention_only_title([0.0075] * 4 + [0.97])
+    'attention only: p(1) = 0.0075 of the mass (no collapse onto token 1)'
+    """
+    a = _positive_floats("attention_only", att)
+    total = float(a.sum())
+    share = float(a[0]) / total if total > 0 else 0.0
+    if share > COLLAPSE_SHARE:
+        return f"attention only collapses onto token 1 (p(1) = {share:.3g} of the mass)"
+    return f"attention only: p(1) = {share:.3g} of the mass (no collapse onto token 1)"
+
+
+def _mark_features(fig: Any, ax: Any, x: np.ndarray, prof: np.ndarray, log_axis: bool) -> None:
+    """Primacy tail (shaded), valley (triangle) and recency spike (circle), each named only
+    when :func:`features` finds it; otherwise the marker gives the measured figure."""
+    L = prof.size
+    f = features(prof)
+    if f is None:
+        return
+    k = f.argmin - 1
+    box = dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85)
+    labels = []
+    if f.primacy_tail:
+        # the shaded tail: the first positions, up to where the profile first drops below the
+        # (geometric, on a log axis; arithmetic, on a linear one) mean of p(1) and the minimum
         level = np.sqrt(prof[0] * prof[k]) if log_axis else (prof[0] + prof[k]) / 2
         below = np.nonzero(prof[: k + 1] <= level)[0]
         head_end = int(below[0]) + 1 if below.size else k + 1
-    ax.axvspan(0.5, head_end + 0.5, color=_BLUE, alpha=0.08, lw=0)
-    box = dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85)
-    labels = []
-    if head_end > 1 or k == 0 or prof[0] > prof[min(1, L - 1)]:
-        labels.append(ax.annotate(f"primacy tail\np(1) = {prof[0]:.3g}", xy=(1, prof[0]),
-                                  xytext=(8, -4), textcoords="offset points", ha="left", va="top",
-                                  fontsize=9, color=_BLUE, bbox=box))
-    spike = None
+        ax.axvspan(0.5, head_end + 0.5, color=_BLUE, alpha=0.08, lw=0)
+        text = f"primacy tail\np(1) = {prof[0]:.3g}, p(1)/min = {f.first_over_min:.4g}"
+    else:
+        text = f"p(1) = {prof[0]:.3g}\np(1)/min = {f.first_over_min:.4g}"
+    if k != 0:
+        labels.append(ax.annotate(text, xy=(1, prof[0]), xytext=(8, -4), textcoords="offset points",
+                                  ha="left", va="top", fontsize=9, color=_BLUE, bbox=box))
     if prof[-1] > 0 and k != L - 1:
+        name = "recency spike\n" if f.recency_spike else ""
         ax.plot([L], [prof[-1]], marker="o", color=_RED, ms=7, zorder=4)
-        spike = ax.annotate(f"recency spike\np(L) = {prof[-1]:.3g}", xy=(L, prof[-1]), xytext=(-12, 6),
-                            textcoords="offset points", ha="right", va="bottom", fontsize=9,
-                            color=_RED, bbox=box)
+        spike = ax.annotate(f"{name}p(L) = {prof[-1]:.3g}, p(L)/min = {f.last_over_min:.4g}",
+                            xy=(L, prof[-1]), xytext=(-12, 6), textcoords="offset points",
+                            ha="right", va="bottom", fontsize=9, color=_RED, bbox=box)
         labels.append(spike)
     ax.plot([k + 1], [prof[k]], marker="v", color=_GREEN, ms=8, zorder=4)
-    valley = ax.annotate(f"valley: argmin j = {k + 1}\np = {prof[k]:.3g}", xy=(k + 1, prof[k]),
+    name = "valley" if f.valley else "minimum"
+    valley = ax.annotate(f"{name}: argmin j = {k + 1}\np = {prof[k]:.3g}", xy=(k + 1, prof[k]),
                          xytext=(0, 16), textcoords="offset points", ha="center", va="bottom",
                          fontsize=9, color=_GREEN, bbox=box,
                          arrowprops=dict(arrowstyle="-", color=_GREEN, lw=0.8))
@@ -148,7 +234,9 @@ def _mark_features(fig, ax, x, prof, log_axis: bool) -> None:
     _place_apart(fig, ax, valley, labels, candidates)
 
 
-def plot_profile(profile, path, *, title=None, continuum=None, attention_only=None, parameter="path"):
+def plot_profile(profile: npt.ArrayLike, path: str | os.PathLike[str], *, title: str | None = None,
+                 continuum: npt.ArrayLike | None = None, attention_only: npt.ArrayLike | None = None,
+                 parameter: str = "path") -> str:
     """Draw an influence profile and write it to ``path`` (PNG or PDF by suffix).
 
     Parameters
@@ -157,7 +245,7 @@ def plot_profile(profile, path, *, title=None, continuum=None, attention_only=No
     path: output file, ``.png`` or ``.pdf`` (anything else: :class:`InvalidArgument`).
     title: optional title.
     continuum: optional continuum density, a callable ``x -> rho(x)`` on ``(0, 1]`` or an array
-        of ``L`` values of ``rho(j/L)``; drawn as ``rho(j/L)/L`` (THEORY X2).
+        of ``L`` values of ``rho(j/L)``; drawn as ``rho(j/L)/L`` (:ref:`X2 <math-x2>`).
     attention_only: optional attention-only (``lambda = 1``) profile of the same length, drawn
         with the profile in a second, log-scale panel.
 
@@ -227,7 +315,7 @@ def plot_profile(profile, path, *, title=None, continuum=None, attention_only=No
         ax2.set_xlabel("position j")
         ax2.set_ylabel("influence (log scale)")
         ax2.grid(True, which="major", alpha=0.25)
-        ax2.set_title("attention only collapses onto the first token", fontsize=10)
+        ax2.set_title(attention_only_title(att), fontsize=10)
         ax2.legend(loc="upper right", fontsize=8, frameon=False)
         if title:
             fig.suptitle(title, fontsize=11)
@@ -235,8 +323,10 @@ def plot_profile(profile, path, *, title=None, continuum=None, attention_only=No
     return _save(fig, path, parameter, fmt)
 
 
-def plot_curves(curves, path, *, title=None, xlabel="position j",
-                ylabel="influence on the final position", log=True, parameter="path"):
+def plot_curves(curves: Sequence[tuple[str, npt.ArrayLike, str]], path: str | os.PathLike[str], *,
+                title: str | None = None, xlabel: str = "position j",
+                ylabel: str = "influence on the final position", log: bool = True,
+                parameter: str = "path") -> str:
     """Draw several named curves over positions ``1..L`` (``curves``: a list of
     ``(label, values, style)`` with ``style`` a matplotlib line style) and write the picture to
     ``path`` (``.png`` or ``.pdf``).  Non-positive values are left out of a log axis."""

@@ -8,13 +8,13 @@ import shutil
 import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from posbias import __version__
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES
-from posbias.proofs_checks.registry import Result
+from posbias.proofs_checks.registry import Evidence, Result
 
-__all__ = ["render", "summary", "latex_escape", "decided_by", "decided_line", "FORMATS"]
+__all__ = ["FORMATS", "decided_by", "decided_line", "latex_escape", "render", "summary"]
 
 FORMATS = ("text", "md", "json", "latex", "junit")
 
@@ -24,7 +24,7 @@ def summary(results: Sequence[Result]) -> dict:
     only), and the ids whose verdict differs from the expected one."""
     counts = Counter(r.evidence.verdict for r in results)
     failed = [r.claim.id for r in results if not r.ok]
-    order = {s: n for n, s in enumerate(SCOPES + ("unscoped",))}
+    order = {s: n for n, s in enumerate((*SCOPES, "unscoped"))}
     by_scope: dict = {}
     for r in results:
         by_scope.setdefault(r.scope, Counter())[r.evidence.verdict] += 1
@@ -61,7 +61,7 @@ def _part_summary(part: dict) -> str:
     return "; ".join(f"{k} {part[k]}" for k in keys if part.get(k))
 
 
-def decided_by(ev) -> str:
+def decided_by(ev: Evidence) -> str:
     """The number (or case) that decided the verdict of Evidence ``ev``, as one line.
 
     The rule, in order: a correction decides a qualified verdict, a counterexample a refuted
@@ -107,7 +107,7 @@ def decided_line(r: Result) -> str:
     return " | ".join(p for p in parts if p)
 
 
-def _fig(v) -> str:
+def _fig(v: object) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     if isinstance(v, (list, tuple)):

@@ -5,6 +5,7 @@ as a heatmap (matplotlib, the ``plot`` extra, imported lazily; Agg backend)."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from posbias.errors import NeedsExtra
 from posbias.files import write_output
@@ -16,7 +17,7 @@ _PAIRS = ("first-middle", "first-last", "middle-last")
 _COPY_CHANCE = 0.5 + 1 / 64
 
 
-def _plt():
+def _plt() -> Any:
     try:
         import matplotlib
 
@@ -27,7 +28,7 @@ def _plt():
     return plt
 
 
-def _save(fig, plt, path: str, parameter: str) -> None:
+def _save(fig: Any, plt: Any, path: str, parameter: str) -> None:
     buf = io.BytesIO()
     fmt = path.rsplit(".", 1)[-1].lower() if "." in path else "png"
     fig.savefig(buf, format=fmt if fmt in ("png", "pdf", "svg") else "png", dpi=110)
@@ -35,7 +36,7 @@ def _save(fig, plt, path: str, parameter: str) -> None:
     write_output(buf.getvalue(), path, parameter)
 
 
-def _title(doc) -> str:
+def _title(doc: dict) -> str:
     c = doc["config"]
     if doc.get("task") == "lm-synthetic":
         return (f"{c['arch']}, {c['layers']} layers, hidden {c['hidden']}, {c['heads']} heads, "

@@ -1,0 +1,140 @@
+"""The notation of the LaTeX sheet: what each symbol of the derivations' formulas means.
+
+:func:`used_notation` collects, from the displayed formulas of the derivations, every free
+symbol, every undefined function (``rho_H``, ``K_H``, ``lambda(t)``) and every special function
+of sympy (the gamma functions, the Laguerre polynomials ...); :data:`SYMBOLS`, :data:`FUNCTIONS`
+and :data:`SPECIAL` say what each one means.  Symbols bound by an integral, a sum, a product or a
+limit are defined by that sign and are not listed.  A formula using a symbol that has no entry
+here is an error (:func:`notation_entries` raises), so the sheet's Notation block defines every
+symbol its formulas use, before the first formula.
+
+Meanings are plain ASCII mathematics, set by :func:`posbias.render.latex.prose_to_latex`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from posbias.derivations import Derivation
+
+__all__ = ["FUNCTIONS", "SPECIAL", "SYMBOLS", "notation_entries", "used_notation"]
+
+#: free symbols and matrix symbols, by sympy name: their meaning
+SYMBOLS: dict[str, str] = {
+    "x": "position of a token as a fraction of the sequence, x = i/L with 0 < x <= 1 (x = 1 is "
+         "the final token); in a kernel, the attending position",
+    "y": "position attended to, y = j/L with 0 < y <= x",
+    "H": "depth: the number of attention layers, a positive integer",
+    "T": "number of layers of a residual schedule, a positive integer",
+    "s": "exponent of a Mellin moment, the expectation of X^s",
+    "m_H": "median of the Gamma(H, 1) law of ln(1/X) under rho_H",
+    "epsilon": "a small position, 0 < epsilon < 1: the tail below it",
+    "alpha": "constant weight of attention in every residual layer, 0 < alpha <= 1 (the "
+             "identity keeps weight 1 - alpha)",
+    "a_H": "mass of the atom at x = 1 (the final token keeping its own value)",
+    "t": "log-position t = ln(1/x) > 0",
+    "z": "variable of a generating function",
+    "c": "diagonal entry 1 - 1/i of the Cesàro matrix at row i, 0 < c <= 1, multiplying the "
+         "schedule",
+    "q": "upper bound of the products lambda(t) c, q < 1",
+    "a": "coefficient of the harmonic schedule lambda(t) = a/(t+1), 0 < a < 2",
+    "lambda": "ALiBi slope times the length L (slope m = lambda/L), lambda > 0",
+    "u": "warped position of the ALiBi kernel, uniform under the warp",
+    "R_theta": "a 2-by-2 rotation matrix by the angle theta, one block of RoPE",
+    r"\|q\|": "Euclidean norm of the query vector q",
+    "sigma": "standard deviation of each key coordinate, k ~ N(0, sigma^2 I_d)",
+    "omega": "argument of a characteristic function",
+}
+
+#: undefined functions, by sympy name: (arguments as written in the block, meaning)
+FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "f": (("y",), "a function on (0, 1] (the values the operator averages)"),
+    "K f": (("x",), "the continuum Cesàro (Hardy) operator K applied to f, the mean of f over "
+                    "(0, x)"),
+    "K_H": (("x", "y"), "kernel of K^H, the H-th power of the Hardy operator; K_1, K_2, ... the "
+                        "kernels of the first powers"),
+    "rho_H": (("x",), "influence density of the final token over positions x after H attention "
+                      "layers without residuals"),
+    "rho_c": (("x",), "continuous part of the final-token influence law with residual layers"),
+    "w": (("k",), "weight of rho_k in the mixture: the probability that k of the T layers "
+                  "attend"),
+    "lambda": (("t",), "weight of attention in residual layer t, 0 <= lambda(t) <= 1 (the "
+                       "schedule)"),
+    "k": (("x", "y"), "continuum ALiBi kernel: the density of attention from x to y"),
+    "rho^ALiBi_H": (("y",), "influence density of the final token after H ALiBi layers"),
+    "varphi": (("omega",), "characteristic function of the score q^T R_theta k"),
+}
+FUNCTIONS.update({f"K_{h}": FUNCTIONS["K_H"] for h in range(1, 7)})
+
+#: sympy's special functions and matrices, by class name: (LaTeX as printed, meaning)
+SPECIAL: dict[str, tuple[str, str]] = {
+    "log": (r"\ln", "natural logarithm"),
+    "exp": (r"e^{z}", "exponential"),
+    "sin": (r"\sin", "sine"),
+    "factorial": (r"n!", "factorial; (H - 1)! = Gamma(H)"),
+    "gamma": (r"\Gamma\left(z\right)", "Euler's integral of t^(z-1) e^(-t) over t > 0"),
+    "uppergamma": (r"\Gamma\left(a, z\right)",
+                   "the upper incomplete integral, of t^(a-1) e^(-t) over t > z"),
+    "lowergamma": (r"\gamma\left(a, z\right)",
+                   "the lower incomplete integral, of t^(a-1) e^(-t) over 0 < t < z"),
+    "binomial": (r"\binom{n}{k}", "binomial coefficient"),
+    "assoc_laguerre": (r"L_{n}^{\left(a\right)}", "generalized Laguerre polynomial of degree n"),
+    "Identity": (r"\mathbb{I}", "identity matrix"),
+}
+
+
+def _formulas(derivation: Derivation) -> tuple:
+    return (derivation.expression, *derivation.equations)
+
+
+def used_notation(derivations: Iterable[Derivation]) -> tuple[list[str], list[str], list[str]]:
+    """``(symbols, functions, specials)`` used in the displayed formulas of ``derivations``, each
+    list in order of first appearance (sympy names; class names for the specials)."""
+    import sympy
+    from sympy.core.function import AppliedUndef
+
+    symbols: dict[str, None] = {}
+    functions: dict[str, None] = {}
+    specials: dict[str, None] = {}
+    for d in derivations:
+        for formula in _formulas(d):
+            expr = sympy.sympify(formula)
+            for s in sorted(expr.free_symbols, key=sympy.default_sort_key):
+                symbols.setdefault(s.name, None)
+            for f in sorted(expr.atoms(AppliedUndef), key=sympy.default_sort_key):
+                functions.setdefault(type(f).__name__, None)
+            for f in sorted(expr.atoms(sympy.Function, sympy.Identity), key=sympy.default_sort_key):
+                if not isinstance(f, AppliedUndef):
+                    specials.setdefault(type(f).__name__, None)
+            for m in expr.atoms(sympy.MatrixSymbol):
+                symbols.setdefault(m.name, None)
+    return list(symbols), list(functions), list(specials)
+
+
+def notation_entries(derivations: Iterable[Derivation]) -> list[tuple[str, str, str]]:
+    """``(group, LaTeX of the symbol, meaning in ASCII mathematics)`` for every symbol, function
+    and special function the formulas of ``derivations`` use, in order of first appearance within
+    the groups ``"Symbols"``, ``"Functions"`` and ``"Standard functions"``.  A used symbol without an entry raises ``KeyError``
+    naming it."""
+    import sympy
+
+    from posbias.render.latex import latex
+
+    symbols, functions, specials = used_notation(derivations)
+    missing = ([s for s in symbols if s not in SYMBOLS] + [f for f in functions if f not in FUNCTIONS]
+               + [c for c in specials if c not in SPECIAL])
+    if missing:
+        raise KeyError("symbols used in the derivations with no entry in posbias.render.notation: "
+                       + ", ".join(missing))
+    entries = [("Symbols", latex(sympy.Symbol(s)), SYMBOLS[s]) for s in symbols]
+    shown: set[tuple[str, ...]] = set()
+    for name in functions:
+        args, meaning = FUNCTIONS[name]
+        if (meaning,) in shown:  # K_1 .. K_6 share K_H's entry
+            continue
+        shown.add((meaning,))
+        entries.append(("Functions", latex(sympy.Function(name)(*sympy.symbols(args))), meaning))
+    entries += [("Standard functions", *SPECIAL[c]) for c in specials]
+    return entries

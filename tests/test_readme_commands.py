@@ -1,0 +1,126 @@
+"""Every ``posbias`` command in the README's command blocks runs as written: each is extracted
+from the README (a line starting with ``$ posbias`` or ``posbias`` inside a fenced block, with
+its ``\\`` continuation lines, comments dropped) and run in a fresh temporary directory, as a
+new user would type it.  Files of the repository a command names (``docs/peak-valley-map.yaml``)
+are copied there first, as a fresh clone has them.  The fast commands run by default; the long
+ones (every ``check`` run, measuring and a short training, minutes or the ``models`` extra)
+are marked slow; a command that needs another command's output, a cluster or hours, or is a
+placeholder (``...``), is listed with its reason and not run.
+
+Run: ``python -m pytest tests/test_readme_commands.py`` (fast ones) and ``-m slow`` (the rest)."""
+
+from __future__ import annotations
+
+import itertools
+import pathlib
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+#: commands that are not run, with the reason (matched by prefix)
+NOT_RUN = {
+    "posbias train ... ": "a placeholder: '...' stands for the options of the command above it",
+    "posbias train --mask decay:0.2231 ...": "a placeholder: '...' stands for the other options",
+    "posbias rollout bloom-560m.yaml": "reads the config the measure command before it exports",
+    "posbias check --data-dir mydata": "reads the data the measure command before it saves",
+    "posbias measure --model ./": "needs a checkpoint and a text of the user's on disk",
+    "posbias sweep grid.yaml --scheduler": "needs a running Dask cluster",
+    "posbias check --thorough --scheduler": "needs a running Dask cluster",
+    "posbias check --thorough": "re-measures and re-trains: hours (the slow tests cover its parts)",
+    "posbias train --task": "100000 or 1500 iterations of training: hours (the slow tests re-train "
+                            "the first iterations and compare)",
+}
+#: long commands (minutes, or the models extra): run with -m slow
+SLOW = ("posbias check", "posbias measure", "posbias train")
+
+
+def readme_commands() -> list[str]:
+    """The posbias commands of the README's fenced blocks, continuation lines joined."""
+    commands, block, pending = [], False, None
+    for raw in README.read_text(encoding="utf-8").splitlines():
+        if raw.lstrip().startswith("```"):
+            block = not block
+            continue
+        if not block:
+            continue
+        line = raw.strip()
+        if pending is not None:
+            pending += " " + line
+        elif re.match(r"^(\$ )?posbias\s", line):
+            pending = line[2:] if line.startswith("$ ") else line
+        else:
+            continue
+        if pending.endswith("\\"):
+            pending = pending[:-1].rstrip()
+            continue
+        commands.append(re.sub(r"\s+#.*$", "", pending).strip())
+        pending = None
+    return commands
+
+
+COMMANDS = readme_commands()
+
+
+def test_the_readme_has_its_commands():
+    assert len(COMMANDS) >= 20
+    assert "posbias profile --length 8 --depth 3 --alpha 1/2 --exact -f json" in COMMANDS
+    # continuation lines are joined: the measure command of "Your own checkpoint" is whole
+    assert any(c.startswith("posbias measure --model ./bloom-560m") and "--plot measured.png" in c
+               for c in COMMANDS)
+
+
+def _reason(command):
+    return next((r for prefix, r in NOT_RUN.items() if command.startswith(prefix)), None)
+
+
+def _params():
+    out = []
+    for c in COMMANDS:
+        marks = []
+        reason = _reason(c)
+        if reason:
+            marks.append(pytest.mark.skip(reason=reason))
+        elif c.startswith(SLOW):
+            marks.append(pytest.mark.slow)
+        out.append(pytest.param(c, marks=marks, id=c[:70]))
+    return out
+
+
+def _some_claim_needs_data() -> bool:
+    from posbias.proofs_checks.registry import all_claims
+
+    return any(c.expected == "needs-data" for c in all_claims())
+
+
+@pytest.mark.parametrize("command", _params())
+def test_readme_command_runs_as_written(command, tmp_path):
+    argv = shlex.split(command)
+    if any(a in ("--plot",) for a in argv):
+        pytest.importorskip("matplotlib")
+    if argv[1] in ("sweep",):
+        pytest.importorskip("ruamel.yaml")
+    if argv[1] in ("measure", "train") or "--thorough" in argv:
+        pytest.importorskip("torch")
+    for a in argv[2:]:  # files of the repository the command names: a fresh clone has them
+        source = ROOT / a
+        if "/" in a and not a.startswith("-") and source.is_file():
+            (tmp_path / a).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, tmp_path / a)
+    out = subprocess.run([sys.executable, "-m", "posbias", *argv[1:]], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=1800, check=False)
+    # the README says it: `check --strict` fails the run (exit 1) while a claim needs data
+    strict_fails = argv[1] == "check" and "--strict" in argv and _some_claim_needs_data()
+    assert out.returncode == (1 if strict_fails else 0), f"{command}\n{out.stderr[-2000:]}"
+    if strict_fails:
+        assert "needs-data" in out.stdout + out.stderr
+    # every file it names after -o or --plot was written
+    for flag, value in itertools.pairwise(argv):
+        if flag in ("-o", "--output", "--plot") and value != "-":
+            assert (tmp_path / value).exists(), f"{command}: {value} was not written"
