@@ -8,7 +8,8 @@ to zero (``proven``).  A derivation is ``proven`` only when every identity it re
 symbolically; numeric spot checks are evidence, never proof (STYLE.md 7).
 
 LaTeX always comes from sympy's LaTeX printer on the stored objects (STYLE.md 2): the package's
-subclass :class:`posbias.render.latex.PosbiasLatexPrinter`, which sets formulas as a paper does.
+subclass :class:`posbias.derivations.printing.PosbiasLatexPrinter`, which sets formulas as a paper
+does.
 
 Derivations are built by functions registered with :func:`derivation`; building is memoized, so
 :func:`all_derivations` pays the SymPy cost once per process.
@@ -46,7 +47,7 @@ __all__ = [
 
 def to_latex(expr: sympy.Basic) -> str:
     """LaTeX of a SymPy object with the package's printer
-    (:class:`posbias.render.latex.PosbiasLatexPrinter`: ``ln`` for logarithms, terms of a sum in
+    (:class:`posbias.derivations.printing.PosbiasLatexPrinter`: ``ln`` for logarithms, terms of a sum in
     the order a paper writes them).
 
     >>> import sympy
@@ -54,7 +55,7 @@ def to_latex(expr: sympy.Basic) -> str:
     >>> to_latex(sympy.log(x)), to_latex(x - 1)
     ('\\\\ln{\\\\left(x\\\\right)}', 'x - 1')
     """
-    from posbias.render.latex import latex
+    from posbias.derivations.printing import latex
 
     return latex(expr)
 
