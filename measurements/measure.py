@@ -312,7 +312,7 @@ _ATTENTION_NAMES = ("self_attn", "attn", "attention", "self_attention")
 _PARALLEL_TYPES = ("phi", "gptj", "cohere")
 
 
-def parallel_residual(config) -> bool:
+def parallel_residual(config: Any) -> bool:  # a transformers PretrainedConfig
     """Whether the blocks of a model with this configuration are parallel-residual,
     ``x_{t+1} = x_t + Attn(N_1 x_t) + MLP(N_2 x_t)`` (GPT-NeoX with ``use_parallel_residual``,
     Phi, GPT-J, Cohere), rather than sequential (``y = x + Attn(N_1 x)``,
