@@ -205,7 +205,8 @@ class PosbiasLatexPrinter(LatexPrinter):
     def _print_Integral(self, expr: Basic) -> str:
         from sympy.printing.precedence import PRECEDENCE
 
-        signs, differentials = [], []
+        signs: list[str] = []
+        differentials: list[str] = []
         for limit in expr.limits:  # innermost first
             if len(limit) == 3:
                 sign = r"\int_{" + self._print(limit[1]) + "}^{" + self._print(limit[2]) + "}"

@@ -23,6 +23,7 @@ checks that the device is there and returns its canonical name.
 from __future__ import annotations
 
 import re
+import types
 
 from posbias.errors import InvalidArgument
 
@@ -62,7 +63,7 @@ def check_device(name: str, value: object) -> str:
     raise InvalidArgument(name, value, _ALLOWED)
 
 
-def _mps_available(torch) -> bool:
+def _mps_available(torch: types.ModuleType) -> bool:
     backend = getattr(torch.backends, "mps", None)
     return bool(backend is not None and backend.is_available())
 
