@@ -7,6 +7,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import shutil
 
 import pytest
 
@@ -112,7 +113,7 @@ def test_a_missing_attention_only_run_is_needs_data_naming_its_command(key, tmp_
     mask, pe = tc.ATTENTION_ONLY[key]
     for name in os.listdir(shipped):
         if name.endswith(".json") and not name.startswith(f"{mask.replace(':', '')}_{pe}_nores"):
-            (tmp_path / name).write_bytes(open(os.path.join(shipped, name), "rb").read())
+            shutil.copyfile(os.path.join(shipped, name), tmp_path / name)
     monkeypatch.setattr(tc, "_shipped_dir", lambda: str(tmp_path))
     with pytest.raises(tc._Missing):
         tc.find_attention_only(key)
