@@ -74,12 +74,16 @@ def _numba_fma():
     return fma
 
 
-#: work (element steps, e.g. layers x heads x positions) from which the compiled loops pay for
-#: numba's start-up in a fresh process (about 1 s idle, 3 s on a loaded machine, even with the
-#: compiled code cached on disk).  The choice depends on the work alone, never on what ran
-#: before in the process, so that a computation gives the same bits in a serial run and in a
-#: worker process
-AUTO_WORK = 1 << 25
+#: work (element steps: layers x heads x positions for the ALiBi scan, layers x positions for the
+#: Cesàro layer) from which each compiled loop pays for numba's start-up in a fresh process
+#: (about 1 s idle, 3 s on a loaded machine, even with the compiled code cached on disk),
+#: measured on whole ``posbias profile`` processes (``tests/benchmarks/bench_crossover.py``, 2
+#: cores under load): the ALiBi scan gains 2.6x per element over its numpy route and its process
+#: is ahead from 3.8e7 steps; the Cesàro layer gains 2.1x and is ahead only from 2.3e8 (at
+#: L = 10^6, T = 100 the numpy process is the faster one: 1.7 s against 2.7 s).  The choice depends on the work alone, never on what ran before
+#: in the process, so that a computation gives the same bits in a serial run and in a worker
+#: process.
+AUTO_WORK: dict[str, int] = {"alibi": 1 << 25, "cesaro": 3 << 26}
 
 
 def numba_enabled() -> bool:
@@ -87,18 +91,20 @@ def numba_enabled() -> bool:
     return HAVE_NUMBA and os.environ.get("POSBIAS_NUMBA", "auto") != "0"
 
 
-def use_compiled(work: int) -> bool:
-    """Whether a computation of ``work`` element steps runs the compiled loops.
+def use_compiled(work: int, loop: str = "alibi") -> bool:
+    """Whether a computation of ``work`` element steps of ``loop`` (``"alibi"`` or ``"cesaro"``)
+    runs the compiled loops.
 
     ``POSBIAS_NUMBA=0``: never; ``=1``: always (when numba is installed); unset or ``auto``: when
-    numba is installed and ``work`` reaches :data:`AUTO_WORK` (small profiles do not wait for
-    numba's start-up).
+    numba is installed and ``work`` reaches ``AUTO_WORK[loop]`` (:data:`AUTO_WORK`: smaller
+    computations do not wait for numba's start-up).
     """
+    threshold = AUTO_WORK[loop]
     if not numba_enabled():
         return False
     if os.environ.get("POSBIAS_NUMBA", "auto") == "1":
         return True
-    return work >= AUTO_WORK
+    return work >= threshold
 
 
 # ----------------------------------------------------------------------------- ALiBi

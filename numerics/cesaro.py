@@ -618,7 +618,7 @@ def cesaro_profile_blocks(length: int, schedule: ScheduleLike) -> tuple[np.ndarr
     lams = _float_lambdas(schedule)
     from posbias.numerics import _compiled
 
-    if _compiled.use_compiled(L * len(lams)):
+    if _compiled.use_compiled(L * len(lams), "cesaro"):
         for B in (64, 8, 1):
             if B > L:
                 continue

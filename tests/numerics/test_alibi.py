@@ -438,5 +438,13 @@ def test_route_choice_rule(monkeypatch):
                 monkeypatch.delenv("POSBIAS_NUMBA")
             else:
                 monkeypatch.setenv("POSBIAS_NUMBA", env)
-            assert not _compiled.use_compiled(_compiled.AUTO_WORK - 1)
-            assert _compiled.use_compiled(_compiled.AUTO_WORK) == _compiled.HAVE_NUMBA
+            for loop, threshold in _compiled.AUTO_WORK.items():
+                assert not _compiled.use_compiled(threshold - 1, loop)
+                assert _compiled.use_compiled(threshold, loop) == _compiled.HAVE_NUMBA
+            assert _compiled.use_compiled(_compiled.AUTO_WORK["alibi"]) == _compiled.HAVE_NUMBA
+    # the Cesàro layer gains less per element than the ALiBi scan: its threshold is higher, and
+    # profile --length 1000000 --depth 100 (10^8 steps) stays on numpy, an ALiBi rollout of the
+    # same size does not
+    assert _compiled.AUTO_WORK["cesaro"] > 10**8 >= _compiled.AUTO_WORK["alibi"]
+    with pytest.raises(KeyError):
+        _compiled.use_compiled(1, "dense")
