@@ -24,13 +24,14 @@ import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument
 from posbias.measurements.measure import _locate_blocks, _quiet_transformers, require_models_extra
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
     from torch.nn import Module
+    from transformers import PreTrainedModel
 
 __all__ = [
     "CHECKPOINT_DTYPES",
@@ -49,7 +50,7 @@ class LoadedCheckpoint:
     ``location`` it was read from (a directory, or ``"<cache dir> (model NAME)"``), ``dtype``
     and the attention implementation transformers chose."""
 
-    model: object
+    model: PreTrainedModel
     tokenizer: object
     source: str
     location: str
@@ -135,7 +136,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
         where = model
         location = f"{hf_cache_dir()} (model {model})"
     local = not allow_download
-    kwargs = {"local_files_only": local}
+    kwargs: dict[str, Any] = {"local_files_only": local}
     if attn_implementation is not None:
         kwargs["attn_implementation"] = attn_implementation
     bars = transformers.utils.logging.is_progress_bar_enabled()
@@ -196,7 +197,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
 
 
 @contextlib.contextmanager
-def block_checkpointing(model: Module) -> Iterator[None]:
+def block_checkpointing(model: Module) -> Iterator[int]:
     """Within the context, every decoder block of ``model`` runs under non-reentrant
     ``torch.utils.checkpoint.checkpoint``: its activations are recomputed in the backward pass
     instead of being kept.  Values and gradients are unchanged (same operations, same order);

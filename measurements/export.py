@@ -90,6 +90,7 @@ def rollout_config_yaml(m: PretrainedMeasurement) -> str:
     if m.alibi_slopes is None:
         alibi_note = f"no ALiBi in this model (positions: {m.positional}); slopes 0"
     else:
+        assert m.alibi_scale is not None  # measured with the slopes (AttentionProbe.results)
         ascales = sorted({_g(s) for s in m.alibi_scale})
         alibi_note = ("ALiBi slopes read from the model's bias tensor, times the factor the model "
                       f"puts on the bias ({', '.join(ascales)})")

@@ -142,9 +142,9 @@ class World:
     label of each class ``(K,)``."""
 
     task: ICLTask
-    means: object
-    label_vectors: object
-    class_labels: object
+    means: Tensor
+    label_vectors: Tensor
+    class_labels: Tensor
 
 
 def parse_mask(text: str) -> tuple[str, float | int | None]:
@@ -166,6 +166,7 @@ def parse_mask(text: str) -> tuple[str, float | int | None]:
     kind, _, arg = text.partition(":")
     if kind in ("causal", "full") and not arg:
         return kind, None
+    value: int | float
     try:
         if kind in ("window", "prefix"):
             value = int(arg)
@@ -331,12 +332,15 @@ def attention_mask(kind: str, parameter: float | int | None, length: int) -> Ten
     elif kind == "causal" or kind == "decay":
         allowed = j <= i
     elif kind == "window":
+        assert parameter is not None  # refused above
         allowed = (j <= i) & (j > i - int(parameter))
     else:  # prefix
+        assert parameter is not None  # refused above
         k = int(parameter)
         allowed = (j <= i) | ((i < k) & (j < k))
     mask = torch.zeros(length, length).masked_fill(~allowed, float("-inf"))
     if kind == "decay":
+        assert parameter is not None  # refused above
         mask = mask - float(parameter) * (i - j).clamp(min=0).to(mask.dtype)
     return mask
 
@@ -444,7 +448,8 @@ def final_position_influence(network: Module, inputs: Tensor) -> Tensor:
     torch = _torch()
     with torch.enable_grad():
         x = inputs.detach().clone().requires_grad_(True)
-        h = network.encode(x)[:, -1, :]                      # (b, d)
+        # encode: a method of the network build_network makes (torch's stubs: Tensor | Module)
+        h = network.encode(x)[:, -1, :]  # type: ignore[operator]  # (b, d)
         sq = torch.zeros(x.shape[0], x.shape[1], dtype=torch.float64)
         d = h.shape[-1]
         for c in range(d):  # one backward pass per output coordinate (rows of the Jacobian)

@@ -212,8 +212,9 @@ def _build(config: LMTrainConfig, seed: int) -> Any:  # a transformers causal LM
     return model, settings
 
 
-def _evaluate(torch: ModuleType, model: Any, test: tuple[Tensor, Tensor], config: LMTrainConfig,
-              influence_ids: Tensor, chunk: int | None) -> dict[str, Any]:
+def _evaluate(torch: ModuleType, model: Any, test: tuple[Tensor, Tensor, Tensor],
+              config: LMTrainConfig, influence_ids: Tensor | None, chunk: int | None
+              ) -> dict[str, Any]:
     inputs, targets, bayes = test
     loss, hits = [], []
     with torch.no_grad():
@@ -227,7 +228,7 @@ def _evaluate(torch: ModuleType, model: Any, test: tuple[Tensor, Tensor], config
     uniform = math.log(config.tokens)
     final, final_bayes = float(loss[:, -1].mean()), float(bayes[:, -1].mean())
     mean, mean_bayes = float(loss.mean()), float(bayes.mean())
-    entry = {"final_loss": _round(final), "final_bayes_loss": _round(final_bayes),
+    entry: dict[str, Any] = {"final_loss": _round(final), "final_bayes_loss": _round(final_bayes),
              "final_learned": _round((uniform - final) / (uniform - final_bayes)),
              "mean_loss": _round(mean), "mean_bayes_loss": _round(mean_bayes),
              "learned": _round((uniform - mean) / (uniform - mean_bayes)),

@@ -61,7 +61,7 @@ import time
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -456,25 +456,29 @@ class kernel_hooks:
                     return
                 self._instance[t].append(_attention_tv(out[1]))
                 w = out[1].detach()[0].cpu().double().mean(0)  # L x L, mean over heads
-                self._sum[t] = w if self._sum[t] is None else self._sum[t] + w
+                previous = self._sum[t]
+                total = w if previous is None else previous + w
+                self._sum[t] = total
                 self._seen[t] += 1
                 if self.half is not None and self._seen[t] == self.half:
-                    self._half[t] = self._sum[t] / self.half
+                    self._half[t] = total / self.half
 
             self._handles.append(attn.register_forward_hook(post, with_kwargs=True))
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: object) -> Literal[False]:
         for h in self._handles:
             h.remove()
         self._handles = []
-        if self._seen and min(self._seen) > 0 and all(s is not None for s in self._sum):
+        sums = [s for s in self._sum if s is not None]
+        if self._seen and min(self._seen) > 0 and len(sums) == len(self._sum):
             self.inputs = min(self._seen)
-            self.tv = np.array([kernel_tv(s / k) for s, k in zip(self._sum, self._seen)])
+            self.tv = np.array([kernel_tv(s / k) for s, k in zip(sums, self._seen)])
             self.instance_tv = np.array([float(np.mean(v)) for v in self._instance])
-            if all(h is not None for h in self._half):
-                self.tv_half = np.array([kernel_tv(h) for h in self._half])
-        self._sum = self._half = None
+            halves = [h for h in self._half if h is not None]
+            if len(halves) == len(self._half):
+                self.tv_half = np.array([kernel_tv(h) for h in halves])
+        self._sum, self._half = [], []  # the sums are released
         return False
 
 
@@ -587,10 +591,11 @@ class lambda_hooks:
 
         self._handles.append(block.register_forward_pre_hook(self._gated(pre), with_kwargs=True))
         self._handles.append(attn.register_forward_hook(self._gated(attn_post), with_kwargs=True))
-        self._handles.append(block.mlp.register_forward_hook(self._gated(mlp_post)))
+        # block.mlp: a submodule, typed Tensor | Module by torch's stubs
+        self._handles.append(block.mlp.register_forward_hook(self._gated(mlp_post)))  # type: ignore[union-attr]
         self._handles.append(block.register_forward_hook(self._gated(post), with_kwargs=True))
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> Literal[False]:
         for h in self._handles:
             h.remove()
         self._handles = []
@@ -650,7 +655,8 @@ def influence_profile(
     torch, _ = require_models_extra()
     _choice(metric, "metric", METRICS)
     _choice(probe_dist, "probe_dist", PROBE_DISTRIBUTIONS)
-    emb_layer = model.get_input_embeddings()
+    # a transformers model: its methods and base_model are Tensor | Module to torch's stubs
+    emb_layer = model.get_input_embeddings()  # type: ignore[operator]
     base = model.base_model
     param = next(model.parameters())
     with torch.no_grad():  # ids drawn on the CPU go to the model's device
@@ -659,10 +665,10 @@ def influence_profile(
 
     if metric == "top1-grad":
         e = e0.clone().requires_grad_(True)
-        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]
+        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]  # type: ignore[operator]
         if after_forward is not None:
             after_forward()
-        logits = model.get_output_embeddings()(h)
+        logits = model.get_output_embeddings()(h)  # type: ignore[operator]
         prob = torch.softmax(logits.cpu().double(), dim=-1).max()
         (g,) = torch.autograd.grad(prob, e)
         return g[0].cpu().double().norm(dim=-1).numpy()
@@ -679,7 +685,7 @@ def influence_profile(
     if step == 1 and n > 1:
         # one copy at a time: a single forward pass, one backward pass per probe
         e = e0.clone().requires_grad_(True)
-        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[0, -1, :]
+        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[0, -1, :]  # type: ignore[operator]
         if after_forward is not None:
             after_forward()
         for k in range(n):
@@ -690,7 +696,7 @@ def influence_profile(
         v = vs[start:start + step]
         b = v.shape[0]
         e = e0.expand(b, L, d).clone().requires_grad_(True)
-        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]
+        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]  # type: ignore[operator]
         if after_forward is not None:
             after_forward()
         (g,) = torch.autograd.grad((h * v).sum(), e)
@@ -876,9 +882,12 @@ def measure_influence(
         torch.set_num_threads(previous)
 
 
-def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes, exact,
-             metric, rope, samples, dtype, probe_dist, probe_seed, progress,
-             kernel_inputs=0, attention="eager", device="cpu") -> Measurement:
+def _measure(torch: types.ModuleType, arch: str, length: int, layers: int | None,
+             hidden: int | None, heads: int | None, kv_heads: int | None, vocab: int | None,
+             seed: int, probes: int, exact: bool, metric: str, rope: bool, samples: int,
+             dtype: str, probe_dist: str, probe_seed: int | None,
+             progress: Callable[[str], object] | None, kernel_inputs: int = 0,
+             attention: str = "eager", device: str = "cpu") -> Measurement:
     start = time.perf_counter()
     model, settings = build_model(arch, layers=layers, hidden=hidden, heads=heads,
                                   kv_heads=kv_heads, vocab=vocab, length=length, seed=seed,
@@ -910,11 +919,11 @@ def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, 
     kernel = None
     if kernel_inputs:
         if attention != "eager":  # the kernel is read from the attention weights
-            model.set_attn_implementation("eager")
+            model.set_attn_implementation("eager")  # type: ignore[operator]  # transformers' method: torch's stubs see Tensor | Module
         with kernel_hooks(model, half=kernel_inputs // 2 or None) as kernel, torch.no_grad():
             for k in range(kernel_inputs):
                 ids = torch.randint(0, settings["vocab_size"], (length,), generator=gen)
-                model.base_model(input_ids=ids.view(1, -1).to(device), use_cache=False)
+                model.base_model(input_ids=ids.view(1, -1).to(device), use_cache=False)  # type: ignore[operator]  # transformers' method: torch's stubs see Tensor | Module
                 if progress:
                     progress(f"{arch}: kernel input {k + 1}/{kernel_inputs} done "
                              f"({time.perf_counter() - start:.1f} s)")
@@ -926,6 +935,8 @@ def _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, 
     sample_profiles = np.array(profiles)
     profile = sample_profiles.mean(axis=0)
     profile = profile / profile.sum()
+    if rec.lambdas is None:  # set on exit: every block sees each of the samples' forward passes
+        raise RuntimeError("lambda_hooks recorded no forward pass of some block")
     return Measurement(
         arch=arch, settings=settings, length=length, metric=metric, estimator=estimator,
         samples=samples, seed=seed, rope=bool(rope), dtype=dtype, profile=profile,

@@ -42,7 +42,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -60,9 +61,9 @@ from posbias.validation import check_choice
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
     from torch import Tensor
     from torch.nn import Module
+    from transformers import PreTrainedModel
 
     from posbias.measurements.checkpoint import LoadedCheckpoint
-    from posbias.measurements.text import TextWindows
 
 __all__ = [
     "PRETRAINED_FAMILIES",
@@ -173,7 +174,7 @@ class AttentionProbe:
     def __enter__(self) -> AttentionProbe:
         torch, _ = require_models_extra()
         _, attns, _ = _locate_blocks(self.model)
-        model_type = self.model.config.model_type
+        model_type = _model_type(self.model)
         n = len(attns)
         self.calls = [0] * n
         # per layer: None until the layer's first call, then its running sums (numpy arrays)
@@ -187,7 +188,7 @@ class AttentionProbe:
         self._attach(torch, model_type, attns)
         return self
 
-    def _attach(self, torch, model_type, attns) -> None:
+    def _attach(self, torch: ModuleType, model_type: str, attns: list[Module]) -> None:
         """The family route: a forward pre-hook per attention module recomputing its queries
         and keys from its input (:func:`_queries_keys`)."""
         for t, attn in enumerate(attns):
@@ -201,7 +202,8 @@ class AttentionProbe:
 
             self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))
 
-    def _record(self, torch, t, q, k, scale, bias, bias_scale) -> None:
+    def _record(self, torch: ModuleType, t: int, q: Tensor, k: Tensor, scale: float,
+                bias: Tensor | None, bias_scale: float | None) -> None:
         """Accumulate one attention call of layer ``t`` (``q, k``: batch x heads x L x d)."""
         with torch.no_grad():
             k = _expand(k, q.shape[1])  # key/value groups serve consecutive query heads
@@ -222,7 +224,7 @@ class AttentionProbe:
             self.slopes[t] = _slopes(bias, q.shape[0])
         self.calls[t] += 1
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> Literal[False]:
         for h in self._handles:
             h.remove()
         self._handles = []
@@ -283,7 +285,7 @@ class GenericAttentionProbe(AttentionProbe):
     ``score_scale`` 1, the same logits.  ALiBi and logit soft-capping are family knowledge:
     ALiBi models go through their family route, soft-capped logits are refused."""
 
-    def _attach(self, torch, model_type, attns) -> None:
+    def _attach(self, torch: ModuleType, model_type: str, attns: list[Module]) -> None:
         import transformers
         from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
@@ -304,10 +306,10 @@ class GenericAttentionProbe(AttentionProbe):
             _ROUTED[id(attn)] = (self, t, fn)
         self._routed = [id(a) for a in attns]
         self._impl = impl
-        self.model.set_attn_implementation(_PROBE_IMPLEMENTATION)
+        self.model.set_attn_implementation(_PROBE_IMPLEMENTATION)  # type: ignore[operator]  # transformers' method
 
     def __exit__(self, *exc):
-        self.model.set_attn_implementation(self._impl)
+        self.model.set_attn_implementation(self._impl)  # type: ignore[operator]  # transformers' method
         for key in self._routed:
             _ROUTED.pop(key, None)
         return super().__exit__(*exc)
@@ -315,11 +317,11 @@ class GenericAttentionProbe(AttentionProbe):
     def results(self) -> dict:
         if max(self.calls) > 0 and min(self.calls) < 1:
             t = self.calls.index(0)
-            raise InvalidArgument("model", self.model.config.model_type, "a model whose attention "
+            raise InvalidArgument("model", _model_type(self.model), "a model whose attention "
                                   f"calls transformers' attention interface (layer {t + 1} did "
                                   "not: its queries and keys cannot be read)")
         if max(self.calls) == 0:
-            raise InvalidArgument("model", self.model.config.model_type, "a model whose attention "
+            raise InvalidArgument("model", _model_type(self.model), "a model whose attention "
                                   "calls transformers' attention interface (no layer did: its "
                                   "queries and keys cannot be read)")
         return super().results()
@@ -408,19 +410,26 @@ class PretrainedMeasurement:
         }
 
 
+def _model_type(model: Module) -> str:
+    """``model.config.model_type`` of a transformers model (to torch's stubs a module's
+    attribute is ``Tensor | Module``)."""
+    model_type: str = model.config.model_type  # type: ignore[union-attr, assignment]
+    return model_type
+
+
 def _positional(model: Module, slopes: np.ndarray | None) -> str:
     if slopes is not None:
         return "alibi"
     if any(type(m).__name__.endswith("RotaryEmbedding") for m in model.modules()):
         return "rope"
-    if model.config.model_type == "gpt2":
+    if _model_type(model) == "gpt2":
         return "learned absolute"
     return "none found"
 
 
 def measure_pretrained(
     loaded: LoadedCheckpoint,
-    windows: TextWindows | None = None,
+    windows: np.ndarray | None = None,
     *,
     length: int | None = None,
     samples: int = 1,
@@ -488,7 +497,7 @@ def measure_pretrained(
         _, _, mode = _locate_blocks(model)
     except InvalidArgument as exc:
         raise InvalidArgument("model", loaded.source, exc.allowed) from None
-    vocab = int(embeddings.weight.shape[0])
+    vocab = int(embeddings.weight.shape[0])  # type: ignore[index]  # weight: Tensor | Module to torch's stubs
     if windows is None:
         if isinstance(length, bool) or not isinstance(length, int) or length < 2:
             raise InvalidArgument("length", length, "an integer >= 2")
@@ -560,7 +569,7 @@ def measure_pretrained(
                  else f"{probes} rademacher probes"})
 
 
-def _device_of(model) -> str:
+def _device_of(model: PreTrainedModel) -> str:
     """The device the model's input embeddings are on (``cpu``, ``cuda:N``, ``mps``)."""
     dev = model.get_input_embeddings().weight.device
     return dev.type if dev.type in ("cpu", "mps") else str(dev)

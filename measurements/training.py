@@ -43,6 +43,8 @@ from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
+    import threading
+
     from torch import Generator, Tensor
     from torch.nn import Module
 
@@ -219,7 +221,7 @@ def _evaluate(torch: ModuleType, model: Module, sets: dict[str, tuple[Tensor, Te
 
 
 def _restore(torch: ModuleType, path: str, config: Any, seed: int, model: Module, optimizer: Any,
-             data: Generator, config_class: type) -> tuple[list, int, float]:
+             data: Generator, config_class: type[Any]) -> tuple[list, int, float]:
     """Load the checkpoint at ``path`` (weights, optimizer state, batch-generator state) into
     ``model``, ``optimizer`` and ``data`` after checking it belongs to this run; returns its
     ``(history, iteration, elapsed)``."""
@@ -405,10 +407,10 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
 
 
 #: in a worker of :func:`train_seeds`: the queue its progress goes to (None: no progress)
-_PROGRESS_QUEUE = None
+_PROGRESS_QUEUE: Any = None
 
 
-def _set_progress_queue(queue) -> None:
+def _set_progress_queue(queue: Any) -> None:
     global _PROGRESS_QUEUE  # noqa: PLW0603 - set once per worker process by its initializer
     _PROGRESS_QUEUE = queue
 
@@ -418,7 +420,7 @@ class _QueueBar:
     ``(seed, iterations done, postfix or None)`` at most every ``every`` iterations and at
     every evaluation."""
 
-    def __init__(self, queue, seed: int, start: int, every: int = 50):
+    def __init__(self, queue: Any, seed: int, start: int, every: int = 50) -> None:
         self.queue, self.seed, self.n, self.every, self._sent = queue, seed, start, every, start
 
     def update(self, k: int = 1) -> None:
@@ -427,7 +429,7 @@ class _QueueBar:
             self.queue.put((self.seed, self.n, None))
             self._sent = self.n
 
-    def set_postfix(self, **postfix) -> None:
+    def set_postfix(self, **postfix: object) -> None:
         self.queue.put((self.seed, self.n, postfix))
         self._sent = self.n
 
@@ -435,34 +437,39 @@ class _QueueBar:
         self.queue.put((self.seed, self.n, None))
 
 
-def _worker(args):
+def _worker(args: tuple[dict, int, str | None, bool]) -> dict:
     config_dict, seed, checkpoint_dir, resume = args
     torch = _torch()
     torch.set_num_threads(1)
     config = TrainConfig.from_dict(config_dict)
-    bar = log = None
+    bar: _QueueBar | None = None
+    log: Callable[[dict[str, Any]], object] | None = None
     queue = _PROGRESS_QUEUE
     if queue is not None:
         bar = _QueueBar(queue, seed, 0)
 
-        def log(entry):  # each evaluation goes to the parent's log too
+        def relay(entry: dict[str, Any]) -> None:  # each evaluation goes to the parent's log too
             queue.put((seed, None, {_ENTRY: entry}))
 
+        log = relay
+    # the relay bar stands in for a tqdm bar: _progress_bar uses an object with update() as it is
+    progress: Any = bar if bar is not None else False
     return train_run(config, seed, checkpoint_dir=checkpoint_dir, resume=resume,
-                     progress=bar if bar is not None else False, log=log)
+                     progress=progress, log=log)
 
 
 #: the key under which a worker relays an evaluation entry (not a bar's postfix)
 _ENTRY = "evaluation"
 
 
-def _relay_progress(queue, config, seeds, stop, show: bool, log) -> None:
+def _relay_progress(queue: Any, config: Any, seeds: Iterable[int], stop: threading.Event,
+                    show: bool, log: Callable[[dict[str, Any]], object] | None) -> None:
     """In the parent: one tqdm bar with ETA per seed (``show``) and ``log(entry)`` for each
     evaluation (the entry with its ``seed``), fed from the workers' queue until ``stop`` is
     set and the queue is drained (a thread of :func:`train_seeds`)."""
     import queue as queue_module
 
-    bars = {}
+    bars: dict[int, Any] = {}
     if show:
         from tqdm import tqdm
 

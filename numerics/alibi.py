@@ -71,7 +71,7 @@ import contextlib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import mpmath
 import numpy as np
@@ -651,6 +651,21 @@ def alibi_rollout_dense(length: int, layers: Sequence[AlibiLayer], lambdas: Sche
 
 # --------------------------------------------------------------------------------------------
 # precise path
+
+
+@overload
+def alibi_propagate_precise(v: Sequence[Any], layer: AlibiLayer, *, dps: int,
+                            count_ops: Literal[False] = False) -> list[Any]: ...
+
+
+@overload
+def alibi_propagate_precise(v: Sequence[Any], layer: AlibiLayer, *, dps: int,
+                            count_ops: Literal[True]) -> tuple[list[Any], int]: ...
+
+
+@overload
+def alibi_propagate_precise(v: Sequence[Any], layer: AlibiLayer, *, dps: int, count_ops: bool = False,
+                            ) -> list[Any] | tuple[list[Any], int]: ...
 
 
 def alibi_propagate_precise(v: Sequence[Any], layer: AlibiLayer, *, dps: int, count_ops: bool = False,

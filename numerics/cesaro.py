@@ -328,7 +328,7 @@ def reduce_scaled_profile(length: int, schedule: ScheduleLike, N: list, D: int) 
     return _reduce_profile(L, nonzero, N, D)
 
 
-def _reduce_profile(L: int, lams: list, N: list, D: int) -> list[Fraction]:
+def _reduce_profile(L: int, lams: list, N: list, D: Any) -> list[Fraction]:  # D: int or mpz
     """Reduce ``N[j-1] / D`` to lowest terms using the known shape of the denominators.
 
     ``P = Σ_k w_k M^k`` (Poisson-binomial weights ``w_k``, denominators dividing ``Π b_t``), and
@@ -524,7 +524,7 @@ def _carry(x, e):
     return out_x, out_e
 
 
-def _blocked_rollout(L: int, lams: np.ndarray, B: int) -> tuple[np.ndarray, np.ndarray]:
+def _blocked_rollout(L: int, lams: np.ndarray, B: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Propagate the last row with float64 mantissas and one binary exponent per block of ``B``
     consecutive positions: value ``= a * 2**k``.  Returns ``(a, k)`` (per position) or ``None``
     when some block's dynamic range leaves the float64 mantissa range (then the caller retries
@@ -625,14 +625,20 @@ def cesaro_profile_blocks(length: int, schedule: ScheduleLike) -> tuple[np.ndarr
             out = _compiled_rollout(L, lams, B)
             if out is not None:
                 return out
-        return _compiled_rollout(L, lams, 1)
+        out = _compiled_rollout(L, lams, 1)
+        if out is None:  # one position per block is always in range
+            raise AssertionError("the compiled rollout with single-position blocks failed")
+        return out
     for B in (64, 8, 1):
         if B > L:
             continue
         out = _blocked_rollout(L, lams, B)
         if out is not None:
             return out
-    return _blocked_rollout(L, lams, 1)
+    out = _blocked_rollout(L, lams, 1)
+    if out is None:  # one position per block is always in range
+        raise AssertionError("the blocked rollout with single-position blocks failed")
+    return out
 
 
 def cesaro_log_profile(length: int, schedule: ScheduleLike) -> np.ndarray:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, NoReturn, Protocol, TypeAlias
+from typing import Any, NoReturn, Protocol, TypeAlias, cast
 
 import mpmath
 import numpy as np
@@ -295,7 +295,8 @@ def _layers(kernels: KernelsLike, T: int) -> list[Kernel]:
     if isinstance(kernels, str):
         kernels = parse_kernel(kernels)
     if all(callable(getattr(kernels, f, None)) for f in ("propagate_exact", "propagate_fast")):
-        return [kernels] * T
+        # a Kernel is a Protocol (not runtime-checkable): its methods are what identifies it
+        return [cast(Kernel, kernels)] * T
     if isinstance(kernels, (bytes, np.ndarray)) or not isinstance(kernels, (list, tuple)):
         raise InvalidArgument("kernels", kernels, "a kernel (a Kernel or a spec such as "
                               "'window:4'), or one per layer")
@@ -305,39 +306,11 @@ def _layers(kernels: KernelsLike, T: int) -> list[Kernel]:
     return [parse_kernel(k) if isinstance(k, str) else k for k in seq]
 
 
-def _drive(length: int, kernels: KernelsLike, schedule: ScheduleLike, path: str,
-           dps: int | None = None) -> list[Any] | np.ndarray:
-    limit = MAX_DENSE_LENGTH if path != "fast" else MAX_LENGTH
-    L = check_integer("length", length, 1, limit)
-    sched = as_schedule(schedule)
-    lams = (sched.exact() if path == "exact" else sched.precise(dps) if path == "precise"
-            else sched.floats().tolist())
+def _drive_steps(kernels: KernelsLike, lams: Sequence[Any]) -> list[tuple[Any, Kernel]]:
+    """The ``(λ_t, A(t))`` with ``λ_t != 0``, last layer first (the order in which the row
+    vector meets them)."""
     layers = _layers(kernels, len(lams))
-    v: list[Any] | np.ndarray
-    if path == "exact":
-        v = [Fraction(0)] * L
-        v[-1] = Fraction(1)
-    elif path == "precise":
-        with mpmath.workdps(dps):
-            v = [mpmath.mpf(0)] * L
-            v[-1] = mpmath.mpf(1)
-    else:
-        v = np.zeros(L)
-        v[-1] = 1.0
-    for t in range(len(lams) - 1, -1, -1):
-        lam, K = lams[t], layers[t]
-        if lam == 0:
-            continue
-        if path == "exact":
-            u = K.propagate_exact(v)
-            v = [(1 - lam) * a + lam * b for a, b in zip(v, u)]
-        elif path == "precise":
-            u = K.propagate_precise(v, dps)
-            with mpmath.workdps(dps):
-                v = [(1 - lam) * a + lam * b for a, b in zip(v, u)]
-        else:
-            v = (1.0 - lam) * v + lam * K.propagate_fast(v)
-    return v
+    return [(lams[t], layers[t]) for t in range(len(lams) - 1, -1, -1) if lams[t] != 0]
 
 
 def kernel_profile_exact(length: int, kernels: KernelsLike, schedule: ScheduleLike) -> list[Fraction]:
@@ -349,7 +322,14 @@ def kernel_profile_exact(length: int, kernels: KernelsLike, schedule: ScheduleLi
     >>> [str(x) for x in kernel_profile_exact(3, "cesaro", [1, 1])]
     ['11/18', '5/18', '1/9']
     """
-    return _drive(length, kernels, schedule, "exact")
+    L = check_integer("length", length, 1, MAX_DENSE_LENGTH)
+    steps = _drive_steps(kernels, as_schedule(schedule).exact())
+    v: list[Fraction] = [Fraction(0)] * L
+    v[-1] = Fraction(1)
+    for lam, K in steps:
+        u = K.propagate_exact(v)
+        v = [(1 - lam) * a + lam * b for a, b in zip(v, u)]
+    return v
 
 
 def kernel_profile_precise(length: int, kernels: KernelsLike, schedule: ScheduleLike,
@@ -360,7 +340,16 @@ def kernel_profile_precise(length: int, kernels: KernelsLike, schedule: Schedule
     ['0.611111', '0.277778', '0.111111']
     """
     dps = check_dps("dps", dps)
-    return _drive(length, kernels, schedule, "precise", dps)
+    L = check_integer("length", length, 1, MAX_DENSE_LENGTH)
+    steps = _drive_steps(kernels, as_schedule(schedule).precise(dps))
+    with mpmath.workdps(dps):
+        v: list[Any] = [mpmath.mpf(0)] * L
+        v[-1] = mpmath.mpf(1)
+    for lam, K in steps:
+        u = K.propagate_precise(v, dps)
+        with mpmath.workdps(dps):
+            v = [(1 - lam) * a + lam * b for a, b in zip(v, u)]
+    return v
 
 
 def kernel_profile(length: int, kernels: KernelsLike, schedule: ScheduleLike) -> np.ndarray:
@@ -369,4 +358,10 @@ def kernel_profile(length: int, kernels: KernelsLike, schedule: ScheduleLike) ->
     >>> kernel_profile(3, "window:2", [1.0]).tolist()
     [0.0, 0.5, 0.5]
     """
-    return _drive(length, kernels, schedule, "fast")
+    L = check_integer("length", length, 1, MAX_LENGTH)
+    steps = _drive_steps(kernels, as_schedule(schedule).floats().tolist())
+    v = np.zeros(L)
+    v[-1] = 1.0
+    for lam, K in steps:
+        v = (1.0 - lam) * v + lam * K.propagate_fast(v)
+    return v

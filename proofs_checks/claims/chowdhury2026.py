@@ -312,7 +312,7 @@ def cesaro_stochastic_check(ctx: CheckContext, data: Step0Data | None = None) ->
     tv = measured_attention_tv(data) if data is not None else {}
     common: dict[str, Any] = dict(method=method, precision="exact (identities); float32 (measured attention)",
                   cases=cases, rule=CESARO_RULE.text, parameters=params)
-    if not tv:
+    if not tv or data is None:  # no data gives no tv
         return Evidence("needs-data", discrepancy="exact part: 0 (exact); premise not measured "
                         "(needs a stored Step-0 measurement with an averaged kernel, `posbias "
                         "measure --kernel-inputs N`, or the 'models' extra)", **common)
@@ -2067,7 +2067,7 @@ def rope_init_check(ctx: CheckContext, data: Step0Data | None = None,
                   f"floor >= {ROPE_MET}")
     data = data if data is not None else measured.step0_data(ctx)
     figs = rope_measured_figures(data) if data is not None else None
-    if law.verdict == "refuted" or figs is None:
+    if law.verdict == "refuted" or figs is None or data is None:  # no data gives no figs
         if law.verdict != "refuted":
             return Evidence("needs-data", discrepancy="measured half not run: needs a stored "
                             "Step-0 measurement or the 'models' extra; the score-law half alone "
@@ -2760,13 +2760,13 @@ def _pretrained_setting(pairs: Sequence[Any]) -> dict:
                              "other architectures: " + ", ".join(names))}
 
 
-PRETRAINED_PAPER = dict(
+PRETRAINED_PAPER: dict[str, Any] = dict(
     architecture="causal decoder with residuals (Qwen2, GPT-2)",
     models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
     L=2048, data="natural text", training="standard pretraining vs Step 0",
     measure="input-output gradient influence of the final position")
-PRETRAINED_TEST = dict(PRETRAINED_PAPER, models="the checkpoints supplied",
-                       L="the supplied length")
+PRETRAINED_TEST: dict[str, Any] = dict(PRETRAINED_PAPER, models="the checkpoints supplied",
+                                       L="the supplied length")
 
 U_PERSISTS_CARD = Card(
     paper=Setting("the abstract ('comparing initialized and pretrained networks ... the "
@@ -3070,7 +3070,7 @@ def lm_summaries(doc: dict) -> list[dict]:
     return out
 
 
-def _lm_show(summaries: Mapping) -> str:
+def _lm_show(summaries: Sequence[Mapping]) -> str:
     parts = []
     for s in summaries:
         parts.append(

@@ -496,7 +496,7 @@ def check_alibi_linear_time(ctx: CheckContext, propagate: Callable[..., list] | 
                             ) -> Evidence:
     """X5; ``propagate(v, layer, dps=...)`` replaces the precise recurrence (tests pass a false
     one, e.g. with the diagonal logit dropped)."""
-    propagate = propagate or alibi_propagate_precise
+    propagate_v: Callable[..., list] = propagate or alibi_propagate_precise
     rng = np.random.default_rng(ctx.seed + 3)
     cases = []
     for _ in range(5 if ctx.thorough else 3):
@@ -507,9 +507,9 @@ def check_alibi_linear_time(ctx: CheckContext, propagate: Callable[..., list] | 
                       (rng.random(L)).tolist()))
 
     def linear(dps):
-        out = []
+        out: list = []
         for _, lay, v in cases:
-            out += propagate(v, lay, dps=dps)
+            out += propagate_v(v, lay, dps=dps)
         return out
 
     def dense(dps):
@@ -1022,7 +1022,7 @@ def _check_products(ctx: CheckContext, sine: Callable[[Any], Any] | None = None)
         for t in range(1, T0 + 1):
             partial *= 1 - c / (t + 1) ** 2
 
-        def route_product(d, c=c, partial=partial):
+        def route_infinite(d, c=c, partial=partial):
             return _mpf(partial) * _tail_factor(_mpf(c), T0, d)
 
         def route_closed(d, c=c):
@@ -1032,7 +1032,7 @@ def _check_products(ctx: CheckContext, sine: Callable[[Any], Any] | None = None)
             s = mpmath.sqrt(cm)
             return mpmath.sin(mpmath.pi * s) / (mpmath.pi * s * (1 - cm))
 
-        res = agree(route_product, route_closed, ctx.dps, ctx.max_dps)
+        res = agree(route_infinite, route_closed, ctx.dps, ctx.max_dps)
         ags.append(res)
         n += 1
         with mpmath.workdps(ctx.dps):

@@ -1046,7 +1046,7 @@ def _thorough(key: str, residual: bool = True) -> dict:
     return _TRAINED[key, residual]
 
 
-def _training_work(*keys, residual: bool = True):
+def _training_work(*keys: str, residual: bool = True) -> Callable[[CheckContext], list]:
     """What ``--thorough`` re-trains for a claim reading ``keys``: each configuration at
     wu2025's scale, two seeds in two processes, with residual connections or without; its wall
     time from the stored run's measured rate (its slowest seed, on this project's machine with

@@ -20,6 +20,7 @@ from posbias.errors import InvalidArgument
 from posbias.measurements.presets import PRESETS
 
 if TYPE_CHECKING:
+    from posbias.proofs_checks.measured import RopeComparison
     from posbias.resources import Plan
 
 __all__ = ["add_parser", "estimate_bytes", "run"]
@@ -153,7 +154,7 @@ def _num(x: float | None) -> float | None:
     return None if x is None else float(f"{x:.7g}")
 
 
-def _table(m: Any, c: Any, rope: bool) -> str:
+def _table(m: Any, c: Any, rope: RopeComparison | None) -> str:
     s = m.settings
     heads = f"{s['num_attention_heads']} heads"
     if "num_key_value_heads" in s:
@@ -200,7 +201,7 @@ def _table(m: Any, c: Any, rope: bool) -> str:
     return "\n".join(lines)
 
 
-def _plot(path: str, m: Any, c: Any, rope: bool) -> None:
+def _plot(path: str, m: Any, c: Any, rope: RopeComparison | None) -> None:
     from posbias.render.plots import plot_curves
 
     curves = [(f"measured ({m.metric})", m.profile, "-"),

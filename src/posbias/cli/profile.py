@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import mpmath
 import numpy as np
@@ -209,7 +209,9 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
         N, D = cesaro.cesaro_profile_numerators(length, schedule, progress=progress)
         return {"num": N, "den": D}
     if path == "precise":
-        return {"values": cesaro.cesaro_profile_precise(length, schedule, dps, progress=progress)}
+        # the route checks dps (check_dps): a missing one is refused there
+        return {"values": cesaro.cesaro_profile_precise(length, schedule, cast(int, dps),
+                                                        progress=progress)}
     a, k = cesaro.cesaro_profile_blocks(length, schedule)
     with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
         log = np.log(a) + k * math.log(2.0)
@@ -231,7 +233,8 @@ def _kernel_profile(length: int, schedule: Schedule, path: str, dps: int | None,
         return {"num": [x.numerator * (D // x.denominator) for x in fractions], "den": D,
                 "fractions": fractions}
     if path == "precise":
-        return {"values": rollout.kernel_profile_precise(length, kernel, schedule, dps)}
+        # the route checks dps (check_dps): a missing one is refused there
+        return {"values": rollout.kernel_profile_precise(length, kernel, schedule, cast(int, dps))}
     values = rollout.kernel_profile(length, kernel, schedule)
     if not np.isfinite(values).all():
         raise ArithmeticError("the fast rollout produced a non-finite value")
@@ -251,6 +254,7 @@ def _summary(data: dict, path: str, length: int, dps: int | None) -> dict:
     if path == "precise":
         v = data["values"]
         i = min(range(length), key=lambda j: (v[j], j))
+        assert dps is not None  # the precise path ran with it (compute_profile)
         with mpmath.workdps(dps + 10):
             total = mpmath.fsum(v)
         return {"first": v[0], "last": v[-1], "argmin": i + 1, "min": v[i], "sum": total}
@@ -266,7 +270,7 @@ def _summary(data: dict, path: str, length: int, dps: int | None) -> dict:
 _TINY = float(np.finfo(np.float64).tiny)
 
 
-def _block_text(data, index: int, digits: int) -> str | None:
+def _block_text(data: dict, index: int, digits: int) -> str | None:
     """``p(index)`` in decimal from the fast path's mantissa and binary exponent, when its
     float64 value is subnormal or 0 (digits lost or all gone); None otherwise.  At most
     ``digits`` (<= 17, what the float64 mantissa holds) significant digits."""
@@ -306,7 +310,7 @@ def _fmt_float(x: float, digits: int) -> str:
     return repr(float(x)) if digits >= 17 else f"{float(x):.{digits}g}"
 
 
-def _formatter(path: str, args: argparse.Namespace, dps: int) -> Callable[[Any], str]:
+def _formatter(path: str, args: argparse.Namespace, dps: int | None) -> Callable[[Any], str]:
     """A function mapping one value (exact pair, mpf or float) to its table/csv text."""
     if path == "exact":
         if args.fractions:
@@ -314,6 +318,7 @@ def _formatter(path: str, args: argparse.Namespace, dps: int) -> Callable[[Any],
         digits = args.digits_value or 20
         return lambda value: round_significant(*_pair(value), digits)
     if path == "precise":
+        assert dps is not None  # the precise path runs with --dps
         digits = min(args.digits_value or dps, dps)
         return lambda x: mpmath.nstr(x, digits, min_fixed=-5, max_fixed=21)
     digits = min(args.digits_value or 17, 17)
@@ -329,6 +334,7 @@ def _header(path: str, args: argparse.Namespace, length: int, depth: int, spec: 
             shown = (f"exact values shown as decimals correctly rounded to "
                      f"{args.digits_value or 20} significant digits (all shown digits correct)")
     elif path == "precise":
+        assert dps is not None  # the precise path runs with --dps
         d = min(args.digits_value or dps, dps)
         shown = f"mpmath at dps={dps}, shown to {d} significant digits"
     else:
@@ -345,10 +351,11 @@ def _header(path: str, args: argparse.Namespace, length: int, depth: int, spec: 
             f"path {path}: {shown}")
 
 
-def _json_value(path: str, value: Any, dps: int) -> str | float:
+def _json_value(path: str, value: Any, dps: int | None) -> str | float:
     if path == "exact":
         return _fraction_text(value)
     if path == "precise":
+        assert dps is not None  # the precise path runs with --dps
         return mpmath.nstr(value, dps, min_fixed=-5, max_fixed=21)
     return float(value)
 
@@ -357,6 +364,8 @@ def run(args: argparse.Namespace) -> int:
     path = "exact" if args.exact else ("precise" if args.dps is not None else "fast")
     length = _int_arg(args.length, "--length", 1, MAX_LENGTH,
                       f"an integer between 1 and {MAX_LENGTH}")
+    if length is None:  # a required option: argparse refuses a command line without it
+        raise InvalidArgument("--length", "(missing)", f"an integer between 1 and {MAX_LENGTH}")
     depth = _int_arg(args.depth, "--depth", 0, 10**7, "an integer between 0 and 10000000")
     dps = args.dps
     args.digits_value = _int_arg(args.digits, "--digits", 1, 100_000,
@@ -427,7 +436,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace, path: str, length: int, schedule: Schedule,
-            dps: int | None, values: Sequence[Any], summary: dict | None, data: dict) -> str:
+            dps: int | None, values: Sequence[Any], summary: dict, data: dict) -> str:
     depth = schedule.depth
     if args.format == "json":
         doc = {

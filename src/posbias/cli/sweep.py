@@ -26,7 +26,7 @@ import sys
 import time
 from collections.abc import Sequence
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from posbias.errors import InvalidArgument
 from posbias.files import check_writable, write_output
@@ -49,7 +49,8 @@ def example_spec(name: str) -> str:
     """
     if name not in EXAMPLES:
         raise InvalidArgument("--example", name, "one of " + ", ".join(EXAMPLES))
-    return resources.files("posbias").joinpath("examples", f"{name}.yaml").read_text(encoding="utf-8")
+    return resources.files("posbias").joinpath("examples").joinpath(f"{name}.yaml").read_text(
+        encoding="utf-8")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -128,7 +129,9 @@ def _spec_path(spec: str | None) -> str:
         if name not in EXAMPLES:
             raise InvalidArgument("SPEC", spec, "a YAML sweep file, or example:NAME with NAME one of "
                                   + ", ".join(EXAMPLES))
-        return os.fspath(resources.files("posbias").joinpath("examples", f"{name}.yaml"))
+        example = resources.files("posbias").joinpath("examples").joinpath(f"{name}.yaml")
+        # the files of an installed package are a pathlib.Path (Traversable is not PathLike)
+        return os.fspath(cast("os.PathLike[str]", example))
     return spec
 
 
@@ -262,6 +265,7 @@ def run(args: argparse.Namespace) -> int:
         from posbias.render.heatmap import plot_heatmap
 
         h = sweep.heatmap
+        assert h is not None  # a spec without a heatmap section is refused with --plot above
         fixed = ", ".join(f"{k} = {v}" for k, v in sweep.fixed.items())
         title = h["title"] or f"posbias sweep: {sweep.command}" + (f", {fixed}" if fixed else "")
         plot_heatmap(rows, h["x"], h["y"], h["values"], args.plot, parameter="--plot", title=title)

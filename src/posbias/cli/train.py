@@ -262,26 +262,35 @@ def run(args: argparse.Namespace) -> int:
         device, why = resolve_device(args.device)
         if args.verbose:
             print(f"[train] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
-        plan = (lt.plan_lm_training if lm else tr.plan_training)(config, len(seeds), jobs)
+        # _config builds a TrainConfig for the ICL task, an LMTrainConfig for lm-synthetic
+        if isinstance(config, tr.TrainConfig):
+            plan = tr.plan_training(config, len(seeds), jobs)
+        else:
+            plan = lt.plan_lm_training(config, len(seeds), jobs)
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
         plan.check(args.max_memory)  # before any directory is made or any work starts
         os.makedirs(ckpt, exist_ok=True)
-        train = lt.lm_train_seeds if lm else tr.train_seeds
-        runs = train(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
-                     resume=args.resume, log=log, max_memory=args.max_memory, device=device,
-                     progress=False if args.quiet else None)
+        progress = False if args.quiet else None
+        if isinstance(config, tr.TrainConfig):
+            runs = tr.train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
+                                  resume=args.resume, log=log, max_memory=args.max_memory,
+                                  device=device, progress=progress)
+        else:
+            runs = lt.lm_train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
+                                     resume=args.resume, log=log, max_memory=args.max_memory,
+                                     device=device, progress=progress)
     except InvalidArgument as exc:
         if exc.parameter in _OPTION:
             raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None
         raise
     command = "posbias train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train" else None
-    if lm:
+    if isinstance(config, tr.TrainConfig):
+        doc = tr.results_document(config, runs, command=command, jobs=args.jobs, device=device)
+    else:
         doc = lt.lm_results_document(config, runs, command=command, jobs=args.jobs,
                                      device=device)
-    else:
-        doc = tr.results_document(config, runs, command=command, jobs=args.jobs, device=device)
     from posbias.files import write_output
 
     write_output(json.dumps(doc, indent=1), os.path.join(out, "results.json"))
