@@ -20,7 +20,7 @@ the body of any other directive (code blocks, index entries, tables of contents,
 and of comments is dropped; a literal block after ``::`` is dropped (a paragraph ending in
 ``::`` keeps one colon); doctest blocks (``>>>``), grid and simple tables, heading
 under/overlines, field lists and substitution definitions are dropped; list markers are
-removed; inline markup keeps its text (``:func:`~os.path.join``` -> ``join``,
+removed (each item a paragraph); inline markup keeps its text (``:func:`~os.path.join``` -> ``join``,
 ``:ref:`text <target>``` -> ``text``, ````literal```` -> ``literal``, ```text <url>`_`` ->
 ``text``, ``*emphasis*`` -> ``emphasis``; footnote references are dropped).  Whitespace inside a
 paragraph collapses to one space; paragraphs are joined by one newline.  A document whose plain
@@ -185,7 +185,9 @@ def strip_rest(source: str) -> str:
             flush()
             in_table = True  # a doctest block runs to the next blank line
             continue
-        line = _BULLET.sub(r"\1", line)
+        if _BULLET.match(line):  # a list item is a paragraph of its own
+            flush()
+            line = _BULLET.sub(r"\1", line)
         if stripped.endswith("::"):
             text = line.rstrip()[:-2].rstrip()
             if text and not text.endswith(":"):
