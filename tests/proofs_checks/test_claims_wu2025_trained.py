@@ -112,7 +112,8 @@ def test_a_missing_attention_only_run_is_needs_data_naming_its_command(key, tmp_
     mask, pe = tc.ATTENTION_ONLY[key]
     for name in os.listdir(shipped):
         if name.endswith(".json") and not name.startswith(f"{mask.replace(':', '')}_{pe}_nores"):
-            (tmp_path / name).write_bytes(open(os.path.join(shipped, name), "rb").read())
+            with open(os.path.join(shipped, name), "rb") as f:
+                (tmp_path / name).write_bytes(f.read())
     monkeypatch.setattr(tc, "_shipped_dir", lambda: str(tmp_path))
     with pytest.raises(tc._Missing):
         tc.find_attention_only(key)
