@@ -4,7 +4,8 @@ Models at initialization are built from configuration classes (never downloaded 
 pretrained checkpoints are loaded from disk or the local Hugging Face cache and measured on real
 text (``checkpoint``, ``text``, ``pretrained``; ``export`` writes their rollout configs);
 wu2025's in-context network and a small causal LM on a synthetic task are trained (``icl``,
-``training``, ``lm_training``), on the CPU or an accelerator (``devices``); the influence of
+``training``, ``lm_training``; ``lm_text`` on natural text, the ``corpus`` of the Python
+documentation built from installed files), on the CPU or an accelerator (``devices``); the influence of
 each input position on the final one, the mixing coefficients lambda_t and the attention's
 distance from the Cesàro matrix are read from forward/backward passes.  Never imports
 ``numerics`` or ``derivations``: what compares a measurement with theory lives in
@@ -14,9 +15,11 @@ them.
 
 from posbias.measurements import (
     checkpoint,
+    corpus,
     devices,
     export,
     icl,
+    lm_text,
     lm_training,
     measure,
     presets,
@@ -30,6 +33,16 @@ from posbias.measurements.checkpoint import (
     block_checkpointing,
     hf_cache_dir,
     load_checkpoint,
+)
+from posbias.measurements.corpus import (
+    CORPUS_PACKAGE,
+    CORPUS_SOURCE,
+    PROSE_DIRECTIVES,
+    SECTIONS,
+    Corpus,
+    build_corpus,
+    package_version,
+    strip_rest,
 )
 from posbias.measurements.devices import (
     DEVICE_TOLERANCES,
@@ -59,6 +72,26 @@ from posbias.measurements.icl import (
     paired_test_sets,
     parse_mask,
     train_batch,
+)
+from posbias.measurements.lm_text import (
+    BIGRAM_PRIORS,
+    EOT,
+    GATE_NATS,
+    LM_TEXT_RESULTS_FORMAT,
+    TOKENIZER_FILE,
+    LMTextConfig,
+    TextData,
+    lm_text_checkpoint_path,
+    lm_text_history_csv,
+    lm_text_results_document,
+    lm_text_run,
+    lm_text_seeds,
+    ngram_baselines,
+    pack_documents,
+    plan_lm_text,
+    prepare_text,
+    save_tokenizer,
+    train_tokenizer,
 )
 from posbias.measurements.lm_training import (
     CONCENTRATION,
@@ -127,21 +160,29 @@ from posbias.measurements.training import (
 
 #: the public modules, in the order their names were first listed
 MODULES = (measure, presets, checkpoint, text, pretrained, export, icl, training, lm_training,
-           devices)
+           devices, corpus, lm_text)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "ATTENTIONS",
     "AttentionProbe",
+    "BIGRAM_PRIORS",
     "CHECKPOINT_DTYPES",
     "CONCENTRATION",
+    "CORPUS_PACKAGE",
+    "CORPUS_SOURCE",
+    "Corpus",
     "DEVICES",
     "DEVICE_TOLERANCES",
+    "EOT",
+    "GATE_NATS",
     "GenericAttentionProbe",
     "ICLTask",
+    "LMTextConfig",
     "LMTrainConfig",
     "LM_ARCHS",
     "LM_RESULTS_FORMAT",
+    "LM_TEXT_RESULTS_FORMAT",
     "LoadedCheckpoint",
     "MASKS",
     "MAX_TEXT_FILE_BYTES",
@@ -152,20 +193,25 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "PRESETS",
     "PRETRAINED_FAMILIES",
     "PROBE_DISTRIBUTIONS",
+    "PROSE_DIRECTIVES",
     "Preset",
     "PretrainedMeasurement",
     "RESULTS_FORMAT",
     "ROTARY_MODEL_TYPES",
     "ROUTES",
+    "SECTIONS",
     "TASKS",
     "TEST_PAIRS",
     "TEXT_SUFFIXES",
+    "TOKENIZER_FILE",
+    "TextData",
     "TextWindows",
     "TrainConfig",
     "World",
     "attention_mask",
     "bayes_losses",
     "block_checkpointing",
+    "build_corpus",
     "build_model",
     "build_network",
     "check_device",
@@ -184,6 +230,11 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "lm_checkpoint_path",
     "lm_history_csv",
     "lm_results_document",
+    "lm_text_checkpoint_path",
+    "lm_text_history_csv",
+    "lm_text_results_document",
+    "lm_text_run",
+    "lm_text_seeds",
     "lm_train_run",
     "lm_train_seeds",
     "load_checkpoint",
@@ -193,11 +244,16 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "measure_influence_cached",
     "measure_pretrained",
     "measurement_json",
+    "ngram_baselines",
+    "pack_documents",
+    "package_version",
     "paired_test_sets",
     "parallel_residual",
     "parse_mask",
+    "plan_lm_text",
     "plan_lm_training",
     "plan_training",
+    "prepare_text",
     "preset_names",
     "read_documents",
     "require_models_extra",
@@ -206,9 +262,12 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "results_document",
     "rollout_config_yaml",
     "rope_identity_patch",
+    "save_tokenizer",
+    "strip_rest",
     "text_windows",
     "train_batch",
     "train_run",
     "train_seeds",
+    "train_tokenizer",
     "unigram_batch",
 ]

@@ -234,13 +234,19 @@ def _evaluate(torch: ModuleType, model: Any, test: tuple[Tensor, Tensor, Tensor]
              "learned": _round((uniform - mean) / (uniform - mean_bayes)),
              "final_accuracy": _round(float(hits[:, -1].mean()))}
     if influence_ids is not None:
-        profiles = []
-        for ids in influence_ids:  # posbias measure's exact Jacobian route, per sequence
-            infl = measure.influence_profile(model, ids, exact=True, chunk=chunk)
-            profiles.append(infl / infl.sum())
-        prof = np.mean(profiles, axis=0)
-        entry["influence"] = [_round(float(p), 6) for p in prof / prof.sum()]
+        entry["influence"] = _influence(model, influence_ids, chunk)
     return entry
+
+
+def _influence(model: Any, influence_ids: Tensor, chunk: int | None) -> list[float]:
+    """The final position's influence profile: posbias measure's exact Jacobian route per
+    sequence, normalized to sum 1 per sequence, averaged over the rows of ``influence_ids``."""
+    profiles = []
+    for ids in influence_ids:
+        infl = measure.influence_profile(model, ids, exact=True, chunk=chunk)
+        profiles.append(infl / infl.sum())
+    prof = np.mean(profiles, axis=0)
+    return [_round(float(p), 6) for p in prof / prof.sum()]
 
 
 def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None = None,
@@ -286,10 +292,32 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
                                                 LMTrainConfig)
     model.eval()  # dropout off: training and measurement compute the same function
 
-    def record(iteration, losses, seconds):
-        entry = {"iteration": iteration,
-                 "loss": _round(sum(losses) / len(losses), 5) if losses else None}
-        entry.update(_evaluate(torch, model, test, config, influence_ids, chunk))
+    def next_batch() -> tuple[Tensor, Tensor]:
+        return unigram_batch(config, config.batch, data)
+
+    def evaluate() -> dict[str, Any]:
+        return _evaluate(torch, model, test, config, influence_ids, chunk)
+
+    return _train_loop(torch, config, seed, model, optimizer, data, path, next_batch, evaluate,
+                       history=history, start_iter=start_iter, elapsed=elapsed,
+                       progress=progress, log=log, stop_after=stop_after, device=device,
+                       postfix=("learned", "final_learned"))
+
+
+def _train_loop(torch: ModuleType, config: Any, seed: int, model: Any, optimizer: Any,
+                data: Generator, path: str | None, next_batch: Callable[[], tuple[Tensor, Tensor]],
+                evaluate: Callable[[], dict[str, Any]], *, history: list[dict], start_iter: int,
+                elapsed: float, progress: Any, log: Callable[[dict[str, Any]], object] | None,
+                stop_after: int | None, device: str, postfix: tuple[str, str]) -> dict:
+    """The next-token training loop shared by the causal-LM tasks: AdamW steps on
+    ``next_batch()`` (CPU tensors moved to ``device``) from ``start_iter``, an entry of
+    ``evaluate()`` at iteration 0 (unless resumed), every ``config.eval_every`` and the last,
+    each followed by ``log`` and a checkpoint at ``path``; returns the run record."""
+
+    def record(iteration: int, losses: list[float], seconds: float) -> None:
+        entry: dict[str, Any] = {"iteration": iteration,
+                                 "loss": _round(sum(losses) / len(losses), 5) if losses else None}
+        entry.update(evaluate())
         entry["seconds"] = round(seconds, 2)
         history.append(entry)
         if log is not None:
@@ -303,10 +331,10 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
         record(0, [], 0.0)
     end = config.iterations if stop_after is None else min(config.iterations, stop_after)
     bar = _progress_bar(progress, config, seed, start_iter, end)
-    losses = []
+    losses: list[float] = []
     loss_fn = torch.nn.CrossEntropyLoss()
     for it in range(start_iter + 1, end + 1):
-        x, y = unigram_batch(config, config.batch, data)
+        x, y = next_batch()
         x, y = x.to(device), y.to(device)
         optimizer.zero_grad(set_to_none=True)
         logits = model(input_ids=x, use_cache=False).logits
@@ -320,7 +348,7 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
             record(it, losses, time.perf_counter() - t0)
             losses = []
             if bar is not None:
-                bar.set_postfix(learned=history[-1]["final_learned"])
+                bar.set_postfix({postfix[0]: history[-1][postfix[1]]})
     if bar is not None:
         bar.close()
     return _run_result(seed, history, time.perf_counter() - t0)

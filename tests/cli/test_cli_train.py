@@ -121,3 +121,73 @@ def test_lm_synthetic_bad_input_is_one_line_exit_2(capsys, tmp_path, argv, optio
     assert rc == 2
     assert err.startswith(f"posbias: error: {option} = ") and err.count("\n") == 1
     assert not out.exists()
+
+
+def _fake_docs(root):
+    import random
+
+    rng = random.Random(0)
+    words = ["the", "a", "python", "function", "returns", "value", "list", "of", "module", "class",
+             "object", "and", "is", "to"]
+    for k in range(6):
+        section = root / ("tutorial" if k < 3 else "library")
+        section.mkdir(parents=True, exist_ok=True)
+        body = "\n\n".join(" ".join(rng.choice(words) for _ in range(60)) for _ in range(10))
+        (section / f"doc{k}.rst.txt").write_text(f"Doc {k}\n=====\n\n{body}\n")
+    return str(root)
+
+
+def test_lm_text_tiny_run_writes_everything_and_resumes(capsys, tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("tokenizers")
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        src = _fake_docs(tmp_path / "src")
+        common = ["--task", "lm-text", "--corpus", src, "--layers", "1", "--hidden", "16",
+                  "--heads", "2", "--length", "16", "--vocab", "300", "--eval-every", "2",
+                  "--test-size", "8", "--batch", "4", "--record-influence", "2"]
+        whole = tmp_path / "whole"
+        rc, text, err = _run(capsys, *common, "--iterations", "4", "-o", str(whole), "-f", "json")
+        assert rc == 0, err
+        full = json.loads(text)["runs"][0]["history"]
+        out = tmp_path / "lm"
+        rc, text, err = _run(capsys, *common, "--iterations", "2", "-o", str(out), "-v")
+        assert rc == 0, err
+        assert "below bigram" in text and "Gate of the trained claims" in text
+        assert "[train] it 2: val loss" in err
+        assert {"results.json", "history.csv", "tokenizer.json", "checkpoints"} <= set(
+            os.listdir(out))
+        doc = json.loads((out / "results.json").read_text())
+        assert doc["task"] == "lm-text" and doc["config"]["arch"] == "llama"
+        assert doc["corpus"]["documents"] == 6 and len(doc["corpus"]["sha256"]) == 64
+        assert doc["baselines"]["bigram_loss"] < doc["baselines"]["unigram_loss"]
+        assert doc["gate"]["reached"] is False
+        rc, text, err = _run(capsys, *common, "--iterations", "4", "-o", str(out), "--resume",
+                             "-f", "json")
+        assert rc == 0, err
+        hist = json.loads(text)["runs"][0]["history"]
+        strip = [{k: v for k, v in e.items() if k != "seconds"} for e in hist]
+        assert strip == [{k: v for k, v in e.items() if k != "seconds"} for e in full]
+    finally:
+        torch.set_num_threads(old)
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--task", "lm-text", "--vocab", "10"], "--vocab"),
+    (["--task", "lm-text", "--max-documents", "-1"], "--max-documents"),
+    (["--task", "lm-text", "--hidden", "30"], "--hidden"),
+    (["--task", "lm-text", "--mask", "causal"], "--mask"),
+    (["--task", "lm-synthetic", "--vocab", "300"], "--vocab"),
+    (["--corpus", "x"], "--corpus"),
+    (["--task", "lm-text", "--corpus", "/nonexistent/sources"], "--corpus"),
+])
+def test_lm_text_bad_input_is_one_line_exit_2(capsys, tmp_path, argv, option):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    out = tmp_path / "never"
+    rc, _, err = _run(capsys, *argv, "-o", str(out))
+    assert rc == 2
+    assert err.startswith(f"posbias: error: {option} = ") and err.count("\n") == 1
+    assert not out.exists()

@@ -1,7 +1,10 @@
 """``posbias train``: train wu2025's in-context classification network and log its position
 preference over training (``--task wu2025-icl``), or a small transformers causal LM on a
 synthetic next-token task (``--task lm-synthetic``: in-context unigram estimation,
-:mod:`posbias.measurements.lm_training`) and log its loss against the Bayes optimum.
+:mod:`posbias.measurements.lm_training`) and log its loss against the Bayes optimum, or on
+natural text (``--task lm-text``: the Python documentation as prose, a BPE tokenizer trained
+on it, :mod:`posbias.measurements.lm_text`) and log its validation loss against unigram and
+bigram baselines.
 
 Writes into ``--output`` (a directory, created when missing): ``results.json`` (configuration,
 every evaluation of every seed, provenance: seeds, versions, command, machine, threads,
@@ -12,7 +15,9 @@ against training step), and ``checkpoints/`` (one per seed, rewritten at every e
 ``--resume`` continues from them, also to more iterations).  For ``lm-synthetic`` the
 accuracy differences and their plot do not apply (``--mask``, ``--pe``, ``--residual`` and
 ``--train-bias`` are refused); ``--arch``, ``--layers``, ``--hidden``, ``--heads`` and
-``--length`` shape the model and the context (refused for ``wu2025-icl``).  A progress bar with ETA goes to
+``--length`` shape the model and the context (refused for ``wu2025-icl``).  ``lm-text`` also
+writes ``tokenizer.json`` (kept by ``--resume``) and takes ``--vocab``, ``--corpus`` and
+``--max-documents``.  A progress bar with ETA goes to
 stderr when it is a terminal; ``-v`` prints one line per evaluation.  Needs the ``models``
 extra (torch).
 """
@@ -30,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from posbias.errors import InvalidArgument, NeedsExtra
 
 if TYPE_CHECKING:
+    from posbias.measurements.lm_text import LMTextConfig
     from posbias.measurements.lm_training import LMTrainConfig
     from posbias.measurements.training import TrainConfig
 
@@ -43,18 +49,24 @@ _OPTION = {
     "influence_samples": "--record-influence", "seeds": "--seeds", "seed": "--seeds",
     "jobs": "--jobs", "resume": "--resume", "arch": "--arch", "layers": "--layers",
     "hidden": "--hidden", "heads": "--heads", "length": "--length", "device": "--device",
+    "vocab": "--vocab", "source": "--corpus", "corpus": "--corpus",
+    "max_documents": "--max-documents",
 }
 
-TASKS = ("wu2025-icl", "lm-synthetic")
-#: options of one task only: (dest, flag, the task they belong to)
-_ONLY = (("mask", "--mask", "wu2025-icl"), ("pe", "--pe", "wu2025-icl"),
-         ("residual", "--residual", "wu2025-icl"), ("train_bias", "--train-bias", "wu2025-icl"),
-         ("arch", "--arch", "lm-synthetic"), ("layers", "--layers", "lm-synthetic"),
-         ("hidden", "--hidden", "lm-synthetic"), ("heads", "--heads", "lm-synthetic"),
-         ("length", "--length", "lm-synthetic"))
-#: defaults that differ between the tasks: wu2025-icl, lm-synthetic
-_DEFAULTS = {"iterations": (20000, 2000), "lr": (1e-3, 3e-3), "weight_decay": (1e-6, 0.01),
-             "batch": (128, 32), "eval_every": (500, 100), "test_size": (10000, 2000)}
+TASKS = ("wu2025-icl", "lm-synthetic", "lm-text")
+_LM = ("lm-synthetic", "lm-text")
+#: options of some tasks only: (dest, flag, the tasks they belong to)
+_ONLY = (("mask", "--mask", ("wu2025-icl",)), ("pe", "--pe", ("wu2025-icl",)),
+         ("residual", "--residual", ("wu2025-icl",)),
+         ("train_bias", "--train-bias", ("wu2025-icl",)),
+         ("arch", "--arch", _LM), ("layers", "--layers", _LM), ("hidden", "--hidden", _LM),
+         ("heads", "--heads", _LM), ("length", "--length", _LM),
+         ("vocab", "--vocab", ("lm-text",)), ("corpus", "--corpus", ("lm-text",)),
+         ("max_documents", "--max-documents", ("lm-text",)))
+#: defaults that differ between the tasks: wu2025-icl, lm-synthetic, lm-text
+_DEFAULTS = {"iterations": (20000, 2000, 2000), "lr": (1e-3, 3e-3, 1e-3),
+             "weight_decay": (1e-6, 0.01, 0.01), "batch": (128, 32, 16),
+             "eval_every": (500, 100, 100), "test_size": (10000, 2000, 200)}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -71,8 +83,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             "transformers causal LM (GPT-2 or LLaMA architecture from a configuration, no "
             "download) on in-context unigram estimation (each sequence from its own "
             "Dirichlet(1/2) distribution over 16 tokens; next-token loss at every "
-            "position) and logs its loss against the Bayes optimum. Needs the 'models' extra "
-            "(torch; transformers for lm-synthetic)."),
+            "position) and logs its loss against the Bayes optimum. --task lm-text trains one "
+            "on natural text (the Python documentation sources of the Debian package "
+            "python3.11-doc as plain prose, a byte-level BPE tokenizer trained on it) and "
+            "logs its validation loss against unigram and bigram baselines. Needs the "
+            "'models' extra (torch; transformers for the LM tasks)."),
     )
     p.add_argument("--task", choices=TASKS, default="wu2025-icl")
     p.add_argument("--mask", default=None, metavar="MASK",
@@ -83,24 +98,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--residual", default=None, metavar="on|off",
                    help="wu2025-icl: residual connections around attention (default on)")
     p.add_argument("--arch", default=None, metavar="ARCH",
-                   help="lm-synthetic: gpt2 or llama (default llama)")
+                   help="lm-synthetic, lm-text: gpt2 or llama (default llama)")
     p.add_argument("--layers", type=int, default=None, metavar="H",
-                   help="lm-synthetic: decoder layers (default 4)")
+                   help="lm-synthetic, lm-text: decoder layers (default 4, lm-text 8)")
     p.add_argument("--hidden", type=int, default=None, metavar="D",
-                   help="lm-synthetic: hidden size (default 64)")
+                   help="lm-synthetic, lm-text: hidden size (default 64, lm-text 128)")
     p.add_argument("--heads", type=int, default=None, metavar="N",
-                   help="lm-synthetic: attention heads (default 4)")
+                   help="lm-synthetic, lm-text: attention heads (default 4)")
     p.add_argument("--length", type=int, default=None, metavar="L",
-                   help="lm-synthetic: context length in tokens (default 64)")
+                   help="lm-synthetic, lm-text: context length in tokens (default 64, "
+                        "lm-text 256)")
+    p.add_argument("--vocab", type=int, default=None, metavar="V",
+                   help="lm-text: BPE vocabulary size, with <|endoftext|> (default 4096)")
+    p.add_argument("--corpus", default=None, metavar="DIR",
+                   help="lm-text: the reStructuredText sources of the Python documentation "
+                        "(default /usr/share/doc/python3.11/html/_sources, Debian package "
+                        "python3.11-doc)")
+    p.add_argument("--max-documents", type=int, default=None, metavar="N",
+                   help="lm-text: only the first N documents of the corpus (default all)")
     p.add_argument("--iterations", type=int, default=None, metavar="N",
-                   help="training iterations (batches) (default 20000, lm-synthetic 2000; "
-                        "wu2025: 100000)")
+                   help="training iterations (batches) (default 20000, lm-synthetic and "
+                        "lm-text 2000; wu2025: 100000)")
     p.add_argument("--lr", type=float, default=None,
                    help="AdamW learning rate (default 1e-3, lm-synthetic 3e-3)")
     p.add_argument("--weight-decay", type=float, default=None,
                    help="AdamW weight decay (default 1e-6, lm-synthetic 0.01)")
     p.add_argument("--batch", type=int, default=None,
-                   help="batch size (default 128, lm-synthetic 32)")
+                   help="batch size (default 128, lm-synthetic 32, lm-text 16)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0], metavar="S",
                    help="seeds, one run each (default 0)")
     p.add_argument("--train-bias", default=None, metavar="POS",
@@ -110,7 +134,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="evaluate (and checkpoint) every N iterations (default 500, "
                         "lm-synthetic 100)")
     p.add_argument("--test-size", type=int, default=None, metavar="N",
-                   help="sequences per test set (default 10000, lm-synthetic 2000)")
+                   help="sequences per test set (default 10000, lm-synthetic 2000; lm-text: "
+                        "validation windows, 200)")
     p.add_argument("--record-influence", type=int, nargs="?", const=32, default=0, metavar="N",
                    help="record the final position's Jacobian influence profile at every "
                         "evaluation (the exact route of posbias measure), averaged over N test "
@@ -133,15 +158,25 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return p
 
 
-def _config(args: argparse.Namespace) -> LMTrainConfig | TrainConfig:
+def _config(args: argparse.Namespace) -> LMTrainConfig | LMTextConfig | TrainConfig:
     lm = args.task == "lm-synthetic"
-    for dest, flag, task in _ONLY:
+    for dest, flag, tasks in _ONLY:
         value = getattr(args, dest)
-        if value is not None and task != args.task:
+        if value is not None and args.task not in tasks:
             raise InvalidArgument(flag, value, f"no value with --task {args.task} (it belongs "
-                                  f"to --task {task})")
-    common: dict[str, Any] = {k: (getattr(args, k) if getattr(args, k) is not None else v[lm])
-              for k, v in _DEFAULTS.items()}
+                                  f"to --task {' or '.join(tasks)})")
+    column = TASKS.index(args.task)
+    common: dict[str, Any] = {k: (getattr(args, k) if getattr(args, k) is not None
+                                  else v[column]) for k, v in _DEFAULTS.items()}
+    if args.task == "lm-text":
+        from posbias.measurements.lm_text import LMTextConfig
+
+        given = {k: getattr(args, k) for k in ("arch", "layers", "hidden", "heads", "length",
+                                               "vocab", "max_documents")
+                 if getattr(args, k) is not None}
+        if args.corpus is not None:
+            given["source"] = args.corpus
+        return LMTextConfig(**given, **common, influence_samples=args.record_influence)
     if lm:
         from posbias.measurements.lm_training import LMTrainConfig
 
@@ -216,14 +251,46 @@ def _lm_table(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def _text_table(doc: dict) -> str:
+    cfg, base, corpus = doc["config"], doc["baselines"], doc["corpus"]
+    lines = [f"{doc['name']}: {cfg['arch']}, {cfg['layers']} layers, hidden {cfg['hidden']}, "
+             f"{cfg['heads']} heads, L = {cfg['length']}, vocabulary {doc['tokenizer']['vocab']}, "
+             f"lr {cfg['lr']:g}, batch {cfg['batch']}, {doc['tokenizer']['validation_windows']} "
+             "validation windows",
+             f"corpus: {corpus['documents']} documents, {corpus['characters']} characters "
+             f"({corpus['package']} {corpus['package_version']}, sha256 "
+             f"{corpus['sha256'][:12]}), {doc['tokenizer']['train_tokens']} training tokens",
+             "",
+             "seed  iterations  wall s  tokens/s  val loss  final loss  below bigram"]
+    for r in doc["runs"]:
+        e = r["history"][-1]
+        tps = "" if r.get("tokens_per_second") is None else str(r["tokens_per_second"])
+        lines.append(f"{r['seed']:>4}  {r['iterations']:>10}  {r['wall_seconds']:>6.0f}  "
+                     f"{tps:>8}  {e['val_loss']:>8.4f}  {e['final_loss']:>10.4f}  "
+                     f"{e['below_bigram']:>+12.4f}")
+    lines += ["", (f"Baselines on the same targets: unigram {base['unigram_loss']:.4f}, bigram "
+                   f"{base['bigram_loss']:.4f} nats (prior {base['bigram_prior']:g}); final "
+                   f"position: unigram {base['unigram_final_loss']:.4f}, bigram "
+                   f"{base['bigram_final_loss']:.4f}.")]
+    from posbias.measurements.lm_text import GATE_NATS
+
+    lines.append(_gate_line("nats below the bigram baseline", GATE_NATS,
+                            [(r["seed"], r["history"][-1]["below_bigram"]) for r in doc["runs"]],
+                            "the model has learned little beyond which token follows which; its "
+                            "influence profiles are not evidence about an LM trained on text"))
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     from posbias.measurements import training as tr
     from posbias.render import training_plots as tp
 
     lm = args.task == "lm-synthetic"
+    text = args.task == "lm-text"
+    data = None
     try:
         tr._torch()
-        if lm:
+        if lm or text:
             from posbias.measurements import lm_training as lt
 
             lt.measure.require_models_extra()
@@ -240,7 +307,13 @@ def run(args: argparse.Namespace) -> int:
         if args.resume and not os.path.isdir(ckpt):
             raise InvalidArgument("--resume", out, "an output directory with checkpoints/")
         log: Callable[[dict], None] | None = None
-        if args.verbose and lm:
+        if args.verbose and text:
+            def log_text(e: dict) -> None:
+                print(f"[train] it {e['iteration']}: val loss {e['val_loss']:.4f}, "
+                      f"{e['below_bigram']:+.4f} below the bigram baseline",
+                      file=sys.stderr, flush=True)
+            log = log_text
+        elif args.verbose and lm:
             def log_lm(e: dict) -> None:
                 print(f"[train] it {e['iteration']}: final loss {e['final_loss']:.4f} (Bayes "
                       f"{e['final_bayes_loss']:.4f}), learned {e['final_learned']:.4f}",
@@ -262,17 +335,38 @@ def run(args: argparse.Namespace) -> int:
         device, why = resolve_device(args.device)
         if args.verbose:
             print(f"[train] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
-        # _config builds a TrainConfig for the ICL task, an LMTrainConfig for lm-synthetic
+        # _config builds a TrainConfig for the ICL task, an LMTrainConfig for lm-synthetic and
+        # an LMTextConfig for lm-text
         if isinstance(config, tr.TrainConfig):
             plan = tr.plan_training(config, len(seeds), jobs)
+        elif text:
+            from posbias.measurements import lm_text as lx
+
+            plan = lx.plan_lm_text(config, len(seeds), jobs)  # type: ignore[arg-type]
         else:
             plan = lt.plan_lm_training(config, len(seeds), jobs)
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
         plan.check(args.max_memory)  # before any directory is made or any work starts
+        extra: dict[str, Any] = {}
+        if text:  # the corpus and tokenizer before anything is written
+            tok_path = os.path.join(out, lx.TOKENIZER_FILE)
+            data = lx.prepare_text(config, tok_path if args.resume else None)  # type: ignore[arg-type]
+            extra["data"] = data
+            if args.verbose:
+                print(f"[train] corpus {data.recipe['documents']} documents, tokenizer "
+                      f"{data.tokenizer_record['vocab']} tokens, "
+                      f"{data.tokenizer_record['train_tokens']} training tokens",
+                      file=sys.stderr, flush=True)
         os.makedirs(ckpt, exist_ok=True)
         progress = False if args.quiet else None
-        if isinstance(config, tr.TrainConfig):
+        if text:
+            lx.save_tokenizer(data, tok_path)  # type: ignore[arg-type]
+            runs = lx.lm_text_seeds(config, args.seeds, jobs=args.jobs,  # type: ignore[arg-type]
+                                    checkpoint_dir=ckpt, resume=args.resume, log=log,
+                                    max_memory=args.max_memory, device=device, progress=progress,
+                                    **extra)
+        elif isinstance(config, tr.TrainConfig):
             runs = tr.train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
                                   resume=args.resume, log=log, max_memory=args.max_memory,
                                   device=device, progress=progress)
@@ -286,7 +380,10 @@ def run(args: argparse.Namespace) -> int:
         raise
     command = "posbias train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train" else None
-    if isinstance(config, tr.TrainConfig):
+    if text:
+        doc = lx.lm_text_results_document(config, runs, data, command=command,  # type: ignore[arg-type]
+                                          jobs=args.jobs, device=device)
+    elif isinstance(config, tr.TrainConfig):
         doc = tr.results_document(config, runs, command=command, jobs=args.jobs, device=device)
     else:
         doc = lt.lm_results_document(config, runs, command=command, jobs=args.jobs,
@@ -294,10 +391,10 @@ def run(args: argparse.Namespace) -> int:
     from posbias.files import write_output
 
     write_output(json.dumps(doc, indent=1), os.path.join(out, "results.json"))
-    write_output((lt.lm_history_csv if lm else tr.history_csv)(doc),
-                 os.path.join(out, "history.csv"))
+    csv = lx.lm_text_history_csv if text else lt.lm_history_csv if lm else tr.history_csv
+    write_output(csv(doc), os.path.join(out, "history.csv"))
     try:
-        if not lm:
+        if not (lm or text):
             tp.plot_differences(doc, os.path.join(out, "differences.png"))
         if config.influence_samples:
             tp.plot_influence_heatmap(doc, os.path.join(out, "influence.png"))
@@ -306,6 +403,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(doc, indent=1))
     else:
-        print(_lm_table(doc) if lm else _final_table(doc))
-        print(f"\nwritten: {out}/results.json, history.csv, plots, checkpoints/")
+        print(_text_table(doc) if text else _lm_table(doc) if lm else _final_table(doc))
+        extra_file = ", tokenizer.json" if text else ""
+        print(f"\nwritten: {out}/results.json, history.csv{extra_file}, plots, checkpoints/")
     return 0

@@ -38,9 +38,11 @@ def _save(fig: Any, plt: Any, path: str, parameter: str) -> None:
 
 def _title(doc: dict) -> str:
     c = doc["config"]
-    if doc.get("task") == "lm-synthetic":
+    if doc.get("task") in ("lm-synthetic", "lm-text"):
+        what = ("in-context unigram task" if doc["task"] == "lm-synthetic"
+                else "Python documentation text")
         return (f"{c['arch']}, {c['layers']} layers, hidden {c['hidden']}, {c['heads']} heads, "
-                f"L = {c['length']}, in-context unigram task, lr {c['lr']:g}")
+                f"L = {c['length']}, {what}, lr {c['lr']:g}")
     return (f"mask {c['mask']}, PE {c['pe']}, residual {'on' if c['residual'] else 'off'}, "
             f"lr {c['lr']:g}, train bias {c['train_bias']}")
 
@@ -102,11 +104,13 @@ def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
     step = max(1, len(its) // 8)
     ax.set_yticks(range(0, len(its), step))
     ax.set_yticklabels([str(its[i]) for i in range(0, len(its), step)])
-    if doc.get("task") == "lm-synthetic":
+    if doc.get("task") in ("lm-synthetic", "lm-text"):
         ticks = sorted({1, *range(8, T, max(1, T // 8)), T})
         ax.set_xticks(ticks)
         ax.set_xticklabels([str(j) for j in ticks], fontsize=7)
-        ax.set_xlabel("input position j (1 = BOS, L = the final position)")
+        ax.set_xlabel("input position j (1 = BOS, L = the final position)"
+                      if doc["task"] == "lm-synthetic"
+                      else "input position j of the window (L = the final position)")
     else:
         ax.set_xticks(range(1, T + 1))
         ax.set_xticklabels([("q" if j == T else (f"x{(j - 1) // 2}" if j % 2
@@ -115,7 +119,7 @@ def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
         ax.set_xlabel("token (x_i item i, y_i its label, q the query)")
     ax.set_ylabel("training iteration")
     ax.set_title(f"influence on the final position, seed {run['seed']}: " + _title(doc), fontsize=8)
-    label = ("‖∂h_L/∂e_j‖_F (normalized)" if doc.get("task") == "lm-synthetic"
+    label = ("‖∂h_L/∂e_j‖_F (normalized)" if doc.get("task") in ("lm-synthetic", "lm-text")
              else "‖∂h_T/∂x_j‖_F (normalized)")
     fig.colorbar(im, ax=ax, label=label)
     fig.tight_layout()
