@@ -287,10 +287,11 @@ def run(args: argparse.Namespace) -> int:
 
     lm = args.task == "lm-synthetic"
     text = args.task == "lm-text"
-    data = None
+    data: Any = None  # the lm-text corpus, tokenizer and baselines (a TextData)
     try:
         tr._torch()
         if lm or text:
+            from posbias.measurements import lm_text as lx
             from posbias.measurements import lm_training as lt
 
             lt.measure.require_models_extra()
@@ -339,19 +340,17 @@ def run(args: argparse.Namespace) -> int:
         # an LMTextConfig for lm-text
         if isinstance(config, tr.TrainConfig):
             plan = tr.plan_training(config, len(seeds), jobs)
-        elif text:
-            from posbias.measurements import lm_text as lx
-
-            plan = lx.plan_lm_text(config, len(seeds), jobs)  # type: ignore[arg-type]
+        elif isinstance(config, lx.LMTextConfig):
+            plan = lx.plan_lm_text(config, len(seeds), jobs)
         else:
             plan = lt.plan_lm_training(config, len(seeds), jobs)
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
         plan.check(args.max_memory)  # before any directory is made or any work starts
         extra: dict[str, Any] = {}
-        if text:  # the corpus and tokenizer before anything is written
+        if text and isinstance(config, lx.LMTextConfig):  # the corpus and tokenizer first
             tok_path = os.path.join(out, lx.TOKENIZER_FILE)
-            data = lx.prepare_text(config, tok_path if args.resume else None)  # type: ignore[arg-type]
+            data = lx.prepare_text(config, tok_path if args.resume else None)
             extra["data"] = data
             if args.verbose:
                 print(f"[train] corpus {data.recipe['documents']} documents, tokenizer "
@@ -360,16 +359,16 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr, flush=True)
         os.makedirs(ckpt, exist_ok=True)
         progress = False if args.quiet else None
-        if text:
-            lx.save_tokenizer(data, tok_path)  # type: ignore[arg-type]
-            runs = lx.lm_text_seeds(config, args.seeds, jobs=args.jobs,  # type: ignore[arg-type]
-                                    checkpoint_dir=ckpt, resume=args.resume, log=log,
-                                    max_memory=args.max_memory, device=device, progress=progress,
-                                    **extra)
-        elif isinstance(config, tr.TrainConfig):
+        if isinstance(config, tr.TrainConfig):
             runs = tr.train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
                                   resume=args.resume, log=log, max_memory=args.max_memory,
                                   device=device, progress=progress)
+        elif isinstance(config, lx.LMTextConfig):
+            lx.save_tokenizer(data, tok_path)
+            runs = lx.lm_text_seeds(config, args.seeds, jobs=args.jobs,
+                                    checkpoint_dir=ckpt, resume=args.resume, log=log,
+                                    max_memory=args.max_memory, device=device, progress=progress,
+                                    **extra)
         else:
             runs = lt.lm_train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
                                      resume=args.resume, log=log, max_memory=args.max_memory,
@@ -380,11 +379,11 @@ def run(args: argparse.Namespace) -> int:
         raise
     command = "posbias train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train" else None
-    if text:
-        doc = lx.lm_text_results_document(config, runs, data, command=command,  # type: ignore[arg-type]
-                                          jobs=args.jobs, device=device)
-    elif isinstance(config, tr.TrainConfig):
+    if isinstance(config, tr.TrainConfig):
         doc = tr.results_document(config, runs, command=command, jobs=args.jobs, device=device)
+    elif isinstance(config, lx.LMTextConfig):
+        doc = lx.lm_text_results_document(config, runs, data, command=command, jobs=args.jobs,
+                                          device=device)
     else:
         doc = lt.lm_results_document(config, runs, command=command, jobs=args.jobs,
                                      device=device)
