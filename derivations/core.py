@@ -276,13 +276,19 @@ def derivation(name: str) -> Callable[[Callable[[], Derivation]], Callable[[], D
     return decorate
 
 
+#: the modules of the package that hold no derivations: the record and registry, the printer
+_NOT_DERIVATIONS = ("core", "printing")
+
+
 def _discovered() -> list[str]:
     """The derivation modules of the package: every module not starting with ``_`` except
-    ``core``, in the order of :data:`_MODULES`, then by name (discovered like the claims)."""
+    ``_NOT_DERIVATIONS``, in the order of :data:`_MODULES`, then by name (discovered like the
+    claims)."""
     from importlib import resources
 
     found = [f.name[:-3] for f in resources.files("posbias.derivations").iterdir()
-             if f.name.endswith(".py") and not f.name.startswith("_") and f.name != "core.py"]
+             if f.name.endswith(".py") and not f.name.startswith("_")
+             and f.name[:-3] not in _NOT_DERIVATIONS]
     rank = {m: i for i, m in enumerate(_MODULES)}
     return sorted(found, key=lambda m: (rank.get(m, len(rank)), m))
 

@@ -8,7 +8,7 @@ printed (STYLE.md 2).  It lives with the derivations, which print their own resu
 >>> import sympy
 >>> H = sympy.Symbol("H")
 >>> latex(H - 1), name_latex("rho^ALiBi_H")
-('H - 1', '\\rho^{\\mathrm{ALiBi}}_{H}')
+('H - 1', '\\\\rho^{\\\\mathrm{ALiBi}}_{H}')
 """
 
 from __future__ import annotations
