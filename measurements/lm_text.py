@@ -45,7 +45,6 @@ torch, transformers and tokenizers come with the ``models`` extra, imported insi
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -59,7 +58,7 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.measurements import measure
 from posbias.measurements.corpus import CORPUS_SOURCE, SECTIONS, build_corpus
-from posbias.measurements.lm_training import LM_ARCHS, _influence, _train_loop
+from posbias.measurements.lm_training import LM_ARCHS, _FlatConfig, _influence, _train_loop
 from posbias.measurements.training import (
     _generator,
     _provenance,
@@ -112,7 +111,7 @@ TOKENIZER_FILE = "tokenizer.json"
 
 
 @dataclass(frozen=True)
-class LMTextConfig:
+class LMTextConfig(_FlatConfig):
     """One configuration of the natural-text training (everything but the seed): the model
     shape, the corpus recipe (``source``, ``max_documents``: 0 for all), the tokenizer size
     ``vocab``, the optimizer and the evaluation (``test_size`` validation windows)."""
@@ -168,16 +167,6 @@ class LMTextConfig:
         return (f"text_{self.arch}_H{self.layers}_d{self.hidden}_L{self.length}_V{self.vocab}"
                 f"_lr{self.lr:g}")
 
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> LMTextConfig:
-        return cls(**d)
-
-    def same_run(self, other: LMTextConfig) -> bool:
-        """Equal up to the number of iterations (a run may be resumed to go further)."""
-        return dataclasses.replace(self, iterations=0) == dataclasses.replace(other, iterations=0)
 
 
 def train_tokenizer(documents: Iterable[str], vocab: int = 4096) -> Any:

@@ -60,7 +60,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -107,8 +107,28 @@ LM_RESULTS_FORMAT = "posbias-trained-lm/1"
 _EVAL_CHUNK = 500
 
 
+_Config = TypeVar("_Config", bound="_FlatConfig")
+
+
+class _FlatConfig:
+    """What the causal-LM training configurations share: a frozen dataclass of plain fields,
+    stored as its dict and compared up to the number of iterations."""
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]  # subclasses are dataclasses
+
+    @classmethod
+    def from_dict(cls: type[_Config], d: dict) -> _Config:
+        return cls(**d)
+
+    def same_run(self: _Config, other: _Config) -> bool:
+        """Equal up to the number of iterations (a run may be resumed to go further)."""
+        return (dataclasses.replace(self, iterations=0)  # type: ignore[type-var]
+                == dataclasses.replace(other, iterations=0))  # type: ignore[type-var]
+
+
 @dataclass(frozen=True)
-class LMTrainConfig:
+class LMTrainConfig(_FlatConfig):
     """One configuration of the synthetic next-token training (everything but the seed).
 
     ``length`` ``L`` is the number of input tokens, ``tokens`` the number ``V`` of data tokens
@@ -161,16 +181,6 @@ class LMTrainConfig:
         return (f"unigram_{self.arch}_H{self.layers}_d{self.hidden}_L{self.length}"
                 f"_lr{self.lr:g}")
 
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> LMTrainConfig:
-        return cls(**d)
-
-    def same_run(self, other: LMTrainConfig) -> bool:
-        """Equal up to the number of iterations (a run may be resumed to go further)."""
-        return dataclasses.replace(self, iterations=0) == dataclasses.replace(other, iterations=0)
 
 
 #: the Dirichlet concentration of the per-sequence distributions
