@@ -32,7 +32,8 @@ the training loop, checkpoints, ``resume`` and influence recording of
 :mod:`posbias.measurements.lm_training`: next-token cross-entropy at every position, AdamW; the
 influence profile of the final position (the exact Jacobian route of ``posbias measure``,
 normalized per window) averaged over the first ``influence_samples`` validation windows, at
-Step 0 and at every evaluation.
+Step 0 and at every evaluation, and each window's own profile beside it (the positions of
+the document separators in those windows are in the results' ``influence_windows``).
 
 **Random streams**, from the run's ``seed``: training offsets from ``16 seed + 3``, the initial
 weights from ``torch.manual_seed(16 seed + 4)``; the corpus, the tokenizer and the validation
@@ -58,7 +59,13 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.measurements import measure
 from posbias.measurements.corpus import CORPUS_SOURCE, SECTIONS, build_corpus
-from posbias.measurements.lm_training import LM_ARCHS, _FlatConfig, _influence, _train_loop
+from posbias.measurements.lm_training import (
+    LM_ARCHS,
+    _FlatConfig,
+    _influence_windows,
+    _mean_profile,
+    _train_loop,
+)
 from posbias.measurements.training import (
     _generator,
     _provenance,
@@ -84,6 +91,8 @@ __all__ = [
     "TOKENIZER_FILE",
     "LMTextConfig",
     "TextData",
+    "boundary_windows",
+    "influence_windows",
     "lm_text_checkpoint_path",
     "lm_text_history_csv",
     "lm_text_results_document",
@@ -129,6 +138,7 @@ class LMTextConfig(_FlatConfig):
     eval_every: int = 100
     test_size: int = 200
     influence_samples: int = 0
+    boundary_samples: int = 0
     source: str = CORPUS_SOURCE
     max_documents: int = 0
     min_chars: int = 500
@@ -157,6 +167,7 @@ class LMTextConfig(_FlatConfig):
                                   f"at most the test size {self.test_size}")
         if not isinstance(self.source, str) or not self.source:
             raise InvalidArgument("source", self.source, "a directory path")
+        check_integer("boundary_samples", self.boundary_samples, 0)
         check_integer("max_documents", self.max_documents, 0)
         check_integer("min_chars", self.min_chars, 0)
         check_integer("held_out_every", self.held_out_every, 2)
@@ -246,6 +257,39 @@ class TextData:
     baselines: dict[str, Any]
     recipe: dict[str, Any]
     tokenizer_record: dict[str, Any]
+    #: held-out windows of ``L`` inputs with a document separator inside
+    #: (:func:`boundary_windows`) and the in-window position of that separator
+    boundary_ids: np.ndarray | None = None
+    boundary_positions: list[int] | None = None
+
+
+def boundary_windows(held: np.ndarray, eot: int, length: int, count: int
+                     ) -> tuple[np.ndarray, list[int]]:
+    """``count`` (at most) windows of ``length`` tokens from the held-out stream ``held``, each
+    with a document separator inside: the separators that begin a held-out document (the
+    stream's first and last are left out), ``count`` of them evenly spaced in stream order, the
+    ``i``-th placed at in-window position ``q_i = L/4 + (37 i mod L/2)``, so that the chosen
+    separators lie in the middle half of their windows at spread positions.  Returns the ids
+    (``n x L``) and the positions ``q_i``; a window may hold further separators (short
+    documents).
+
+    >>> ids, q = boundary_windows(np.array([0, 5, 6, 7, 0, 8, 9, 3, 4, 0]), 0, 4, 1)
+    >>> ids.tolist(), q
+    ([[7, 0, 8, 9]], [1])
+    """
+    inner = np.flatnonzero(held == eot)[1:-1]
+    quarter = max(length // 4, 1)
+    half = max(length // 2, 1)
+    picks = []
+    for i, k in enumerate(np.unique(np.linspace(0, len(inner) - 1, min(count, len(inner)))
+                                    .round().astype(np.int64)) if len(inner) else []):
+        q = quarter + (37 * i) % half
+        start = int(inner[k]) - q
+        if start >= 0 and start + length <= held.size:
+            picks.append((start, q))
+    if not picks:
+        return np.zeros((0, length), dtype=np.int64), []
+    return (np.stack([held[a: a + length] for a, _ in picks]), [q for _, q in picks])
 
 
 def _write_atomic(text: str, path: str) -> None:
@@ -295,6 +339,8 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
     windows = np.stack([held[k * L: k * L + L + 1] for k in keep])
     vocab = tok.get_vocab_size()
     baselines = ngram_baselines(train, windows[:, :-1], windows[:, 1:], vocab)
+    b_ids, b_pos = (boundary_windows(held, tok.token_to_id(EOT), L, config.boundary_samples)
+                    if config.boundary_samples else (None, None))
     import tokenizers
 
     record = {"kind": "byte-level BPE (tokenizers)", "requested_vocab": config.vocab,
@@ -304,7 +350,7 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
               "tokenizers": tokenizers.__version__, "train_tokens": int(train.size),
               "held_out_tokens": int(held.size), "validation_windows": len(keep),
               "validation_windows_available": int(n)}
-    return TextData(tok, train, windows, baselines, corpus.recipe, record)
+    return TextData(tok, train, windows, baselines, corpus.recipe, record, b_ids, b_pos)
 
 
 def save_tokenizer(data: TextData, path: str) -> None:
@@ -336,7 +382,8 @@ def _check_sidecar(checkpoint_dir: str, data: TextData, resume: bool) -> None:
 
 
 def _evaluate(torch: Any, model: Any, windows: Tensor, baselines: dict[str, Any],
-              influence_ids: Tensor | None, chunk: int | None) -> dict[str, Any]:
+              influence_ids: Tensor | None, chunk: int | None,
+              boundary_ids: Tensor | None = None) -> dict[str, Any]:
     losses = []
     with torch.no_grad():
         for s in range(0, windows.shape[0], _EVAL_CHUNK):
@@ -351,7 +398,13 @@ def _evaluate(torch: Any, model: Any, windows: Tensor, baselines: dict[str, Any]
         "below_bigram": _round(baselines["bigram_loss"] - mean),
         "below_unigram": _round(baselines["unigram_loss"] - mean)}
     if influence_ids is not None:
-        entry["influence"] = _influence(model, influence_ids, chunk)
+        profiles = _influence_windows(model, influence_ids, chunk)
+        entry["influence"] = _mean_profile(profiles)
+        # per window too: a document boundary sits at a different position in every window
+        entry["influence_windows"] = [[_round(float(p), 6) for p in q] for q in profiles]
+    if boundary_ids is not None and len(boundary_ids):
+        entry["boundary_influence"] = [[_round(float(p), 6) for p in q] for q in
+                                       _influence_windows(model, boundary_ids, chunk)]
     return entry
 
 
@@ -387,10 +440,13 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
         config.arch, layers=config.layers, hidden=config.hidden, heads=config.heads,
         vocab=data.tokenizer_record["vocab"], length=config.length, seed=16 * seed + 4)
     model.to(device)
-    influence_ids, chunk = None, None
+    influence_ids, chunk, boundary_ids = None, None, None
+    if config.influence_samples or config.boundary_samples:
+        chunk = measure._probe_chunk(settings, config.length, config.hidden, 4)
     if config.influence_samples:
         influence_ids = windows[: config.influence_samples, :-1]
-        chunk = measure._probe_chunk(settings, config.length, config.hidden, 4)
+    if config.boundary_samples and data.boundary_ids is not None:
+        boundary_ids = torch.from_numpy(data.boundary_ids).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
                                   weight_decay=config.weight_decay)
     gen = _generator(torch, seed, 3)
@@ -409,7 +465,8 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
         return w[:, :-1], w[:, 1:]
 
     def evaluate() -> dict[str, Any]:
-        return _evaluate(torch, model, windows, data.baselines, influence_ids, chunk)
+        return _evaluate(torch, model, windows, data.baselines, influence_ids, chunk,
+                         boundary_ids)
 
     run = _train_loop(torch, config, seed, model, optimizer, gen, path, next_batch, evaluate,
                       history=history, start_iter=start_iter, elapsed=elapsed,
@@ -520,9 +577,38 @@ def lm_text_results_document(config: LMTextConfig, runs: list[dict], data: TextD
                     "influence": "exact Jacobian of posbias measure, final position, "
                                  "normalized per window, mean over the first "
                                  f"{config.influence_samples} validation windows"},
+        "influence_windows": influence_windows(config, data),
+        "boundary_windows": _boundary_record(data),
         "provenance": _provenance(runs, versions, command=command, jobs=jobs, device=device),
         "runs": runs,
     }
+
+
+def _boundary_record(data: TextData) -> dict[str, Any] | None:
+    if data.boundary_ids is None:
+        return None
+    eot = data.tokenizer.token_to_id(EOT)
+    ids = data.boundary_ids
+    return {"count": int(ids.shape[0]), "separator": EOT, "separator_id": int(eot),
+            "rule": "the separators beginning held-out documents, evenly spaced in stream "
+                    "order, the i-th at in-window position L/4 + (37 i mod L/2)",
+            "positions": list(data.boundary_positions or []),
+            "eot_positions": [[int(j) for j in np.flatnonzero(row == eot)] for row in ids],
+            "sha256": hashlib.sha256(np.ascontiguousarray(ids, dtype=np.int64).tobytes())
+            .hexdigest()}
+
+
+def influence_windows(config: LMTextConfig, data: TextData) -> dict[str, Any]:
+    """Where the documents meet inside the influence windows: per window (the first
+    ``influence_samples`` validation windows, in the order of each history entry's
+    ``influence_windows``), the 0-based input positions that hold the :data:`EOT` separator,
+    and the windows' token ids' SHA-256."""
+    eot = data.tokenizer.token_to_id(EOT)
+    ids = data.windows[: config.influence_samples, :-1]
+    return {"count": int(ids.shape[0]), "separator": EOT, "separator_id": int(eot),
+            "eot_positions": [[int(j) for j in np.flatnonzero(row == eot)] for row in ids],
+            "sha256": hashlib.sha256(np.ascontiguousarray(ids, dtype=np.int64).tobytes())
+            .hexdigest()}
 
 
 def lm_text_history_csv(document: dict) -> str:

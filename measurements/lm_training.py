@@ -248,15 +248,26 @@ def _evaluate(torch: ModuleType, model: Any, test: tuple[Tensor, Tensor, Tensor]
     return entry
 
 
-def _influence(model: Any, influence_ids: Tensor, chunk: int | None) -> list[float]:
-    """The final position's influence profile: posbias measure's exact Jacobian route per
-    sequence, normalized to sum 1 per sequence, averaged over the rows of ``influence_ids``."""
+def _influence_windows(model: Any, influence_ids: Tensor, chunk: int | None) -> list[np.ndarray]:
+    """The final position's influence profile of every row of ``influence_ids``: posbias
+    measure's exact Jacobian route, normalized to sum 1 per row."""
     profiles = []
     for ids in influence_ids:
         infl = measure.influence_profile(model, ids, exact=True, chunk=chunk)
         profiles.append(infl / infl.sum())
+    return profiles
+
+
+def _mean_profile(profiles: list[np.ndarray]) -> list[float]:
+    """The mean of normalized profiles, normalized again and rounded to 6 digits."""
     prof = np.mean(profiles, axis=0)
     return [_round(float(p), 6) for p in prof / prof.sum()]
+
+
+def _influence(model: Any, influence_ids: Tensor, chunk: int | None) -> list[float]:
+    """The final position's influence profile: posbias measure's exact Jacobian route per
+    sequence, normalized to sum 1 per sequence, averaged over the rows of ``influence_ids``."""
+    return _mean_profile(_influence_windows(model, influence_ids, chunk))
 
 
 def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None = None,

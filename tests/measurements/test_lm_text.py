@@ -107,6 +107,15 @@ def test_tiny_run_records_baselines_margins_and_influence(source):
     assert doc["tokenizer"]["file"] == "tokenizer.json" and doc["gate"]["nats"] == lx.GATE_NATS
     assert doc["gate"]["reached"] is False  # six steps do not beat the bigram
     assert lx.lm_text_history_csv(doc).count("\n") == 4
+    # every window's own profile, and where its document separators are
+    w = e["influence_windows"]
+    assert len(w) == 2 and all(len(q) == 16 for q in w)
+    assert np.allclose(np.mean(w, axis=0) / np.mean(w, axis=0).sum(), e["influence"], atol=1e-5)
+    eot = data.tokenizer.token_to_id(lx.EOT)
+    wins = doc["influence_windows"]
+    assert wins["count"] == 2 and wins["separator_id"] == eot
+    assert wins["eot_positions"] == [[j for j in range(16) if data.windows[k, j] == eot]
+                                     for k in range(2)]
     again = lx.lm_text_run(cfg, 0, data=data)
     assert _strip(again) == _strip(run)
 
@@ -135,3 +144,28 @@ def test_bad_configs(kw, parameter):
 def test_context_longer_than_the_held_out_text(source):
     with pytest.raises(InvalidArgument, match=r"^length = "):
         lx.prepare_text(tiny(source, length=4000))
+
+
+def test_boundary_windows_put_a_separator_in_the_middle_half(source):
+    cfg = tiny(source, boundary_samples=3)
+    data = lx.prepare_text(cfg)
+    eot = data.tokenizer.token_to_id(lx.EOT)
+    assert data.boundary_ids is not None and len(data.boundary_ids) >= 1
+    for row, q in zip(data.boundary_ids, data.boundary_positions):
+        assert row[q] == eot and 4 <= q < 12
+    run = lx.lm_text_run(cfg, 0, data=data)
+    e = run["history"][-1]
+    assert len(e["boundary_influence"]) == len(data.boundary_ids)
+    assert all(sum(q) == pytest.approx(1, abs=1e-4) for q in e["boundary_influence"])
+    rec = lx.lm_text_results_document(cfg, [run], data)["boundary_windows"]
+    assert rec["positions"] == data.boundary_positions
+    assert all(q in js for q, js in zip(rec["positions"], rec["eot_positions"]))
+
+
+def test_boundary_windows_by_hand():
+    held = np.array([0, 1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0])
+    ids, q = lx.boundary_windows(held, 0, 4, 5)
+    # the inner separators sit at 4 and 8; the first at window position 1, the second at 1 + 37 mod 2
+    assert q == [1, 2] and ids.tolist() == [[3, 0, 4, 5], [5, 6, 0, 7]]
+    none, nq = lx.boundary_windows(np.array([0, 1, 2, 0]), 0, 4, 2)
+    assert none.shape == (0, 4) and nq == []

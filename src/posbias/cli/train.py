@@ -50,7 +50,7 @@ _OPTION = {
     "jobs": "--jobs", "resume": "--resume", "arch": "--arch", "layers": "--layers",
     "hidden": "--hidden", "heads": "--heads", "length": "--length", "device": "--device",
     "vocab": "--vocab", "source": "--corpus", "corpus": "--corpus",
-    "max_documents": "--max-documents",
+    "max_documents": "--max-documents", "boundary_samples": "--boundary-windows",
 }
 
 TASKS = ("wu2025-icl", "lm-synthetic", "lm-text")
@@ -62,7 +62,8 @@ _ONLY = (("mask", "--mask", ("wu2025-icl",)), ("pe", "--pe", ("wu2025-icl",)),
          ("arch", "--arch", _LM), ("layers", "--layers", _LM), ("hidden", "--hidden", _LM),
          ("heads", "--heads", _LM), ("length", "--length", _LM),
          ("vocab", "--vocab", ("lm-text",)), ("corpus", "--corpus", ("lm-text",)),
-         ("max_documents", "--max-documents", ("lm-text",)))
+         ("max_documents", "--max-documents", ("lm-text",)),
+         ("boundary_samples", "--boundary-windows", ("lm-text",)))
 #: defaults that differ between the tasks: wu2025-icl, lm-synthetic, lm-text
 _DEFAULTS = {"iterations": (20000, 2000, 2000), "lr": (1e-3, 3e-3, 1e-3),
              "weight_decay": (1e-6, 0.01, 0.01), "batch": (128, 32, 16),
@@ -116,6 +117,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         "python3.11-doc)")
     p.add_argument("--max-documents", type=int, default=None, metavar="N",
                    help="lm-text: only the first N documents of the corpus (default all)")
+    p.add_argument("--boundary-windows", dest="boundary_samples", type=int, default=None,
+                   metavar="N",
+                   help="lm-text: also record, at every evaluation, the final position's "
+                        "influence on N held-out windows with a document separator in their "
+                        "middle half (the boundary-peak test; default 0)")
     p.add_argument("--iterations", type=int, default=None, metavar="N",
                    help="training iterations (batches) (default 20000, lm-synthetic and "
                         "lm-text 2000; wu2025: 100000)")
@@ -172,7 +178,8 @@ def _config(args: argparse.Namespace) -> LMTrainConfig | LMTextConfig | TrainCon
         from posbias.measurements.lm_text import LMTextConfig
 
         given = {k: getattr(args, k) for k in ("arch", "layers", "hidden", "heads", "length",
-                                               "vocab", "max_documents")
+                                               "vocab", "max_documents",
+                                               "boundary_samples")
                  if getattr(args, k) is not None}
         if args.corpus is not None:
             given["source"] = args.corpus
