@@ -76,6 +76,7 @@ from posbias.measurements.training import (
     _versions,
     check_jobs_device,
     check_seeds,
+    check_threads,
 )
 from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
@@ -528,13 +529,15 @@ def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,
                   progress: bool | None = None,
                   log: Callable[[dict[str, Any]], object] | None = None,
                   max_memory: int | None = None, device: str = "cpu",
-                  data: TextData | None = None) -> list[dict]:
+                  data: TextData | None = None, threads: int = 1) -> list[dict]:
     """Train every seed on ``data`` (default :func:`prepare_text`, shared by the seeds);
     ``jobs > 1`` trains that many seeds at once in separate single-thread processes (each
     builds the corpus again and checks it has the same tokenizer).  Returns the run records in
-    the order of ``seeds``; a run whose plan does not fit is refused before it starts."""
+    the order of ``seeds``; a run whose plan does not fit is refused before it starts.
+    ``threads`` as in :func:`posbias.measurements.training.train_seeds`."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
+    threads = check_threads(threads, jobs, len(seeds))
     plan_lm_text(config, len(seeds), jobs).check(max_memory)
     if data is None:
         data = prepare_text(config)
@@ -544,7 +547,7 @@ def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,
         return lm_text_run(cfg, seed, data=shared, **kw)
 
     return _run_seeds(run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
-                      resume=resume, progress=progress, log=log, device=device)
+                      resume=resume, progress=progress, log=log, device=device, threads=threads)
 
 
 def lm_text_results_document(config: LMTextConfig, runs: list[dict], data: TextData, *,

@@ -79,6 +79,7 @@ from posbias.measurements.training import (
     _versions,
     check_jobs_device,
     check_seeds,
+    check_threads,
 )
 from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
@@ -425,15 +426,17 @@ def lm_train_seeds(config: LMTrainConfig, seeds: Iterable[int], *, jobs: int = 1
                    checkpoint_dir: str | None = None, resume: bool = False,
                    progress: bool | None = None,
                    log: Callable[[dict[str, Any]], object] | None = None,
-                   max_memory: int | None = None, device: str = "cpu") -> list[dict]:
-    """Train every seed (one torch thread); ``jobs > 1`` trains that many seeds at once in
+                   max_memory: int | None = None, device: str = "cpu",
+                   threads: int = 1) -> list[dict]:
+    """Train every seed (``threads`` torch threads, default one); ``jobs > 1`` trains that many seeds at once in
     separate single-thread processes.  Returns the run records in the order of ``seeds``.
     A run whose plan (:func:`plan_lm_training`) does not fit is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
+    threads = check_threads(threads, jobs, len(seeds))
     plan_lm_training(config, len(seeds), jobs).check(max_memory)
     return _run_seeds(lm_train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
-                      resume=resume, progress=progress, log=log, device=device)
+                      resume=resume, progress=progress, log=log, device=device, threads=threads)
 
 
 def lm_results_document(config: LMTrainConfig, runs: list[dict], *,

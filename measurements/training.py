@@ -564,32 +564,47 @@ def train_seeds(config: TrainConfig, seeds: Iterable[int], *, jobs: int = 1,
                 checkpoint_dir: str | None = None, resume: bool = False,
                 progress: bool | None = None,
                 log: Callable[[dict[str, Any]], object] | None = None,
-                max_memory: int | None = None, device: str = "cpu") -> list[dict]:
+                max_memory: int | None = None, device: str = "cpu",
+                threads: int = 1) -> list[dict]:
     """Train every seed; ``jobs > 1`` trains that many seeds at once in separate processes
     (one torch thread each; with ``progress`` one bar per seed, and ``log`` for every
     evaluation with its ``seed``, relayed to this process; CPU only).  ``device`` as in
     :func:`train_run`: on an accelerator the seeds run one after another.  Returns the run
     records in the order of
     ``seeds``.  A run whose plan (:func:`plan_training`) does not fit in the memory the process
-    may use (or ``max_memory`` bytes) is refused before it starts."""
+    may use (or ``max_memory`` bytes) is refused before it starts.  ``threads``: torch threads
+    of this process when the seeds run here, one after another (see :func:`check_threads`)."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
+    threads = check_threads(threads, jobs, len(seeds))
     plan_training(config, len(seeds), jobs).check(max_memory)
     return _run_seeds(train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
-                      resume=resume, progress=progress, log=log, device=device)
+                      resume=resume, progress=progress, log=log, device=device, threads=threads)
+
+
+def check_threads(threads: int, jobs: int, seeds: int) -> int:
+    """``threads`` torch threads for a training that runs in this process (``jobs == 1`` or a
+    single seed); the parallel seeds of ``jobs > 1`` have one thread each, so any other value
+    is refused with them.  One thread (the default) gives the same digits on every machine;
+    more threads are faster and reproducible only with the same count."""
+    threads = check_integer("threads", threads, 1, 1024)
+    if threads > 1 and jobs > 1 and seeds > 1:
+        raise InvalidArgument("threads", threads, "1 with --jobs > 1 (each parallel seed has one "
+                              "thread)")
+    return threads
 
 
 def _run_seeds(run: Callable[..., dict], worker: Callable[[tuple], dict], config: Any,
                seeds: list[int], jobs: int, *, checkpoint_dir: str | None, resume: bool,
                progress: bool | None, log: Callable[[dict[str, Any]], object] | None,
-               device: str = "cpu") -> list[dict]:
-    """``run(config, seed, ..., device=device)`` for every seed in this process (one torch
-    thread), or, with ``jobs > 1`` and several seeds, ``worker((config dict, seed,
+               device: str = "cpu", threads: int = 1) -> list[dict]:
+    """``run(config, seed, ..., device=device)`` for every seed in this process (``threads``
+    torch threads, default one), or, with ``jobs > 1`` and several seeds, ``worker((config dict, seed,
     checkpoint_dir, resume))`` in ``jobs`` separate CPU processes (the callers refuse ``jobs >
     1`` with an accelerator).  The records come back in the order of ``seeds``."""
     if jobs == 1 or len(seeds) == 1:
         torch = _torch()
-        torch.set_num_threads(1)
+        torch.set_num_threads(threads)
         return [run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
                     progress=progress, log=log, device=device) for s in seeds]
     import threading

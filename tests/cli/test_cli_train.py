@@ -191,3 +191,12 @@ def test_lm_text_bad_input_is_one_line_exit_2(capsys, tmp_path, argv, option):
     assert rc == 2
     assert err.startswith(f"posbias: error: {option} = ") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_threads_refused_with_parallel_seeds(capsys):
+    rc = main(["train", "--task", "lm-synthetic", "--seeds", "0", "1", "--jobs", "2",
+               "--threads", "2", "--iterations", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--threads" in err and err.count("\n") == 1
+    rc = main(["train", "--task", "lm-synthetic", "--threads", "0", "--iterations", "1"])
+    assert rc == 2 and "--threads" in capsys.readouterr().err

@@ -47,7 +47,7 @@ _OPTION = {
     "lr": "--lr", "weight_decay": "--weight-decay", "batch": "--batch",
     "train_bias": "--train-bias", "eval_every": "--eval-every", "test_size": "--test-size",
     "influence_samples": "--record-influence", "seeds": "--seeds", "seed": "--seeds",
-    "jobs": "--jobs", "resume": "--resume", "arch": "--arch", "layers": "--layers",
+    "jobs": "--jobs", "threads": "--threads", "resume": "--resume", "arch": "--arch", "layers": "--layers",
     "hidden": "--hidden", "heads": "--heads", "length": "--length", "device": "--device",
     "vocab": "--vocab", "source": "--corpus", "corpus": "--corpus",
     "max_documents": "--max-documents", "boundary_samples": "--boundary-windows",
@@ -148,6 +148,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         "sequences (default 32)")
     p.add_argument("--jobs", type=int, default=1, metavar="J",
                    help="seeds trained at once in separate single-thread processes (default 1)")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="torch threads when the seeds train in this process, one after another "
+                        "(default 1: the same digits on every machine; more is faster and "
+                        "reproducible with the same count only)")
     p.add_argument("--device", default="cpu", metavar="DEVICE",
                    help="where the network trains: cpu (default), cuda, cuda:N, mps, or auto "
                         "(CUDA if present, else MPS, else cpu); data and initial weights are "
@@ -340,6 +344,7 @@ def run(args: argparse.Namespace) -> int:
 
         check_device("device", args.device)
         tr.check_jobs_device(jobs, args.device)
+        tr.check_threads(args.threads, jobs, len(seeds))
         device, why = resolve_device(args.device)
         if args.verbose:
             print(f"[train] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
@@ -369,17 +374,17 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(config, tr.TrainConfig):
             runs = tr.train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
                                   resume=args.resume, log=log, max_memory=args.max_memory,
-                                  device=device, progress=progress)
+                                  device=device, progress=progress, threads=args.threads)
         elif isinstance(config, lx.LMTextConfig):
             lx.save_tokenizer(data, tok_path)
             runs = lx.lm_text_seeds(config, args.seeds, jobs=args.jobs,
                                     checkpoint_dir=ckpt, resume=args.resume, log=log,
                                     max_memory=args.max_memory, device=device, progress=progress,
-                                    **extra)
+                                    threads=args.threads, **extra)
         else:
             runs = lt.lm_train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
                                      resume=args.resume, log=log, max_memory=args.max_memory,
-                                     device=device, progress=progress)
+                                     device=device, progress=progress, threads=args.threads)
     except InvalidArgument as exc:
         if exc.parameter in _OPTION:
             raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None
