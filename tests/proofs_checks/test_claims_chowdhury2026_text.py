@@ -1,0 +1,139 @@
+"""The natural-text proxies of chowdhury2026 C10 and C11: the boundary statistic by hand and
+under its null, every verdict the four rules allow reached from constructed results documents
+(written to a data directory and read back as the check reads the stored runs), and
+needs-data naming the training command when no run is stored."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from posbias.proofs_checks import registry
+from posbias.proofs_checks.claims import chowdhury2026_text as tx
+
+L = 256
+IDS = {k: f"chowdhury2026:{k}-text-proxy"
+       for k in ("u-persists", "pv-grows", "dead-zone", "boundary-peaks")}
+
+
+def U(ends=12.0, valley=1.0):
+    """A U-shaped profile: end blocks ``ends`` times a smooth interior valley."""
+    x = np.linspace(0, 1, L)
+    p = valley + (ends - valley) * (np.exp(-x / 0.05) + np.exp(-(1 - x) / 0.05))
+    return p / p.sum()
+
+
+def flat():
+    p = np.ones(L)
+    p[-1] = 1.2
+    return p / p.sum()
+
+
+def spiked(base, positions, height):
+    p = np.array(base, dtype=float)
+    for q in positions:
+        p[q] *= height
+    return (p / p.sum()).tolist()
+
+
+POS = [64 + (37 * i) % 128 for i in range(8)]
+
+
+def document(step0=None, stepN=None, margin=0.3, spike0=1.0, spikeN=6.0, seeds=(0, 1),
+             windows=8):
+    step0 = U(20) if step0 is None else step0
+    stepN = U(60) if stepN is None else stepN
+    rng = np.random.default_rng(0)
+    noise = [1 + 0.02 * rng.standard_normal(L) for _ in range(windows)]
+    def bwin(base, h):
+        return [spiked(base * n, [q], h) for q, n in zip(POS[:windows], noise)]
+    runs = [{"seed": s, "iterations": 2000, "wall_seconds": 10.0, "history": [
+        {"iteration": 0, "below_bigram": -1.5, "influence": list(step0),
+         "boundary_influence": bwin(step0, spike0)},
+        {"iteration": 2000, "below_bigram": margin, "influence": list(stepN),
+         "boundary_influence": bwin(stepN, spikeN)}]} for s in seeds]
+    return {"name": tx.TEXT_STORED[0], "config": {"arch": "llama"}, "runs": runs,
+            "corpus": {"sha256": "0" * 64}, "provenance": {"command": "posbias train"},
+            "boundary_windows": {"positions": POS[:windows],
+                                 "eot_positions": [[q] for q in POS[:windows]]}}
+
+
+def verdicts(tmp_path, doc):
+    folder = tmp_path / "trained-lm-text"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{tx.TEXT_STORED[0]}.json").write_text(json.dumps(doc))
+    ctx = registry.CheckContext(data_dir=str(tmp_path))
+    out = {}
+    for k, cid in IDS.items():
+        r = registry.run_claim(registry.get_claim(cid), ctx)
+        out[k] = r.evidence.verdict
+    return out
+
+
+def test_boundary_percentile_by_hand_and_under_its_null():
+    base = U(10)
+    assert tx.boundary_percentile(spiked(base, [100], 3.0), 100, [100]) == 1.0
+    # the first token after the separator counts as the boundary too
+    assert tx.boundary_percentile(spiked(base, [101], 3.0), 100, [100]) == 1.0
+    # a dip is low
+    assert tx.boundary_percentile(spiked(base, [100], 0.3), 100, [100]) < 0.1
+    # the null: noisy profiles with no boundary effect give percentiles about uniform
+    rng = np.random.default_rng(1)
+    pct = [tx.boundary_percentile(base * np.exp(0.1 * rng.standard_normal(L)), 128, [128])
+           for _ in range(400)]
+    assert 0.45 < np.mean(pct) < 0.55
+    assert np.mean(np.array(pct) > tx.BOUNDARY_PEAK) < 0.09
+    with pytest.raises(ValueError, match="too close"):
+        tx.boundary_percentile(base, 5, [5])
+
+
+def test_the_paper_picture_is_qualified(tmp_path):
+    assert verdicts(tmp_path, document()) == dict.fromkeys(IDS, "qualified")
+
+
+def test_below_the_gate_nothing_is_decided(tmp_path):
+    assert verdicts(tmp_path, document(margin=0.05)) == dict.fromkeys(IDS, "inconclusive")
+
+
+def test_flattened_by_training_is_refuted(tmp_path):
+    v = verdicts(tmp_path, document(stepN=flat(), spikeN=1.0))
+    assert v == {"u-persists": "refuted", "pv-grows": "refuted", "dead-zone": "refuted",
+                 "boundary-peaks": "refuted"}
+
+
+def test_a_kept_u_without_growth_or_peaks(tmp_path):
+    v = verdicts(tmp_path, document(step0=U(30), stepN=U(30), spikeN=1.0))
+    assert v == {"u-persists": "qualified", "pv-grows": "inconclusive",
+                 "dead-zone": "qualified", "boundary-peaks": "refuted"}
+
+
+def test_peaks_already_at_step0_and_too_few_windows(tmp_path):
+    assert verdicts(tmp_path, document(spike0=6.0))["boundary-peaks"] == "inconclusive"
+    assert verdicts(tmp_path, document(windows=3))["boundary-peaks"] == "inconclusive"
+
+
+def test_no_u_at_step0(tmp_path):
+    v = verdicts(tmp_path, document(step0=flat()))
+    assert v["u-persists"] == "inconclusive" and v["dead-zone"] == "inconclusive"
+
+
+def test_evidence_prints_the_deciding_figures(tmp_path):
+    folder = tmp_path / "trained-lm-text"
+    folder.mkdir()
+    (folder / f"{tx.TEXT_STORED[0]}.json").write_text(json.dumps(document()))
+    r = registry.run_claim(registry.get_claim(IDS["boundary-peaks"]),
+                           registry.CheckContext(data_dir=str(tmp_path)))
+    assert r.evidence.figures["runs"][0]["BN"]["peak_share"] == 1.0
+    assert "boundary peaks in 1.00 of 8 windows" in r.evidence.correction
+    assert "Proxy, not the paper's setting" in r.evidence.correction
+
+
+def test_missing_runs_are_needs_data_with_the_command(tmp_path, monkeypatch):
+    monkeypatch.setattr(tx, "TEXT_STORED", ("no-such-run",))
+    (tmp_path / "trained-lm-text").mkdir()
+    r = registry.run_claim(registry.get_claim(IDS["u-persists"]),
+                           registry.CheckContext(data_dir=str(tmp_path)))
+    assert r.evidence.verdict == "needs-data"
+    assert "posbias train --task lm-text" in r.evidence.method
