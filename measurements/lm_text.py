@@ -342,6 +342,10 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
     baselines = ngram_baselines(train, windows[:, :-1], windows[:, 1:], vocab)
     b_ids, b_pos = (boundary_windows(held, tok.token_to_id(EOT), L, config.boundary_samples)
                     if config.boundary_samples else (None, None))
+    if b_ids is not None and not len(b_ids):
+        raise InvalidArgument("boundary_samples", config.boundary_samples,
+                              f"0: no held-out document boundary fits a window of {L} tokens "
+                              "with the separator in its middle half")
     import tokenizers
 
     record = {"kind": "byte-level BPE (tokenizers)", "requested_vocab": config.vocab,

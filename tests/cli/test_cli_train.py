@@ -152,6 +152,12 @@ def test_lm_text_tiny_run_writes_everything_and_resumes(capsys, tmp_path):
         rc, text, err = _run(capsys, *common, "--iterations", "4", "-o", str(whole), "-f", "json")
         assert rc == 0, err
         full = json.loads(text)["runs"][0]["history"]
+        # one held-out document: no boundary inside the held-out stream, refused before training
+        bounds = tmp_path / "bounds"
+        rc, text, err = _run(capsys, *common, "--iterations", "2", "--boundary-windows", "3",
+                             "-o", str(bounds))
+        assert rc == 2 and "--boundary-windows" in err and err.count("\n") == 1
+        assert not (bounds / "results.json").exists()
         out = tmp_path / "lm"
         rc, text, err = _run(capsys, *common, "--iterations", "2", "-o", str(out), "-v")
         assert rc == 0, err

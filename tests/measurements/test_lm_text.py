@@ -146,7 +146,7 @@ def test_context_longer_than_the_held_out_text(source):
         lx.prepare_text(tiny(source, length=4000))
 
 
-def test_boundary_windows_put_a_separator_in_the_middle_half(source):
+def test_boundary_windows_put_a_separator_in_the_middle_half(source, tmp_path):
     cfg = tiny(source, boundary_samples=3)
     data = lx.prepare_text(cfg)
     eot = data.tokenizer.token_to_id(lx.EOT)
@@ -157,9 +157,18 @@ def test_boundary_windows_put_a_separator_in_the_middle_half(source):
     e = run["history"][-1]
     assert len(e["boundary_influence"]) == len(data.boundary_ids)
     assert all(sum(q) == pytest.approx(1, abs=1e-4) for q in e["boundary_influence"])
-    rec = lx.lm_text_results_document(cfg, [run], data)["boundary_windows"]
+    doc = lx.lm_text_results_document(cfg, [run], data)
+    rec = doc["boundary_windows"]
     assert rec["positions"] == data.boundary_positions
     assert all(q in js for q, js in zip(rec["positions"], rec["eot_positions"]))
+    pytest.importorskip("matplotlib")
+    from posbias.render import training_plots as tp
+
+    assert tp.plot_boundary_windows(doc, str(tmp_path / "b.png"), half=4)
+    assert (tmp_path / "b.png").read_bytes()[:4] == b"\x89PNG"
+    doc["boundary_windows"] = None
+    assert not tp.plot_boundary_windows(doc, str(tmp_path / "none.png"))
+    assert not (tmp_path / "none.png").exists()
 
 
 def test_boundary_windows_by_hand():

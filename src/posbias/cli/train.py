@@ -16,8 +16,9 @@ against training step), and ``checkpoints/`` (one per seed, rewritten at every e
 accuracy differences and their plot do not apply (``--mask``, ``--pe``, ``--residual`` and
 ``--train-bias`` are refused); ``--arch``, ``--layers``, ``--hidden``, ``--heads`` and
 ``--length`` shape the model and the context (refused for ``wu2025-icl``).  ``lm-text`` also
-writes ``tokenizer.json`` (kept by ``--resume``) and takes ``--vocab``, ``--corpus`` and
-``--max-documents``.  A progress bar with ETA goes to
+writes ``tokenizer.json`` (kept by ``--resume``), takes ``--vocab``, ``--corpus``,
+``--max-documents`` and ``--boundary-windows`` (with it, ``boundaries.png``: the influence
+around the document separators at Step 0 and Step N).  A progress bar with ETA goes to
 stderr when it is a terminal; ``-v`` prints one line per evaluation.  Needs the ``models``
 extra (torch).
 """
@@ -409,6 +410,8 @@ def run(args: argparse.Namespace) -> int:
             tp.plot_differences(doc, os.path.join(out, "differences.png"))
         if config.influence_samples:
             tp.plot_influence_heatmap(doc, os.path.join(out, "influence.png"))
+        if text and config.boundary_samples:
+            tp.plot_boundary_windows(doc, os.path.join(out, "boundaries.png"))
     except NeedsExtra as exc:
         print(f"posbias: {exc}; plots skipped", file=sys.stderr)
     if args.format == "json":

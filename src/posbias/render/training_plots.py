@@ -10,7 +10,7 @@ from typing import Any
 from posbias.errors import NeedsExtra
 from posbias.files import write_output
 
-__all__ = ["plot_differences", "plot_influence_heatmap"]
+__all__ = ["plot_boundary_windows", "plot_differences", "plot_influence_heatmap"]
 
 _PAIRS = ("first-middle", "first-last", "middle-last")
 #: copying one of the two labels present at random (1/2 + 1/(2L), L = 32)
@@ -124,3 +124,47 @@ def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
     fig.colorbar(im, ax=ax, label=label)
     fig.tight_layout()
     _save(fig, plt, path, parameter)
+
+
+def plot_boundary_windows(doc: dict, path: str, parameter: str = "--output",
+                          seed_index: int = 0, half: int = 40) -> bool:
+    """The final position's influence around the document separator of each boundary window
+    (``posbias train --task lm-text --boundary-windows N``), at Step 0 (left) and at the last
+    evaluation (right): offsets ``-half .. half`` from the separator (0, the separator; 1, the
+    first token of the next document), each window divided by its median over those offsets
+    (thin lines) and the median over windows (thick).  Returns False, drawing nothing, when
+    the run recorded no boundary windows."""
+    import numpy as np
+
+    rec = doc.get("boundary_windows") or {}
+    run = doc["runs"][seed_index]
+    hist = [e for e in run["history"] if e.get("boundary_influence")]
+    if not hist or not rec.get("positions"):
+        return False
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
+    offsets = np.arange(-half, half + 1)
+    for ax, entry in zip(axes, (hist[0], hist[-1])):
+        rows = []
+        for prof, q in zip(entry["boundary_influence"], rec["positions"]):
+            p = np.asarray(prof, dtype=float)
+            idx = q + offsets
+            ok = (idx >= 0) & (idx < p.size)
+            row = np.full(offsets.size, np.nan)
+            row[ok] = p[idx[ok]]
+            row /= np.nanmedian(row)
+            rows.append(row)
+            ax.plot(offsets, row, color="0.7", lw=0.6)
+        ax.plot(offsets, np.nanmedian(rows, axis=0), color="C0", lw=1.8,
+                label=f"median of {len(rows)} windows")
+        ax.axvline(0, color="C3", lw=0.8, ls=":")
+        ax.set_yscale("log")
+        ax.set_xlabel("position relative to the document separator")
+        ax.set_title(f"iteration {entry['iteration']}", fontsize=9)
+    axes[0].set_ylabel("influence / window median (log)")
+    axes[0].legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"influence on the final position around document boundaries, seed "
+                 f"{run['seed']}: " + _title(doc), fontsize=8)
+    fig.tight_layout()
+    _save(fig, plt, path, parameter)
+    return True
