@@ -40,6 +40,7 @@ from posbias.proofs_checks.claims.chowdhury2026 import (
     _is_u,
     _u_figures,
     peak_valley_ratio,
+    pretrained_comparison_setting,
     u_shape_test,
     valley_depth,
 )
@@ -524,15 +525,7 @@ _TEST = Setting(
 
 def _card(section: str) -> Card:
     return Card(
-        paper=Setting(f"the paper's comparison of initialized and pretrained networks ({section};"
-                      " the abstract: 'standard training does not overcome the topological "
-                      "valley'; section and figure numbers not confirmed here)",
-                      architecture="causal decoder with residuals (Qwen2, GPT-2)",
-                      models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on",
-                      mask="causal", L=2048, data="natural text (billions of tokens)",
-                      training="standard pretraining",
-                      measure="input-output gradient influence of the final position",
-                      unconfirmed=("models", "L")),
+        paper=pretrained_comparison_setting(section),
         test=_TEST, kind="proxy",
         proof=ProofStatus("none", note="an empirical proxy experiment"),
         differences=("a proxy: a small LM pretrained here on 1.36 M tokens of natural text "
@@ -549,7 +542,7 @@ _ASSUME = ("stored runs of posbias train --task lm-text (data/trained-lm-text/),
     statement="Natural-text proxy of C10: pretraining a small causal LM on natural text keeps "
     "the macroscopic U of its Step-0 influence profile.",
     latex=r"U(p_0) \wedge U(p_N)",
-    expected="needs-data", section="C10", assumptions=_ASSUME, needs=_NEEDS,
+    expected="qualified", section="C10", assumptions=_ASSUME, needs=_NEEDS,
     rule=U_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
 )
 def _u_text(ctx: CheckContext) -> Evidence:
@@ -566,7 +559,7 @@ def _u_text(ctx: CheckContext) -> Evidence:
     "the peak-to-valley ratio of its influence profile.",
     latex=r"\frac{\max(p_{N,1}, p_{N,L})}{\min_j p_{N,j}} > "
     r"\frac{\max(p_{0,1}, p_{0,L})}{\min_j p_{0,j}}",
-    expected="needs-data", section="C10", assumptions=_ASSUME, needs=_NEEDS,
+    expected="qualified", section="C10", assumptions=_ASSUME, needs=_NEEDS,
     rule=R_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
 )
 def _r_text(ctx: CheckContext) -> Evidence:
@@ -582,7 +575,7 @@ def _r_text(ctx: CheckContext) -> Evidence:
     "natural text does not fill the dead zone of its Step-0 influence profile (the valley "
     "stays below half the mean).",
     latex=r"\frac{\min_k \bar p_{N,k}}{\operatorname{mean}_k \bar p_{N,k}} < \tfrac12",
-    expected="needs-data", section="C11", assumptions=_ASSUME, needs=_NEEDS,
+    expected="qualified", section="C11", assumptions=_ASSUME, needs=_NEEDS,
     rule=D_TEXT_RULE, card=_card("C11"), thorough_work=_thorough_work,
 )
 def _d_text(ctx: CheckContext) -> Evidence:
@@ -601,7 +594,7 @@ def _d_text(ctx: CheckContext) -> Evidence:
     "adds local peaks of the final position's influence at document boundaries.",
     latex=r"\Pr\bigl[\text{percentile of } p_{N,j_b} \text{ among ordinary } j > 0.95\bigr] "
     r"\ge \tfrac12",
-    expected="needs-data", section="C10", assumptions=_ASSUME, needs=_NEEDS,
+    expected="refuted", section="C10", assumptions=_ASSUME, needs=_NEEDS,
     rule=B_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
 )
 def _b_text(ctx: CheckContext) -> Evidence:

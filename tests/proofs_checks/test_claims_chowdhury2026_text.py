@@ -137,3 +137,79 @@ def test_missing_runs_are_needs_data_with_the_command(tmp_path, monkeypatch):
                            registry.CheckContext(data_dir=str(tmp_path)))
     assert r.evidence.verdict == "needs-data"
     assert "posbias train --task lm-text" in r.evidence.method
+
+
+# --- the stored run, reproduced (slow) ------------------------------------------------------
+
+FIRST_STEPS = "text_llama_first_steps"
+
+
+@pytest.mark.slow
+def test_stored_run_is_reproduced_from_step0_through_its_first_steps():
+    """The stored run's corpus, tokenizer, baselines, windows and Step-0 evaluation (losses to
+    6 digits, influence profiles to 5 decimals), then the first 20 training iterations of the
+    same seed compared with their stored evaluations (same thread count as stored)."""
+    import dataclasses
+    import os
+
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("tokenizers")
+    from posbias.measurements import lm_text as lx
+    from posbias.proofs_checks.data import data_path
+
+    doc = tx.text_stored_results()[0]
+    config = lx.LMTextConfig.from_dict(doc["config"])
+    if not os.path.isdir(config.source):
+        pytest.skip(f"{config.source} is not installed (apt-get install python3-doc)")
+    data = lx.prepare_text(config)
+    assert data.recipe["sha256"] == doc["corpus"]["sha256"]
+    assert data.tokenizer_record["sha256"] == doc["tokenizer"]["sha256"]
+    assert data.baselines == doc["baselines"]
+    assert lx.influence_windows(config, data) == doc["influence_windows"]
+    assert lx._boundary_record(data) == doc["boundary_windows"]
+    with open(os.path.join(data_path("trained-lm-text"), FIRST_STEPS + ".json"),
+              encoding="utf-8") as fh:
+        first = json.load(fh)
+    old = torch.get_num_threads()
+    torch.set_num_threads(doc["provenance"]["torch_threads_per_process"])
+    try:
+        seed = doc["runs"][0]["seed"]
+        step0 = lx.lm_text_run(dataclasses.replace(config, iterations=0), seed,
+                               data=data)["history"][0]
+        fcfg = lx.LMTextConfig.from_dict(first["config"])
+        again = lx.lm_text_run(fcfg, first["runs"][0]["seed"], data=data)["history"]
+    finally:
+        torch.set_num_threads(old)
+    stored0 = doc["runs"][0]["history"][0]
+    for k in ("val_loss", "final_loss", "below_bigram"):
+        assert step0[k] == pytest.approx(stored0[k], rel=2e-6)
+    for k in ("influence", "boundary_influence"):
+        assert np.allclose(step0[k], stored0[k], atol=2e-5, rtol=0)
+    assert first["runs"][0]["history"][0]["val_loss"] == stored0["val_loss"]
+    for new, old_e in zip(again, first["runs"][0]["history"], strict=True):
+        assert new["iteration"] == old_e["iteration"]
+        for k in ("loss", "val_loss", "final_loss"):
+            if old_e[k] is not None:
+                assert new[k] == pytest.approx(old_e[k], rel=2e-6)
+
+
+def test_the_stored_run_has_provenance_and_passes_the_gate():
+    doc = tx.text_stored_results()[0]
+    prov = doc["provenance"]
+    assert doc["task"] == "lm-text" and doc["name"] == tx.TEXT_STORED[0]
+    assert prov["command"].startswith("posbias train --task lm-text")
+    assert {"torch", "transformers", "tokenizers", "posbias"} <= set(prov["versions"])
+    assert doc["gate"]["reached"] and doc["corpus"]["package"]
+    run = doc["runs"][0]
+    assert run["iterations"] == run["history"][-1]["iteration"] == doc["config"]["iterations"]
+    L = doc["config"]["length"]
+    assert all(len(e["influence"]) == L and len(e["boundary_influence"]) == 8
+               for e in run["history"])
+
+
+def test_default_check_reads_the_stored_run_as_expected():
+    for cid in IDS.values():
+        c = registry.get_claim(cid)
+        r = registry.run_claim(c)
+        assert r.evidence.verdict == c.expected, (cid, r.evidence.verdict)
+        assert r.evidence.figures["runs"][0]["margin"] > tx.TEXT_GATE
