@@ -60,7 +60,6 @@ from posbias.errors import InvalidArgument
 from posbias.measurements import measure
 from posbias.measurements.corpus import CORPUS_SOURCE, SECTIONS, build_corpus
 from posbias.measurements.lm_training import (
-    LM_ARCHS,
     _FlatConfig,
     _influence_windows,
     _mean_profile,
@@ -79,7 +78,7 @@ from posbias.measurements.training import (
     check_threads,
 )
 from posbias.resources import Plan
-from posbias.validation import check_choice, check_integer, check_real
+from posbias.validation import check_integer
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -146,26 +145,8 @@ class LMTextConfig(_FlatConfig):
     held_out_every: int = 10
 
     def __post_init__(self) -> None:
-        check_choice("arch", self.arch, LM_ARCHS)
-        check_integer("layers", self.layers, 1, 64)
-        check_integer("hidden", self.hidden, 2, 4096)
-        check_integer("heads", self.heads, 1, 256)
-        if self.hidden % self.heads:
-            raise InvalidArgument("hidden", self.hidden, f"a multiple of heads = {self.heads}")
-        if self.arch == "llama" and (self.hidden // self.heads) % 2:
-            raise InvalidArgument("hidden", self.hidden, "hidden / heads even for llama (RoPE)")
-        check_integer("length", self.length, 2, 4096)
+        self._check_shared(min_test=1)
         check_integer("vocab", self.vocab, 300, 2**17)
-        check_integer("iterations", self.iterations, 0)
-        check_real("lr", self.lr, 0, lo_open=True)
-        check_real("weight_decay", self.weight_decay, 0)
-        check_integer("batch", self.batch, 1)
-        check_integer("eval_every", self.eval_every, 1)
-        check_integer("test_size", self.test_size, 1)
-        check_integer("influence_samples", self.influence_samples, 0)
-        if self.influence_samples > self.test_size:
-            raise InvalidArgument("influence_samples", self.influence_samples,
-                                  f"at most the test size {self.test_size}")
         if not isinstance(self.source, str) or not self.source:
             raise InvalidArgument("source", self.source, "a directory path")
         check_integer("boundary_samples", self.boundary_samples, 0)

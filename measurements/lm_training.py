@@ -67,6 +67,7 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.measurements import measure
 from posbias.measurements.training import (
+    _append_evaluation,
     _generator,
     _progress_bar,
     _provenance,
@@ -74,7 +75,6 @@ from posbias.measurements.training import (
     _round,
     _run_result,
     _run_seeds,
-    _save_state,
     _torch,
     _versions,
     check_jobs_device,
@@ -127,6 +127,30 @@ class _FlatConfig:
         return (dataclasses.replace(self, iterations=0)  # type: ignore[type-var]
                 == dataclasses.replace(other, iterations=0))  # type: ignore[type-var]
 
+    def _check_shared(self, min_test: int) -> None:
+        """Check the fields every causal-LM configuration has: the model shape, the optimizer,
+        the evaluation (at least ``min_test`` test items) and the influence sample."""
+        c: Any = self
+        check_choice("arch", c.arch, LM_ARCHS)
+        check_integer("layers", c.layers, 1, 64)
+        check_integer("hidden", c.hidden, 2, 4096)
+        check_integer("heads", c.heads, 1, 256)
+        if c.hidden % c.heads:
+            raise InvalidArgument("hidden", c.hidden, f"a multiple of heads = {c.heads}")
+        if c.arch == "llama" and (c.hidden // c.heads) % 2:
+            raise InvalidArgument("hidden", c.hidden, "hidden / heads even for llama (RoPE)")
+        check_integer("length", c.length, 2, 4096)
+        check_integer("iterations", c.iterations, 0)
+        check_real("lr", c.lr, 0, lo_open=True)
+        check_real("weight_decay", c.weight_decay, 0)
+        check_integer("batch", c.batch, 1)
+        check_integer("eval_every", c.eval_every, 1)
+        check_integer("test_size", c.test_size, min_test)
+        check_integer("influence_samples", c.influence_samples, 0)
+        if c.influence_samples > c.test_size:
+            raise InvalidArgument("influence_samples", c.influence_samples,
+                                  f"at most the test size {c.test_size}")
+
 
 @dataclass(frozen=True)
 class LMTrainConfig(_FlatConfig):
@@ -151,26 +175,8 @@ class LMTrainConfig(_FlatConfig):
     influence_samples: int = 0
 
     def __post_init__(self) -> None:
-        check_choice("arch", self.arch, LM_ARCHS)
-        check_integer("layers", self.layers, 1, 64)
-        check_integer("hidden", self.hidden, 2, 4096)
-        check_integer("heads", self.heads, 1, 256)
-        if self.hidden % self.heads:
-            raise InvalidArgument("hidden", self.hidden, f"a multiple of heads = {self.heads}")
-        if self.arch == "llama" and (self.hidden // self.heads) % 2:
-            raise InvalidArgument("hidden", self.hidden, "hidden / heads even for llama (RoPE)")
-        check_integer("length", self.length, 2, 4096)
+        self._check_shared(min_test=2)
         check_integer("tokens", self.tokens, 2, 100000)
-        check_integer("iterations", self.iterations, 0)
-        check_real("lr", self.lr, 0, lo_open=True)
-        check_real("weight_decay", self.weight_decay, 0)
-        check_integer("batch", self.batch, 1)
-        check_integer("eval_every", self.eval_every, 1)
-        check_integer("test_size", self.test_size, 2)
-        check_integer("influence_samples", self.influence_samples, 0)
-        if self.influence_samples > self.test_size:
-            raise InvalidArgument("influence_samples", self.influence_samples,
-                                  f"at most the test size {self.test_size}")
 
     @property
     def vocab(self) -> int:
@@ -340,13 +346,8 @@ def _train_loop(torch: ModuleType, config: Any, seed: int, model: Any, optimizer
         entry: dict[str, Any] = {"iteration": iteration,
                                  "loss": _round(sum(losses) / len(losses), 5) if losses else None}
         entry.update(evaluate())
-        entry["seconds"] = round(seconds, 2)
-        history.append(entry)
-        if log is not None:
-            log(entry)
-        if path:
-            _save_state(torch, path, config, seed, iteration, model, optimizer, data, history,
-                        seconds)
+        _append_evaluation(torch, entry, seconds, history, log, path, config, seed, model,
+                           optimizer, data)
 
     t0 = time.perf_counter() - elapsed
     if start_iter == 0 and not history:

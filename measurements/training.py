@@ -281,6 +281,21 @@ def _load_state(torch: ModuleType, path: str) -> dict:
     return state
 
 
+def _append_evaluation(torch: ModuleType, entry: dict[str, Any], seconds: float,
+                       history: list[dict], log: Callable[[dict[str, Any]], object] | None,
+                       path: str | None, config: Any, seed: int, model: Any, optimizer: Any,
+                       data: Any) -> None:
+    """Close an evaluation entry of a training loop: its wall time, appended to ``history``,
+    passed to ``log``, and the checkpoint at ``path`` rewritten (every task's loop)."""
+    entry["seconds"] = round(seconds, 2)
+    history.append(entry)
+    if log is not None:
+        log(entry)
+    if path:
+        _save_state(torch, path, config, seed, entry["iteration"], model, optimizer, data,
+                    history, seconds)
+
+
 def _save_state(torch: ModuleType, path: str, config: Any, seed: int, iteration: int,
                 model: Module, optimizer: Any, data: Generator, history: list,
                 seconds: float) -> None:
@@ -368,13 +383,8 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
                  "loss": _round(sum(losses) / len(losses), 5) if losses else None,
                  "train_accuracy": _round(sum(hits) / len(hits), 5) if hits else None}
         entry.update(_evaluate(torch, model, sets, config, influence_inputs))
-        entry["seconds"] = round(seconds, 2)
-        history.append(entry)
-        if log is not None:
-            log(entry)
-        if path:
-            _save_state(torch, path, config, seed, iteration, model, optimizer, data, history,
-                        seconds)
+        _append_evaluation(torch, entry, seconds, history, log, path, config, seed, model,
+                           optimizer, data)
 
     t0 = time.perf_counter() - elapsed
     if start_iter == 0 and not history:

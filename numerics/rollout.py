@@ -77,6 +77,21 @@ __all__ = [
 KERNEL_SPECS = ("cesaro", "window:W", "prefix:K", "decay:M", "alibi:M")
 
 
+
+def _row_times(v: list, A: list, zero: Any) -> list:
+    """The row vector ``v`` times the matrix ``A`` (a list of rows) in the arithmetic of
+    their entries (Fractions, or mpf at the caller's working precision), skipping zeros;
+    ``zero`` is that arithmetic's 0."""
+    n = len(A)
+    out = [zero] * n
+    for i, vi in enumerate(v):
+        if vi:
+            row = A[i]
+            for j in range(n):
+                if row[j]:
+                    out[j] += vi * row[j]
+    return out
+
 class Kernel(Protocol):
     """What a layer's attention pattern supplies to the drivers (see the module doc)."""
 
@@ -225,30 +240,13 @@ class DenseKernel:
         return self._cache[key]
 
     def propagate_exact(self, v: list) -> list:
-        A = self._entries("exact")
-        n = len(A)
-        out = [Fraction(0)] * n
-        for i, vi in enumerate(v):
-            if vi:
-                row = A[i]
-                for j in range(n):
-                    if row[j]:
-                        out[j] += vi * row[j]
-        return out
+        return _row_times(v, self._entries("exact"), Fraction(0))
 
     def propagate_precise(self, v: list, dps: int) -> list:
         dps = check_dps("dps", dps)
         A = self._entries("precise", dps)
         with mpmath.workdps(dps):
-            n = len(A)
-            out = [mpmath.mpf(0)] * n
-            for i, vi in enumerate(v):
-                if vi:
-                    row = A[i]
-                    for j in range(n):
-                        if row[j]:
-                            out[j] += vi * row[j]
-            return out
+            return _row_times(v, A, mpmath.mpf(0))
 
     def propagate_fast(self, v: np.ndarray) -> np.ndarray:
         return np.asarray(v, dtype=np.float64) @ self._entries("fast")

@@ -2976,6 +2976,7 @@ __all__ += [
     "dead_zone_trained_verdict",
     "lm_stored_results",
     "lm_summaries",
+    "pretrained_comparison_setting",
     "u_persists_trained_verdict",
     "valley_depth",
 ]
@@ -3305,18 +3306,26 @@ _LM_PROXY_TEST = Setting(
     measure="exact input-output Jacobian norm of the final position")
 
 
+def pretrained_comparison_setting(section: str) -> Setting:
+    """The paper's setting of C10 and C11 (``section``): pretrained checkpoints of its
+    architectures on natural text, compared with their Step 0; the section and figure numbers
+    are not confirmed here (the abstract states the comparison)."""
+    return Setting(f"the paper's comparison of initialized and pretrained networks ({section} "
+                   "in docs/mathematics.rst, 'The setting of C10 and C11'; the abstract: "
+                   "'standard training does not overcome the topological valley'; section and "
+                   "figure of the paper not confirmed here): pretrained checkpoints of the "
+                   "paper's architectures on natural text",
+                   architecture="causal decoder with residuals (Qwen2, GPT-2)",
+                   models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on",
+                   mask="causal", L=2048, data="natural text (billions of tokens)",
+                   training="standard pretraining",
+                   measure="input-output gradient influence of the final position",
+                   unconfirmed=("models", "L"))
+
+
 def _lm_card(section: str) -> Card:
     return Card(
-        paper=Setting(f"the paper's pretrained comparison ({section} in docs/mathematics.rst, "
-                      "'The setting of C10 and C11'; section and figure of the paper not confirmed "
-                      "here): pretrained checkpoints of the paper's architectures on natural "
-                      "text",
-                      architecture="causal decoder with residuals (Qwen2, GPT-2)",
-                      models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on",
-                      mask="causal", L=2048, data="natural text (billions of tokens)",
-                      training="standard pretraining",
-                      measure="input-output gradient influence of the final position",
-                      unconfirmed=("models", "L")),
+        paper=pretrained_comparison_setting(section),
         test=_LM_PROXY_TEST, kind="proxy",
         proof=ProofStatus("none", note="an empirical proxy experiment"),
         differences=("a proxy: a synthetic task whose optimum weighs every position equally "
