@@ -35,8 +35,8 @@ NOT_RUN = {
     "posbias check --thorough --scheduler": "needs a running Dask cluster",
     "posbias measure --arch qwen2-0.5b --length 512 --device cuda": "needs a CUDA device",
     "posbias check --thorough": "re-measures and re-trains: hours (the slow tests cover its parts)",
-    "posbias train --task": "100000 or 1500 iterations of training: hours (the slow tests re-train "
-                            "the first iterations and compare)",
+    "posbias train --task": "100000, 1500 or 2000 iterations of training: an hour or more (the "
+                            "slow tests re-train the first iterations and compare)",
 }
 #: long commands (minutes, or the models extra): run with -m slow
 SLOW = ("posbias check", "posbias measure", "posbias train")

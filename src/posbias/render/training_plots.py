@@ -164,7 +164,7 @@ def plot_boundary_windows(doc: dict, path: str, parameter: str = "--output",
     axes[0].set_ylabel("influence / window median (log)")
     axes[0].legend(fontsize=7, loc="upper left")
     fig.suptitle(f"influence on the final position around document boundaries, seed "
-                 f"{run['seed']}: " + _title(doc), fontsize=8)
+                 f"{run['seed']}\n" + _title(doc), fontsize=8)
     fig.tight_layout()
     _save(fig, plt, path, parameter)
     return True
