@@ -321,7 +321,10 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
     windows = np.stack([held[k * L: k * L + L + 1] for k in keep])
     vocab = tok.get_vocab_size()
     baselines = ngram_baselines(train, windows[:, :-1], windows[:, 1:], vocab)
-    b_ids, b_pos = (boundary_windows(held, tok.token_to_id(EOT), L, config.boundary_samples)
+    eot_id = tok.token_to_id(EOT)
+    if eot_id is None:  # pragma: no cover - a loaded tokenizer is checked, a trained one has it
+        raise InvalidArgument("tokenizer", "", f"a tokenizer with {EOT}")
+    b_ids, b_pos = (boundary_windows(held, eot_id, L, config.boundary_samples)
                     if config.boundary_samples else (None, None))
     if b_ids is not None and not len(b_ids):
         raise InvalidArgument("boundary_samples", config.boundary_samples,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -257,8 +258,9 @@ def _b_decide(f: Mapping, t: Mapping) -> str:
     return "inconclusive"
 
 
-def _ex(margin=0.5, u0=(9.0, 8.0), uN=(12.0, 20.0), g=0.5, D0=0.3, DN=0.2,
-        B0=(8, 0.5, 0.0), BN=(8, 0.97, 0.75), n=2) -> dict:
+def _ex(margin: float = 0.5, u0: tuple = (9.0, 8.0), uN: tuple = (12.0, 20.0),
+        g: float = 0.5, D0: float = 0.3, DN: float = 0.2, B0: tuple | None = (8, 0.5, 0.0),
+        BN: tuple | None = (8, 0.97, 0.75), n: int = 2) -> dict:
     """Figures of ``n`` runs for the rules' examples."""
     def u(x):
         return {"interior": True, "first_over_valley": x[0], "last_over_valley": x[1]}
@@ -493,7 +495,7 @@ def _evidence(ctx: CheckContext, rule: Rule, what: str,
         why = words.get(verdict, "runs disagree or the figures lie between the rule's bounds")
     text = (f"{_TEXT_PROXY} Result of the proxy ({_SCALE}): {why}: "
             + "; ".join(_show(s) for s in summaries))
-    kw = {"correction": text} if verdict == "qualified" else (
+    kw: dict[str, Any] = {"correction": text} if verdict == "qualified" else (
         {"counterexample": text} if verdict == "refuted" else {"discrepancy": text})
     return Evidence(
         verdict, method=what, rule=rule.text,

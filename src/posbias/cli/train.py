@@ -410,7 +410,7 @@ def run(args: argparse.Namespace) -> int:
             tp.plot_differences(doc, os.path.join(out, "differences.png"))
         if config.influence_samples:
             tp.plot_influence_heatmap(doc, os.path.join(out, "influence.png"))
-        if text and config.boundary_samples:
+        if text and getattr(config, "boundary_samples", 0):
             tp.plot_boundary_windows(doc, os.path.join(out, "boundaries.png"))
     except NeedsExtra as exc:
         print(f"posbias: {exc}; plots skipped", file=sys.stderr)
