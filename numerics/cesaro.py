@@ -618,26 +618,18 @@ def cesaro_profile_blocks(length: int, schedule: ScheduleLike) -> tuple[np.ndarr
     lams = _float_lambdas(schedule)
     from posbias.numerics import _compiled
 
-    if _compiled.use_compiled(L * len(lams), "cesaro"):
-        for B in (64, 8, 1):
-            if B > L:
-                continue
-            out = _compiled_rollout(L, lams, B)
-            if out is not None:
-                return out
-        out = _compiled_rollout(L, lams, 1)
-        if out is None:  # one position per block is always in range
-            raise AssertionError("the compiled rollout with single-position blocks failed")
-        return out
+    compiled = _compiled.use_compiled(L * len(lams), "cesaro")
+    rollout = _compiled_rollout if compiled else _blocked_rollout
     for B in (64, 8, 1):
         if B > L:
             continue
-        out = _blocked_rollout(L, lams, B)
+        out = rollout(L, lams, B)
         if out is not None:
             return out
-    out = _blocked_rollout(L, lams, 1)
+    out = rollout(L, lams, 1)
     if out is None:  # one position per block is always in range
-        raise AssertionError("the blocked rollout with single-position blocks failed")
+        raise AssertionError(f"the {'compiled' if compiled else 'blocked'} rollout with "
+                             "single-position blocks failed")
     return out
 
 

@@ -213,3 +213,18 @@ def test_default_check_reads_the_stored_run_as_expected():
         r = registry.run_claim(c)
         assert r.evidence.verdict == c.expected, (cid, r.evidence.verdict)
         assert r.evidence.figures["runs"][0]["margin"] > tx.TEXT_GATE
+
+
+def test_the_stored_figures_and_the_diagnostics_beside_the_rules():
+    """The deciding figures of the stored run, pinned, and what the rules do not look at: the
+    U only at Step 0 and the last evaluation, R without the final token falling, local spikes
+    growing at ordinary positions."""
+    s = tx.text_summaries(tx.text_stored_results())[0]
+    assert s["UN"]["first_over_valley"] == pytest.approx(2.019, abs=5e-4)
+    assert round(s["R0"]) == 116 and round(s["RN"]) == 269
+    assert s["D0"] == pytest.approx(0.172, abs=5e-4) and s["DN"] == pytest.approx(0.294, abs=5e-4)
+    series = s["diagnostics"]["series"]
+    assert [x["u"] for x in series] == [True, False, False, False, True]
+    assert series[-1]["R_without_final"] < series[0]["R_without_final"]
+    assert series[-1]["ordinary_local_ratio_p95"] > 2 * series[0]["ordinary_local_ratio_p95"]
+    assert s["BN"]["peak_share"] == 0.125 and s["BN"]["windows"] == 8
