@@ -53,6 +53,7 @@ __all__ = [
     "TASKS",
     "TrainConfig",
     "check_seeds",
+    "check_threads",
     "checkpoint_path",
     "history_csv",
     "plan_training",

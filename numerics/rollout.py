@@ -48,7 +48,12 @@ import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.numerics.alibi import alibi_layer, alibi_propagate, alibi_propagate_precise
-from posbias.numerics.kernels import validate_kernel, validate_kernel_exact, validate_kernel_precise
+from posbias.numerics.kernels import (
+    _row_times,
+    validate_kernel,
+    validate_kernel_exact,
+    validate_kernel_precise,
+)
 from posbias.numerics.schedules import ScheduleLike, as_schedule
 from posbias.validation import (
     MAX_DENSE_LENGTH,
@@ -77,20 +82,6 @@ __all__ = [
 KERNEL_SPECS = ("cesaro", "window:W", "prefix:K", "decay:M", "alibi:M")
 
 
-
-def _row_times(v: list, A: list, zero: Any) -> list:
-    """The row vector ``v`` times the matrix ``A`` (a list of rows) in the arithmetic of
-    their entries (Fractions, or mpf at the caller's working precision), skipping zeros;
-    ``zero`` is that arithmetic's 0."""
-    n = len(A)
-    out = [zero] * n
-    for i, vi in enumerate(v):
-        if vi:
-            row = A[i]
-            for j in range(n):
-                if row[j]:
-                    out[j] += vi * row[j]
-    return out
 
 class Kernel(Protocol):
     """What a layer's attention pattern supplies to the drivers (see the module doc)."""
