@@ -136,16 +136,13 @@ def boundary_percentile(profile: Sequence[float], position: int, separators: Seq
     if not half + 1 <= position <= L - half - 3:
         raise ValueError(f"boundary at {position} too close to the window's ends")
     b = _local_ratios(p, np.array([position]), half)[0]
-    seps = np.asarray(separators, dtype=np.int64)
-    cand = np.arange(half + 1, L - half - 2)
-    if len(seps):
-        cand = cand[np.min(np.abs(seps[None, :] - cand[:, None]), axis=1) > half + 3]
-    if not cand.size:
+    null = _ordinary_ratios(p, separators, half)
+    if not null.size:
         raise ValueError("no ordinary position to compare the boundary with")
-    return float(np.mean(_local_ratios(p, cand, half) < b))
+    return float(np.mean(null < b))
 
 
-def _ordinary_ratios(profile: Sequence[float], separators: Sequence[int],
+def _ordinary_ratios(profile: Sequence[float] | np.ndarray, separators: Sequence[int],
                      half: int = BOUNDARY_HALF_WIDTH) -> np.ndarray:
     """The local ratios (:func:`_local_ratios`) of a window's ordinary positions, as in
     :func:`boundary_percentile`: how spiky the profile is away from any boundary."""
