@@ -9,11 +9,13 @@ adds special tokens in front of a text (a BOS token), every window starts with t
 followed by ``L - k`` consecutive text tokens, otherwise a window is ``L`` consecutive text
 tokens.  Windows are cut without overlap from the start of each document; a remainder shorter
 than a window is dropped and documents are never joined, so no window contains padding or a
-document boundary.  ``samples`` windows are drawn without replacement by
-``numpy.random.default_rng(seed)`` from all windows, in document order: the same files, tokenizer
-and seed give the same windows.  Reading stops after the document that brings the number of
-candidate windows to ``64 * samples`` (a large corpus is not tokenized whole), so the windows
-come from the first documents in file order.
+document boundary.  ``samples`` windows are drawn without replacement, uniformly from *all*
+windows of the whole corpus, by reservoir sampling in stream order (Algorithm R: the ``k``-th
+candidate, 0-based, ``k >= samples``, replaces slot ``u`` of the reservoir when
+``u = rng.integers(0, k + 1) < samples``, ``rng = numpy.random.default_rng(seed)``), and
+returned in stream order.  Every window of every document has the same chance
+``samples / candidates`` and the memory held is ``samples`` windows however large the corpus;
+the whole corpus is tokenized once.  The same files, tokenizer and seed give the same windows.
 
 Paper: herasimchyk2026 (measured input-token influence on real text windows).
 """
@@ -22,8 +24,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,15 +40,13 @@ TEXT_SUFFIXES = (".txt", ".text", ".md", ".jsonl")
 #: the largest text file read (each file of a folder is bounded on its own)
 MAX_TEXT_FILE_BYTES = 512 * 2**20
 
-#: stop reading documents once this many candidate windows per requested sample are at hand
-_CANDIDATES_PER_SAMPLE = 64
-
 
 @dataclass
 class TextWindows:
     """``ids``: an ``N x L`` int64 array of token ids; ``prefix``: the special tokens the
     tokenizer puts in front of a text (every window starts with them); ``files`` read,
-    ``documents`` tokenized and ``candidates`` (windows available) for the record."""
+    ``documents`` tokenized, ``candidates`` (windows in the whole corpus) and ``indices`` (each
+    row's place among them) for the record."""
 
     ids: np.ndarray
     prefix: list
@@ -55,12 +55,14 @@ class TextWindows:
     documents: int
     candidates: int
     seed: int
+    #: the 0-based stream index (over all windows of the corpus, in document order) of each row
+    indices: list[int] = field(default_factory=list)
 
     def describe(self) -> str:
         pre = f", each starting with special token(s) {self.prefix}" if self.prefix else ""
         return (f"{self.ids.shape[0]} window(s) of {self.ids.shape[1]} tokens from {self.source} "
                 f"({self.files} file(s), {self.documents} document(s), {self.candidates} "
-                f"windows available, seed {self.seed}{pre})")
+                f"windows in all, drawn uniformly with seed {self.seed}{pre})")
 
 
 def _files(path: str) -> list[str]:
@@ -117,11 +119,12 @@ def _prefix(tokenizer: Any) -> list[int]:
 
 
 def text_windows(tokenizer: Any, path: str | os.PathLike[str], *, length: int, samples: int,
-                 seed: int = 0) -> TextWindows:
+                 seed: int = 0, progress: Callable[[str], object] | None = None) -> TextWindows:
     """``samples`` token windows of exactly ``length`` tokens from the text under ``path``.
 
     Parameters: ``tokenizer`` a transformers tokenizer; ``path`` a file or directory;
-    ``length`` integer >= 2; ``samples`` integer >= 1; ``seed`` integer >= 0.  Too little text
+    ``length`` integer >= 2; ``samples`` integer >= 1; ``seed`` integer >= 0; ``progress`` an
+    optional callable receiving a line every 1000 documents.  Too little text
     raises :class:`~posbias.errors.InvalidArgument` naming ``samples`` (or ``text`` when no
     document is long enough) with the number of windows found.
     """
@@ -134,23 +137,31 @@ def text_windows(tokenizer: Any, path: str | os.PathLike[str], *, length: int, s
     if body < 1:
         raise InvalidArgument("length", length, f"an integer > {len(prefix)} (the tokenizer's "
                               "prefix tokens)")
-    windows, files, docs = [], set(), 0
-    want = _CANDIDATES_PER_SAMPLE * samples
+    rng = np.random.default_rng(seed)
+    reservoir: list[tuple[int, list[int]]] = []   # (stream index, window), at most ``samples``
+    files: set[str] = set()
+    docs = seen = 0
     for name, doc in read_documents(path):
         files.add(name)
         docs += 1
         ids = tokenizer(doc, add_special_tokens=False, verbose=False)["input_ids"]
         for start in range(0, len(ids) - body + 1, body):
-            windows.append(prefix + list(ids[start:start + body]))
-        if len(windows) >= want:
-            break
-    if not windows:
+            if seen < samples:
+                reservoir.append((seen, prefix + list(ids[start:start + body])))
+            else:
+                u = int(rng.integers(0, seen + 1))
+                if u < samples:
+                    reservoir[u] = (seen, prefix + list(ids[start:start + body]))
+            seen += 1
+        if progress is not None and docs % 1000 == 0:
+            progress(f"text: {docs} document(s) read, {seen} windows")
+    if not seen:
         raise InvalidArgument("text", path, f"text with at least one document of {body} tokens "
                               f"(L = {length}); {docs} document(s) read")
-    if len(windows) < samples:
-        raise InvalidArgument("samples", samples, f"at most {len(windows)} (the windows of "
+    if seen < samples:
+        raise InvalidArgument("samples", samples, f"at most {seen} (the windows of "
                               f"{length} tokens in {path})")
-    rng = np.random.default_rng(seed)
-    pick = np.sort(rng.choice(len(windows), size=samples, replace=False))
-    ids = np.array([windows[k] for k in pick], dtype=np.int64)
-    return TextWindows(ids, prefix, path, len(files), docs, len(windows), seed)
+    reservoir.sort(key=lambda item: item[0])
+    ids = np.array([w for _, w in reservoir], dtype=np.int64)
+    return TextWindows(ids, prefix, path, len(files), docs, seen, seed,
+                       [k for k, _ in reservoir])

@@ -385,7 +385,7 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
     windows, inputs = None, None
     if args.text is not None:
         tw = text_windows(loaded.tokenizer, args.text, length=args.length,
-                          samples=args.samples, seed=args.seed)
+                          samples=args.samples, seed=args.seed, progress=_progress)
         windows, inputs = tw.ids, tw.describe()
         _progress(inputs)
     return measure_pretrained(loaded, windows, length=args.length, samples=args.samples,
