@@ -19,6 +19,7 @@ from posbias.measurements import (
     devices,
     export,
     icl,
+    journal,
     lm_text,
     lm_training,
     measure,
@@ -72,6 +73,12 @@ from posbias.measurements.icl import (
     paired_test_sets,
     parse_mask,
     train_batch,
+)
+from posbias.measurements.journal import (
+    JOURNAL_FORMAT,
+    JOURNAL_SUFFIX,
+    MeasurementJournal,
+    check_fresh,
 )
 from posbias.measurements.lm_text import (
     BIGRAM_PRIORS,
@@ -163,7 +170,7 @@ from posbias.measurements.training import (
 
 #: the public modules, in the order their names were first listed
 MODULES = (measure, presets, checkpoint, text, pretrained, export, icl, training, lm_training,
-           devices, corpus, lm_text)
+           devices, corpus, lm_text, journal)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
@@ -181,6 +188,8 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "GATE_NATS",
     "GenericAttentionProbe",
     "ICLTask",
+    "JOURNAL_FORMAT",
+    "JOURNAL_SUFFIX",
     "LMTextConfig",
     "LMTrainConfig",
     "LM_ARCHS",
@@ -191,6 +200,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "MAX_TEXT_FILE_BYTES",
     "METRICS",
     "Measurement",
+    "MeasurementJournal",
     "POSITIONAL_ENCODINGS",
     "POSITIONS",
     "PRESETS",
@@ -219,6 +229,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "build_model",
     "build_network",
     "check_device",
+    "check_fresh",
     "check_seeds",
     "check_threads",
     "checkpoint_path",

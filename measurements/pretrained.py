@@ -36,8 +36,10 @@ In logits, head ``h`` of layer ``t`` reads key ``j`` from query ``i`` with
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -441,6 +443,8 @@ def measure_pretrained(
     inputs: str | None = None,
     route: str = "auto",
     progress: Callable[[str], object] | None = None,
+    journal: str | os.PathLike[str] | None = None,
+    resume: bool = False,
 ) -> PretrainedMeasurement:
     """Measure a loaded checkpoint on token windows.
 
@@ -463,7 +467,14 @@ def measure_pretrained(
         blocks and their attention modules from the module tree, parallel-residual blocks
         with their own lambda (:class:`~posbias.measurements.measure.lambda_hooks`); a model
         where one of them cannot be found is refused naming what is missing.
-    progress: optional callable receiving one-line messages.
+    progress: optional callable receiving one-line messages (one per window, with the time
+        left at the rate so far).
+    journal: a file that receives each finished window as it finishes
+        (:class:`~posbias.measurements.journal.MeasurementJournal`); with ``resume=True`` a
+        journal an interrupted run left is continued from its next window, and the result
+        equals, bit for bit, that of an uninterrupted run.  A journal of a different
+        measurement, or an incomplete one in the way of a fresh run, is refused
+        (:class:`~posbias.errors.InvalidArgument` naming ``resume``).
     """
     torch, _ = require_models_extra()
     if metric not in METRICS:
@@ -517,20 +528,47 @@ def measure_pretrained(
     maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len", None)
     if isinstance(maxpos, int) and maxpos < L:
         raise InvalidArgument("length", L, f"at most {maxpos} (the model's maximum positions)")
+    if resume and journal is None:
+        raise InvalidArgument("resume", resume, "a journal to resume from (journal=PATH)")
+    book = None
+    if journal is not None:
+        from posbias import __version__
+        from posbias.measurements.journal import MeasurementJournal
+
+        fingerprint = {
+            "model": loaded.source, "model_type": config.model_type, "dtype": loaded.dtype,
+            "attn_implementation": loaded.attn_implementation, "metric": metric,
+            "probes": probes if metric == "jacobian" else None, "seed": seed,
+            "threads": threads, "checkpointing": bool(checkpointing),
+            "route": "generic" if generic else "family", "device": _device_of(model),
+            "windows": n, "length": L, "inputs": inputs,
+            "ids_sha256": hashlib.sha256(ids.numpy().astype(np.int64).tobytes()).hexdigest(),
+            "posbias": __version__, "torch": torch.__version__}
+        book = MeasurementJournal(journal, fingerprint, resume=resume)
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
     start = time.perf_counter()
     try:
         gen = torch.Generator().manual_seed(seed + 1)
-        profiles = []
+        profiles: list[np.ndarray] = []
+        earlier = 0.0  # seconds of the windows an interrupted run finished
         ctx = block_checkpointing(model) if checkpointing else _null()
         probe_class = GenericAttentionProbe if generic else AttentionProbe
         with ctx, lambda_hooks(model) as rec, probe_class(model) as probe:
             def pause():  # recording stops before the backward pass recomputes the blocks
                 rec.active = probe.active = False
 
-            for s in range(n):
+            done = book.start() if book is not None else []
+            if done:
+                _restore(torch, rec, probe, gen, done)
+                profiles = [np.array(r["profile"], dtype=np.float64) for r in done]
+                earlier = float(done[-1]["seconds"])
+                if progress:
+                    progress(f"resumed from {journal}: {len(done)}/{n} window(s) done")
+            first = len(done)
+            for s in range(first, n):
                 rec.active = probe.active = True
+                tv_before = [len(v) for v in rec._tv]
                 infl = influence_profile(model, ids[s], metric=metric, probes=probes,
                                          generator=gen, chunk=1, after_forward=pause)
                 total = float(infl.sum())
@@ -538,9 +576,17 @@ def measure_pretrained(
                     raise InvalidArgument("model", loaded.source, "a model whose influence is "
                                           "finite and nonzero (got a degenerate gradient)")
                 profiles.append(infl / total)
+                spent = time.perf_counter() - start
+                if book is not None:
+                    book.append(_window_record(s, profiles[-1], rec, probe, tv_before,
+                                               gen if metric == "jacobian" else None,
+                                               earlier + spent))
                 if progress:
-                    progress(f"window {s + 1}/{n}: {metric} done "
-                             f"({time.perf_counter() - start:.1f} s)")
+                    left = spent / (s + 1 - first) * (n - s - 1)
+                    progress(f"window {s + 1}/{n}: {metric} done ({earlier + spent:.1f} s"
+                             + (f", about {left:.0f} s left)" if s + 1 < n else ")"))
+            if book is not None:
+                book.finish()
     finally:
         torch.set_num_threads(previous)
     att = probe.results()
@@ -559,7 +605,7 @@ def measure_pretrained(
         qk_lower=att["qk_lower"], score_scale=att["score_scale"],
         alibi_slopes=att["alibi_slopes"], alibi_scale=att["alibi_scale"],
         positional=_positional(model, att["alibi_slopes"]),
-        seconds=time.perf_counter() - start,
+        seconds=earlier + time.perf_counter() - start,
         details={"checkpointing": bool(checkpointing), "threads": threads,
                  "device": _device_of(model),
                  "route": "generic" if generic else "family",
@@ -567,6 +613,59 @@ def measure_pretrained(
                  else "||a|| / (||x|| + ||a||)",
                  "estimator": "exact gradient" if metric == "top1-grad"
                  else f"{probes} rademacher probes"})
+
+
+def _floats(a: Any) -> Any:
+    """A numpy array (or None) as nested lists of Python floats: exact in JSON."""
+    return None if a is None else np.asarray(a, dtype=np.float64).tolist()
+
+
+def _window_record(s: int, profile: np.ndarray, rec: lambda_hooks, probe: AttentionProbe,
+                   tv_before: list[int], gen: Any, seconds: float) -> dict[str, Any]:
+    """The journal line of window ``s``: its profile and every accumulator's state after it
+    (see :mod:`posbias.measurements.journal`)."""
+    return {
+        "window": s, "profile": _floats(profile), "seconds": seconds,
+        "lambda_sums": [float(x) for x in rec._sums], "lambda_passes": list(rec._passes),
+        "tv": [[float(x) for x in v[k:]] for v, k in zip(rec._tv, tv_before)],
+        "calls": list(probe.calls), "diag": [_floats(d) for d in probe.diag],
+        "lower": [_floats(d) for d in probe.lower], "scale": list(probe.scale),
+        "alibi_scale": list(probe.alibi_scale), "slopes": [_floats(x) for x in probe.slopes],
+        "head_dim": probe.head_dim,
+        "rng": None if gen is None else bytes(gen.get_state().numpy()).hex(),
+    }
+
+
+def _restore(torch: ModuleType, rec: lambda_hooks, probe: AttentionProbe, gen: Any,
+             done: list[dict]) -> None:
+    """Set the accumulators (and the probe generator) to their state after the last finished
+    window of a journal: the stored sums themselves, so nothing is added in another order."""
+    last = done[-1]
+    try:
+        rec._sums = [float(x) for x in last["lambda_sums"]]
+        rec._passes = [int(x) for x in last["lambda_passes"]]
+        for r in done:
+            for t, values in enumerate(r["tv"]):
+                rec._tv[t].extend(float(x) for x in values)
+
+        def arr(x):
+            return None if x is None else np.array(x, dtype=np.float64)
+
+        probe.calls = [int(x) for x in last["calls"]]
+        probe.diag = [arr(x) for x in last["diag"]]
+        probe.lower = [arr(x) for x in last["lower"]]
+        probe.scale = list(last["scale"])
+        probe.alibi_scale = list(last["alibi_scale"])
+        probe.slopes = [arr(x) for x in last["slopes"]]
+        probe.head_dim = last["head_dim"]
+        if last["rng"] is not None:
+            gen.set_state(torch.tensor(list(bytes.fromhex(last["rng"])), dtype=torch.uint8))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record with "
+                              f"every accumulator ({type(exc).__name__}: {exc})") from None
+    if len(rec._sums) != len(rec._tv) or len(probe.calls) != len(rec._tv):
+        raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record of a "
+                              f"model with {len(rec._tv)} blocks")
 
 
 def _device_of(model: PreTrainedModel) -> str:

@@ -256,3 +256,31 @@ def test_checkpoint_bad_input_is_one_line_exit_2(capsys, tmp_path, checkpoints, 
     assert len(lines) == 1 and lines[0].startswith("posbias"), err
     assert fragment in lines[0]
     assert not list(tmp_path.glob("**/*.yaml"))   # nothing written
+
+
+def test_checkpoint_resume_from_the_journal(capsys, tmp_path, checkpoints):
+    """-o FILE keeps FILE.windows.jsonl; a journal cut back to its first window (as a kill
+    after window 1 leaves it) and continued with --resume gives the uninterrupted profile."""
+    dirs, text = checkpoints
+    out = tmp_path / "m.json"
+    argv = ["--model", dirs["llama"], "--text", text, "--length", "24", "--samples", "3",
+            "--format", "json", "-o", str(out)]
+    rc, _, err = _run(capsys, *argv)
+    assert rc == 0, err
+    whole = json.loads(out.read_text())["measurement"]
+    journal = tmp_path / "m.json.windows.jsonl"
+    lines = journal.read_text().splitlines()
+    assert len(lines) == 5 and json.loads(lines[-1]) == {"complete": True}
+    journal.write_text("\n".join(lines[:2]) + "\n")
+    rc, _, err = _run(capsys, *argv)              # a fresh run would lose window 1
+    assert rc == 2 and err.startswith("posbias: error: --resume = ") and err.count("\n") == 1
+    rc, _, err = _run(capsys, *argv, "--resume")
+    assert rc == 0, err
+    assert "resumed from" in err and "1/3 window(s) done" in err and "window 3/3" in err
+    resumed = json.loads(out.read_text())["measurement"]
+    for key in ("profile", "lambdas", "qk_diagonal", "qk_lower", "score_scale"):
+        assert resumed[key] == whole[key], key
+    rc, _, err = _run(capsys, *argv[:-2], "--resume")
+    assert rc == 2 and err.startswith("posbias: error: --resume") and "-o FILE" in err
+    rc, _, err = _run(capsys, "--arch", "tiny-gpt2", "--resume")
+    assert rc == 2 and "--resume" in err and "without --model" in err

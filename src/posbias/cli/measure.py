@@ -291,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
 # a pretrained checkpoint: --model PATH|NAME (herasimchyk2026 protocol, chowdhury2026 C10)
 
 _CHECKPOINT_ONLY = ("text", "export_config", "save_influence", "name", "allow_download",
-                    "random_init")
+                    "random_init", "resume")
 
 
 def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
@@ -319,6 +319,11 @@ def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--name", metavar="NAME",
                    help="file stem for --save-influence (default: the model's directory name, "
                         "with -step0 appended under --random-init)")
+    g.add_argument("--resume", action="store_true",
+                   help="continue an interrupted measurement from its journal: with -o FILE, "
+                        "every finished window is appended to FILE.windows.jsonl as it "
+                        "finishes, and --resume goes on from the next one (the same profile, "
+                        "bit for bit, as an uninterrupted run)")
 
 
 def _reject_checkpoint_options(args: argparse.Namespace) -> None:
@@ -363,6 +368,18 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
         raise InvalidArgument("--text", args.text, "an existing text file, .jsonl file or directory")
     if args.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args.name):
         raise InvalidArgument("--name", args.name, "a file stem of letters, digits, '.', '_', '-'")
+    if args.resume and args.output in (None, "-"):
+        raise InvalidArgument("--resume", "on", "-o FILE with it (the journal of finished "
+                              "windows is FILE.windows.jsonl, beside the output)")
+    if args.output not in (None, "-"):
+        from posbias.measurements.journal import JOURNAL_SUFFIX, check_fresh
+
+        check_writable(args.output + JOURNAL_SUFFIX, "-o")
+        if not args.resume:
+            try:
+                check_fresh(args.output + JOURNAL_SUFFIX)
+            except InvalidArgument as exc:
+                raise InvalidArgument("--resume", exc.value, exc.allowed) from None
     if args.plot:
         check_writable(args.plot, "--plot")
     if args.export_config:
@@ -388,15 +405,21 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
                           samples=args.samples, seed=args.seed, progress=_progress)
         windows, inputs = tw.ids, tw.describe()
         _progress(inputs)
+    journal = None
+    if args.output not in (None, "-"):
+        from posbias.measurements.journal import JOURNAL_SUFFIX
+
+        journal = args.output + JOURNAL_SUFFIX
     return measure_pretrained(loaded, windows, length=args.length, samples=args.samples,
                               seed=args.seed, metric=args.metric, probes=args.probes,
-                              threads=args.threads, inputs=inputs, progress=_progress)
+                              threads=args.threads, inputs=inputs, progress=_progress,
+                              journal=journal, resume=args.resume)
 
 
 _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
                "samples": "--samples", "seed": "--seed", "metric": "--metric",
                "threads": "--threads", "probes": "--probes", "dtype": "--dtype",
-               "windows": "--text", "device": "--device"}
+               "windows": "--text", "device": "--device", "resume": "--resume"}
 
 
 #: config.json keys of the sizes, per naming scheme (LLaMA/Qwen2/BLOOM, GPT-2, MPT)
