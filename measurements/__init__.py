@@ -25,6 +25,7 @@ from posbias.measurements import (
     measure,
     presets,
     pretrained,
+    sharding,
     text,
     training,
 )
@@ -123,6 +124,7 @@ from posbias.measurements.measure import (
     Measurement,
     build_model,
     influence_profile,
+    input_device,
     kernel_hooks,
     kernel_tv,
     lambda_hooks,
@@ -147,6 +149,14 @@ from posbias.measurements.pretrained import (
     PretrainedMeasurement,
     measure_pretrained,
 )
+from posbias.measurements.sharding import (
+    DEVICE_MAPS,
+    DeviceMemory,
+    check_devices_present,
+    describe_device_map,
+    parse_device_memory,
+    plan_device_map,
+)
 from posbias.measurements.text import (
     MAX_TEXT_FILE_BYTES,
     TEXT_SUFFIXES,
@@ -170,7 +180,7 @@ from posbias.measurements.training import (
 
 #: the public modules, in the order their names were first listed
 MODULES = (measure, presets, checkpoint, text, pretrained, export, icl, training, lm_training,
-           devices, corpus, lm_text, journal)
+           devices, corpus, lm_text, journal, sharding)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
@@ -183,7 +193,9 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "CORPUS_SOURCE",
     "Corpus",
     "DEVICES",
+    "DEVICE_MAPS",
     "DEVICE_TOLERANCES",
+    "DeviceMemory",
     "EOT",
     "GATE_NATS",
     "GenericAttentionProbe",
@@ -229,10 +241,12 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "build_model",
     "build_network",
     "check_device",
+    "check_devices_present",
     "check_fresh",
     "check_seeds",
     "check_threads",
     "checkpoint_path",
+    "describe_device_map",
     "final_position_influence",
     "hf_cache_dir",
     "history_csv",
@@ -241,6 +255,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "influence_files",
     "influence_profile",
     "influence_windows",
+    "input_device",
     "kernel_hooks",
     "kernel_tv",
     "lambda_hooks",
@@ -266,7 +281,9 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "package_version",
     "paired_test_sets",
     "parallel_residual",
+    "parse_device_memory",
     "parse_mask",
+    "plan_device_map",
     "plan_lm_text",
     "plan_lm_training",
     "plan_training",

@@ -56,6 +56,8 @@ class LoadedCheckpoint:
     location: str
     dtype: str
     attn_implementation: str
+    #: module name -> device (``int`` GPU, ``"cpu"``, ``"disk"``) when loaded with a device map
+    device_map: dict | None = None
 
 
 def hf_cache_dir() -> str:
@@ -76,7 +78,9 @@ def _looks_like_path(name: str) -> bool:
 
 def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool = False,
                     attn_implementation: str | None = None, random_init: bool = False,
-                    seed: int = 0, device: str = "cpu") -> LoadedCheckpoint:
+                    seed: int = 0, device: str = "cpu", device_map: str | None = None,
+                    max_memory: dict | None = None,
+                    offload_folder: str | None = None) -> LoadedCheckpoint:
     """Load the causal LM ``model`` (a local directory, or a hub name found in the local cache)
     and its tokenizer (on the CPU unless ``device`` says otherwise).
 
@@ -103,6 +107,16 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
         ``"cpu"`` (default), ``"cuda"``, ``"cuda:N"``, ``"mps"`` or ``"auto"``
         (:func:`posbias.measurements.devices.resolve_device`): the model is loaded (or
         initialized, seeded) on the CPU and moved there.
+    device_map : str, optional
+        shard and offload through accelerate (:mod:`posbias.measurements.sharding`): one of
+        ``auto``, ``balanced``, ``balanced_low_0``, ``sequential``; the map is computed on the
+        ``meta`` device before any weight is read, and ``device`` must then be ``cpu`` or
+        ``auto`` (the map places every block).
+    max_memory : dict, optional
+        with ``device_map``: bytes per device (GPU index, ``"cpu"``, ``"mps"``).
+    offload_folder : str, optional
+        with ``device_map``: where blocks that fit on no device are kept (on disk); without it
+        such a map is refused.
 
     Raises
     ------
@@ -122,7 +136,26 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
         raise InvalidArgument("seed", seed, "an integer >= 0")
     from posbias.measurements.devices import resolve_device
 
-    device, _ = resolve_device(device)
+    if device_map is not None:
+        from posbias.measurements.sharding import (
+            DEVICE_MAPS,
+            check_devices_present,
+            require_accelerate,
+        )
+
+        if device_map not in DEVICE_MAPS:
+            raise InvalidArgument("device_map", device_map, "one of " + ", ".join(DEVICE_MAPS))
+        if device not in ("cpu", "auto"):
+            raise InvalidArgument("device", device, "cpu or auto with a device map (the map "
+                                  "places every block)")
+        require_accelerate(device_map)
+        if max_memory:
+            check_devices_present(max_memory)
+    elif max_memory is not None or offload_folder is not None:
+        raise InvalidArgument("max_memory" if max_memory is not None else "offload_folder",
+                              max_memory if max_memory is not None else offload_folder,
+                              "no value without device_map")
+    device, _ = resolve_device("cpu" if device_map is not None else device)
     expanded = os.path.expanduser(model)
     if os.path.isdir(expanded):
         where, location = expanded, os.path.abspath(expanded)
@@ -163,15 +196,34 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
         try:
             if tokenizer is None:
                 raise OSError(f"no tokenizer of {model} in the local cache")
+            placed = None
+            if device_map is not None:
+                from posbias.measurements.sharding import plan_device_map
+
+                config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
+                placed, _ = plan_device_map(config, dtype=dtype, device_map=device_map,
+                                            max_memory=max_memory, offload_folder=offload_folder)
             if random_init:
                 config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
                 torch.manual_seed(seed)
                 net = transformers.AutoModelForCausalLM.from_config(
                     config, dtype=getattr(torch, dtype),
                     **{k: v for k, v in kwargs.items() if k != "local_files_only"})
+                if placed is not None:
+                    import accelerate
+
+                    net.eval()
+                    net = accelerate.dispatch_model(net, device_map=placed,
+                                                    offload_dir=offload_folder)
+            elif placed is not None:
+                net = transformers.AutoModelForCausalLM.from_pretrained(
+                    where, dtype=getattr(torch, dtype), device_map=placed,
+                    offload_folder=offload_folder, **kwargs)
             else:
                 net = transformers.AutoModelForCausalLM.from_pretrained(
                     where, dtype=getattr(torch, dtype), **kwargs)
+        except InvalidArgument:  # the device map's own refusal, as it stands
+            raise
         except RuntimeError as exc:  # the config contradicts the weights (size mismatch)
             reason = " ".join(str(exc).split())[:200]
             raise InvalidArgument("model", model, "a checkpoint whose weights fit its config.json "
@@ -191,9 +243,10 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
                 transformers.utils.logging.enable_progress_bar()
     net.eval()
     net.requires_grad_(False)
-    net.to(device)
+    if placed is None:
+        net.to(device)
     impl = getattr(net.config, "_attn_implementation", None) or "eager"
-    return LoadedCheckpoint(net, tokenizer, model, location, dtype, str(impl))
+    return LoadedCheckpoint(net, tokenizer, model, location, dtype, str(impl), placed)
 
 
 @contextlib.contextmanager

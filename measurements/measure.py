@@ -80,6 +80,7 @@ __all__ = [
     "Measurement",
     "build_model",
     "influence_profile",
+    "input_device",
     "kernel_hooks",
     "kernel_tv",
     "lambda_hooks",
@@ -609,6 +610,20 @@ class lambda_hooks:
 # ----------------------------------------------------------------------------------------------
 # influence
 
+def input_device(model: Module) -> Any:
+    """The device the model reads its input ids on: the input embeddings' *execution* device
+    when accelerate dispatched the model (a sharded or offloaded model keeps offloaded weights
+    on the ``meta`` device and loads them where they run), else the embeddings' weight's."""
+    emb = model.get_input_embeddings()  # type: ignore[operator]
+    hook = getattr(emb, "_hf_hook", None)
+    dev = getattr(hook, "execution_device", None)
+    if dev is not None:
+        import torch
+
+        return torch.device(f"cuda:{dev}" if isinstance(dev, int) else dev)
+    return emb.weight.device
+
+
 def _probe_chunk(settings: dict, length: int, n: int, itemsize: int) -> int:
     """How many probes to run as batch copies of the sequence in one pass (memory ~1 GiB)."""
     per_copy = settings["num_hidden_layers"] * itemsize * (
@@ -659,8 +674,9 @@ def influence_profile(
     emb_layer = model.get_input_embeddings()  # type: ignore[operator]
     base = model.base_model
     param = next(model.parameters())
+    device = input_device(model)
     with torch.no_grad():  # ids drawn on the CPU go to the model's device
-        e0 = emb_layer(ids.view(1, -1).to(emb_layer.weight.device)).to(param.dtype)
+        e0 = emb_layer(ids.view(1, -1).to(device)).to(param.dtype)
     L, d = e0.shape[1], e0.shape[2]
 
     if metric == "top1-grad":
@@ -678,7 +694,7 @@ def influence_profile(
     else:
         _int(probes, "probes", 1)
         vs = _probes(torch, probe_dist, probes, d, generator, param.dtype)
-    vs = vs.to(param.device)  # drawn on the CPU, as in a CPU run
+    vs = vs.to(device)  # drawn on the CPU, as in a CPU run
     n = vs.shape[0]
     step = chunk or n
     rows = []
@@ -689,7 +705,7 @@ def influence_profile(
         if after_forward is not None:
             after_forward()
         for k in range(n):
-            (g,) = torch.autograd.grad(h @ vs[k], e, retain_graph=k < n - 1)
+            (g,) = torch.autograd.grad(h @ vs[k].to(h.device), e, retain_graph=k < n - 1)
             rows.append(g.cpu().double().pow(2).sum(-1))  # 1 x L
         n = 0
     for start in range(0, n, step):
@@ -699,7 +715,7 @@ def influence_profile(
         h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]  # type: ignore[operator]
         if after_forward is not None:
             after_forward()
-        (g,) = torch.autograd.grad((h * v).sum(), e)
+        (g,) = torch.autograd.grad((h * v.to(h.device)).sum(), e)
         rows.append(g.cpu().double().pow(2).sum(-1))  # b x L: ||v_k^T J_j||^2
     sq = torch.cat(rows, 0)
     if per_probe:

@@ -445,6 +445,7 @@ def measure_pretrained(
     progress: Callable[[str], object] | None = None,
     journal: str | os.PathLike[str] | None = None,
     resume: bool = False,
+    offload_activations: bool = False,
 ) -> PretrainedMeasurement:
     """Measure a loaded checkpoint on token windows.
 
@@ -475,6 +476,11 @@ def measure_pretrained(
         equals, bit for bit, that of an uninterrupted run.  A journal of a different
         measurement, or an incomplete one in the way of a fresh run, is refused
         (:class:`~posbias.errors.InvalidArgument` naming ``resume``).
+    offload_activations: keep the tensors the backward pass saves (the block inputs, under
+        checkpointing) in host memory, ``torch.autograd.graph.save_on_cpu``: for a model on
+        an accelerator whose activations would not fit beside its weights.  A model sharded or
+        offloaded with a device map (:func:`~posbias.measurements.checkpoint.load_checkpoint`)
+        is measured as it is: accelerate's hooks load each block where it runs.
     """
     torch, _ = require_models_extra()
     if metric not in METRICS:
@@ -553,8 +559,10 @@ def measure_pretrained(
         profiles: list[np.ndarray] = []
         earlier = 0.0  # seconds of the windows an interrupted run finished
         ctx = block_checkpointing(model) if checkpointing else _null()
+        parked = (torch.autograd.graph.save_on_cpu(pin_memory=torch.cuda.is_available())
+                  if offload_activations else _null())
         probe_class = GenericAttentionProbe if generic else AttentionProbe
-        with ctx, lambda_hooks(model) as rec, probe_class(model) as probe:
+        with ctx, parked, lambda_hooks(model) as rec, probe_class(model) as probe:
             def pause():  # recording stops before the backward pass recomputes the blocks
                 rec.active = probe.active = False
 
@@ -609,10 +617,21 @@ def measure_pretrained(
         details={"checkpointing": bool(checkpointing), "threads": threads,
                  "device": _device_of(model),
                  "route": "generic" if generic else "family",
+                 "device_map": _map_summary(loaded),
+                 "offload_activations": bool(offload_activations),
                  "lambda": "parallel residual: ||a|| / (||x + m|| + ||a||)" if mode == "parallel"
                  else "||a|| / (||x|| + ||a||)",
                  "estimator": "exact gradient" if metric == "top1-grad"
                  else f"{probes} rademacher probes"})
+
+
+def _map_summary(loaded: LoadedCheckpoint) -> str | None:
+    """Where a sharded model's modules are (None without a device map)."""
+    if getattr(loaded, "device_map", None) is None:
+        return None
+    from posbias.measurements.sharding import describe_device_map
+
+    return describe_device_map(loaded.device_map or {})
 
 
 def _floats(a: Any) -> Any:
@@ -669,8 +688,10 @@ def _restore(torch: ModuleType, rec: lambda_hooks, probe: AttentionProbe, gen: A
 
 
 def _device_of(model: PreTrainedModel) -> str:
-    """The device the model's input embeddings are on (``cpu``, ``cuda:N``, ``mps``)."""
-    dev = model.get_input_embeddings().weight.device
+    """The device the model's input embeddings run on (``cpu``, ``cuda:N``, ``mps``)."""
+    from posbias.measurements.measure import input_device
+
+    dev = input_device(model)
     return dev.type if dev.type in ("cpu", "mps") else str(dev)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 import stat
 from collections.abc import Iterable
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "check_profile",
     "check_readable",
     "check_real",
+    "parse_size",
     "read_bounded",
     "read_text_bounded",
 ]
@@ -59,6 +61,24 @@ MAX_DEPTH = 10_000_000
 MAX_DENSE_LENGTH = 100_000
 #: attention heads per layer (BLOOM-176B has 112; a million heads would be a typo)
 MAX_HEADS = 65_536
+
+
+_SIZE_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
+               "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40,
+               "tib": 2**40}
+
+
+def parse_size(text: object) -> int | None:
+    """Bytes of a size written with an optional binary unit (``512M``, ``8G``, ``1.5GiB``,
+    ``60K``; k, M, G, T are powers of 1024), or None when ``text`` is not one.
+
+    >>> parse_size("1.5G"), parse_size("60K"), parse_size("lots")
+    (1610612736, 61440, None)
+    """
+    m = re.fullmatch(r"\s*([0-9]{1,12}(?:\.[0-9]{1,6})?)\s*([A-Za-z]{0,3})\s*", str(text))
+    if not m or m.group(2).lower() not in _SIZE_UNITS:
+        return None
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
 
 
 def _is_integer(value: Any) -> bool:

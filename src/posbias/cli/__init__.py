@@ -105,6 +105,11 @@ def _main(argv: list, debug: bool) -> int:
             if not getattr(args, "func", None):
                 parser.print_help(sys.stderr)
                 return EXIT_USAGE
+            budget = getattr(args, "max_memory", None)
+            if isinstance(budget, dict) and not getattr(args, "device_map", None):
+                raise InvalidArgument("--max-memory", getattr(budget, "text", budget),
+                                      "a SIZE such as 8G (DEVICE=SIZE,... goes with measure "
+                                      "--model --device-map)")
             return int(args.func(args) or 0)
     except UsageError as exc:
         print(f"error: {exc}".replace("error: posbias", "posbias", 1), file=sys.stderr)

@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 from posbias import __version__
 from posbias.errors import InvalidArgument
-from posbias.validation import MAX_DPS, MIN_DPS
+from posbias.validation import MAX_DPS, MIN_DPS, parse_size
 
 __all__ = [
     "OPTION",
@@ -88,16 +88,20 @@ def seed_type(text: object) -> int:
     return _plain_int(text, "--seed", 0, SEED_MAX)
 
 
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
-          "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40, "tib": 2**40}
+def memory_type(text: object) -> Any:
+    """``--max-memory``: bytes, with an optional unit (``512M``, ``8G``, ``1.5GiB``); or bytes per
+    device, ``DEVICE=SIZE,...`` (``0=20G,cpu=64G``), for ``measure --model --device-map``
+    (a :class:`~posbias.measurements.sharding.DeviceMemory`)."""
+    if "=" in str(text):
+        from posbias.measurements.sharding import parse_device_memory
 
-
-def memory_type(text: object) -> int:
-    """``--max-memory``: bytes, with an optional unit (``512M``, ``8G``, ``1.5GiB``)."""
-    m = re.fullmatch(r"\s*([0-9]{1,12}(?:\.[0-9]{1,6})?)\s*([A-Za-z]{0,3})\s*", str(text))
-    if not m or m.group(2).lower() not in _UNITS:
+        try:
+            return parse_device_memory(str(text))
+        except InvalidArgument as exc:
+            raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected {exc.allowed}") from None
+    value = parse_size(text)
+    if value is None:
         raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected a size such as 512M or 8G")
-    value = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
     if value < 2**20:
         raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected at least 1M")
     return value

@@ -291,7 +291,8 @@ def run(args: argparse.Namespace) -> int:
 # a pretrained checkpoint: --model PATH|NAME (herasimchyk2026 protocol, chowdhury2026 C10)
 
 _CHECKPOINT_ONLY = ("text", "export_config", "save_influence", "name", "allow_download",
-                    "random_init", "resume")
+                    "random_init", "resume", "device_map", "offload_folder",
+                    "offload_activations")
 
 
 def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
@@ -319,6 +320,17 @@ def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--name", metavar="NAME",
                    help="file stem for --save-influence (default: the model's directory name, "
                         "with -step0 appended under --random-init)")
+    g.add_argument("--device-map", metavar="MAP", default=None,
+                   help="shard and offload a model larger than one device through accelerate: "
+                        "auto, balanced, balanced_low_0 or sequential (the map is computed "
+                        "before any weight is read and printed with -v; with --max-memory "
+                        "DEVICE=SIZE,... per device, e.g. 0=20G,1=20G,cpu=64G)")
+    g.add_argument("--offload-folder", metavar="DIR", default=None,
+                   help="with --device-map: keep the blocks that fit on no device on disk here "
+                        "(without it, a map that needs disk is refused)")
+    g.add_argument("--offload-activations", action="store_true",
+                   help="keep the block inputs the backward pass saves in host memory "
+                        "(torch.autograd.graph.save_on_cpu; for accelerators)")
     g.add_argument("--resume", action="store_true",
                    help="continue an interrupted measurement from its journal: with -o FILE, "
                         "every finished window is appended to FILE.windows.jsonl as it "
@@ -368,6 +380,22 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
         raise InvalidArgument("--text", args.text, "an existing text file, .jsonl file or directory")
     if args.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args.name):
         raise InvalidArgument("--name", args.name, "a file stem of letters, digits, '.', '_', '-'")
+    if args.device_map is not None:
+        from posbias.measurements.sharding import DEVICE_MAPS
+
+        if args.device_map not in DEVICE_MAPS:
+            raise InvalidArgument("--device-map", args.device_map, "one of "
+                                  + ", ".join(DEVICE_MAPS))
+        if args.device not in ("cpu", "auto"):
+            raise InvalidArgument("--device", args.device, "cpu or auto with --device-map (the "
+                                  "map places every block)")
+        if args.offload_folder is not None and os.path.exists(args.offload_folder) \
+                and not os.path.isdir(args.offload_folder):
+            raise InvalidArgument("--offload-folder", args.offload_folder, "a directory (it is "
+                                  "created when missing)")
+    elif args.offload_folder is not None:
+        raise InvalidArgument("--offload-folder", args.offload_folder, "no value without "
+                              "--device-map")
     if args.resume and args.output in (None, "-"):
         raise InvalidArgument("--resume", "on", "-o FILE with it (the journal of finished "
                               "windows is FILE.windows.jsonl, beside the output)")
@@ -397,8 +425,17 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
 
     _progress(f"loading {args.model} ({args.dtype}"
               f"{', random init' if args.random_init else ''}, {device})")
+    sharded = {}
+    if args.device_map is not None:
+        sharded = {"device_map": args.device_map, "offload_folder": args.offload_folder,
+                   "max_memory": args.max_memory if isinstance(args.max_memory, dict) else None}
     loaded = load_checkpoint(args.model, dtype=args.dtype, allow_download=args.allow_download,
-                             random_init=args.random_init, seed=args.seed, device=device)
+                             random_init=args.random_init, seed=args.seed,
+                             device=device if args.device_map is None else "cpu", **sharded)
+    if loaded.device_map is not None:
+        from posbias.measurements.sharding import describe_device_map
+
+        _progress(f"device map ({args.device_map}): {describe_device_map(loaded.device_map)}")
     windows, inputs = None, None
     if args.text is not None:
         tw = text_windows(loaded.tokenizer, args.text, length=args.length,
@@ -413,13 +450,17 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
     return measure_pretrained(loaded, windows, length=args.length, samples=args.samples,
                               seed=args.seed, metric=args.metric, probes=args.probes,
                               threads=args.threads, inputs=inputs, progress=_progress,
-                              journal=journal, resume=args.resume)
+                              journal=journal, resume=args.resume,
+                              offload_activations=args.offload_activations)
 
 
 _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
                "samples": "--samples", "seed": "--seed", "metric": "--metric",
                "threads": "--threads", "probes": "--probes", "dtype": "--dtype",
-               "windows": "--text", "device": "--device", "resume": "--resume"}
+               "windows": "--text", "device": "--device", "resume": "--resume",
+               "max-memory": "--max-memory", "device-map": "--device-map",
+               "device_map": "--device-map", "max_memory": "--max-memory",
+               "offload_folder": "--offload-folder"}
 
 
 #: config.json keys of the sizes, per naming scheme (LLaMA/Qwen2/BLOOM, GPT-2, MPT)
@@ -477,7 +518,9 @@ def _run_checkpoint(args: argparse.Namespace) -> int:
         check_plot_path(args.plot, "--plot")
     if args.metric is None:
         args.metric = "top1-grad"
-    plan = _checkpoint_plan(args)
+    # with a device map the placement is the plan (computed before any weight is read);
+    # the whole-model plan of one device does not apply
+    plan = _checkpoint_plan(args) if args.device_map is None else None
     if plan is not None:
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
