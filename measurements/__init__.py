@@ -133,6 +133,7 @@ from posbias.measurements.measure import (
     parallel_residual,
     require_models_extra,
     rope_identity_patch,
+    top1_grad_profiles,
 )
 from posbias.measurements.presets import (
     PRESETS,
@@ -142,6 +143,7 @@ from posbias.measurements.presets import (
     resolve_settings,
 )
 from posbias.measurements.pretrained import (
+    MAX_AUTO_BATCH,
     PRETRAINED_FAMILIES,
     ROUTES,
     AttentionProbe,
@@ -209,6 +211,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "LM_TEXT_RESULTS_FORMAT",
     "LoadedCheckpoint",
     "MASKS",
+    "MAX_AUTO_BATCH",
     "MAX_TEXT_FILE_BYTES",
     "METRICS",
     "Measurement",
@@ -299,6 +302,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "save_tokenizer",
     "strip_rest",
     "text_windows",
+    "top1_grad_profiles",
     "train_batch",
     "train_run",
     "train_seeds",

@@ -12,7 +12,10 @@ resumed run gives bit for bit the profile of an uninterrupted one.  A journal of
 measurement (a different fingerprint) is refused, naming what differs.
 
 Each line is written with one ``write``, flushed and ``fsync``-ed before the next window starts;
-a last line cut short by a kill is dropped on resume (that window runs again).  A finished
+a last line cut short by a kill is dropped on resume (that window runs again).  Windows measured
+together in one batch are written together, and only the batch's last record carries the state
+(``"resumable": false`` on the others): records after the last resumable one are dropped on
+resume and measured again.  A finished
 measurement ends its journal with ``{"complete": true}``; a fresh run (``resume=False``)
 replaces a complete journal but refuses to overwrite an incomplete one, which would lose the
 finished windows.
@@ -73,7 +76,9 @@ class MeasurementJournal:
         whole = data[: data.rfind(b"\n") + 1]
         records: list[dict] = []
         complete = False
+        keep, good, offset = 0, 0, 0  # records and bytes up to the last resumable record
         for k, raw in enumerate(whole.split(b"\n")[:-1]):
+            offset += len(raw) + 1
             try:
                 obj = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError):
@@ -92,17 +97,21 @@ class MeasurementJournal:
                               if theirs.get(key) != self.fingerprint.get(key)]
                     raise InvalidArgument("resume", self.path, "the journal of this "
                                           "measurement (it differs in " + ", ".join(differ) + ")")
+                good = offset
             elif obj.get("complete") is True:
                 complete = True
+                keep, good = len(records), offset
             elif obj.get("window") != len(records):
                 raise InvalidArgument("resume", self.path, f"window records in order (line "
                                       f"{k + 1} holds window {obj.get('window')}, expected "
                                       f"{len(records)})")
             else:
                 records.append(obj)
+                if obj.get("resumable", True):
+                    keep, good = len(records), offset
         if not whole:
             raise InvalidArgument("resume", self.path, "a journal with its header line")
-        return records, complete, len(whole)
+        return records[:keep], complete, good
 
     def start(self) -> list[dict]:
         """The records of the windows an earlier run finished (``resume`` and a journal at

@@ -89,6 +89,7 @@ __all__ = [
     "parallel_residual",
     "require_models_extra",
     "rope_identity_patch",
+    "top1_grad_profiles",
 ]
 
 METRICS = ("jacobian", "top1-grad")
@@ -498,6 +499,9 @@ class lambda_hooks:
     def __init__(self, model: Module) -> None:
         self.model = model
         self.active = True
+        #: batch elements recorded per forward pass, each as a pass of its own (1: element 0
+        #: only, as when the batch holds copies of one sequence for several probes)
+        self.elements = 1
         self._handles: list[Any] = []  # torch hook handles
         self._sums: list[float] = []
         self._tv: list[list[float]] = []
@@ -522,12 +526,13 @@ class lambda_hooks:
         state: list[dict[str, Any]] = [{} for _ in range(n)]
 
         def record(t, a, x):
-            a = a.detach()[0].cpu().double()
-            x = x.detach()[0].cpu().double()
-            na = a.norm(dim=-1)
-            nx = x.norm(dim=-1)
-            self._sums[t] += float((na / (nx + na)).mean())
-            self._passes[t] += 1
+            for b in range(min(self.elements, int(a.shape[0]))):
+                ab = a.detach()[b].cpu().double()
+                xb = x.detach()[b].cpu().double()
+                na = ab.norm(dim=-1)
+                nx = xb.norm(dim=-1)
+                self._sums[t] += float((na / (nx + na)).mean())
+                self._passes[t] += 1
 
         for t, (block, attn) in enumerate(zip(blocks, attns)):
             if mode == "parallel":
@@ -641,6 +646,30 @@ def _probes(torch: types.ModuleType, kind: str, n: int, d: int, generator: Gener
     return v
 
 
+def top1_grad_profiles(model: Module, ids: Tensor, *,
+                       after_forward: Callable[[], object] | None = None) -> np.ndarray:
+    """The unnormalized ``top1-grad`` influence of a batch: ``ids`` a ``B x L`` LongTensor,
+    returns the ``B x L`` float64 array of ``||d p_top1^(b) / d e_j^(b)||`` (the norm over the
+    embedding dimension), ``p_top1^(b)`` window ``b``'s largest next-token probability at its
+    last position.  One forward and one backward pass for the batch: the gradient of
+    ``sum_b p_top1^(b)`` with respect to window ``b``'s embeddings is window ``b``'s own, as
+    windows do not interact.  ``after_forward`` as in :func:`influence_profile`."""
+    torch, _ = require_models_extra()
+    emb_layer = model.get_input_embeddings()  # type: ignore[operator]
+    base = model.base_model
+    param = next(model.parameters())
+    with torch.no_grad():  # ids drawn on the CPU go to the model's device
+        e0 = emb_layer(ids.to(input_device(model))).to(param.dtype)
+    e = e0.clone().requires_grad_(True)
+    h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]  # type: ignore[operator]
+    if after_forward is not None:
+        after_forward()
+    logits = model.get_output_embeddings()(h)  # type: ignore[operator]
+    prob = torch.softmax(logits.cpu().double(), dim=-1).max(dim=-1).values.sum()
+    (g,) = torch.autograd.grad(prob, e)
+    return g.cpu().double().norm(dim=-1).numpy()
+
+
 def influence_profile(
     model: Module,
     ids: Tensor,
@@ -680,14 +709,7 @@ def influence_profile(
     L, d = e0.shape[1], e0.shape[2]
 
     if metric == "top1-grad":
-        e = e0.clone().requires_grad_(True)
-        h = base(inputs_embeds=e, use_cache=False).last_hidden_state[:, -1, :]  # type: ignore[operator]
-        if after_forward is not None:
-            after_forward()
-        logits = model.get_output_embeddings()(h)  # type: ignore[operator]
-        prob = torch.softmax(logits.cpu().double(), dim=-1).max()
-        (g,) = torch.autograd.grad(prob, e)
-        return g[0].cpu().double().norm(dim=-1).numpy()
+        return top1_grad_profiles(model, ids.view(1, -1), after_forward=after_forward)[0]
 
     if exact:
         vs = torch.eye(d, dtype=param.dtype)

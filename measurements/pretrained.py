@@ -57,6 +57,7 @@ from posbias.measurements.measure import (
     influence_profile,
     lambda_hooks,
     require_models_extra,
+    top1_grad_profiles,
 )
 from posbias.validation import check_choice
 
@@ -68,6 +69,7 @@ if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it i
     from posbias.measurements.checkpoint import LoadedCheckpoint
 
 __all__ = [
+    "MAX_AUTO_BATCH",
     "PRETRAINED_FAMILIES",
     "ROUTES",
     "AttentionProbe",
@@ -76,6 +78,8 @@ __all__ = [
     "measure_pretrained",
 ]
 
+#: the largest first batch of ``batch_size="auto"``
+MAX_AUTO_BATCH = 64
 #: model types whose queries, keys, scale and ALiBi bias posbias reads by their own code
 #: (tested on tiny models); every other causal LM goes through the generic route
 PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mistral")
@@ -170,6 +174,8 @@ class AttentionProbe:
         self.model = model
         self.keep_last = keep_last
         self.active = True
+        #: batch elements recorded per call, each as a call of its own (1: element 0 only)
+        self.elements = 1
         self._handles: list[Any] = []  # torch hook handles
         self.last: dict[int, tuple[Tensor, Tensor]] = {}
 
@@ -208,23 +214,26 @@ class AttentionProbe:
                 bias: Tensor | None, bias_scale: float | None) -> None:
         """Accumulate one attention call of layer ``t`` (``q, k``: batch x heads x L x d)."""
         with torch.no_grad():
-            k = _expand(k, q.shape[1])  # key/value groups serve consecutive query heads
-            q = q[0].detach().cpu().double()
-            k = k[0].detach().cpu().double()
-            L = q.shape[1]
-            diag = (q * k).sum(-1).mean(-1)
-            prev = torch.cumsum(k, dim=1)[:, :-1]            # sum_{j<i} k_j, i = 2..L
-            lower = (q[:, 1:] * prev).sum((-1, -2)) / (L * (L - 1) / 2)
-            if self.keep_last:
-                self.last[t] = (q, k)
-        self.diag[t] = diag.numpy() + (0 if self.diag[t] is None else self.diag[t])
-        self.lower[t] = lower.numpy() + (0 if self.lower[t] is None else self.lower[t])
-        self.scale[t] = scale
-        self.head_dim = int(q.shape[-1])
-        self.alibi_scale[t] = bias_scale if bias is not None else None
-        if bias is not None:
-            self.slopes[t] = _slopes(bias, q.shape[0])
-        self.calls[t] += 1
+            k_all = _expand(k, q.shape[1])  # key/value groups serve consecutive query heads
+            q_all = q
+        for b in range(min(self.elements, int(q_all.shape[0]))):
+            with torch.no_grad():
+                q = q_all[b].detach().cpu().double()
+                k = k_all[b].detach().cpu().double()
+                L = q.shape[1]
+                diag = (q * k).sum(-1).mean(-1)
+                prev = torch.cumsum(k, dim=1)[:, :-1]            # sum_{j<i} k_j, i = 2..L
+                lower = (q[:, 1:] * prev).sum((-1, -2)) / (L * (L - 1) / 2)
+                if self.keep_last:
+                    self.last[t] = (q, k)
+            self.diag[t] = diag.numpy() + (0 if self.diag[t] is None else self.diag[t])
+            self.lower[t] = lower.numpy() + (0 if self.lower[t] is None else self.lower[t])
+            self.scale[t] = scale
+            self.head_dim = int(q.shape[-1])
+            self.alibi_scale[t] = bias_scale if bias is not None else None
+            if bias is not None:
+                self.slopes[t] = _slopes(bias, q.shape[0])
+            self.calls[t] += 1
 
     def __exit__(self, *exc: object) -> Literal[False]:
         for h in self._handles:
@@ -446,6 +455,7 @@ def measure_pretrained(
     journal: str | os.PathLike[str] | None = None,
     resume: bool = False,
     offload_activations: bool = False,
+    batch_size: int | str = 1,
 ) -> PretrainedMeasurement:
     """Measure a loaded checkpoint on token windows.
 
@@ -476,6 +486,13 @@ def measure_pretrained(
         equals, bit for bit, that of an uninterrupted run.  A journal of a different
         measurement, or an incomplete one in the way of a fresh run, is refused
         (:class:`~posbias.errors.InvalidArgument` naming ``resume``).
+    batch_size: windows per forward and backward pass (``top1-grad``; the probe Jacobian
+        takes one window at a time and chunks its probes): an integer >= 1 (default 1), or
+        ``"auto"``, which starts from an estimate of what fits and halves the batch and retries
+        on out-of-memory, keeping every finished window.  A batch that does not fit, even of
+        one window, is refused naming ``batch_size``.  Batched profiles equal the window-by-window
+        ones within float rounding of the batched products (the same batch size gives the
+        same bits).
     offload_activations: keep the tensors the backward pass saves (the block inputs, under
         checkpointing) in host memory, ``torch.autograd.graph.save_on_cpu``: for a model on
         an accelerator whose activations would not fit beside its weights.  A model sharded or
@@ -534,6 +551,12 @@ def measure_pretrained(
     maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len", None)
     if isinstance(maxpos, int) and maxpos < L:
         raise InvalidArgument("length", L, f"at most {maxpos} (the model's maximum positions)")
+    if batch_size != "auto" and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
+                                 or batch_size < 1):
+        raise InvalidArgument("batch_size", batch_size, "an integer >= 1 or auto")
+    if metric == "jacobian" and batch_size not in (1, "auto"):
+        raise InvalidArgument("batch_size", batch_size, "1 or auto with metric jacobian (its "
+                              "probes are chunked within each window)")
     if resume and journal is None:
         raise InvalidArgument("resume", resume, "a journal to resume from (journal=PATH)")
     book = None
@@ -574,25 +597,60 @@ def measure_pretrained(
                 if progress:
                     progress(f"resumed from {journal}: {len(done)}/{n} window(s) done")
             first = len(done)
-            for s in range(first, n):
+            if metric == "jacobian":
+                size = 1
+            elif isinstance(batch_size, int):
+                size = batch_size
+            else:
+                size = _auto_batch(model, L, n - first)
+            s = first
+            while s < n:
+                b = min(size, n - s)
                 rec.active = probe.active = True
                 tv_before = [len(v) for v in rec._tv]
-                infl = influence_profile(model, ids[s], metric=metric, probes=probes,
-                                         generator=gen, chunk=1, after_forward=pause)
-                total = float(infl.sum())
-                if not math.isfinite(total) or total <= 0:
-                    raise InvalidArgument("model", loaded.source, "a model whose influence is "
-                                          "finite and nonzero (got a degenerate gradient)")
-                profiles.append(infl / total)
+                saved = _snapshot(rec, probe)
+                rec.elements = probe.elements = b
+                try:
+                    if metric == "top1-grad":
+                        rows = top1_grad_profiles(model, ids[s:s + b], after_forward=pause)
+                    else:
+                        rows = influence_profile(model, ids[s], metric=metric, probes=probes,
+                                                 generator=gen, chunk=1,
+                                                 after_forward=pause)[None, :]
+                except Exception as exc:
+                    if not _out_of_memory(torch, exc):
+                        raise
+                    _rollback(rec, probe, saved, tv_before)
+                    if batch_size != "auto" or b == 1:
+                        raise InvalidArgument("batch_size", batch_size, "a batch that fits (a "
+                                              f"batch of {b} window(s) of {L} tokens ran out of "
+                                              "memory" + ("" if b == 1 else "; try auto") + ")"
+                                              ) from None
+                    size = b // 2
+                    if progress:
+                        progress(f"out of memory at a batch of {b}: batches of {size} now")
+                    continue
+                finally:
+                    rec.elements = probe.elements = 1
+                for infl in rows:
+                    total = float(infl.sum())
+                    if not math.isfinite(total) or total <= 0:
+                        raise InvalidArgument("model", loaded.source, "a model whose influence "
+                                              "is finite and nonzero (got a degenerate gradient)")
+                    profiles.append(infl / total)
                 spent = time.perf_counter() - start
                 if book is not None:
-                    book.append(_window_record(s, profiles[-1], rec, probe, tv_before,
+                    for i in range(b - 1):
+                        book.append({"window": s + i, "profile": _floats(profiles[s + i]),
+                                     "seconds": earlier + spent, "resumable": False})
+                    book.append(_window_record(s + b - 1, profiles[-1], rec, probe, tv_before,
                                                gen if metric == "jacobian" else None,
                                                earlier + spent))
+                s += b
                 if progress:
-                    left = spent / (s + 1 - first) * (n - s - 1)
-                    progress(f"window {s + 1}/{n}: {metric} done ({earlier + spent:.1f} s"
-                             + (f", about {left:.0f} s left)" if s + 1 < n else ")"))
+                    left = spent / (s - first) * (n - s)
+                    progress(f"window {s}/{n}: {metric} done ({earlier + spent:.1f} s"
+                             + (f", about {left:.0f} s left)" if s < n else ")"))
             if book is not None:
                 book.finish()
     finally:
@@ -634,6 +692,60 @@ def _map_summary(loaded: LoadedCheckpoint) -> str | None:
     return describe_device_map(loaded.device_map or {})
 
 
+def _auto_batch(model: Module, length: int, remaining: int) -> int:
+    """The first batch ``batch_size="auto"`` tries: half the free memory of the device the
+    model runs on (the host's with :func:`posbias.resources.memory_limit` on the CPU) over an
+    estimate of one window's activations in the checkpointed gradient pass, at most
+    :data:`MAX_AUTO_BATCH` and the windows left; halved on out-of-memory from there."""
+    import torch
+
+    from posbias.measurements.measure import input_device
+    from posbias.resources import memory_limit
+
+    cfg: Any = model.config
+    d = int(cfg.hidden_size)
+    layers = int(getattr(cfg, "num_hidden_layers", 1) or 1)
+    heads = int(getattr(cfg, "num_attention_heads", 1) or 1)
+    ffn = int(getattr(cfg, "intermediate_size", None) or 4 * d)
+    item = next(model.parameters()).element_size()
+    # T block inputs kept, and one block's internals (projections, MLP, eager attention
+    # weights) with their gradients, recomputed in the backward pass
+    window = item * length * (layers * d + 3 * (4 * d + 2 * ffn + 2 * heads * length))
+    dev = input_device(model)
+    free = torch.cuda.mem_get_info(dev)[0] if dev.type == "cuda" else memory_limit()[0] or 2**32
+    return max(1, min(MAX_AUTO_BATCH, remaining, int(free // 2 // max(window, 1))))
+
+
+def _out_of_memory(torch: ModuleType, exc: BaseException) -> bool:
+    """Whether ``exc`` is an allocation failure (CUDA's OutOfMemoryError, the CPU allocator's
+    RuntimeError, MemoryError); the accelerator's cache is emptied for the retry."""
+    oom = isinstance(exc, (MemoryError, getattr(torch, "OutOfMemoryError", ())))
+    if not oom and isinstance(exc, RuntimeError):
+        text = str(exc).lower()
+        oom = "out of memory" in text or "can't allocate memory" in text
+    if oom and torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    return oom
+
+
+def _snapshot(rec: lambda_hooks, probe: AttentionProbe) -> tuple:
+    """The accumulators before a batch (a batch that runs out of memory is undone)."""
+    def copy(xs):
+        return [None if x is None else np.array(x, copy=True) for x in xs]
+
+    return (list(rec._sums), list(rec._passes), list(probe.calls), copy(probe.diag),
+            copy(probe.lower), list(probe.scale), list(probe.alibi_scale), copy(probe.slopes),
+            probe.head_dim)
+
+
+def _rollback(rec: lambda_hooks, probe: AttentionProbe, saved: tuple,
+              tv_before: list[int]) -> None:
+    (rec._sums, rec._passes, probe.calls, probe.diag, probe.lower, probe.scale,
+     probe.alibi_scale, probe.slopes, probe.head_dim) = saved
+    for v, k in zip(rec._tv, tv_before):
+        del v[k:]
+
+
 def _floats(a: Any) -> Any:
     """A numpy array (or None) as nested lists of Python floats: exact in JSON."""
     return None if a is None else np.asarray(a, dtype=np.float64).tolist()
@@ -664,7 +776,7 @@ def _restore(torch: ModuleType, rec: lambda_hooks, probe: AttentionProbe, gen: A
         rec._sums = [float(x) for x in last["lambda_sums"]]
         rec._passes = [int(x) for x in last["lambda_passes"]]
         for r in done:
-            for t, values in enumerate(r["tv"]):
+            for t, values in enumerate(r.get("tv") or []):
                 rec._tv[t].extend(float(x) for x in values)
 
         def arr(x):

@@ -7,7 +7,11 @@ Target: under 10 minutes and 6 GB on 2 cores.
 Run on demand (not collected by pytest)::
 
     python tests/benchmarks/bench_pretrained.py [--length 512] [--samples 16] [--threads 2]
-                                                [--dtype float32] [--keep DIR]
+                                                [--dtype float32] [--batch-size N|auto]
+                                                [--device cpu|cuda|auto] [--keep DIR]
+
+The named baseline is the first recorded run of this benchmark, 539 s (load and measure, one
+window at a time, 2 threads, 2026-12-01); the ratio against it is printed.
 
 Step 1 (a subprocess) builds and saves the checkpoint and a word-level tokenizer trained on a
 generated text; step 2 (a fresh subprocess, so that its peak resident memory ``ru_maxrss``
@@ -49,7 +53,12 @@ def _build(folder: str) -> None:
         fh.write(text)
 
 
-def _measure(folder: str, length: int, samples: int, threads: int, dtype: str) -> None:
+#: load + measure of the first recorded run (batch 1, 2 threads, CPU), seconds
+BASELINE_S = 539.0
+
+
+def _measure(folder: str, length: int, samples: int, threads: int, dtype: str,
+             batch: int | str, device: str) -> None:
     import resource
 
     from posbias.measurements.checkpoint import load_checkpoint
@@ -58,11 +67,11 @@ def _measure(folder: str, length: int, samples: int, threads: int, dtype: str) -
     from posbias.measurements.text import text_windows
 
     t0 = time.perf_counter()
-    loaded = load_checkpoint(folder, dtype=dtype)
+    loaded = load_checkpoint(folder, dtype=dtype, device=device)
     t1 = time.perf_counter()
     w = text_windows(loaded.tokenizer, os.path.join(folder, "corpus.txt"), length=length,
                      samples=samples, seed=0)
-    m = measure_pretrained(loaded, w.ids, threads=threads, inputs=w.describe(),
+    m = measure_pretrained(loaded, w.ids, threads=threads, inputs=w.describe(), batch_size=batch,
                            progress=lambda msg: print(f"[bench] {msg}", file=sys.stderr, flush=True))
     config = rollout_config_yaml(m)
     t2 = time.perf_counter()
@@ -83,6 +92,8 @@ def main(argv=None) -> int:
     ap.add_argument("--samples", type=int, default=16)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"))
+    ap.add_argument("--batch-size", default="1", help="windows per pass: N or auto")
+    ap.add_argument("--device", default="cpu")
     ap.add_argument("--keep", metavar="DIR", help="build the checkpoint in DIR and keep it")
     ap.add_argument("--step", choices=("build", "measure"), help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
@@ -92,7 +103,9 @@ def main(argv=None) -> int:
         _build(args.folder)
         return 0
     if args.step == "measure":
-        _measure(args.folder, args.length, args.samples, args.threads, args.dtype)
+        batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
+        _measure(args.folder, args.length, args.samples, args.threads, args.dtype, batch,
+                 args.device)
         return 0
 
     import torch
@@ -111,20 +124,23 @@ def main(argv=None) -> int:
         size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
         out = subprocess.run([sys.executable, __file__, "--step", "measure", "--folder", folder,
                               "--length", str(args.length), "--samples", str(args.samples),
-                              "--threads", str(args.threads), "--dtype", args.dtype],
+                              "--threads", str(args.threads), "--dtype", args.dtype,
+                              "--batch-size", args.batch_size, "--device", args.device],
                              check=True, env=env, stdout=subprocess.PIPE, text=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
     total = r["load_s"] + r["measure_s"]
     print(f"bench_pretrained: BLOOM-560m shape (24 blocks, hidden 1024, 16 heads, vocab 250880), "
           f"random weights saved and reloaded ({size / 2**30:.2f} GiB on disk), {args.dtype}, "
-          f"L = {args.length}, {args.samples} text windows, top1-grad, {args.threads} thread(s), "
+          f"L = {args.length}, {args.samples} text windows, top1-grad, batch {args.batch_size}, "
+          f"{args.device}, {args.threads} thread(s), "
           f"torch {torch.__version__}, transformers {transformers.__version__}")
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
           f"{os.cpu_count()} cores")
     print(f"build and save (not timed against the target): {build:.1f} s")
     print(f"load {r['load_s']:.1f} s + measure and export {r['measure_s']:.1f} s = {total:.1f} s "
           f"(target < 600 s: {'met' if total < 600 else 'NOT met'}); "
-          f"{r['per_window_s']:.1f} s per window")
+          f"{r['per_window_s']:.1f} s per window; {BASELINE_S / total:.2f}x the baseline "
+          f"({BASELINE_S:.0f} s, batch 1, 2 threads{'' if args.samples == 16 and args.length == 512 else '; a different size: the ratio is only indicative'})")
     print(f"CPU time of load + measure: {r['cpu_s']:.1f} s (user + system, all threads)")
     print(f"peak resident memory of load + measure: {r['peak_mib']:.0f} MiB "
           f"(target < 6144 MiB: {'met' if r['peak_mib'] < 6144 else 'NOT met'})")

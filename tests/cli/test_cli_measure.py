@@ -284,3 +284,24 @@ def test_checkpoint_resume_from_the_journal(capsys, tmp_path, checkpoints):
     assert rc == 2 and err.startswith("posbias: error: --resume") and "-o FILE" in err
     rc, _, err = _run(capsys, "--arch", "tiny-gpt2", "--resume")
     assert rc == 2 and "--resume" in err and "without --model" in err
+
+
+def test_checkpoint_batch_size(capsys, tmp_path, checkpoints):
+    """--batch-size 2 and auto give the window-by-window profile to float32 rounding (7 printed
+    digits, up to a unit in the last); bad values and jacobian with batches are one line."""
+    dirs, text = checkpoints
+    argv = ["--model", dirs["bloom"], "--text", text, "--length", "24", "--samples", "3",
+            "--format", "json"]
+    rc, out, err = _run(capsys, *argv)
+    assert rc == 0, err
+    one = json.loads(out)["measurement"]["profile"]
+    for size in ("2", "auto"):
+        rc, out, err = _run(capsys, *argv, "--batch-size", size)
+        assert rc == 0, err
+        got = json.loads(out)["measurement"]["profile"]
+        assert got == pytest.approx(one, rel=2e-6), size
+    for bad in ("0", "two", "-3"):
+        rc, _, err = _run(capsys, *argv, "--batch-size", bad)
+        assert rc == 2 and "--batch-size" in err and err.count("\n") == 1
+    rc, _, err = _run(capsys, *argv, "--batch-size", "2", "--metric", "jacobian")
+    assert rc == 2 and "--batch-size = 2" in err and "jacobian" in err.splitlines()[-1]

@@ -126,3 +126,99 @@ def test_journal_file_errors(tmp_path):
     fresh = tmp_path / "fresh.jsonl"
     assert MeasurementJournal(fresh, fp, resume=True).start() == []
     assert json.loads(fresh.read_text())["fingerprint"] == fp
+
+
+# ----------------------------------------------------------------------------------------------
+# batches of windows (top1-grad)
+
+def _close(a, b, rtol=1e-5):
+    """Batched products round differently from one-window products: float32 agreement."""
+    for key in ("profile", "lambdas", "qk_diagonal", "qk_lower"):
+        x, y = getattr(a, key), getattr(b, key)
+        assert np.allclose(x, y, rtol=rtol, atol=rtol * np.abs(y).max()), key
+
+
+@pytest.mark.parametrize("family", ["bloom", "llama"])
+def test_batched_windows_equal_one_at_a_time(tiny, family):
+    dirs, text = tiny
+    loaded = load_checkpoint(dirs[family])
+    w = text_windows(loaded.tokenizer, text, length=24, samples=5, seed=2)
+    one = measure_pretrained(loaded, w.ids)
+    three = measure_pretrained(loaded, w.ids, batch_size=3)
+    # lambda and q.k to 1e-5 as well: every window of a batch is recorded, not only its first
+    # (the means of windows 0 and 3 alone differ from those of all five by 5% and 30% here)
+    _close(three, one)
+    firsts = measure_pretrained(loaded, w.ids[[0, 3]])
+    assert not np.allclose(firsts.qk_diagonal, one.qk_diagonal, rtol=1e-2)
+    assert three.sample_profiles.shape == (5, 24)
+    assert np.array_equal(three.score_scale, one.score_scale)
+    assert np.array_equal(measure_pretrained(loaded, w.ids, batch_size=3).profile, three.profile)
+
+
+class _OOMAbove:
+    """A forward pre-hook on the last block that fails like an allocator for batches larger
+    than ``limit`` (after the earlier blocks recorded their lambda and q.k for the batch)."""
+
+    def __init__(self, limit):
+        self.limit, self.sizes = limit, []
+
+    def __call__(self, module, args, kwargs):
+        x = args[0] if args else next(iter(kwargs.values()))
+        self.sizes.append(int(x.shape[0]))
+        if x.shape[0] > self.limit:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+
+
+def _last_block(model):
+    from posbias.measurements.measure import _locate_blocks
+
+    return _locate_blocks(model)[0][-1]
+
+
+def test_auto_batch_halves_on_out_of_memory_and_keeps_finished_windows(tiny, tmp_path):
+    dirs, text = tiny
+    loaded = load_checkpoint(dirs["llama"])
+    w = text_windows(loaded.tokenizer, text, length=24, samples=5, seed=2)
+    two = measure_pretrained(loaded, w.ids, batch_size=2)
+    oom = _OOMAbove(2)
+    handle = _last_block(loaded.model).register_forward_pre_hook(oom, with_kwargs=True)
+    try:
+        seen = []
+        auto = measure_pretrained(loaded, w.ids, batch_size="auto", progress=seen.append,
+                                  journal=tmp_path / "a.jsonl")
+        assert any(m.startswith("out of memory at a batch of 5: batches of 2") for m in seen)
+        # the failed batch was undone: the same bits as batches of 2 from the start
+        _same(auto, two)
+        with pytest.raises(InvalidArgument, match=r"^batch_size = 4 .*batch of 4 .*try auto"):
+            measure_pretrained(loaded, w.ids, batch_size=4)
+    finally:
+        handle.remove()
+    handle = _last_block(loaded.model).register_forward_pre_hook(_OOMAbove(0), with_kwargs=True)
+    try:
+        with pytest.raises(InvalidArgument, match=r"^batch_size = auto .*batch of 1 window"):
+            measure_pretrained(loaded, w.ids, batch_size="auto")
+    finally:
+        handle.remove()
+    for bad in (0, -1, 2.5, True, "big"):
+        with pytest.raises(InvalidArgument, match=r"^batch_size = .*integer >= 1 or auto"):
+            measure_pretrained(loaded, w.ids, batch_size=bad)
+
+
+def test_batched_run_resumes_at_a_batch_boundary(tiny, tmp_path):
+    dirs, text = tiny
+    loaded = load_checkpoint(dirs["bloom"])
+    w = text_windows(loaded.tokenizer, text, length=24, samples=5, seed=2)
+    whole = measure_pretrained(loaded, w.ids, batch_size=2)
+    path = tmp_path / "b.jsonl"
+    with pytest.raises(Interrupt):
+        measure_pretrained(loaded, w.ids, batch_size=2, journal=path,
+                           progress=_stop_after(4))
+    lines = path.read_text().splitlines()
+    records = [json.loads(x) for x in lines[1:]]
+    assert [r.get("resumable", True) for r in records] == [False, True, False, True]
+    # a kill while batch 2's lines were written: only its first (stateless) line is there
+    path.write_text("\n".join(lines[:4]) + "\n")
+    again = measure_pretrained(loaded, w.ids, batch_size=2, journal=path, resume=True)
+    _same(again, whole)
+    assert [json.loads(x).get("window") for x in path.read_text().splitlines()[1:]] == \
+        [0, 1, 2, 3, 4, None]

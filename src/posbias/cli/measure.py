@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -292,7 +293,15 @@ def run(args: argparse.Namespace) -> int:
 
 _CHECKPOINT_ONLY = ("text", "export_config", "save_influence", "name", "allow_download",
                     "random_init", "resume", "device_map", "offload_folder",
-                    "offload_activations")
+                    "offload_activations", "batch_size")
+
+
+def _batch_size(text: str) -> int | str:
+    if str(text).strip().lower() == "auto":
+        return "auto"
+    if not re.fullmatch(r"[0-9]{1,6}", str(text).strip()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected an integer >= 1 or auto")
+    return int(text)
 
 
 def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
@@ -320,6 +329,10 @@ def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--name", metavar="NAME",
                    help="file stem for --save-influence (default: the model's directory name, "
                         "with -step0 appended under --random-init)")
+    g.add_argument("--batch-size", metavar="N|auto", type=_batch_size, default=None,
+                   help="text windows per forward and backward pass (top1-grad; default 1): "
+                        "auto starts from what the memory plan says fits and halves the batch on "
+                        "out-of-memory, keeping finished windows")
     g.add_argument("--device-map", metavar="MAP", default=None,
                    help="shard and offload a model larger than one device through accelerate: "
                         "auto, balanced, balanced_low_0 or sequential (the map is computed "
@@ -357,9 +370,6 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
                               "averaged Step-0 kernel is measured with --arch)")
     if getattr(args, "attention", "eager") != "eager":
         raise InvalidArgument("--attention", args.attention, "eager with --model")
-    import os
-    import re
-
     from posbias.files import check_writable
 
     if args.arch is not None:
@@ -451,7 +461,8 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
                               seed=args.seed, metric=args.metric, probes=args.probes,
                               threads=args.threads, inputs=inputs, progress=_progress,
                               journal=journal, resume=args.resume,
-                              offload_activations=args.offload_activations)
+                              offload_activations=args.offload_activations,
+                              batch_size=1 if args.batch_size is None else args.batch_size)
 
 
 _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
@@ -460,7 +471,7 @@ _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
                "windows": "--text", "device": "--device", "resume": "--resume",
                "max-memory": "--max-memory", "device-map": "--device-map",
                "device_map": "--device-map", "max_memory": "--max-memory",
-               "offload_folder": "--offload-folder"}
+               "offload_folder": "--offload-folder", "batch_size": "--batch-size"}
 
 
 #: config.json keys of the sizes, per naming scheme (LLaMA/Qwen2/BLOOM, GPT-2, MPT)
