@@ -72,7 +72,14 @@ napoleon_use_ivar = True
 autodoc_inherit_docstrings = False
 
 # --- doctest -------------------------------------------------------------------------------------
-doctest_global_setup = "import posbias"
+doctest_global_setup = """
+import posbias
+try:  # the notebook page's examples need the models extra
+    import accelerate, tokenizers, torch, transformers
+    _has_models = True
+except ImportError:
+    _has_models = False
+"""
 # the pages' examples are ``.. doctest::`` blocks; the docstrings' own examples need their module's
 # namespace and run in tests/test_doctests.py (doctest.testmod), so plain ``>>>`` blocks are not
 # run a second time here
