@@ -58,7 +58,7 @@ BASELINE_S = 539.0
 
 
 def _measure(folder: str, length: int, samples: int, threads: int, dtype: str,
-             batch: int | str, device: str) -> None:
+             batch: int | str, device: str, checkpointing: bool) -> None:
     import resource
 
     from posbias.measurements.checkpoint import load_checkpoint
@@ -72,6 +72,7 @@ def _measure(folder: str, length: int, samples: int, threads: int, dtype: str,
     w = text_windows(loaded.tokenizer, os.path.join(folder, "corpus.txt"), length=length,
                      samples=samples, seed=0)
     m = measure_pretrained(loaded, w.ids, threads=threads, inputs=w.describe(), batch_size=batch,
+                           checkpointing=checkpointing,
                            progress=lambda msg: print(f"[bench] {msg}", file=sys.stderr, flush=True))
     config = rollout_config_yaml(m)
     t2 = time.perf_counter()
@@ -94,6 +95,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"))
     ap.add_argument("--batch-size", default="1", help="windows per pass: N or auto")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--no-checkpointing", action="store_true",
+                    help="keep every block's activations instead of recomputing them")
     ap.add_argument("--keep", metavar="DIR", help="build the checkpoint in DIR and keep it")
     ap.add_argument("--step", choices=("build", "measure"), help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
@@ -105,7 +108,7 @@ def main(argv=None) -> int:
     if args.step == "measure":
         batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
         _measure(args.folder, args.length, args.samples, args.threads, args.dtype, batch,
-                 args.device)
+                 args.device, not args.no_checkpointing)
         return 0
 
     import torch
@@ -125,13 +128,15 @@ def main(argv=None) -> int:
         out = subprocess.run([sys.executable, __file__, "--step", "measure", "--folder", folder,
                               "--length", str(args.length), "--samples", str(args.samples),
                               "--threads", str(args.threads), "--dtype", args.dtype,
-                              "--batch-size", args.batch_size, "--device", args.device],
+                              "--batch-size", args.batch_size, "--device", args.device]
+                             + (["--no-checkpointing"] if args.no_checkpointing else []),
                              check=True, env=env, stdout=subprocess.PIPE, text=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
     total = r["load_s"] + r["measure_s"]
     print(f"bench_pretrained: BLOOM-560m shape (24 blocks, hidden 1024, 16 heads, vocab 250880), "
           f"random weights saved and reloaded ({size / 2**30:.2f} GiB on disk), {args.dtype}, "
           f"L = {args.length}, {args.samples} text windows, top1-grad, batch {args.batch_size}, "
+          f"{'no ' if args.no_checkpointing else ''}per-block checkpointing, "
           f"{args.device}, {args.threads} thread(s), "
           f"torch {torch.__version__}, transformers {transformers.__version__}")
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "

@@ -224,3 +224,30 @@ def test_cuda_training_losses_equal_the_cpu():
             b = [e[key] for e in gpu["history"] if e.get(key) is not None]
             assert len(a) == len(b)
             _close(b, a, "loss", "float32")
+
+
+@pytest.mark.gpu
+@needs_cuda
+def test_cuda_batches_and_a_map_over_gpu_and_cpu_equal_the_cpu(tmp_path):
+    """Batches of windows on the GPU, and a device map that keeps half the weights on the GPU
+    and the rest on the CPU (accelerate), against the CPU's window-by-window profile."""
+    pytest.importorskip("accelerate")
+    import posbias_tests_tiny_checkpoints as tiny
+
+    from posbias.measurements.checkpoint import load_checkpoint
+    from posbias.measurements.pretrained import measure_pretrained
+
+    path = tiny.save_tiny("llama", tmp_path)
+    ids = np.random.default_rng(0).integers(3, 30, size=(4, 16))
+    cpu = measure_pretrained(load_checkpoint(path), ids)
+    gpu = measure_pretrained(load_checkpoint(path, device="cuda"), ids, batch_size="auto")
+    _close(gpu.profile, cpu.profile, "profile", "float32")
+    _close(gpu.lambdas, cpu.lambdas, "lambda", "float32")
+    loaded = load_checkpoint(path)
+    weights = sum(p.numel() * p.element_size() for p in loaded.model.parameters())
+    mapped = load_checkpoint(path, device_map="sequential",
+                             max_memory={0: weights // 2, "cpu": 4 * weights})
+    assert set(mapped.device_map.values()) == {0, "cpu"}, mapped.device_map
+    m = measure_pretrained(mapped, ids, batch_size=2)
+    assert m.details["device"].startswith("cuda:")
+    _close(m.profile, cpu.profile, "profile", "float32")
