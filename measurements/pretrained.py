@@ -603,6 +603,8 @@ def measure_pretrained(
                 size = batch_size
             else:
                 size = _auto_batch(model, L, n - first)
+                if progress:
+                    progress(f"batch size auto: {size} window(s) per pass to start")
             s = first
             while s < n:
                 b = min(size, n - s)
