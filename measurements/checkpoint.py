@@ -58,6 +58,8 @@ class LoadedCheckpoint:
     attn_implementation: str
     #: module name -> device (``int`` GPU, ``"cpu"``, ``"disk"``) when loaded with a device map
     device_map: dict | None = None
+    #: the weights' bytes on each device of the map
+    device_bytes: dict | None = None
 
 
 def hf_cache_dir() -> str:
@@ -196,13 +198,14 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
         try:
             if tokenizer is None:
                 raise OSError(f"no tokenizer of {model} in the local cache")
-            placed = None
+            placed = per_device = None
             if device_map is not None:
                 from posbias.measurements.sharding import plan_device_map
 
                 config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
-                placed, _ = plan_device_map(config, dtype=dtype, device_map=device_map,
-                                            max_memory=max_memory, offload_folder=offload_folder)
+                placed, _, per_device = plan_device_map(
+                    config, dtype=dtype, device_map=device_map, max_memory=max_memory,
+                    offload_folder=offload_folder)
             if random_init:
                 config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
                 torch.manual_seed(seed)
@@ -246,7 +249,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
     if placed is None:
         net.to(device)
     impl = getattr(net.config, "_attn_implementation", None) or "eager"
-    return LoadedCheckpoint(net, tokenizer, model, location, dtype, str(impl), placed)
+    return LoadedCheckpoint(net, tokenizer, model, location, dtype, str(impl), placed, per_device)
 
 
 @contextlib.contextmanager

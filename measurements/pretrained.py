@@ -691,7 +691,7 @@ def _map_summary(loaded: LoadedCheckpoint) -> str | None:
         return None
     from posbias.measurements.sharding import describe_device_map
 
-    return describe_device_map(loaded.device_map or {})
+    return describe_device_map(loaded.device_map or {}, loaded.device_bytes)
 
 
 def _auto_batch(model: Module, length: int, remaining: int) -> int:

@@ -106,9 +106,10 @@ def require_accelerate(value: object) -> Any:
 
 def plan_device_map(config: Any, *, dtype: str, device_map: str,
                     max_memory: dict | None = None, offload_folder: str | None = None
-                    ) -> tuple[dict[str, Any], int]:
-    """The device map of ``config``'s causal LM at ``dtype`` (see the module docstring) and the
-    weights' size in bytes, computed on the ``meta`` device.  ``max_memory``: bytes per device
+                    ) -> tuple[dict[str, Any], int, dict[str, int]]:
+    """The device map of ``config``'s causal LM at ``dtype`` (see the module docstring), the
+    weights' size in bytes and the bytes placed on each device (``"cpu"``, ``"cuda:N"``,
+    ``"disk"``), computed on the ``meta`` device.  ``max_memory``: bytes per device
     (default: what accelerate finds free on every device).  Raises
     :class:`~posbias.errors.InvalidArgument` naming ``max-memory`` when blocks would need disk
     and ``offload_folder`` is None."""
@@ -131,7 +132,12 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
     placed = accelerate.infer_auto_device_map(empty, max_memory=budget,
                                               no_split_module_classes=no_split,
                                               dtype=torch_dtype)
-    size = int(compute_module_sizes(empty, dtype=torch_dtype)[""])
+    sizes = compute_module_sizes(empty, dtype=torch_dtype)
+    size = int(sizes[""])
+    per_device: dict[str, int] = {}
+    for name, dev in placed.items():
+        key = _device_name(dev)
+        per_device[key] = per_device.get(key, 0) + int(sizes.get(name, 0))
     if "disk" in placed.values() and offload_folder is None:
         from posbias.resources import human
 
@@ -141,13 +147,21 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
                               + (f"the devices given hold {human(held)}" if max_memory
                                  else "the devices here hold less")
                               + "), or --offload-folder DIR for the rest on disk")
-    return dict(placed), size
+    return dict(placed), size, per_device
 
 
-def describe_device_map(placed: dict[str, Any]) -> str:
-    """``"cpu: 3 module(s), disk: 2 module(s)"`` in the order devices first appear."""
+def _device_name(dev: Any) -> str:
+    return f"cuda:{dev}" if isinstance(dev, int) else str(dev)
+
+
+def describe_device_map(placed: dict[str, Any], per_device: dict[str, int] | None = None) -> str:
+    """``"cpu: 3 module(s) (60 KiB), disk: 2 module(s) (30 KiB)"`` in the order devices first
+    appear (the sizes when ``per_device`` gives them)."""
+    from posbias.resources import human
+
     counts: dict[str, int] = {}
     for dev in placed.values():
-        name = f"cuda:{dev}" if isinstance(dev, int) else str(dev)
-        counts[name] = counts.get(name, 0) + 1
-    return ", ".join(f"{k}: {v} module(s)" for k, v in counts.items())
+        counts[_device_name(dev)] = counts.get(_device_name(dev), 0) + 1
+    return ", ".join(f"{k}: {v} module(s)"
+                     + (f" ({human(per_device[k])})" if per_device and k in per_device else "")
+                     for k, v in counts.items())

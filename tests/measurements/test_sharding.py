@@ -70,7 +70,10 @@ def test_offloaded_model_gives_the_in_memory_measurement(tiny, tmp_path, family)
     got = measure_pretrained(sharded, ids)
     for key in ("profile", "lambdas", "qk_diagonal", "qk_lower", "score_scale"):
         assert np.array_equal(getattr(got, key), getattr(ref, key)), key
-    assert got.details["device_map"] == describe_device_map(sharded.device_map)
+    assert got.details["device_map"] == describe_device_map(sharded.device_map,
+                                                            sharded.device_bytes)
+    buffers = sum(b.numel() * b.element_size() for b in whole.model.buffers())
+    assert sum(sharded.device_bytes.values()) == size + buffers   # every tensor placed
     assert "disk" in got.details["device_map"] and got.details["device"] == "cpu"
     jac = measure_pretrained(sharded, ids[:1], metric="jacobian", probes=2)
     assert np.array_equal(jac.profile, ref_jac.profile)
@@ -95,10 +98,11 @@ def test_plan_and_budget_parsing(tiny):
 
     dirs, _ = tiny
     cfg = transformers.AutoConfig.from_pretrained(dirs["llama"])
-    placed, size = plan_device_map(cfg, dtype="float32", device_map="sequential",
+    placed, size, per_device = plan_device_map(cfg, dtype="float32", device_map="sequential",
                                    max_memory={"cpu": 2**30})
     assert set(placed.values()) == {"cpu"} and 10_000 < size < 2**20
-    placed16, size16 = plan_device_map(cfg, dtype="bfloat16", device_map="balanced",
+    assert per_device == {"cpu": size}
+    placed16, size16, _ = plan_device_map(cfg, dtype="bfloat16", device_map="balanced",
                                        max_memory={"cpu": 2**30})
     assert size16 * 2 == size and set(placed16.values()) == {"cpu"}
     assert dict(parse_device_memory("cuda:1=1G,0=512M,cpu=2G")) == {1: 2**30, 0: 2**29,

@@ -445,7 +445,8 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
     if loaded.device_map is not None:
         from posbias.measurements.sharding import describe_device_map
 
-        _progress(f"device map ({args.device_map}): {describe_device_map(loaded.device_map)}")
+        _progress(f"device map ({args.device_map}): "
+                  f"{describe_device_map(loaded.device_map, loaded.device_bytes)}")
     windows, inputs = None, None
     if args.text is not None:
         tw = text_windows(loaded.tokenizer, args.text, length=args.length,
