@@ -300,6 +300,10 @@ def test_checkpoint_batch_size(capsys, tmp_path, checkpoints):
         assert rc == 0, err
         got = json.loads(out)["measurement"]["profile"]
         assert got == pytest.approx(one, rel=2e-6), size
+    rc, out, err = _run(capsys, *argv, "--batch-size", "2", "--no-checkpointing")
+    assert rc == 0, err
+    m = json.loads(out)["measurement"]
+    assert m["profile"] == pytest.approx(one, rel=2e-6) and m["details"]["checkpointing"] is False
     for bad in ("0", "two", "-3"):
         rc, _, err = _run(capsys, *argv, "--batch-size", bad)
         assert rc == 2 and "--batch-size" in err and err.count("\n") == 1

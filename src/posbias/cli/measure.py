@@ -293,7 +293,7 @@ def run(args: argparse.Namespace) -> int:
 
 _CHECKPOINT_ONLY = ("text", "export_config", "save_influence", "name", "allow_download",
                     "random_init", "resume", "device_map", "offload_folder",
-                    "offload_activations", "batch_size")
+                    "offload_activations", "batch_size", "no_checkpointing")
 
 
 def _batch_size(text: str) -> int | str:
@@ -333,6 +333,9 @@ def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
                    help="text windows per forward and backward pass (top1-grad; default 1): "
                         "auto starts from what the memory plan says fits and halves the batch on "
                         "out-of-memory, keeping finished windows")
+    g.add_argument("--no-checkpointing", action="store_true",
+                   help="keep every block's activations for the backward pass instead of "
+                        "recomputing each block (faster, about twice the memory)")
     g.add_argument("--device-map", metavar="MAP", default=None,
                    help="shard and offload a model larger than one device through accelerate: "
                         "auto, balanced, balanced_low_0 or sequential (the map is computed "
@@ -463,7 +466,8 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
                               threads=args.threads, inputs=inputs, progress=_progress,
                               journal=journal, resume=args.resume,
                               offload_activations=args.offload_activations,
-                              batch_size=1 if args.batch_size is None else args.batch_size)
+                              batch_size=1 if args.batch_size is None else args.batch_size,
+                              checkpointing=not args.no_checkpointing)
 
 
 _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
