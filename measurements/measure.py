@@ -699,6 +699,8 @@ def influence_profile(
     torch, _ = require_models_extra()
     _choice(metric, "metric", METRICS)
     _choice(probe_dist, "probe_dist", PROBE_DISTRIBUTIONS)
+    if metric == "top1-grad":  # embeds the ids itself
+        return top1_grad_profiles(model, ids.view(1, -1), after_forward=after_forward)[0]
     # a transformers model: its methods and base_model are Tensor | Module to torch's stubs
     emb_layer = model.get_input_embeddings()  # type: ignore[operator]
     base = model.base_model
@@ -707,9 +709,6 @@ def influence_profile(
     with torch.no_grad():  # ids drawn on the CPU go to the model's device
         e0 = emb_layer(ids.view(1, -1).to(device)).to(param.dtype)
     L, d = e0.shape[1], e0.shape[2]
-
-    if metric == "top1-grad":
-        return top1_grad_profiles(model, ids.view(1, -1), after_forward=after_forward)[0]
 
     if exact:
         vs = torch.eye(d, dtype=param.dtype)

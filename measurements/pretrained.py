@@ -55,6 +55,7 @@ from posbias.measurements.measure import (
     METRICS,
     _locate_blocks,
     influence_profile,
+    input_device,
     lambda_hooks,
     require_models_extra,
     top1_grad_profiles,
@@ -701,7 +702,6 @@ def _auto_batch(model: Module, length: int, remaining: int) -> int:
     :data:`MAX_AUTO_BATCH` and the windows left; halved on out-of-memory from there."""
     import torch
 
-    from posbias.measurements.measure import input_device
     from posbias.resources import memory_limit
 
     cfg: Any = model.config
@@ -803,8 +803,6 @@ def _restore(torch: ModuleType, rec: lambda_hooks, probe: AttentionProbe, gen: A
 
 def _device_of(model: PreTrainedModel) -> str:
     """The device the model's input embeddings run on (``cpu``, ``cuda:N``, ``mps``)."""
-    from posbias.measurements.measure import input_device
-
     dev = input_device(model)
     return dev.type if dev.type in ("cpu", "mps") else str(dev)
 
