@@ -498,7 +498,8 @@ def plan_lm_text(config: LMTextConfig, seeds: int = 1, jobs: int = 1) -> Plan:
     jobs = check_integer("jobs", jobs, 1)
     c = config
     at_once = min(jobs, seeds)
-    params = c.vocab * c.hidden * 2 + c.layers * 12 * c.hidden ** 2 + c.length * c.hidden
+    params = measure.parameter_count(c.arch, layers=c.layers, hidden=c.hidden, heads=c.heads,
+                                     vocab=c.vocab, length=c.length)
     tokens = c.batch * c.length
     act = tokens * (c.layers * (c.hidden * _ACT_BYTES_PER_HIDDEN
                                 + c.length * c.heads * _ATT_BYTES_PER_KEY) + c.vocab * 16)

@@ -406,7 +406,8 @@ def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1) -> Pl
     c = config
     at_once = min(jobs, seeds)
     vocab = c.tokens + 1
-    params = vocab * c.hidden * 2 + c.layers * 12 * c.hidden ** 2 + c.length * c.hidden
+    params = measure.parameter_count(c.arch, layers=c.layers, hidden=c.hidden, heads=c.heads,
+                                     vocab=vocab, length=c.length)
     tokens = c.batch * c.length
     act = tokens * c.layers * (c.hidden * _LM_ACT_BYTES_PER_HIDDEN
                                + c.length * c.heads * _LM_ATT_BYTES_PER_KEY)

@@ -230,6 +230,45 @@ def rope_identity_patch(model: Module) -> int:
     return len(mods)
 
 
+def _model_config(transformers: types.ModuleType, arch: str, **shape: Any
+                  ) -> tuple[Any, dict[str, Any], Preset]:
+    """The transformers configuration of :func:`build_model`'s model, its resolved settings
+    and preset; refuses a shape over :data:`_MAX_PARAMETERS` or one transformers rejects."""
+    preset = _preset_for(arch)
+    settings = resolve_settings(preset, **shape)
+    if _approx_parameters(settings) > _MAX_PARAMETERS:
+        raise InvalidArgument(
+            "arch", arch,
+            f"a shape below {_MAX_PARAMETERS // 10**9}e9 parameters (this one has about "
+            f"{_approx_parameters(settings):.2g}); lower layers, hidden or vocab")
+    kwargs = {k: v for k, v in settings.items() if k not in ("model_type", "head_dim")}
+    vocab_size = settings["vocab_size"]
+    kwargs.update(bos_token_id=0, eos_token_id=min(1, vocab_size - 1), pad_token_id=None)
+    if settings["head_dim"] % 2 and preset.model_type in ROTARY_MODEL_TYPES:
+        raise InvalidArgument("hidden", settings["hidden_size"],
+                              "hidden / heads even for a rotary architecture")
+    with _quiet_transformers(transformers):
+        try:
+            config = transformers.AutoConfig.for_model(preset.model_type, **kwargs)
+        except (ValueError, TypeError) as exc:
+            raise InvalidArgument("arch", arch, f"settings transformers accepts ({exc})") from None
+    return config, settings, preset
+
+
+def parameter_count(arch: str, *, layers: int | None = None, hidden: int | None = None,
+                    heads: int | None = None, kv_heads: int | None = None,
+                    vocab: int | None = None, length: int | None = None) -> int:
+    """The exact number of parameters of :func:`build_model`'s model of this shape (tied
+    weights counted once), read from the model built on the meta device: no memory is
+    allocated and nothing is initialized."""
+    torch, transformers = require_models_extra()
+    config, _, _ = _model_config(transformers, arch, layers=layers, hidden=hidden, heads=heads,
+                                 kv_heads=kv_heads, vocab=vocab, length=length)
+    with _quiet_transformers(transformers), torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(config)
+    return sum(p.numel() for p in model.parameters())
+
+
 def build_model(
     arch: str,
     *,
@@ -260,26 +299,11 @@ def build_model(
     seed = _int(seed, "seed", 0)
     _choice(dtype, "dtype", _DTYPES)
     _choice(attention, "attention", ATTENTIONS)
-    preset = _preset_for(arch)
-    settings = resolve_settings(preset, layers=layers, hidden=hidden, heads=heads,
-                                kv_heads=kv_heads, vocab=vocab, length=length)
-    if _approx_parameters(settings) > _MAX_PARAMETERS:
-        raise InvalidArgument(
-            "arch", arch,
-            f"a shape below {_MAX_PARAMETERS // 10**9}e9 parameters (this one has about "
-            f"{_approx_parameters(settings):.2g}); lower layers, hidden or vocab")
-    kwargs = {k: v for k, v in settings.items() if k not in ("model_type", "head_dim")}
-    vocab_size = settings["vocab_size"]
-    kwargs.update(bos_token_id=0, eos_token_id=min(1, vocab_size - 1), pad_token_id=None)
+    config, settings, preset = _model_config(transformers, arch, layers=layers, hidden=hidden,
+                                             heads=heads, kv_heads=kv_heads, vocab=vocab,
+                                             length=length)
     rotary = preset.model_type in ROTARY_MODEL_TYPES
-    if settings["head_dim"] % 2 and rotary:
-        raise InvalidArgument("hidden", settings["hidden_size"],
-                              "hidden / heads even for a rotary architecture")
     with _quiet_transformers(transformers):
-        try:
-            config = transformers.AutoConfig.for_model(preset.model_type, **kwargs)
-        except (ValueError, TypeError) as exc:
-            raise InvalidArgument("arch", arch, f"settings transformers accepts ({exc})") from None
         config._attn_implementation = attention
         torch.manual_seed(seed)
         model = transformers.AutoModelForCausalLM.from_config(

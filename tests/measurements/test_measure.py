@@ -416,6 +416,17 @@ def test_overrides_adjust_dependent_settings():
     assert model.config.n_inner == 256 and model.config.n_layer == 1 and not model.training
 
 
+@pytest.mark.parametrize("arch", ["gpt2", "llama", "bloom"])
+def test_parameter_count_is_the_built_models(arch):
+    """The planners' parameter count is the model's own (tied embeddings counted once), not a
+    formula: GPT-2 ties its output layer to the embedding and LLaMA does not."""
+    shape = dict(layers=2, hidden=32, heads=4, vocab=96, length=16)
+    model, _ = ms.build_model(arch, **shape)
+    assert ms.parameter_count(arch, **shape) == sum(p.numel() for p in model.parameters())
+    formula = 96 * 32 * 2 + 2 * 12 * 32 ** 2 + 16 * 32  # the planners' former estimate
+    assert ms.parameter_count(arch, **shape) != formula
+
+
 def test_generic_model_type_is_supported():
     m = ms.measure_influence("mistral", layers=2, hidden=32, heads=4, kv_heads=2, vocab=64,
                              length=16, probes=2)
