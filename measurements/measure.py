@@ -87,6 +87,7 @@ __all__ = [
     "measure_influence",
     "measure_influence_cached",
     "parallel_residual",
+    "parameter_count",
     "require_models_extra",
     "rope_identity_patch",
     "top1_grad_profiles",
