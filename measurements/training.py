@@ -287,7 +287,11 @@ def _append_evaluation(torch: ModuleType, entry: dict[str, Any], seconds: float,
                        path: str | None, config: Any, seed: int, model: Any, optimizer: Any,
                        data: Any) -> None:
     """Close an evaluation entry of a training loop: its wall time, appended to ``history``,
-    passed to ``log``, and the checkpoint at ``path`` rewritten (every task's loop)."""
+    passed to ``log``, and the checkpoint at ``path`` rewritten (every task's loop).  The entry
+    records the torch thread count of the iterations before it (``threads``): a run resumed
+    with another count than it began with is reproducible only segment by segment, and its
+    history says where the count changed."""
+    entry["threads"] = torch.get_num_threads()
     entry["seconds"] = round(seconds, 2)
     history.append(entry)
     if log is not None:

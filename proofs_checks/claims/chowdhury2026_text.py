@@ -501,7 +501,8 @@ def _thorough(ctx: CheckContext) -> list[dict]:
             config = lx.LMTextConfig.from_dict(doc["config"])
             data = lx.prepare_text(config)
             seeds = [r["seed"] for r in doc["runs"]]
-            runs = lx.lm_text_seeds(config, seeds, progress=False, data=data)
+            threads = int(doc.get("provenance", {}).get("torch_threads_per_process") or 1)
+            runs = lx.lm_text_seeds(config, seeds, progress=False, data=data, threads=threads)
             out.append(lx.lm_text_results_document(config, runs, data,
                                                    command="posbias check --thorough"))
         _TEXT_TRAINED["docs"] = out

@@ -68,6 +68,16 @@ def test_resume_continues_exactly(tmp_path):
     assert _strip(more)[:3] == _strip(whole) and more["history"][-1]["iteration"] == 30
 
 
+def test_history_records_the_thread_count_of_each_segment(tmp_path):
+    """A run resumed with another thread count says so: each evaluation entry records the
+    torch threads of the iterations before it (the digits are reproducible per segment)."""
+    part = tr.train_run(SHORT, 1, checkpoint_dir=str(tmp_path), progress=False, stop_after=10)
+    assert [e["threads"] for e in part["history"]] == [1, 1]
+    torch.set_num_threads(2)  # the autouse fixture restores the count afterwards
+    rest = tr.train_run(SHORT, 1, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+    assert [e["threads"] for e in rest["history"]] == [1, 1, 2]
+
+
 def test_resume_refuses_another_configuration(tmp_path):
     tr.train_run(SHORT, 2, checkpoint_dir=str(tmp_path), progress=False, stop_after=0)
     other = tr.TrainConfig(**{**SHORT.as_dict(), "lr": 1e-3, "task": SHORT.task})
