@@ -23,6 +23,7 @@ from posbias.measurements import (
     lm_text,
     lm_training,
     measure,
+    planning,
     presets,
     pretrained,
     sharding,
@@ -136,6 +137,13 @@ from posbias.measurements.measure import (
     rope_identity_patch,
     top1_grad_profiles,
 )
+from posbias.measurements.planning import (
+    HOST_BASE_BYTES,
+    MeasurementPlan,
+    model_sizes,
+    plan_measurement,
+    window_bytes,
+)
 from posbias.measurements.presets import (
     PRESETS,
     ROTARY_MODEL_TYPES,
@@ -183,7 +191,7 @@ from posbias.measurements.training import (
 
 #: the public modules, in the order their names were first listed
 MODULES = (measure, presets, checkpoint, text, pretrained, export, icl, training, lm_training,
-           devices, corpus, lm_text, journal, sharding)
+           devices, corpus, lm_text, journal, sharding, planning)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
@@ -202,6 +210,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "EOT",
     "GATE_NATS",
     "GenericAttentionProbe",
+    "HOST_BASE_BYTES",
     "ICLTask",
     "JOURNAL_FORMAT",
     "JOURNAL_SUFFIX",
@@ -217,6 +226,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "METRICS",
     "Measurement",
     "MeasurementJournal",
+    "MeasurementPlan",
     "POSITIONAL_ENCODINGS",
     "POSITIONS",
     "PRESETS",
@@ -280,6 +290,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "measure_influence_cached",
     "measure_pretrained",
     "measurement_json",
+    "model_sizes",
     "ngram_baselines",
     "pack_documents",
     "package_version",
@@ -291,6 +302,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "plan_device_map",
     "plan_lm_text",
     "plan_lm_training",
+    "plan_measurement",
     "plan_training",
     "prepare_text",
     "preset_names",
@@ -310,4 +322,5 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "train_seeds",
     "train_tokenizer",
     "unigram_batch",
+    "window_bytes",
 ]

@@ -603,7 +603,7 @@ def measure_pretrained(
             elif isinstance(batch_size, int):
                 size = batch_size
             else:
-                size = _auto_batch(model, L, n - first)
+                size = _auto_batch(model, L, n - first, checkpointing)
                 if progress:
                     progress(f"batch size auto: {size} window(s) per pass to start")
             s = first
@@ -695,24 +695,22 @@ def _map_summary(loaded: LoadedCheckpoint) -> str | None:
     return describe_device_map(loaded.device_map or {}, loaded.device_bytes)
 
 
-def _auto_batch(model: Module, length: int, remaining: int) -> int:
+def _auto_batch(model: Module, length: int, remaining: int, checkpointing: bool = True) -> int:
     """The first batch ``batch_size="auto"`` tries: half the free memory of the device the
-    model runs on (the host's with :func:`posbias.resources.memory_limit` on the CPU) over an
-    estimate of one window's activations in the checkpointed gradient pass, at most
-    :data:`MAX_AUTO_BATCH` and the windows left; halved on out-of-memory from there."""
+    model runs on (the host's with :func:`posbias.resources.memory_limit` on the CPU) over the
+    planner's bytes of one window (:func:`posbias.measurements.planning.window_bytes`: what
+    the backward pass keeps plus one block's working set), at most :data:`MAX_AUTO_BATCH` and
+    the windows left; halved on out-of-memory from there."""
     import torch
 
+    from posbias.measurements.planning import window_bytes
     from posbias.resources import memory_limit
 
-    cfg: Any = model.config
-    d = int(cfg.hidden_size)
-    layers = int(getattr(cfg, "num_hidden_layers", 1) or 1)
-    heads = int(getattr(cfg, "num_attention_heads", 1) or 1)
-    ffn = int(getattr(cfg, "intermediate_size", None) or 4 * d)
-    item = next(model.parameters()).element_size()
-    # T block inputs kept, and one block's internals (projections, MLP, eager attention
-    # weights) with their gradients, recomputed in the backward pass
-    window = item * length * (layers * d + 3 * (4 * d + 2 * ffn + 2 * heads * length))
+    dtype = str(next(model.parameters()).dtype).rsplit(".", 1)[-1]
+    parts = window_bytes(model.config, length, dtype if dtype in ("float32", "bfloat16",
+                                                                  "float16") else "float64",
+                         checkpointing=checkpointing)
+    window = parts["kept"] + parts["working"]
     dev = input_device(model)
     free = torch.cuda.mem_get_info(dev)[0] if dev.type == "cuda" else memory_limit()[0] or 2**32
     return max(1, min(MAX_AUTO_BATCH, remaining, int(free // 2 // max(window, 1))))

@@ -110,12 +110,15 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
     """The device map of ``config``'s causal LM at ``dtype`` (see the module docstring), the
     weights' size in bytes and the bytes placed on each device (``"cpu"``, ``"cuda:N"``,
     ``"disk"``), computed on the ``meta`` device.  ``max_memory``: bytes per device
-    (default: what accelerate finds free on every device).  Raises
+    (default: what accelerate finds free on every device); a device that is not there is
+    refused (:func:`check_devices_present`).  Raises
     :class:`~posbias.errors.InvalidArgument` naming ``max-memory`` when blocks would need disk
     and ``offload_folder`` is None."""
     if device_map not in DEVICE_MAPS:
         raise InvalidArgument("device-map", device_map, "one of " + ", ".join(DEVICE_MAPS))
     accelerate = require_accelerate(device_map)
+    if max_memory:
+        check_devices_present(max_memory)
     import torch
     import transformers
     from accelerate.utils import compute_module_sizes, get_balanced_memory

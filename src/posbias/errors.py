@@ -48,12 +48,19 @@ class ResourceLimit(ValueError):
 
     >>> str(ResourceLimit(35 * 2**30, 24 * 2**30, "this machine has", "use --summary or a smaller L"))
     'needs about 35 GiB; this machine has 24 GiB; use --summary or a smaller L'
+    >>> str(ResourceLimit(3 * 2**30, 2**30, "--max-memory 0 allows", "use a smaller L",
+    ...                   device="cuda:0"))
+    'needs about 3 GiB on cuda:0; --max-memory 0 allows 1 GiB; use a smaller L'
     """
 
-    def __init__(self, needed: float, limit: float, source: str, advice: str) -> None:
+    def __init__(self, needed: float, limit: float, source: str, advice: str, *,
+                 device: str | None = None) -> None:
         self.needed = needed
         self.limit = limit
-        super().__init__(f"needs about {_human(needed)}; {source} {_human(limit)}; {advice}")
+        self.device = device
+        where = f" on {device}" if device else ""
+        super().__init__(f"needs about {_human(needed)}{where}; {source} {_human(limit)}; "
+                         f"{advice}")
 
 
 def _human(n: float) -> str:

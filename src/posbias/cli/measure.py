@@ -21,8 +21,8 @@ from posbias.errors import InvalidArgument
 from posbias.measurements.presets import PRESETS
 
 if TYPE_CHECKING:
+    from posbias.measurements.planning import MeasurementPlan
     from posbias.proofs_checks.measured import RopeComparison
-    from posbias.resources import Plan
 
 __all__ = ["add_parser", "estimate_bytes", "run"]
 
@@ -479,43 +479,62 @@ _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
                "offload_folder": "--offload-folder", "batch_size": "--batch-size"}
 
 
-#: config.json keys of the sizes, per naming scheme (LLaMA/Qwen2/BLOOM, GPT-2, MPT)
-_CONFIG_KEYS = {"hidden_size": ("hidden_size", "n_embd", "d_model"),
-                "num_hidden_layers": ("num_hidden_layers", "n_layer", "n_layers"),
-                "num_attention_heads": ("num_attention_heads", "n_head", "n_heads"),
-                "vocab_size": ("vocab_size",),
-                "intermediate_size": ("intermediate_size", "n_inner", "ffn_hidden_size")}
+def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan | None:
+    """The per-device memory plan of measuring a checkpoint
+    (:func:`posbias.measurements.planning.plan_measurement`) from its configuration alone,
+    before any weight is read: a local directory's ``config.json`` (read bounded), or a hub
+    name's from the local cache; None when there is none to read (transformers then reports
+    the missing model).  With ``--device-map`` the weights are placed as the map places them
+    (computed on the meta device) and the activations go to the map's first device."""
+    import transformers
 
-
-def _checkpoint_plan(args: argparse.Namespace) -> Plan | None:
-    """The memory plan of measuring a local checkpoint, from its ``config.json`` (read bounded,
-    before the weights are loaded): the estimate of :func:`estimate_bytes` at the checkpoint's
-    sizes, dtype and ``--length``; None for a hub name (sized once loaded)."""
-    from posbias.resources import Plan
+    from posbias.measurements.planning import plan_measurement
     from posbias.validation import read_text_bounded
 
-    path = os.path.join(os.path.expanduser(args.model), "config.json")
-    if not os.path.isfile(path):
-        return None
+    where = os.path.expanduser(args.model)
+    path = os.path.join(where, "config.json")
+    if os.path.isdir(where):
+        if not os.path.isfile(path):
+            return None
+        try:
+            cfg = json.loads(read_text_bounded(path, 16 * 2**20, "--model"))
+        except ValueError:
+            raise InvalidArgument("--model", args.model, f"a checkpoint whose config.json is "
+                                  f"JSON ({path})") from None
+        if not isinstance(cfg, dict):
+            raise InvalidArgument("--model", args.model, f"a config.json holding an object "
+                                  f"({path})")
     try:
-        cfg = json.loads(read_text_bounded(path, 16 * 2**20, "--model"))
-    except ValueError:
-        raise InvalidArgument("--model", args.model, f"a checkpoint whose config.json is JSON "
-                              f"({path})") from None
-    if not isinstance(cfg, dict):
-        raise InvalidArgument("--model", args.model, f"a config.json holding an object ({path})")
-    settings = {}
-    for key, names in _CONFIG_KEYS.items():
-        v = next((cfg[n] for n in names if isinstance(cfg.get(n), int) and not
-                  isinstance(cfg.get(n), bool) and cfg[n] > 0), None)
-        if v is None and key != "intermediate_size":
-            return None  # a scheme not known here: sized by transformers once loaded
-        settings[key] = v
-    per_window = estimate_bytes(settings, args.length, False, args.dtype)
-    return Plan(f"measuring {args.model} at L = {args.length}",
-                [(f"weights, gradients and activations ({settings['num_hidden_layers']} layers, "
-                  f"hidden {settings['hidden_size']}, {args.dtype})", per_window, 0.0)],
-                "use a smaller --length or --dtype bfloat16")
+        config = transformers.AutoConfig.from_pretrained(where, local_files_only=True)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # not found, or a family transformers does not know: load_checkpoint says
+    device_bytes, run_on = None, device
+    if args.device_map is not None:
+        from posbias.measurements.sharding import plan_device_map
+
+        try:
+            placed, _, device_bytes = plan_device_map(
+                config, dtype=args.dtype, device_map=args.device_map,
+                max_memory=args.max_memory if isinstance(args.max_memory, dict) else None,
+                offload_folder=args.offload_folder)
+        except InvalidArgument as exc:
+            raise InvalidArgument(_PARAMETERS.get(exc.parameter, exc.parameter), exc.value,
+                                  exc.allowed) from None
+        first = next((d for d in placed.values() if d != "disk"), "cpu")
+        run_on = f"cuda:{first}" if isinstance(first, int) else str(first)
+    try:
+        return plan_measurement(
+            config, length=args.length, dtype=args.dtype,
+            batch_size="auto" if args.batch_size == "auto" else (args.batch_size or 1),
+            checkpointing=not args.no_checkpointing, device=device, metric=args.metric,
+            device_bytes=device_bytes, execution_device=run_on,
+            offload_activations=args.offload_activations,
+            max_memory=args.max_memory if isinstance(args.max_memory, int) else None,
+            what=f"measuring {args.model} at L = {args.length}")
+    except InvalidArgument as exc:
+        if exc.parameter == "model":
+            return None  # sizes not readable from the configuration: sized once loaded
+        raise
 
 
 def _run_checkpoint(args: argparse.Namespace) -> int:
@@ -534,13 +553,11 @@ def _run_checkpoint(args: argparse.Namespace) -> int:
         check_plot_path(args.plot, "--plot")
     if args.metric is None:
         args.metric = "top1-grad"
-    # with a device map the placement is the plan (computed before any weight is read);
-    # the whole-model plan of one device does not apply
-    plan = _checkpoint_plan(args) if args.device_map is None else None
+    plan = _checkpoint_plan(args, device)
     if plan is not None:
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
-        plan.check(args.max_memory)
+        plan.check()
     try:
         m = _measure_checkpoint(args, device)
     except InvalidArgument as exc:

@@ -1,0 +1,179 @@
+"""The per-device memory plan of a checkpoint measurement (posbias.measurements.planning): its
+parts and their devices, the refusal of a device that would be over its limit (one line, exit
+status 2, before any weight is read), and (slow) the plan against the measured peak memory of
+real runs with and without per-block checkpointing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("tokenizers")
+
+from posbias.cli import main  # noqa: E402
+from posbias.errors import InvalidArgument, ResourceLimit  # noqa: E402
+from posbias.measurements import planning as pl  # noqa: E402
+
+MiB = 2**20
+
+
+def _bloom(layers=2, hidden=64, heads=4, vocab=96):
+    return transformers.AutoConfig.for_model("bloom", n_layer=layers, hidden_size=hidden,
+                                             n_head=heads, vocab_size=vocab)
+
+
+def test_sizes_are_read_under_every_familys_names():
+    gpt2 = transformers.AutoConfig.for_model("gpt2", n_layer=3, n_embd=48, n_head=4)
+    assert pl.model_sizes(gpt2) == {"hidden": 48, "layers": 3, "heads": 4, "ffn": 192}
+    mpt = transformers.AutoConfig.for_model("mpt", n_layers=2, n_heads=4, d_model=32,
+                                            expansion_ratio=3)
+    assert pl.model_sizes(mpt) == {"hidden": 32, "layers": 2, "heads": 4, "ffn": 96}
+    llama = transformers.AutoConfig.for_model("llama", num_hidden_layers=2, hidden_size=32,
+                                              num_attention_heads=4, intermediate_size=80)
+    assert pl.model_sizes(llama)["ffn"] == 80
+
+    class Bare:
+        model_type = "bare"
+
+    with pytest.raises(InvalidArgument, match=r"^model = bare"):
+        pl.model_sizes(Bare())
+
+
+def test_window_bytes_follow_the_stated_formula():
+    c = _bloom(layers=3, hidden=64, heads=4)
+    s = 4 * 128
+    block = s * (6 * 64 + 2 * 256 + 2 * 4 * 128)
+    assert pl.window_bytes(c, 128) == {"kept": s * 3 * (64 + 256 + 4 * 128),
+                                       "working": 2 * block}
+    assert pl.window_bytes(c, 128, checkpointing=False)["kept"] == 3 * block
+    assert pl.window_bytes(c, 128, "bfloat16")["kept"] * 2 == pl.window_bytes(c, 128)["kept"]
+    # checkpointing keeps less than the whole graph once blocks are many
+    deep = _bloom(layers=24, hidden=1024, heads=16)
+    assert pl.window_bytes(deep, 512)["kept"] < pl.window_bytes(
+        deep, 512, checkpointing=False)["kept"] / 2
+
+
+def test_parts_go_to_the_devices_that_hold_them():
+    c = _bloom()
+    plan = pl.plan_measurement(c, length=64, batch_size=3)
+    params = sum(p.numel() for p in transformers.AutoModelForCausalLM.from_config(c).parameters())
+    assert plan.parameters == params
+    acts = pl.window_bytes(c, 64)
+    assert plan.per_device() == {"cpu": pl.HOST_BASE_BYTES + 4 * params + 3 * acts["kept"]
+                                 + acts["working"]}
+    # a map: weights where it puts them (disk holds no memory), activations on its first device
+    mapped = pl.plan_measurement(c, length=64, device_bytes={"cuda:0": 1000, "disk": 5000},
+                                 execution_device="cuda:0", offload_activations=True)
+    per = mapped.per_device()
+    assert per["disk"] == 5000 and per["cuda:0"] == 1000 + acts["working"]
+    assert per["cpu"] == pl.HOST_BASE_BYTES + acts["kept"]   # parked on the host
+    assert mapped.bytes == per["cpu"] + per["cuda:0"]
+    # the probe Jacobian runs one probe per pass; auto is planned at its smallest batch
+    assert pl.plan_measurement(c, length=64, batch_size=8, metric="jacobian").bytes == \
+        pl.plan_measurement(c, length=64).bytes
+    assert "batch auto" in pl.plan_measurement(c, length=64, batch_size="auto").what
+    with pytest.raises(InvalidArgument, match=r"^batch_size = 0"):
+        pl.plan_measurement(c, length=64, batch_size=0)
+
+
+def test_a_device_over_its_limit_is_refused_naming_it():
+    c = _bloom()
+    plan = pl.plan_measurement(c, length=64, max_memory=100 * MiB)
+    with pytest.raises(ResourceLimit) as info:
+        plan.check()
+    text = str(info.value)
+    assert "\n" not in text and text.startswith("needs about") and "on cpu" in text
+    assert "--max-memory allows 100 MiB" in text
+    # what fits is returned unchanged
+    roomy = pl.plan_measurement(c, length=64, max_memory=4 * 2**30)
+    assert roomy.check() is roomy
+    # the description names every device with its parts
+    lines = roomy.describe().splitlines()
+    assert lines[0].startswith("plan of measuring at L = 64") and "parameters" in lines[0]
+    assert any(line.startswith("  cpu: about") and "--max-memory allows" in line
+               for line in lines)
+    assert json.loads(json.dumps(roomy.as_dict()))["per_device"]["cpu"] == roomy.bytes
+
+
+def _tiny():
+    import posbias_tests_tiny_checkpoints
+
+    return posbias_tests_tiny_checkpoints
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("planning")
+    t = _tiny()
+    return {fam: t.save_tiny(fam, root) for fam in ("llama", "gpt2")}, t.write_text(root / "text")
+
+
+def test_cli_prints_the_plan_per_device_and_refuses_before_loading(tiny, capsys, monkeypatch,
+                                                                   tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    dirs, text = tiny
+    code = main(["measure", "--model", dirs["llama"], "--text", text, "--length", "16",
+                 "--samples", "1", "-v", "-o", str(tmp_path / "m.txt")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "plan of measuring" in err and "  cpu: about" in err and "weights (float32)" in err
+    # the map's placement is the plan's: part of the weights on disk
+    code = main(["measure", "--model", dirs["gpt2"], "--text", text, "--length", "16",
+                 "--samples", "1", "-v", "--device-map", "sequential", "--max-memory",
+                 "cpu=20K", "--offload-folder", str(tmp_path / "off"),
+                 "-o", str(tmp_path / "g.txt")])
+    err = capsys.readouterr().err
+    assert code == 0 and "  disk: about" in err and "weights (device map), offloaded to disk" in err
+    # refused on the host before any weight is read: nothing written
+    code = main(["measure", "--model", dirs["llama"], "--text", text, "--length", "16",
+                 "--samples", "1", "--max-memory", "50M", "-o", str(tmp_path / "never.txt")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "on cpu" in err and "--max-memory" in err
+    assert not (tmp_path / "never.txt").exists()
+
+
+_PEAK = r"""
+import resource, sys
+from posbias.measurements.checkpoint import load_checkpoint
+from posbias.measurements.pretrained import measure_pretrained
+import numpy as np
+import torch
+torch.set_num_threads(1)
+folder, length, batch, ckpt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+loaded = load_checkpoint(folder)
+ids = np.random.default_rng(0).integers(3, 30, size=(batch, length))
+measure_pretrained(loaded, ids, length=length, samples=batch, batch_size=batch,
+                   checkpointing=ckpt)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+@pytest.mark.slow
+def test_plan_holds_measured_peaks_within_a_factor(tmp_path):
+    """A BLOOM-style checkpoint (6 blocks, hidden 512, 8 heads, eager attention) at L = 1024,
+    measured in a fresh process: with per-block checkpointing at batch 1 (weights and base
+    dominate) and without it at batch 4 (activations dominate, 2.4 GB), the plan is within a
+    factor 1.5 of the peak resident memory."""
+    import torch
+
+    t = _tiny()
+    config = transformers.AutoConfig.for_model("bloom", n_layer=6, hidden_size=512, n_head=8,
+                                               vocab_size=256)
+    torch.manual_seed(0)
+    folder = tmp_path / "bloom"
+    transformers.AutoModelForCausalLM.from_config(config).save_pretrained(folder)
+    t.train_tokenizer(t.generated_text(2000), bos=False).save_pretrained(folder)
+    for batch, ckpt in ((1, True), (4, False)):
+        env = dict(os.environ, OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1")
+        done = subprocess.run([sys.executable, "-c", _PEAK, str(folder), "1024", str(batch),
+                               "1" if ckpt else "0"],
+                              check=True, capture_output=True, text=True, env=env)
+        peak = int(done.stdout.split()[-1])
+        plan = pl.plan_measurement(config, length=1024, batch_size=batch, checkpointing=ckpt)
+        assert plan.bytes / 1.5 <= peak <= plan.bytes * 1.5, (batch, ckpt, peak, plan.bytes)
