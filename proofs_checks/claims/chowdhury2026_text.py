@@ -607,7 +607,7 @@ _ASSUME = ("stored runs of posbias train --task lm-text (data/trained-lm-text/),
     statement="Natural-text proxy of C10: pretraining a small causal LM on natural text keeps "
     "the macroscopic U of its Step-0 influence profile.",
     latex=r"U(p_0) \wedge U(p_N)",
-    expected="qualified", section="C10", assumptions=_ASSUME, needs=_NEEDS,
+    expected="inconclusive", section="C10", assumptions=_ASSUME, needs=_NEEDS,
     rule=U_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
 )
 def _u_text(ctx: CheckContext) -> Evidence:
@@ -624,7 +624,7 @@ def _u_text(ctx: CheckContext) -> Evidence:
     "the peak-to-valley ratio of its influence profile.",
     latex=r"\frac{\max(p_{N,1}, p_{N,L})}{\min_j p_{N,j}} > "
     r"\frac{\max(p_{0,1}, p_{0,L})}{\min_j p_{0,j}}",
-    expected="qualified", section="C10", assumptions=_ASSUME, needs=_NEEDS,
+    expected="inconclusive", section="C10", assumptions=_ASSUME, needs=_NEEDS,
     rule=R_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
 )
 def _r_text(ctx: CheckContext) -> Evidence:
@@ -659,7 +659,7 @@ def _d_text(ctx: CheckContext) -> Evidence:
     "adds local peaks of the final position's influence at document boundaries.",
     latex=r"\Pr\bigl[\text{percentile of } p_{N,j_b} \text{ among ordinary } j > 0.95\bigr] "
     r"\ge \tfrac12",
-    expected="refuted", section="C10", assumptions=_ASSUME, needs=_NEEDS,
+    expected="inconclusive", section="C10", assumptions=_ASSUME, needs=_NEEDS,
     rule=B_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
 )
 def _b_text(ctx: CheckContext) -> Evidence:
