@@ -185,6 +185,21 @@ def test_stored_run_is_reproduced_from_step0_through_its_first_steps():
         assert step0[k] == pytest.approx(stored0[k], rel=2e-6)
     for k in ("influence", "boundary_influence"):
         assert np.allclose(step0[k], stored0[k], atol=2e-5, rtol=0)
+    # the other architectures' Step 0 on the same corpus and windows
+    for other in tx.text_stored_results()[1:]:
+        ocfg = lx.LMTextConfig.from_dict(other["config"])
+        same = {k: v for k, v in other["config"].items() if k != "arch"}
+        assert same == {k: v for k, v in doc["config"].items() if k != "arch"}   # same data
+        assert other["corpus"]["sha256"] == data.recipe["sha256"]
+        torch.set_num_threads(other["provenance"]["torch_threads_per_process"])
+        try:
+            o0 = lx.lm_text_run(dataclasses.replace(ocfg, iterations=0),
+                                other["runs"][0]["seed"], data=data)["history"][0]
+        finally:
+            torch.set_num_threads(old)
+        ref = other["runs"][0]["history"][0]
+        assert o0["val_loss"] == pytest.approx(ref["val_loss"], rel=2e-6)
+        assert np.allclose(o0["influence"], ref["influence"], atol=2e-5, rtol=0)
     assert first["runs"][0]["history"][0]["val_loss"] == stored0["val_loss"]
     for new, old_e in zip(again, first["runs"][0]["history"], strict=True):
         assert new["iteration"] == old_e["iteration"]
@@ -193,18 +208,24 @@ def test_stored_run_is_reproduced_from_step0_through_its_first_steps():
                 assert new[k] == pytest.approx(old_e[k], rel=2e-6)
 
 
-def test_the_stored_run_has_provenance_and_passes_the_gate():
-    doc = tx.text_stored_results()[0]
-    prov = doc["provenance"]
-    assert doc["task"] == "lm-text" and doc["name"] == tx.TEXT_STORED[0]
-    assert prov["command"].startswith("posbias train --task lm-text")
-    assert {"torch", "transformers", "tokenizers", "posbias"} <= set(prov["versions"])
-    assert doc["gate"]["reached"] and doc["corpus"]["package"]
-    run = doc["runs"][0]
-    assert run["iterations"] == run["history"][-1]["iteration"] == doc["config"]["iterations"]
-    L = doc["config"]["length"]
-    assert all(len(e["influence"]) == L and len(e["boundary_influence"]) == 8
-               for e in run["history"])
+def test_the_stored_runs_have_provenance_and_pass_the_gate():
+    docs = tx.text_stored_results()
+    assert [d["name"] for d in docs] == list(tx.TEXT_STORED)
+    assert len({d["corpus"]["sha256"] for d in docs}) == 1      # one corpus, one tokenizer
+    assert len({d["tokenizer"]["sha256"] for d in docs}) == 1
+    for doc in docs:
+        prov = doc["provenance"]
+        assert doc["task"] == "lm-text"
+        assert prov["command"].startswith(f"posbias train --task lm-text --arch "
+                                          f"{doc['config']['arch']}")
+        assert {"torch", "transformers", "tokenizers", "posbias"} <= set(prov["versions"])
+        assert doc["gate"]["reached"] and doc["corpus"]["package"]
+        for run in doc["runs"]:
+            assert run["iterations"] == run["history"][-1]["iteration"] == \
+                doc["config"]["iterations"]
+            L = doc["config"]["length"]
+            assert all(len(e["influence"]) == L and len(e["boundary_influence"]) == 8
+                       for e in run["history"])
 
 
 def test_default_check_reads_the_stored_run_as_expected():
@@ -228,3 +249,27 @@ def test_the_stored_figures_and_the_diagnostics_beside_the_rules():
     assert series[-1]["R_without_final"] < series[0]["R_without_final"]
     assert series[-1]["ordinary_local_ratio_p95"] > 2 * series[0]["ordinary_local_ratio_p95"]
     assert s["BN"]["peak_share"] == 0.125 and s["BN"]["windows"] == 8
+
+
+def test_the_second_architecture_and_what_each_run_alone_gives():
+    """GPT-2's deciding figures, pinned: no U at Step 2000 (a recency ramp), R flat, the valley
+    deepened, a boundary peak in every boundary window; the two architectures disagree on
+    three questions, which the every-run rules leave inconclusive."""
+    s = tx.text_summaries(tx.text_stored_results())[1]
+    assert s["run"] == "gpt2 seed 0" and s["margin"] == pytest.approx(0.5887, abs=5e-5)
+    assert s["UN"]["first_over_valley"] == pytest.approx(1.898, abs=5e-4)
+    assert s["UN"]["last_over_valley"] == pytest.approx(31.58, abs=5e-3)
+    assert round(s["R0"]) == 281 and round(s["RN"]) == 307
+    assert s["D0"] == pytest.approx(0.426, abs=5e-4) and s["DN"] == pytest.approx(0.2335, abs=5e-4)
+    assert s["B0"]["peak_share"] == 0.25 and s["BN"]["peak_share"] == 1.0
+    alone = {}
+    for cid in IDS.values():
+        r = registry.run_claim(registry.get_claim(cid))
+        alone[cid.split(":")[1]] = r.evidence.details["each_run_alone"]
+    assert alone == {
+        "u-persists-text-proxy": {"llama seed 0": "qualified", "gpt2 seed 0": "refuted"},
+        "pv-grows-text-proxy": {"llama seed 0": "qualified", "gpt2 seed 0": "inconclusive"},
+        "dead-zone-text-proxy": {"llama seed 0": "qualified", "gpt2 seed 0": "qualified"},
+        "boundary-peaks-text-proxy": {"llama seed 0": "refuted", "gpt2 seed 0": "qualified"},
+    }
+
