@@ -24,8 +24,9 @@ The activation model (:func:`window_bytes`) was calibrated on this project's mac
 2.13 CPU, float32, eager attention, L = 512) against the peak resident memory of
 ``measure_pretrained`` on random BLOOM-style checkpoints of 6 and 18 blocks (hidden 1024, 16
 heads) and 24 blocks (BLOOM-560m's shape), with and without per-block checkpointing and at
-batches 1 and 4: the plan is within 0.95-1.2x of the measured peaks there, and above them
-(conservative, up to 2.7x) for small LLaMA-style models whose attention keeps no L x L maps.
+batches 1 and 4: the plan is 0.96-1.13x the measured peaks there, and 1.11-1.35x them
+(conservative) for a small 4-block LLaMA-style model (hidden 512, L = 512 and 1024), whose
+attention keeps no L x L maps.
 """
 
 from __future__ import annotations
