@@ -56,6 +56,7 @@ __all__ = [
     "check_threads",
     "checkpoint_path",
     "history_csv",
+    "merge_results",
     "plan_training",
     "results_document",
     "train_run",
@@ -689,6 +690,86 @@ def _provenance(runs: list[dict], versions: dict, *, command: str | None, jobs: 
         "parallel_jobs": jobs,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+#: the provenance fields a merged document keeps at its top level when every part agrees
+_SHARED_PROVENANCE = ("versions", "machine", "device", "torch_threads_per_process",
+                      "parallel_jobs")
+
+
+def merge_results(documents: Iterable[dict]) -> dict:
+    """One results document from several of the same training that hold different seeds (the
+    seeds of one configuration trained on several machines, or one after another): the runs
+    of all, in the order of their seeds.  Every key but ``runs``, ``provenance`` and the gate's
+    per-run margins must be equal in all documents (configuration, corpus and tokenizer
+    records, baselines, evaluation windows), and no seed may occur twice; otherwise
+    :class:`~posbias.errors.InvalidArgument` names the document and the first key that
+    differs.  The provenance keeps each document's own under ``parts``; ``command`` joins
+    their commands with ``"; "``, ``seeds`` lists all, ``created`` is the latest, and the
+    versions, machine, device and thread count stay at the top only where all parts agree.
+    A ``gate`` with ``margins`` (the natural-text task) is recomputed from the merged runs'
+    last evaluations.
+
+    >>> a = {"format": "f", "name": "n", "config": {}, "runs": [{"seed": 1}],
+    ...      "provenance": {"command": "c --seeds 1", "seeds": [1], "created": "2"}}
+    >>> b = {"format": "f", "name": "n", "config": {}, "runs": [{"seed": 0}],
+    ...      "provenance": {"command": "c --seeds 0", "seeds": [0], "created": "1"}}
+    >>> m = merge_results([a, b])
+    >>> [r["seed"] for r in m["runs"]], m["provenance"]["command"], m["provenance"]["seeds"]
+    ([0, 1], 'c --seeds 0; c --seeds 1', [0, 1])
+    """
+    docs = list(documents)
+    if len(docs) < 2:
+        raise InvalidArgument("documents", len(docs), "at least two results documents")
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list) \
+                or not doc["runs"] or "format" not in doc:
+            raise InvalidArgument("documents", f"#{i + 1}", "a results document of posbias "
+                                  "train (format, runs, provenance)")
+    # the parts in the order of their first seed, so that merging is order-independent
+    docs.sort(key=lambda d: min(r.get("seed", 0) for r in d["runs"]))
+    first = docs[0]
+    fixed = sorted(set(first) - {"runs", "provenance", "gate"})
+    for i, doc in enumerate(docs[1:], 2):
+        for key in sorted(set(fixed) | (set(doc) - {"runs", "provenance", "gate"})):
+            if key not in doc or key not in first or doc[key] != first[key]:
+                raise InvalidArgument("documents", f"{doc.get('name')} (part {i})",
+                                      f"the same {key!r} as {first.get('name')} (part 1)")
+        g0, g1 = first.get("gate") or {}, doc.get("gate") or {}
+        if {k: v for k, v in g0.items() if k not in ("margins", "reached")} != \
+                {k: v for k, v in g1.items() if k not in ("margins", "reached")}:
+            raise InvalidArgument("documents", f"{doc.get('name')} (part {i})",
+                                  f"the same 'gate' rule as {first.get('name')} (part 1)")
+    runs = sorted((r for d in docs for r in d["runs"]), key=lambda r: r["seed"])
+    seeds = [r["seed"] for r in runs]
+    twice = sorted({s for s in seeds if seeds.count(s) > 1})
+    if twice:
+        raise InvalidArgument("documents", f"seed {twice[0]}",
+                              "each seed in one document only")
+    parts = [d.get("provenance") or {} for d in docs]
+    prov: dict[str, Any] = {
+        "command": "; ".join(str(p.get("command")) for p in parts),
+        "seeds": seeds,
+    }
+    for key in _SHARED_PROVENANCE:
+        values = [p.get(key) for p in parts]
+        if all(v == values[0] for v in values) and values[0] is not None:
+            prov[key] = values[0]
+    created = [p["created"] for p in parts if p.get("created")]
+    if created:
+        prov["created"] = max(created)
+    prov["parts"] = parts
+    out = {k: first[k] for k in first if k not in ("runs", "provenance", "gate")}
+    if "gate" in first:
+        gate = dict(first["gate"])
+        if "margins" in gate:
+            gate["margins"] = [r["history"][-1]["below_bigram"] for r in runs]
+            gate["reached"] = all(m >= gate["nats"] for m in gate["margins"])
+        out["gate"] = gate
+    out["provenance"] = prov
+    out["runs"] = runs
+    # the key order of the parts (gate before provenance and runs where it was)
+    return {k: out[k] for k in [*first, *(k for k in out if k not in first)] if k in out}
 
 
 def history_csv(document: dict) -> str:

@@ -206,3 +206,71 @@ def test_threads_refused_with_parallel_seeds(capsys):
     assert rc == 2 and "--threads" in err and err.count("\n") == 1
     rc = main(["train", "--task", "lm-synthetic", "--threads", "0", "--iterations", "1"])
     assert rc == 2 and "--threads" in capsys.readouterr().err
+
+
+def test_lm_text_seeds_trained_apart_merge_into_the_joint_run(capsys, tmp_path):
+    """Seeds 0 and 1 trained in two directories and merged with --merge give the runs, gate and
+    history of the two seeds trained together (all but the wall-clock times); bad merges are
+    one line, exit 2, and write nothing."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("tokenizers")
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        src = _fake_docs(tmp_path / "src")
+        common = ["--task", "lm-text", "--corpus", src, "--layers", "1", "--hidden", "16",
+                  "--heads", "2", "--length", "16", "--vocab", "300", "--eval-every", "2",
+                  "--test-size", "8", "--batch", "4", "--record-influence", "2",
+                  "--iterations", "2"]
+        for name, seeds in (("both", ["0", "1"]), ("s0", ["0"]), ("s1", ["1"])):
+            rc, _, err = _run(capsys, *common, "--seeds", *seeds, "-o", str(tmp_path / name))
+            assert rc == 0, err
+        merged = tmp_path / "merged"
+        # the order of the parts does not matter: runs in the order of their seeds
+        rc, text, err = _run(capsys, "--merge", str(tmp_path / "s1"),
+                             str(tmp_path / "s0" / "results.json"), "-o", str(merged))
+        assert rc == 0, err
+        assert "below bigram" in text and "checkpoints" not in text
+        assert {"results.json", "history.csv", "influence.png"} <= set(os.listdir(merged))
+        doc = json.loads((merged / "results.json").read_text())
+        joint = json.loads((tmp_path / "both" / "results.json").read_text())
+        clock = {"seconds", "threads"}
+        strip = lambda run: [{k: v for k, v in e.items() if k not in clock}  # noqa: E731
+                             for e in run["history"]]
+        assert [r["seed"] for r in doc["runs"]] == [0, 1]
+        assert [strip(r) for r in doc["runs"]] == [strip(r) for r in joint["runs"]]
+        assert doc["gate"] == joint["gate"]
+        assert {k: v for k, v in doc.items() if k not in ("runs", "provenance")} == \
+            {k: v for k, v in joint.items() if k not in ("runs", "provenance")}
+        prov = doc["provenance"]
+        assert prov["seeds"] == [0, 1] and len(prov["parts"]) == 2
+        assert [p["seeds"] for p in prov["parts"]] == [[0], [1]]
+        assert prov["versions"] == joint["provenance"]["versions"]
+        assert (merged / "history.csv").read_text().count("\n") == 1 + 2 * 2
+        # bad merges
+        other = tmp_path / "other"
+        rc, _, err = _run(capsys, *common[:-1], "3", "--seeds", "1", "-o", str(other))
+        assert rc == 0, err
+        never = tmp_path / "never"
+        for argv, option, words in (
+                ([str(tmp_path / "s0"), str(other)], "--merge", "'config'"),
+                ([str(tmp_path / "s0"), str(tmp_path / "both")], "--merge", "seed 0"),
+                ([str(tmp_path / "s0")], "--merge", "at least two"),
+                ([str(tmp_path / "s0"), str(tmp_path / "nothing.json")], "--merge", "readable"),
+                ([str(tmp_path / "s0"), str(src)], "--merge", "readable"),
+        ):
+            rc, _, err = _run(capsys, "--merge", *argv, "-o", str(never))
+            assert rc == 2 and err.startswith(f"posbias: error: {option} = "), err
+            assert words in err and err.count("\n") == 1
+            assert not never.exists()
+        before = (tmp_path / "s0" / "results.json").read_text()
+        rc, _, err = _run(capsys, "--merge", str(tmp_path / "s0"), str(tmp_path / "s1"),
+                          "-o", str(tmp_path / "s0"))
+        assert rc == 2 and err.startswith("posbias: error: --output = ")
+        assert (tmp_path / "s0" / "results.json").read_text() == before
+        rc, _, err = _run(capsys, "--merge", str(tmp_path / "s0"), str(tmp_path / "s1"),
+                          "--resume", "-o", str(never))
+        assert rc == 2 and err.startswith("posbias: error: --resume = ") and not never.exists()
+    finally:
+        torch.set_num_threads(old)

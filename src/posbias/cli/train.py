@@ -162,6 +162,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="output directory (default posbias-train-<configuration>)")
     p.add_argument("--resume", action="store_true",
                    help="continue from the checkpoints in the output directory")
+    p.add_argument("--merge", nargs="+", default=None, metavar="RESULTS",
+                   help="train nothing: merge the results.json files (or output directories) "
+                        "of trainings of one configuration with different seeds into one "
+                        "document in --output, with its history.csv and plots (the seeds of a "
+                        "configuration trained on several machines); every field but the runs "
+                        "and their provenance must agree")
     p.add_argument("-f", "--format", choices=("table", "json"), default="table",
                    help="what goes to stdout (default table)")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per evaluation on stderr")
@@ -295,8 +301,9 @@ def _text_table(doc: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from posbias.measurements import training as tr
-    from posbias.render import training_plots as tp
 
+    if args.merge is not None:
+        return _merge(args)
     lm = args.task == "lm-synthetic"
     text = args.task == "lm-text"
     data: Any = None  # the lm-text corpus, tokenizer and baselines (a TextData)
@@ -400,17 +407,30 @@ def run(args: argparse.Namespace) -> int:
     else:
         doc = lt.lm_results_document(config, runs, command=command, jobs=args.jobs,
                                      device=device)
-    from posbias.files import write_output
+    return _write(doc, out, args)
 
+
+def _write(doc: dict, out: str, args: argparse.Namespace) -> int:
+    """results.json, history.csv and the plots of ``doc`` in ``out``; the table or the
+    document on stdout."""
+    from posbias.files import write_output
+    from posbias.measurements import lm_text as lx
+    from posbias.measurements import lm_training as lt
+    from posbias.measurements import training as tr
+    from posbias.render import training_plots as tp
+
+    lm = doc.get("task") == "lm-synthetic"
+    text = doc.get("task") == "lm-text"
+    os.makedirs(out, exist_ok=True)
     write_output(json.dumps(doc, indent=1), os.path.join(out, "results.json"))
     csv = lx.lm_text_history_csv if text else lt.lm_history_csv if lm else tr.history_csv
     write_output(csv(doc), os.path.join(out, "history.csv"))
     try:
         if not (lm or text):
             tp.plot_differences(doc, os.path.join(out, "differences.png"))
-        if config.influence_samples:
+        if doc["config"].get("influence_samples"):
             tp.plot_influence_heatmap(doc, os.path.join(out, "influence.png"))
-        if text and getattr(config, "boundary_samples", 0):
+        if text and doc["config"].get("boundary_samples"):
             tp.plot_boundary_windows(doc, os.path.join(out, "boundaries.png"))
     except NeedsExtra as exc:
         print(f"posbias: {exc}; plots skipped", file=sys.stderr)
@@ -418,6 +438,42 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
     else:
         print(_text_table(doc) if text else _lm_table(doc) if lm else _final_table(doc))
-        extra_file = ", tokenizer.json" if text else ""
-        print(f"\nwritten: {out}/results.json, history.csv{extra_file}, plots, checkpoints/")
+        extra_file = ", tokenizer.json" if text and args.merge is None else ""
+        rest = "" if args.merge is not None else ", checkpoints/"
+        print(f"\nwritten: {out}/results.json, history.csv{extra_file}, plots{rest}")
     return 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    """``--merge``: read every results document, merge them (all checks before anything is
+    written) and write the merged one like a training's."""
+    from posbias.measurements import training as tr
+
+    if args.resume:
+        raise InvalidArgument("--resume", "with --merge", "--merge alone (it trains nothing)")
+    docs = []
+    for path in args.merge:
+        file = os.path.join(path, "results.json") if os.path.isdir(path) else path
+        try:
+            with open(file, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            raise InvalidArgument("--merge", path, f"a readable results.json of posbias train "
+                                  f"({why})") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list) \
+                or not isinstance(doc.get("config"), dict):
+            raise InvalidArgument("--merge", path, "a results.json of posbias train")
+        docs.append(doc)
+    try:
+        merged = tr.merge_results(docs)
+    except InvalidArgument as exc:
+        raise InvalidArgument("--merge", exc.value, exc.allowed) from None
+    out = args.output or f"posbias-train-{merged.get('name')}"
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise InvalidArgument("--output", out, "a directory")
+    if any(os.path.abspath(os.path.join(p, "results.json") if os.path.isdir(p) else p)
+           == os.path.abspath(os.path.join(out, "results.json")) for p in args.merge):
+        raise InvalidArgument("--output", out, "a directory other than the merged ones' "
+                              "(their results.json stays as it is)")
+    return _write(merged, out, args)
