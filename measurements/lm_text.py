@@ -50,6 +50,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -457,12 +458,15 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
         return _evaluate(torch, model, windows, data.baselines, influence_ids, chunk,
                          boundary_ids)
 
+    t0 = time.perf_counter()
     run = _train_loop(torch, config, seed, model, optimizer, gen, path, next_batch, evaluate,
                       history=history, start_iter=start_iter, elapsed=elapsed,
                       progress=progress, log=log, stop_after=stop_after, device=device,
                       postfix=("val", "val_loss"))
     done = run["iterations"] - start_iter
-    wall = run["wall_seconds"] - elapsed
+    # this segment's wall time, unrounded (the record's wall_seconds is rounded to 0.1 s,
+    # which is 0 for a run of a few tiny steps on a fast machine)
+    wall = time.perf_counter() - t0
     run["tokens_per_second"] = (round(done * config.batch * config.length / wall)
                                 if done and wall > 0 else None)
     return run
