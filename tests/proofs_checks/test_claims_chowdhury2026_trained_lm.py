@@ -5,6 +5,7 @@ speed (no torch); and (slow) a re-training compared with the shipped numbers."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import subprocess
@@ -182,15 +183,41 @@ def test_retraining_reproduces_the_shipped_numbers():
             # same description differs there (seen: up to 1e-7 absolute, 7.4e-6 relative)
             # (the thread count an entry records is newer than the stored run: compared where
             # the stored entry has one; this re-training runs one thread, as stored)
+            # The losses are float32 sums rounded to 6 significant digits (the running loss to
+            # 5): another CPU of the same description can land on the other side of a rounding
+            # boundary (seen: learned 0.844381 against 0.84438), so each figure must agree to
+            # one unit in its last stored digit; integers and the keys themselves exactly.
             skip = ("seconds", "influence") if "threads" in s else ("seconds", "influence",
                                                                    "threads")
-            assert {k: v for k, v in e.items() if k not in skip} == \
-                {k: v for k, v in s.items() if k not in skip}
+            live = {k: v for k, v in e.items() if k not in skip}
+            kept = {k: v for k, v in s.items() if k not in skip}
+            assert live.keys() == kept.keys()
+            for k, v in kept.items():
+                if isinstance(v, float):
+                    assert _within_last_digit(live[k], v, 5 if k == "loss" else 6), (k, live[k], v)
+                else:
+                    assert live[k] == v, k
             assert np.allclose(e["influence"], s["influence"], rtol=2e-5, atol=2e-7)
         else:
             assert e["final_loss"] == pytest.approx(s["final_loss"], abs=2e-3)
             assert e["learned"] == pytest.approx(s["learned"], abs=5e-3)
             assert np.allclose(e["influence"], s["influence"], rtol=2e-2, atol=1e-5)
+
+
+def _within_last_digit(live: float, stored: float, digits: int) -> bool:
+    """``live`` is within one unit of the last of the ``digits`` significant digits ``stored``
+    was rounded to (both are rounded figures: a value on a rounding boundary moves by one unit)."""
+    if stored == 0:
+        return live == 0
+    unit = 10.0 ** (math.floor(math.log10(abs(stored))) - digits + 1)
+    return abs(live - stored) <= 1.01 * unit
+
+
+def test_within_last_digit_allows_one_unit_and_no_more():
+    assert _within_last_digit(0.844381, 0.84438, 6)
+    assert not _within_last_digit(0.844392, 0.84438, 6)
+    assert _within_last_digit(2.5031, 2.503, 5) and not _within_last_digit(2.5032, 2.503, 5)
+    assert not _within_last_digit(1e-9, 0.0, 6)
 
 
 def test_thorough_retrains_the_stored_configuration():

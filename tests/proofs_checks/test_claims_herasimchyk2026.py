@@ -216,3 +216,16 @@ def test_case_sweep_keeps_the_first_counterexample_and_the_worst_margins():
     assert ok.evidence(method="m", worst_margin="w").verdict == "verified"
     assert ok.evidence(method="m", worst_margin="w", ok=False).verdict == "refuted"
     assert ok.evidence(method="m", worst_margin="w").discrepancy == "0 (exact)"
+
+
+def test_stored_and_live_rows_agree_to_1e9_except_round_off_figures():
+    """Live figures must match the stored run to 1e-9 relative; the layers' monotonicity defect
+    is float64 round-off (zero exactly), so two values at that level agree whatever their
+    ratio (it depends on the machine's summation order), and a real defect does not."""
+    from posbias.proofs_checks.claims import herasimchyk2026 as hz
+
+    key = "monotonicity defect (L = 64)"
+    assert hz._close({"a": 0.25, key: 6.7e-16}, {"a": 0.25, key: 7.8e-16})
+    assert not hz._close({"a": 0.25, key: 6.7e-16}, {"a": 0.25 * (1 + 1e-8), key: 6.7e-16})
+    assert not hz._close({"a": 0.25, key: 1e-9}, {"a": 0.25, key: 7.8e-16})
+    assert not hz._close({"a": 6.7e-16}, {"a": 7.8e-16})   # other keys stay relative
