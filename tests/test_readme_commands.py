@@ -35,8 +35,8 @@ NOT_RUN = {
     "posbias check --thorough --scheduler": "needs a running Dask cluster",
     "posbias measure --arch qwen2-0.5b --length 512 --device cuda": "needs a CUDA device",
     "posbias check --thorough": "re-measures and re-trains: hours (the slow tests cover its parts)",
-    "posbias train --merge text_llama": "merges the outputs of the two training commands above it "
-                                        "(the merge is tested in tests/cli/test_cli_train.py)",
+    "posbias train --merge": "merges the outputs of the two training commands above it (the "
+                             "merge is tested in tests/cli/test_cli_train.py)",
     "posbias train --task": "100000, 1500 or 2000 iterations of training: an hour or more (the "
                             "slow tests re-train the first iterations and compare)",
 }

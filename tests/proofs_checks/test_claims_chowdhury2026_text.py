@@ -268,13 +268,13 @@ def test_the_second_architecture_and_what_each_run_alone_gives():
         alone[cid.split(":")[1]] = r.evidence.details["each_run_alone"]
     assert alone == {
         "u-persists-text-proxy": {"llama seed 0": "qualified", "llama seed 1": "refuted",
-                                  "gpt2 seed 0": "refuted"},
+                                  "gpt2 seed 0": "refuted", "gpt2 seed 1": "refuted"},
         "pv-grows-text-proxy": {"llama seed 0": "qualified", "llama seed 1": "qualified",
-                                "gpt2 seed 0": "inconclusive"},
+                                "gpt2 seed 0": "inconclusive", "gpt2 seed 1": "inconclusive"},
         "dead-zone-text-proxy": {"llama seed 0": "qualified", "llama seed 1": "qualified",
-                                 "gpt2 seed 0": "qualified"},
+                                 "gpt2 seed 0": "qualified", "gpt2 seed 1": "qualified"},
         "boundary-peaks-text-proxy": {"llama seed 0": "refuted", "llama seed 1": "refuted",
-                                      "gpt2 seed 0": "qualified"},
+                                      "gpt2 seed 0": "qualified", "gpt2 seed 1": "inconclusive"},
     }
 
 
@@ -283,7 +283,7 @@ def test_the_second_llama_seed():
     (1.993 against seed 0's 2.019), R grows less (115 -> 205), the valley stays below half the
     mean, and no boundary window has a peak."""
     runs = {x["run"]: x for x in tx.text_summaries(tx.text_stored_results())}
-    assert list(runs) == ["llama seed 0", "llama seed 1", "gpt2 seed 0"]
+    assert list(runs) == ["llama seed 0", "llama seed 1", "gpt2 seed 0", "gpt2 seed 1"]
     s = runs["llama seed 1"]
     assert s["margin"] == pytest.approx(0.8050, abs=5e-5)
     assert s["UN"]["first_over_valley"] == pytest.approx(1.993, abs=5e-4)
@@ -291,3 +291,18 @@ def test_the_second_llama_seed():
     assert s["D0"] == pytest.approx(0.1735, abs=5e-4) and s["DN"] == pytest.approx(0.3197, abs=5e-4)
     assert s["B0"]["peak_share"] == 0.0 and s["BN"]["peak_share"] == 0.0
 
+
+def test_the_second_gpt2_seed():
+    """GPT-2's seed 1, pinned: no U at Step 2000 (a recency ramp again, first block 1.22 x the
+    valley), R flat (282 -> 297), the valley deepened, and, unlike seed 0, no boundary peak in
+    any window (mean percentile 0.76, just above the rule's refuted zone): seed 0's peaks at
+    the separators do not repeat."""
+    s = {x["run"]: x for x in tx.text_summaries(tx.text_stored_results())}["gpt2 seed 1"]
+    assert s["margin"] == pytest.approx(0.6209, abs=5e-5)
+    assert s["UN"]["first_over_valley"] == pytest.approx(1.223, abs=5e-4)
+    assert s["UN"]["last_over_valley"] == pytest.approx(33.01, abs=5e-3)
+    assert round(s["R0"]) == 282 and round(s["RN"]) == 297
+    assert s["g"] == pytest.approx(0.0231, abs=5e-4)
+    assert s["D0"] == pytest.approx(0.4299, abs=5e-4) and s["DN"] == pytest.approx(0.2228, abs=5e-4)
+    assert s["B0"]["peak_share"] == 0.0 and s["BN"]["peak_share"] == 0.0
+    assert s["BN"]["mean"] == pytest.approx(0.7576, abs=5e-4)
