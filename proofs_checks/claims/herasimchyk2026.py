@@ -1587,7 +1587,7 @@ def _close(a: float, b: float, rel: float = 1e-9) -> bool:
     figures of :data:`_ROUND_OFF_KEYS` to 1e-12 absolute)."""
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(
-            _round_off_close(a[k], b[k]) if any(r in k for r in _ROUND_OFF_KEYS)
+            _round_off_close(a[k], b[k], rel) if any(r in k for r in _ROUND_OFF_KEYS)
             else _close(a[k], b[k], rel) for k in a)
     if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, (str, type(None))):
         return a == b
@@ -1598,10 +1598,11 @@ def _close(a: float, b: float, rel: float = 1e-9) -> bool:
     return a == b
 
 
-def _round_off_close(a: Any, b: Any) -> bool:
+def _round_off_close(a: Any, b: Any, rel: float) -> bool:
+    """A round-off figure: both at most :data:`_ROUND_OFF_ABS`, or close as :func:`_close`."""
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return (abs(a) <= _ROUND_OFF_ABS and abs(b) <= _ROUND_OFF_ABS) or _close(a, b)
-    return _close(a, b)
+        return (abs(a) <= _ROUND_OFF_ABS and abs(b) <= _ROUND_OFF_ABS) or _close(a, b, rel)
+    return _close(a, b, rel)
 
 
 def _gather(ctx: CheckContext, names: Sequence[str], *,
