@@ -342,7 +342,10 @@ def _train_loop(torch: ModuleType, config: Any, seed: int, model: Any, optimizer
     ``evaluate()`` at iteration 0 (unless resumed), every ``config.eval_every`` and the last,
     each followed by ``log`` and a checkpoint at ``path``; returns the run record."""
 
-    def record(iteration: int, losses: list[float], seconds: float) -> None:
+    def record(iteration: int, pending: list[Tensor], seconds: float) -> None:
+        # the iterations' float32 losses, kept on the device until here (one transfer per
+        # evaluation, not a synchronization per iteration), as exact Python floats
+        losses = torch.stack(pending).cpu().tolist() if pending else []
         entry: dict[str, Any] = {"iteration": iteration,
                                  "loss": _round(sum(losses) / len(losses), 5) if losses else None}
         entry.update(evaluate())
@@ -354,7 +357,7 @@ def _train_loop(torch: ModuleType, config: Any, seed: int, model: Any, optimizer
         record(0, [], 0.0)
     end = config.iterations if stop_after is None else min(config.iterations, stop_after)
     bar = _progress_bar(progress, config, seed, start_iter, end)
-    losses: list[float] = []
+    losses: list[Tensor] = []
     loss_fn = torch.nn.CrossEntropyLoss()
     for it in range(start_iter + 1, end + 1):
         x, y = next_batch()
@@ -364,7 +367,7 @@ def _train_loop(torch: ModuleType, config: Any, seed: int, model: Any, optimizer
         loss = loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
         loss.backward()
         optimizer.step()
-        losses.append(float(loss.detach()))
+        losses.append(loss.detach())
         if bar is not None:
             bar.update(1)
         if it % config.eval_every == 0 or it == config.iterations:

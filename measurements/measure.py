@@ -78,6 +78,7 @@ __all__ = [
     "METRICS",
     "PROBE_DISTRIBUTIONS",
     "Measurement",
+    "as_float64",
     "build_model",
     "influence_profile",
     "input_device",
@@ -417,14 +418,26 @@ def _first(args, kwargs, name, index=0):
     return args[index]
 
 
+def as_float64(t: Tensor) -> Tensor:
+    """``t`` in float64 for a reading (a norm, a probability, a sum of ``q.k``): on its CUDA
+    device where it lives there (float64 is IEEE double there as on the CPU; only the order of
+    the sums differs, and no batch of activations crosses to the host), else on the CPU (the
+    CPU's own tensors unchanged in value: ``t.cpu().double()``; MPS has no float64).  Keeps
+    ``t``'s autograd graph: readings that are not differentiated detach first."""
+    import torch
+
+    device = t.device if t.device.type == "cuda" else torch.device("cpu")
+    return t.to(device=device, dtype=torch.float64)
+
+
 def _attention_tv(weights):
     """Mean total-variation distance of causal attention rows from uniform (C1)."""
-    w = weights.detach()[0].cpu().double()  # heads x L x L
+    w = as_float64(weights.detach()[0])  # heads x L x L
     n = w.shape[-1]
     import torch
 
-    counts = torch.arange(1, n + 1, dtype=w.dtype)
-    uniform = torch.tril(torch.ones(n, n, dtype=w.dtype)) / counts[:, None]
+    counts = torch.arange(1, n + 1, dtype=w.dtype, device=w.device)
+    uniform = torch.tril(torch.ones(n, n, dtype=w.dtype, device=w.device)) / counts[:, None]
     return float(0.5 * (w - uniform).abs().sum(-1).mean())
 
 
@@ -482,7 +495,7 @@ class kernel_hooks:
                 if not (isinstance(out, tuple) and len(out) > 1 and out[1] is not None):
                     return
                 self._instance[t].append(_attention_tv(out[1]))
-                w = out[1].detach()[0].cpu().double().mean(0)  # L x L, mean over heads
+                w = as_float64(out[1].detach()[0]).mean(0).cpu()  # L x L, mean over heads
                 previous = self._sum[t]
                 total = w if previous is None else previous + w
                 self._sum[t] = total
@@ -552,8 +565,8 @@ class lambda_hooks:
 
         def record(t, a, x):
             for b in range(min(self.elements, int(a.shape[0]))):
-                ab = a.detach()[b].cpu().double()
-                xb = x.detach()[b].cpu().double()
+                ab = as_float64(a.detach()[b])
+                xb = as_float64(x.detach()[b])
                 na = ab.norm(dim=-1)
                 nx = xb.norm(dim=-1)
                 self._sums[t] += float((na / (nx + na)).mean())
@@ -690,9 +703,9 @@ def top1_grad_profiles(model: Module, ids: Tensor, *,
     if after_forward is not None:
         after_forward()
     logits = model.get_output_embeddings()(h)  # type: ignore[operator]
-    prob = torch.softmax(logits.cpu().double(), dim=-1).max(dim=-1).values.sum()
+    prob = torch.softmax(as_float64(logits), dim=-1).max(dim=-1).values.sum()
     (g,) = torch.autograd.grad(prob, e)
-    return g.cpu().double().norm(dim=-1).numpy()
+    return as_float64(g).norm(dim=-1).cpu().numpy()
 
 
 def influence_profile(
@@ -752,7 +765,7 @@ def influence_profile(
             after_forward()
         for k in range(n):
             (g,) = torch.autograd.grad(h @ vs[k].to(h.device), e, retain_graph=k < n - 1)
-            rows.append(g.cpu().double().pow(2).sum(-1))  # 1 x L
+            rows.append(as_float64(g).pow(2).sum(-1).cpu())  # 1 x L
         n = 0
     for start in range(0, n, step):
         v = vs[start:start + step]
@@ -762,7 +775,7 @@ def influence_profile(
         if after_forward is not None:
             after_forward()
         (g,) = torch.autograd.grad((h * v.to(h.device)).sum(), e)
-        rows.append(g.cpu().double().pow(2).sum(-1))  # b x L: ||v_k^T J_j||^2
+        rows.append(as_float64(g).pow(2).sum(-1).cpu())  # b x L: ||v_k^T J_j||^2
     sq = torch.cat(rows, 0)
     if per_probe:
         return sq.numpy()

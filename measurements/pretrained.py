@@ -54,6 +54,7 @@ from posbias.measurements.checkpoint import block_checkpointing
 from posbias.measurements.measure import (
     METRICS,
     _locate_blocks,
+    as_float64,
     influence_profile,
     input_device,
     lambda_hooks,
@@ -219,14 +220,14 @@ class AttentionProbe:
             q_all = q
         for b in range(min(self.elements, int(q_all.shape[0]))):
             with torch.no_grad():
-                q = q_all[b].detach().cpu().double()
-                k = k_all[b].detach().cpu().double()
+                q = as_float64(q_all[b].detach())  # on a CUDA device, reduced there
+                k = as_float64(k_all[b].detach())
                 L = q.shape[1]
-                diag = (q * k).sum(-1).mean(-1)
+                diag = (q * k).sum(-1).mean(-1).cpu()
                 prev = torch.cumsum(k, dim=1)[:, :-1]            # sum_{j<i} k_j, i = 2..L
-                lower = (q[:, 1:] * prev).sum((-1, -2)) / (L * (L - 1) / 2)
+                lower = ((q[:, 1:] * prev).sum((-1, -2)) / (L * (L - 1) / 2)).cpu()
                 if self.keep_last:
-                    self.last[t] = (q, k)
+                    self.last[t] = (q.cpu(), k.cpu())
             self.diag[t] = diag.numpy() + (0 if self.diag[t] is None else self.diag[t])
             self.lower[t] = lower.numpy() + (0 if self.lower[t] is None else self.lower[t])
             self.scale[t] = scale

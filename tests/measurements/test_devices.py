@@ -175,6 +175,23 @@ def test_checkpoints_hold_cpu_tensors(tmp_path):
     assert tensors and all(t.device.type == "cpu" for t in tensors)
 
 
+def test_float64_readings_on_the_cpu_are_the_old_copies_and_keep_the_graph():
+    """``as_float64`` of a CPU tensor is ``t.cpu().double()`` bit for bit (float32, bfloat16),
+    stays on the CPU, and passes gradients back (the top-1 probability is differentiated
+    through it)."""
+    from posbias.measurements.measure import as_float64
+
+    g = torch.Generator().manual_seed(0)
+    for dtype in (torch.float32, torch.bfloat16):
+        t = torch.randn(3, 5, generator=g).to(dtype)
+        r = as_float64(t)
+        assert r.dtype == torch.float64 and r.device.type == "cpu"
+        assert torch.equal(r, t.cpu().double())
+    x = torch.randn(4, generator=g, requires_grad=True)
+    torch.softmax(as_float64(x), dim=-1).max().backward()
+    assert x.grad is not None and x.grad.dtype == torch.float32 and x.grad.abs().sum() > 0
+
+
 # ------------------------------------------------------------------- accelerator against CPU
 
 def _close(a, b, quantity, dtype):
@@ -210,6 +227,26 @@ def test_cuda_checkpoint_profile_equals_the_cpu(dtype, tmp_path):
                              length=16, samples=2)
     assert gpu.details["device"].startswith("cuda:")
     _close(gpu.profile, cpu.profile, "profile", dtype)
+    # lambda and the raw q.k means are float64 readings reduced on the GPU (as_float64)
+    if dtype == "float32":
+        _close(gpu.lambdas, cpu.lambdas, "lambda", dtype)
+        _close(gpu.qk_diagonal, cpu.qk_diagonal, "profile", dtype)
+        _close(gpu.qk_lower, cpu.qk_lower, "profile", dtype)
+
+
+@pytest.mark.gpu
+@needs_cuda
+def test_cuda_readings_stay_on_the_device():
+    """A float64 reading of a CUDA tensor is made on the GPU (no activations cross to the
+    host) and equals the CPU's reading of the same numbers."""
+    from posbias.measurements.measure import as_float64
+
+    t = torch.randn(64, 128, generator=torch.Generator().manual_seed(1))
+    r = as_float64(t.to("cuda"))
+    assert r.device.type == "cuda" and r.dtype == torch.float64
+    assert torch.equal(r.cpu(), t.double())
+    np.testing.assert_allclose(float(r.norm(dim=-1).mean()), float(t.double().norm(dim=-1).mean()),
+                               rtol=1e-14)
 
 
 @pytest.mark.gpu
