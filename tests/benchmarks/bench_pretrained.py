@@ -67,7 +67,13 @@ BLOOM_560M = SHAPES["bloom-560m"][1]
 GPU_TARGET_S = {"bloom-560m": 15.0, "llama-7b": 300.0}
 
 
-def _build(folder: str, shape: str, random_init: bool) -> None:
+def _corpus_words(length: int, samples: int) -> int:
+    """Words of the generated corpus: 40,000 (the BLOOM-560m runs' corpus, L = 512 and 16
+    windows), or enough for ``samples`` windows of ``length`` tokens with room to draw them."""
+    return max(40000, 3 * length * samples)
+
+
+def _build(folder: str, shape: str, random_init: bool, words: int) -> None:
     sys.path.insert(0, ROOT)
     import torch
     import transformers
@@ -82,7 +88,7 @@ def _build(folder: str, shape: str, random_init: bool) -> None:
         torch.manual_seed(0)
         model = transformers.AutoModelForCausalLM.from_config(config)
         model.save_pretrained(folder)
-    text = generated_text(40000, seed=3)
+    text = generated_text(words, seed=3)
     train_tokenizer(text, bos=False).save_pretrained(folder)
     with open(os.path.join(folder, "corpus.txt"), "w", encoding="utf-8") as fh:
         fh.write(text)
@@ -161,7 +167,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.step == "build":
-        _build(args.folder, args.shape, args.random_init)
+        _build(args.folder, args.shape, args.random_init,
+               _corpus_words(args.length, args.samples))
         return 0
     if args.step == "measure":
         batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
@@ -182,8 +189,9 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         if not os.path.exists(os.path.join(folder, "config.json")):
             subprocess.run([sys.executable, __file__, "--step", "build", "--folder", folder,
-                            "--shape", args.shape] + (["--random-init"] if args.random_init
-                                                      else []), check=True, env=env)
+                            "--shape", args.shape, "--length", str(args.length),
+                            "--samples", str(args.samples)]
+                           + (["--random-init"] if args.random_init else []), check=True, env=env)
         build = time.perf_counter() - t
         size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
         out = subprocess.run([sys.executable, __file__, "--step", "measure", "--folder", folder,
