@@ -77,6 +77,7 @@ from posbias.measurements.training import (
     check_jobs_device,
     check_seeds,
     check_threads,
+    iterations_left,
 )
 from posbias.resources import Plan
 from posbias.validation import check_integer
@@ -495,9 +496,11 @@ _SECONDS_PER_FLOP_TRAIN = 5.5e-9
 _SECONDS_PER_TOKEN_VOCAB = 2.0e-9     # per (batch token, vocabulary entry): the output layer
 
 
-def plan_lm_text(config: LMTextConfig, seeds: int = 1, jobs: int = 1) -> Plan:
+def plan_lm_text(config: LMTextConfig, seeds: int = 1, jobs: int = 1, *,
+                 done: int = 0) -> Plan:
     """The memory and time plan of :func:`lm_text_seeds`: model and AdamW state, one training
-    batch with its graph and logits, per process."""
+    batch with its graph and logits, per process; ``done`` as in
+    :func:`posbias.measurements.training.plan_training` (the time of what is left)."""
     seeds = check_integer("seeds", seeds, 1)
     jobs = check_integer("jobs", jobs, 1)
     c = config
@@ -507,13 +510,14 @@ def plan_lm_text(config: LMTextConfig, seeds: int = 1, jobs: int = 1) -> Plan:
     tokens = c.batch * c.length
     act = tokens * (c.layers * (c.hidden * _ACT_BYTES_PER_HIDDEN
                                 + c.length * c.heads * _ATT_BYTES_PER_KEY) + c.vocab * 16)
-    per_seed = c.iterations * tokens * (c.layers * c.hidden ** 2 * _SECONDS_PER_FLOP_TRAIN
+    left, _, resumed = iterations_left(c.iterations, c.eval_every, done)
+    per_seed = left * tokens * (c.layers * c.hidden ** 2 * _SECONDS_PER_FLOP_TRAIN
                                         + c.vocab * _SECONDS_PER_TOKEN_VOCAB)
     rounds = -(-seeds // at_once)
     parts = [("interpreter, torch, transformers and the corpus", _TEXT_BASE_BYTES * at_once, 0.0),
              (f"model and AdamW state ({params} parameters)", params * 16 * at_once, 0.0),
              (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
-    return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once)", parts,
+    return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
                 "use a smaller --batch, --length, --hidden or --vocab, or fewer --jobs")
 
 

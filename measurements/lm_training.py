@@ -80,6 +80,7 @@ from posbias.measurements.training import (
     check_jobs_device,
     check_seeds,
     check_threads,
+    iterations_left,
 )
 from posbias.resources import Plan
 from posbias.validation import check_choice, check_integer, check_real
@@ -400,10 +401,12 @@ _LM_SECONDS_PER_FLOP_TRAIN = 1.0e-9    # per (batch token, layer, hidden^2)
 _LM_SECONDS_PER_FLOP_EVAL = 5.0e-9     # per (test token, layer, hidden^2), with the Bayes reference
 
 
-def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1) -> Plan:
+def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1, *,
+                     done: int = 0) -> Plan:
     """The memory and time plan of :func:`lm_train_seeds` (see
-    :func:`posbias.measurements.training.plan_training`): model and AdamW state, one training
-    batch with its graph, the test set, per process; wall seconds on this project's machine."""
+    :func:`posbias.measurements.training.plan_training`, ``done`` too): model and AdamW
+    state, one training batch with its graph, the test set, per process; wall seconds on this
+    project's machine."""
     seeds = check_integer("seeds", seeds, 1)
     jobs = check_integer("jobs", jobs, 1)
     c = config
@@ -415,15 +418,15 @@ def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1) -> Pl
     act = tokens * c.layers * (c.hidden * _LM_ACT_BYTES_PER_HIDDEN
                                + c.length * c.heads * _LM_ATT_BYTES_PER_KEY)
     test = c.test_size * c.length * _LM_TEST_BYTES_PER_TOKEN * max(1.0, vocab / 17)
-    evals = c.iterations // c.eval_every + 1
-    per_seed = (c.iterations * tokens * c.layers * c.hidden ** 2 * _LM_SECONDS_PER_FLOP_TRAIN
+    left, evals, resumed = iterations_left(c.iterations, c.eval_every, done)
+    per_seed = (left * tokens * c.layers * c.hidden ** 2 * _LM_SECONDS_PER_FLOP_TRAIN
                 + evals * c.test_size * c.length * c.layers * c.hidden ** 2 * _LM_SECONDS_PER_FLOP_EVAL)
     rounds = -(-seeds // at_once)
     parts = [("interpreter, torch and transformers", _LM_BASE_BYTES * at_once, 0.0),
              (f"model and AdamW state ({params} parameters)", params * 16 * at_once, 0.0),
              (f"test set ({c.test_size} sequences of {c.length})", test * at_once, 0.0),
              (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
-    return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once)", parts,
+    return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
                 "use a smaller --test-size, --batch, --length or --hidden, or fewer --jobs")
 
 

@@ -55,7 +55,9 @@ __all__ = [
     "check_seeds",
     "check_threads",
     "checkpoint_path",
+    "completed_iterations",
     "history_csv",
+    "iterations_left",
     "merge_results",
     "plan_training",
     "results_document",
@@ -553,10 +555,34 @@ _ICL_SECONDS_PER_ITERATION_128 = 1 / 70
 _ICL_EVAL_SECONDS_PER_TOKEN_DIM = 0.6e-3 / (17 * 64)
 
 
-def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1) -> Plan:
+def completed_iterations(paths: Iterable[str]) -> int:
+    """The fewest iterations that the checkpoints at ``paths`` (one per seed of a run) hold, 0
+    when one of them is not there: what every seed of a resumed run has already trained.  Each
+    is read as :func:`_load_state` reads it (no code in it is executed)."""
+    torch = _torch()
+    counts = [int(_load_state(torch, p)["iteration"]) if os.path.exists(p) else 0
+              for p in paths]
+    return min(counts, default=0)
+
+
+def iterations_left(iterations: int, eval_every: int, done: int = 0) -> tuple[int, int, str]:
+    """What a run resumed after ``done`` iterations still does: ``(iterations, evaluations,
+    a note for the plan's title)``; the evaluations are those at the multiples of
+    ``eval_every`` after ``done``, the last iteration, and Step 0 when nothing is done."""
+    done = check_integer("done", done, 0)
+    left = max(0, iterations - done)
+    evals = iterations // eval_every - min(done, iterations) // eval_every
+    evals += (done == 0) + (iterations % eval_every != 0 and done < iterations)
+    note = "" if done == 0 else f", resumed at iteration {done}: {left} left"
+    return left, evals, note
+
+
+def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1, *, done: int = 0) -> Plan:
     """The memory and time plan of training ``seeds`` seeds of ``config`` in ``jobs``
     processes: peak bytes (per process, times the processes alive at once) and wall seconds on
     this project's machine (2 cores, one thread per process; a faster machine takes less).
+    ``done``: the iterations every seed has already trained (a resumed run, from its
+    checkpoints): the time is planned for the rest (:func:`iterations_left`).
     Calibrated against measured peaks (see the constants above); the tests hold a measured peak
     within a factor 1.5 of the plan."""
     seeds = check_integer("seeds", seeds, 1)
@@ -564,8 +590,8 @@ def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1) -> Plan:
     task = config.task
     td = task.length * task.dim
     at_once = min(jobs, seeds)
-    evals = config.iterations // config.eval_every + 1
-    per_seed_s = (config.iterations * config.batch / 128 * _ICL_SECONDS_PER_ITERATION_128
+    left, evals, resumed = iterations_left(config.iterations, config.eval_every, done)
+    per_seed_s = (left * config.batch / 128 * _ICL_SECONDS_PER_ITERATION_128
                   + evals * config.test_size * td * _ICL_EVAL_SECONDS_PER_TOKEN_DIM)
     rounds = -(-seeds // at_once)
     world = 2 * task.classes * task.dim * 4 + task.labels * task.dim * 4
@@ -578,7 +604,7 @@ def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1) -> Plan:
         (f"training batch of {config.batch}", config.batch * td * _ICL_BATCH_BYTES_PER_TOKEN_DIM
          * at_once, rounds * per_seed_s),
     ]
-    return Plan(f"training {config.name} ({seeds} seed(s), {at_once} at once)", parts,
+    return Plan(f"training {config.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
                 "use a smaller --test-size or --batch, or fewer --jobs")
 
 

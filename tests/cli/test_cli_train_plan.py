@@ -85,3 +85,45 @@ def test_train_says_whether_its_gate_was_reached(tmp_path, capsys):
                          "--seeds", "0", "1", "-o", str(tmp_path / "t")], capsys)
     assert code == 0 and "Gate of the trained claims (in-context accuracy >= 0.75): NOT reached" in out
     assert "seed 0:" in out and "seed 1:" in out
+
+
+def test_iterations_left_counts_what_a_resumed_run_still_does():
+    # a fresh run: every iteration, the evaluations at Step 0, 500, 1000 and the last (1200)
+    assert tr.iterations_left(1200, 500) == (1200, 4, "")
+    assert tr.iterations_left(1000, 500) == (1000, 3, "")
+    # resumed at 500: 700 iterations, evaluations at 1000 and 1200
+    assert tr.iterations_left(1200, 500, 500) == (700, 2, ", resumed at iteration 500: 700 left")
+    assert tr.iterations_left(1200, 500, 1200)[:2] == (0, 0)  # nothing left to do
+    with pytest.raises(Exception, match="done"):
+        tr.iterations_left(1200, 500, -1)
+
+
+@pytest.mark.parametrize("plan", [tr.plan_training, "lm", "text"])
+def test_a_resumed_run_is_planned_for_what_is_left(plan):
+    """Half the iterations done: the training part's time is about half (the evaluations are
+    shared out too), the memory is unchanged, and the title says where the run resumes."""
+    from posbias.measurements import lm_text as lx
+    from posbias.measurements import lm_training as lt
+
+    if plan == "lm":
+        plan, config = lt.plan_lm_training, lt.LMTrainConfig(iterations=2000, eval_every=100)
+    elif plan == "text":
+        plan, config = lx.plan_lm_text, lx.LMTextConfig(iterations=2000, eval_every=500)
+    else:
+        config = tr.TrainConfig(iterations=2000, eval_every=500)
+    fresh, resumed = plan(config, 2), plan(config, 2, done=1000)
+    assert resumed.bytes == fresh.bytes
+    assert 0.4 * fresh.seconds < resumed.seconds < 0.6 * fresh.seconds
+    assert "resumed at iteration 1000: 1000 left" in resumed.what
+    assert plan(config, 2, done=2000).seconds == 0
+
+
+def test_resume_plans_from_the_checkpoints(tmp_path, capsys):
+    out = tmp_path / "run"
+    base = ["train", "--eval-every", "4", "--test-size", "40", "--seeds", "0", "1", "-o",
+            str(out)]
+    code, _, _ = _run([*base, "--iterations", "4", "-q"], capsys)
+    assert code == 0
+    code, _, err = _run([*base, "--iterations", "12", "--resume", "-v"], capsys)
+    assert code == 0
+    assert "resumed at iteration 4: 8 left" in err

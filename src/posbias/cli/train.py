@@ -359,11 +359,15 @@ def run(args: argparse.Namespace) -> int:
         # _config builds a TrainConfig for the ICL task, an LMTrainConfig for lm-synthetic and
         # an LMTextConfig for lm-text
         if isinstance(config, tr.TrainConfig):
-            plan = tr.plan_training(config, len(seeds), jobs)
+            planner, where = tr.plan_training, tr.checkpoint_path
         elif isinstance(config, lx.LMTextConfig):
-            plan = lx.plan_lm_text(config, len(seeds), jobs)
+            planner, where = lx.plan_lm_text, lx.lm_text_checkpoint_path
         else:
-            plan = lt.plan_lm_training(config, len(seeds), jobs)
+            planner, where = lt.plan_lm_training, lt.lm_checkpoint_path
+        # a resumed run is planned for what is left (the checkpoints say how far each seed is)
+        done = (tr.completed_iterations(where(ckpt, config, s) for s in seeds)
+                if args.resume else 0)
+        plan = planner(config, len(seeds), jobs, done=done)
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
         plan.check(args.max_memory)  # before any directory is made or any work starts
