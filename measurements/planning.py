@@ -38,8 +38,8 @@ from typing import Any
 from posbias.errors import InvalidArgument, ResourceLimit
 from posbias.validation import check_integer
 
-__all__ = ["HOST_BASE_BYTES", "MeasurementPlan", "model_sizes", "plan_measurement",
-           "window_bytes"]
+__all__ = ["HOST_BASE_BYTES", "STEP0_HOST_BYTES", "MeasurementPlan", "model_sizes",
+           "plan_measurement", "plan_step0", "window_bytes"]
 
 #: host memory of a measurement before its weights: the interpreter, torch, transformers, the
 #: tokenizer and the text windows (measured: 233 MB after the imports, 403-409 MB after
@@ -47,6 +47,10 @@ __all__ = ["HOST_BASE_BYTES", "MeasurementPlan", "model_sizes", "plan_measuremen
 HOST_BASE_BYTES = 420 * 2**20
 
 _ITEMSIZE = {"float32": 4, "bfloat16": 2, "float16": 2, "float64": 8}
+
+#: host memory of a Step-0 measurement (``measure --arch``) besides its model: the
+#: interpreter, torch and transformers (the figure its estimate was calibrated with)
+STEP0_HOST_BYTES = 600_000_000
 
 
 def _first_int(config: Any, names: tuple[str, ...]) -> int | None:
@@ -230,3 +234,56 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
     if batch_size == "auto":
         label += " (batch auto: planned at 1)"
     return MeasurementPlan(label, parts, limits, params)
+
+
+def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float32",
+               device: str = "cpu", metric: str = "jacobian", probes: int = 8,
+               exact: bool = False, max_memory: Any = None,
+               what: str | None = None) -> MeasurementPlan:
+    """The per-device memory plan of measuring a model at initialization (``measure --arch``,
+    :func:`posbias.measurements.measure.measure_influence`) from its resolved ``settings``
+    (:func:`posbias.measurements.presets.resolve_settings`): nothing is built.
+
+    With ``p`` the parameters (``layers (4 d^2 + 3 d ffn) + 2 vocab d``) and one pass's
+    activations ``a = layers (4 heads L^2 + 40 L d)`` numbers:
+
+    - **host**: the interpreter, torch and transformers (:data:`STEP0_HOST_BYTES`); the model is
+      built there by the seeded generator, so with an accelerator the host also holds it while
+      it is built and converted (``2 p`` numbers) before it moves;
+    - **the measuring device**: the model and the working copies of its construction, ``3 p``
+      numbers on the CPU (``p`` on an accelerator, whose share of the construction is the host's
+      above), and the activations of the copies computed at once: one for ``top1-grad``, the
+      probe chunk of the Jacobian (:func:`posbias.measurements.measure._probe_chunk`: as many
+      probe copies as fit in about 1 GiB, at least one).
+
+    On the CPU the total is the figure this route was calibrated with (``itemsize (3 p + a) +
+    600 MB``) plus the probe chunk's further copies.  Not calibrated on an accelerator (none was
+    available to this work).  Returns the plan unchecked: :meth:`MeasurementPlan.check`
+    refuses (one line, exit status 2 at the command line)."""
+    from posbias.measurements.measure import _probe_chunk
+
+    length = check_integer("length", length, 1)
+    itemsize = _ITEMSIZE.get(dtype, 8)
+    d, layers = int(settings["hidden_size"]), int(settings["num_hidden_layers"])
+    heads = int(settings["num_attention_heads"])
+    inter = settings.get("intermediate_size") or settings.get("n_inner") or 4 * d
+    params = layers * (4 * d * d + 3 * d * int(inter)) + 2 * int(settings["vocab_size"]) * d
+    per_copy = layers * (4 * heads * length * length + 40 * length * d)
+    n_probe = d if exact else int(probes)
+    copies = 1 if metric == "top1-grad" else _probe_chunk(dict(settings), length, max(1, n_probe),
+                                                           4 if dtype == "float32" else 8)
+    on_cpu = device == "cpu"
+    parts: list[tuple[str, str, int]] = [
+        ("cpu", "interpreter, torch and transformers", STEP0_HOST_BYTES)]
+    if not on_cpu:
+        parts.append(("cpu", f"the model while it is built and converted ({dtype})",
+                      2 * params * itemsize))
+    parts.append((device, f"the model ({dtype})" + (" and the working copies of its "
+                                                    "construction" if on_cpu else ""),
+                  (3 if on_cpu else 1) * params * itemsize))
+    parts.append((device, f"activations of {copies} cop{'y' if copies == 1 else 'ies'} of one "
+                  f"pass at L = {length} ({metric})", copies * per_copy * itemsize))
+    limits = {dev: _device_limit(dev, max_memory) for dev in {p[0] for p in parts}}
+    return MeasurementPlan(what or f"measuring at initialization at L = {length}", parts, limits,
+                           params, advice="use a smaller --length, --hidden or --layers (or "
+                                          "raise --max-memory)")

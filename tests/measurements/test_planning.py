@@ -177,3 +177,88 @@ def test_plan_holds_measured_peaks_within_a_factor(tmp_path):
         peak = int(done.stdout.split()[-1])
         plan = pl.plan_measurement(config, length=1024, batch_size=batch, checkpointing=ckpt)
         assert plan.bytes / 1.5 <= peak <= plan.bytes * 1.5, (batch, ckpt, peak, plan.bytes)
+
+
+# --------------------------------------------------------------- measure --arch (Step 0)
+
+def _gpt2_settings(layers=4, hidden=256, heads=8, length=512):
+    from posbias.measurements.presets import PRESETS, resolve_settings
+
+    return resolve_settings(PRESETS["gpt2"], layers=layers, hidden=hidden, heads=heads,
+                            length=length)
+
+
+def test_step0_plan_on_the_cpu_is_the_calibrated_figure():
+    """top1-grad (one pass): ``4 (3 p + a) + 600 MB``, the figure this route was calibrated
+    with, computed here from the settings by hand."""
+    s = _gpt2_settings()
+    d, layers, heads, L = 256, 4, 8, 512
+    p = layers * (4 * d * d + 3 * d * 4 * d) + 2 * s["vocab_size"] * d
+    a = layers * (4 * heads * L * L + 40 * L * d)
+    plan = pl.plan_step0(s, length=L, metric="top1-grad")
+    assert plan.bytes == 4 * (3 * p + a) + 600_000_000
+    assert plan.parameters == p and set(plan.per_device()) == {"cpu"}
+
+
+def test_step0_plan_counts_the_probe_chunk_the_jacobian_runs():
+    from posbias.measurements.measure import _probe_chunk
+
+    s = _gpt2_settings()
+    one = pl.plan_step0(s, length=512, metric="top1-grad")
+    for probes in (1, 4, 8, 64):
+        chunk = _probe_chunk(s, 512, probes, 4)
+        jac = pl.plan_step0(s, length=512, metric="jacobian", probes=probes)
+        per_copy = 4 * 4 * (4 * 8 * 512 * 512 + 40 * 512 * 256)
+        assert jac.bytes - one.bytes == (chunk - 1) * per_copy
+        assert f"{chunk} cop" in jac.describe()
+    # the exact Jacobian runs hidden-size coordinate probes, chunked the same way
+    assert pl.plan_step0(s, length=512, exact=True).bytes >= jac.bytes
+
+
+def test_step0_plan_on_an_accelerator_puts_the_model_where_it_runs():
+    """Built on the host, then moved: the host holds the interpreter and the construction's
+    copies, the device the model and the activations; the total is the CPU's."""
+    s = _gpt2_settings()
+    cpu = pl.plan_step0(s, length=512)
+    gpu = pl.plan_step0(s, length=512, device="cuda:0")
+    per = gpu.per_device()
+    assert set(per) == {"cpu", "cuda:0"} and gpu.bytes == cpu.bytes
+    p = gpu.parameters
+    assert per["cpu"] == pl.STEP0_HOST_BYTES + 2 * 4 * p
+    assert "cuda:0: about" in gpu.describe()
+
+
+def test_step0_plan_refuses_a_device_over_its_limit_in_one_line(capsys):
+    with pytest.raises(ResourceLimit) as info:
+        pl.plan_step0(_gpt2_settings(), length=512, max_memory=100 * MiB).check()
+    text = str(info.value)
+    assert "\n" not in text and "on cpu" in text and "--max-memory allows 100 MiB" in text
+    assert "--length" in text
+    code = main(["measure", "--arch", "gpt2", "--length", "512", "--max-memory", "100M", "-q"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1 and "needs about" in err and not out
+
+
+def test_measure_arch_prints_its_plan_with_verbose(capsys):
+    code = main(["measure", "--arch", "gpt2", "--layers", "2", "--hidden", "16", "--heads", "2",
+                 "--vocab", "40", "--length", "8", "--probes", "2", "-f", "json", "-v"])
+    _, err = capsys.readouterr()
+    assert code == 0
+    assert "plan of measuring gpt2 at initialization (L = 8)" in err and "  cpu: about" in err
+
+
+def test_step0_plan_holds_a_measured_peak():
+    """The plan is conservative on this machine: 1.48-1.70x the peak resident memory of
+    ``measure --arch gpt2`` at 4 layers, hidden 256, L = 512 (8 probes, and top1-grad) and at
+    2 layers, hidden 128, L = 1024 (4 probes), measured 2026-12-03; held here within 1-2x."""
+    args = ["--arch", "gpt2", "--layers", "2", "--hidden", "128", "--heads", "4", "--length",
+            "1024", "--probes", "4"]
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+             "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "posbias",
+                           "measure", *args, "-q", "-f", "json"], check=True,
+                          capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    peak = int(done.stdout.split()[-1]) * 1024
+    planned = pl.plan_step0(_gpt2_settings(layers=2, hidden=128, heads=4, length=1024),
+                            length=1024, probes=4).bytes
+    assert peak <= planned <= 2 * peak, (peak / MiB, planned / MiB)

@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from posbias.cli._common import OPTION as _OPTION
-from posbias.cli._common import add_output, check_memory, seed_type
+from posbias.cli._common import add_output, seed_type
 from posbias.errors import InvalidArgument
 from posbias.measurements.presets import PRESETS
 
@@ -131,16 +131,14 @@ def _validate(args: argparse.Namespace) -> None:
                               f"(4 per CPU core of this machine, at most 256)")
 
 
-def estimate_bytes(settings: dict, length: int, exact: bool, dtype: str) -> float:
-    """Memory of a measurement from its sizes: the weights and their gradients, one batch copy
-    of the activations kept for the backward pass (``layers * (4 heads L^2 + 40 L hidden)``
-    numbers, the attention maps dominating), and about 600 MB for torch and transformers."""
-    itemsize = {"float32": 4, "bfloat16": 2, "float16": 2}.get(dtype, 8)
-    d, layers = settings["hidden_size"], settings["num_hidden_layers"]
-    inter = settings.get("intermediate_size") or settings.get("n_inner") or 4 * d
-    params = layers * (4 * d * d + 3 * d * inter) + 2 * settings["vocab_size"] * d
-    activations = layers * (4 * settings["num_attention_heads"] * length * length + 40 * length * d)
-    return itemsize * (3 * params + activations) + 600e6
+def estimate_bytes(settings: dict, length: int, exact: bool, dtype: str, *,
+                   metric: str = "jacobian", probes: int = 8, device: str = "cpu") -> int:
+    """Memory of a measurement at initialization from its sizes, all devices together: the
+    total of its per-device plan (:func:`posbias.measurements.planning.plan_step0`)."""
+    from posbias.measurements.planning import plan_step0
+
+    return plan_step0(settings, length=length, dtype=dtype, device=device, metric=metric,
+                      probes=probes, exact=exact).bytes
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
@@ -240,8 +238,15 @@ def run(args: argparse.Namespace) -> int:
                                         length=args.length)
         except InvalidArgument as exc:
             raise InvalidArgument(_OPTION.get(exc.parameter, exc.parameter), exc.value, exc.allowed) from None
-        check_memory(estimate_bytes(settings, args.length, args.exact, args.dtype), args.max_memory,
-                     "use a smaller --length, --hidden or --layers")
+        from posbias.measurements.planning import plan_step0
+
+        plan = plan_step0(settings, length=args.length, dtype=args.dtype, device=device,
+                          metric=args.metric, probes=args.probes, exact=args.exact,
+                          max_memory=args.max_memory,
+                          what=f"measuring {args.arch} at initialization (L = {args.length})")
+        if args.verbose:
+            print(plan.describe(), file=sys.stderr, flush=True)
+        plan.check()  # per device, before any model is built
     progress = _quiet if args.quiet else _progress
     kwargs = dict(length=args.length, layers=args.layers, hidden=args.hidden, heads=args.heads,
                   kv_heads=args.kv_heads, vocab=args.vocab, seed=args.seed, probes=args.probes,
