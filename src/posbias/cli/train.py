@@ -358,6 +358,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"[train] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
         # _config builds a TrainConfig for the ICL task, an LMTrainConfig for lm-synthetic and
         # an LMTextConfig for lm-text
+        planner: Any
+        where: Any
         if isinstance(config, tr.TrainConfig):
             planner, where = tr.plan_training, tr.checkpoint_path
         elif isinstance(config, lx.LMTextConfig):
