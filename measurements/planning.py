@@ -1,4 +1,6 @@
-"""The memory plan of a checkpoint measurement, per device, before any weight is read.
+"""The memory plan of a measurement, per device, before any weight is read or any model built:
+of a checkpoint (:func:`plan_measurement`, below) and of a model at initialization
+(:func:`plan_step0`, ``measure --arch``).
 
 ``posbias measure --model`` (and :func:`plan_measurement` in the Python API) sizes a run from
 the checkpoint's configuration alone: the model is built on the ``meta`` device (no memory, no
