@@ -230,8 +230,11 @@ def test_cuda_checkpoint_profile_equals_the_cpu(dtype, tmp_path):
     # lambda and the raw q.k means are float64 readings reduced on the GPU (as_float64)
     if dtype == "float32":
         _close(gpu.lambdas, cpu.lambdas, "lambda", dtype)
-        _close(gpu.qk_diagonal, cpu.qk_diagonal, "profile", dtype)
-        _close(gpu.qk_lower, cpu.qk_lower, "profile", dtype)
+        # raw q.k means can sit near zero: held to 5 digits of the largest of their layer
+        for on_gpu, on_cpu in ((gpu.qk_diagonal, cpu.qk_diagonal), (gpu.qk_lower, cpu.qk_lower)):
+            ref = np.asarray(on_cpu)
+            np.testing.assert_allclose(np.asarray(on_gpu), ref, rtol=1e-5,
+                                       atol=1e-5 * float(np.abs(ref).max()))
 
 
 @pytest.mark.gpu
