@@ -612,7 +612,7 @@ def measure_pretrained(
                 b = min(size, n - s)
                 rec.active = probe.active = True
                 tv_before = [len(v) for v in rec._tv]
-                saved = _snapshot(rec, probe)
+                saved = _accumulators(rec, probe)
                 rec.elements = probe.elements = b
                 try:
                     if metric == "top1-grad":
@@ -729,27 +729,50 @@ def _out_of_memory(torch: ModuleType, exc: BaseException) -> bool:
     return oom
 
 
-def _snapshot(rec: lambda_hooks, probe: AttentionProbe) -> tuple:
-    """The accumulators before a batch (a batch that runs out of memory is undone)."""
-    def copy(xs):
-        return [None if x is None else np.array(x, copy=True) for x in xs]
-
-    return (list(rec._sums), list(rec._passes), list(probe.calls), copy(probe.diag),
-            copy(probe.lower), list(probe.scale), list(probe.alibi_scale), copy(probe.slopes),
-            probe.head_dim)
-
-
-def _rollback(rec: lambda_hooks, probe: AttentionProbe, saved: tuple,
-              tv_before: list[int]) -> None:
-    (rec._sums, rec._passes, probe.calls, probe.diag, probe.lower, probe.scale,
-     probe.alibi_scale, probe.slopes, probe.head_dim) = saved
-    for v, k in zip(rec._tv, tv_before):
-        del v[k:]
-
-
 def _floats(a: Any) -> Any:
     """A numpy array (or None) as nested lists of Python floats: exact in JSON."""
     return None if a is None else np.asarray(a, dtype=np.float64).tolist()
+
+
+def _accumulators(rec: lambda_hooks, probe: AttentionProbe) -> dict[str, Any]:
+    """Every running sum of a measurement (lambda, attention q.k) as plain Python values,
+    exact in JSON: the one representation of the state that a journal line stores after each
+    window and that a batch which runs out of memory is rolled back to
+    (:func:`_set_accumulators`).  The attention-uniformity lists, which only grow, are kept
+    apart (their lengths mark a batch's start)."""
+    return {
+        "lambda_sums": [float(x) for x in rec._sums], "lambda_passes": list(rec._passes),
+        "calls": list(probe.calls), "diag": [_floats(d) for d in probe.diag],
+        "lower": [_floats(d) for d in probe.lower], "scale": list(probe.scale),
+        "alibi_scale": list(probe.alibi_scale), "slopes": [_floats(x) for x in probe.slopes],
+        "head_dim": probe.head_dim,
+    }
+
+
+def _set_accumulators(rec: lambda_hooks, probe: AttentionProbe, state: dict[str, Any]) -> None:
+    """Set every running sum to ``state`` (from :func:`_accumulators`, or a journal line): the
+    stored values themselves, so that nothing is added again in another order."""
+    def arr(x):
+        return None if x is None else np.array(x, dtype=np.float64)
+
+    rec._sums = [float(x) for x in state["lambda_sums"]]
+    rec._passes = [int(x) for x in state["lambda_passes"]]
+    probe.calls = [int(x) for x in state["calls"]]
+    probe.diag = [arr(x) for x in state["diag"]]
+    probe.lower = [arr(x) for x in state["lower"]]
+    probe.scale = list(state["scale"])
+    probe.alibi_scale = list(state["alibi_scale"])
+    probe.slopes = [arr(x) for x in state["slopes"]]
+    probe.head_dim = state["head_dim"]
+
+
+def _rollback(rec: lambda_hooks, probe: AttentionProbe, saved: dict[str, Any],
+              tv_before: list[int]) -> None:
+    """Undo a batch: the sums as :func:`_accumulators` saved them before it, and the
+    attention-uniformity values it appended."""
+    _set_accumulators(rec, probe, saved)
+    for v, k in zip(rec._tv, tv_before):
+        del v[k:]
 
 
 def _window_record(s: int, profile: np.ndarray, rec: lambda_hooks, probe: AttentionProbe,
@@ -758,12 +781,8 @@ def _window_record(s: int, profile: np.ndarray, rec: lambda_hooks, probe: Attent
     (see :mod:`posbias.measurements.journal`)."""
     return {
         "window": s, "profile": _floats(profile), "seconds": seconds,
-        "lambda_sums": [float(x) for x in rec._sums], "lambda_passes": list(rec._passes),
         "tv": [[float(x) for x in v[k:]] for v, k in zip(rec._tv, tv_before)],
-        "calls": list(probe.calls), "diag": [_floats(d) for d in probe.diag],
-        "lower": [_floats(d) for d in probe.lower], "scale": list(probe.scale),
-        "alibi_scale": list(probe.alibi_scale), "slopes": [_floats(x) for x in probe.slopes],
-        "head_dim": probe.head_dim,
+        **_accumulators(rec, probe),
         "rng": None if gen is None else bytes(gen.get_state().numpy()).hex(),
     }
 
@@ -774,22 +793,10 @@ def _restore(torch: ModuleType, rec: lambda_hooks, probe: AttentionProbe, gen: A
     window of a journal: the stored sums themselves, so nothing is added in another order."""
     last = done[-1]
     try:
-        rec._sums = [float(x) for x in last["lambda_sums"]]
-        rec._passes = [int(x) for x in last["lambda_passes"]]
+        _set_accumulators(rec, probe, last)
         for r in done:
             for t, values in enumerate(r.get("tv") or []):
                 rec._tv[t].extend(float(x) for x in values)
-
-        def arr(x):
-            return None if x is None else np.array(x, dtype=np.float64)
-
-        probe.calls = [int(x) for x in last["calls"]]
-        probe.diag = [arr(x) for x in last["diag"]]
-        probe.lower = [arr(x) for x in last["lower"]]
-        probe.scale = list(last["scale"])
-        probe.alibi_scale = list(last["alibi_scale"])
-        probe.slopes = [arr(x) for x in last["slopes"]]
-        probe.head_dim = last["head_dim"]
         if last["rng"] is not None:
             gen.set_state(torch.tensor(list(bytes.fromhex(last["rng"])), dtype=torch.uint8))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
