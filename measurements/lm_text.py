@@ -68,7 +68,9 @@ from posbias.measurements.lm_training import (
 )
 from posbias.measurements.training import (
     _generator,
+    _placed,
     _provenance,
+    _resolved,
     _restore,
     _round,
     _run_seeds,
@@ -497,10 +499,11 @@ _SECONDS_PER_TOKEN_VOCAB = 2.0e-9     # per (batch token, vocabulary entry): the
 
 
 def plan_lm_text(config: LMTextConfig, seeds: int = 1, jobs: int = 1, *,
-                 done: int = 0) -> Plan:
+                 done: int = 0, device: str = "cpu") -> Plan:
     """The memory and time plan of :func:`lm_text_seeds`: model and AdamW state, one training
-    batch with its graph and logits, per process; ``done`` as in
-    :func:`posbias.measurements.training.plan_training` (the time of what is left)."""
+    batch with its graph and logits, per process; ``done`` and ``device`` as in
+    :func:`posbias.measurements.training.plan_training` (the time of what is left; the model
+    and the batch on the training device)."""
     seeds = check_integer("seeds", seeds, 1)
     jobs = check_integer("jobs", jobs, 1)
     c = config
@@ -518,7 +521,8 @@ def plan_lm_text(config: LMTextConfig, seeds: int = 1, jobs: int = 1, *,
              (f"model and AdamW state ({params} parameters)", params * 16 * at_once, 0.0),
              (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
     return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
-                "use a smaller --batch, --length, --hidden or --vocab, or fewer --jobs")
+                "use a smaller --batch, --length, --hidden or --vocab, or fewer --jobs",
+                _placed(parts[1:], device))
 
 
 def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,
@@ -535,7 +539,7 @@ def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))
-    plan_lm_text(config, len(seeds), jobs).check(max_memory)
+    plan_lm_text(config, len(seeds), jobs, device=_resolved(device)).check(max_memory)
     if data is None:
         data = prepare_text(config)
     shared = data

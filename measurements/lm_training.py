@@ -69,8 +69,10 @@ from posbias.measurements import measure
 from posbias.measurements.training import (
     _append_evaluation,
     _generator,
+    _placed,
     _progress_bar,
     _provenance,
+    _resolved,
     _restore,
     _round,
     _run_result,
@@ -402,9 +404,10 @@ _LM_SECONDS_PER_FLOP_EVAL = 5.0e-9     # per (test token, layer, hidden^2), with
 
 
 def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1, *,
-                     done: int = 0) -> Plan:
+                     done: int = 0, device: str = "cpu") -> Plan:
     """The memory and time plan of :func:`lm_train_seeds` (see
-    :func:`posbias.measurements.training.plan_training`, ``done`` too): model and AdamW
+    :func:`posbias.measurements.training.plan_training`, ``done`` and ``device`` too): model
+    and AdamW
     state, one training batch with its graph, the test set, per process; wall seconds on this
     project's machine."""
     seeds = check_integer("seeds", seeds, 1)
@@ -427,7 +430,8 @@ def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1, *,
              (f"test set ({c.test_size} sequences of {c.length})", test * at_once, 0.0),
              (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
     return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
-                "use a smaller --test-size, --batch, --length or --hidden, or fewer --jobs")
+                "use a smaller --test-size, --batch, --length or --hidden, or fewer --jobs",
+                _placed(parts[1:], device))
 
 
 def lm_train_seeds(config: LMTrainConfig, seeds: Iterable[int], *, jobs: int = 1,
@@ -442,7 +446,7 @@ def lm_train_seeds(config: LMTrainConfig, seeds: Iterable[int], *, jobs: int = 1
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))
-    plan_lm_training(config, len(seeds), jobs).check(max_memory)
+    plan_lm_training(config, len(seeds), jobs, device=_resolved(device)).check(max_memory)
     return _run_seeds(lm_train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
                       resume=resume, progress=progress, log=log, device=device, threads=threads)
 

@@ -179,14 +179,9 @@ def _device_limit(dev: str, max_memory: Any) -> tuple[int | None, str]:
             else None
         limit, source = memory_limit(host)
         return limit, ("--max-memory allows" if host is not None else source)
-    if dev.startswith("cuda"):
-        import torch
+    from posbias.resources import accelerator_memory
 
-        index = int(dev.split(":")[1]) if ":" in dev else 0
-        if not torch.cuda.is_available() or index >= torch.cuda.device_count():
-            return None, ""  # a device that is not there is refused where it is named
-        return int(torch.cuda.get_device_properties(index).total_memory), f"{dev} has"
-    return None, ""  # disk; mps (torch reports no total)
+    return accelerator_memory(dev)  # a GPU's total; disk and mps: None (torch reports none)
 
 
 def plan_measurement(config: Any, *, length: int, dtype: str = "float32",

@@ -555,6 +555,12 @@ _ICL_SECONDS_PER_ITERATION_128 = 1 / 70
 _ICL_EVAL_SECONDS_PER_TOKEN_DIM = 0.6e-3 / (17 * 64)
 
 
+def _resolved(device: str) -> str:
+    from posbias.measurements.devices import resolve_device
+
+    return resolve_device(device)[0]
+
+
 def completed_iterations(paths: Iterable[str]) -> int:
     """The fewest iterations that the checkpoints at ``paths`` (one per seed of a run) hold, 0
     when one of them is not there: what every seed of a resumed run has already trained.  Each
@@ -577,12 +583,15 @@ def iterations_left(iterations: int, eval_every: int, done: int = 0) -> tuple[in
     return left, evals, note
 
 
-def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1, *, done: int = 0) -> Plan:
+def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1, *, done: int = 0,
+                  device: str = "cpu") -> Plan:
     """The memory and time plan of training ``seeds`` seeds of ``config`` in ``jobs``
     processes: peak bytes (per process, times the processes alive at once) and wall seconds on
     this project's machine (2 cores, one thread per process; a faster machine takes less).
     ``done``: the iterations every seed has already trained (a resumed run, from its
-    checkpoints): the time is planned for the rest (:func:`iterations_left`).
+    checkpoints): the time is planned for the rest (:func:`iterations_left`).  ``device``:
+    where the network trains (a resolved device, ``"cuda:0"``): the test sets and the training
+    batch are planned there, checked against its memory (:class:`posbias.resources.Plan`).
     Calibrated against measured peaks (see the constants above); the tests hold a measured peak
     within a factor 1.5 of the plan."""
     seeds = check_integer("seeds", seeds, 1)
@@ -605,7 +614,13 @@ def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1, *, done: i
          * at_once, rounds * per_seed_s),
     ]
     return Plan(f"training {config.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
-                "use a smaller --test-size or --batch, or fewer --jobs")
+                "use a smaller --test-size or --batch, or fewer --jobs",
+                _placed(parts[2:], device))
+
+
+def _placed(parts: list, device: str) -> dict[str, str]:
+    """The placement of a training plan's parts that move to ``device`` (none on the CPU)."""
+    return {} if device == "cpu" else {name: device for name, _, _ in parts}
 
 
 def train_seeds(config: TrainConfig, seeds: Iterable[int], *, jobs: int = 1,
@@ -625,7 +640,7 @@ def train_seeds(config: TrainConfig, seeds: Iterable[int], *, jobs: int = 1,
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))
-    plan_training(config, len(seeds), jobs).check(max_memory)
+    plan_training(config, len(seeds), jobs, device=_resolved(device)).check(max_memory)
     return _run_seeds(train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
                       resume=resume, progress=progress, log=log, device=device, threads=threads)
 

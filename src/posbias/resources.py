@@ -33,6 +33,7 @@ _R = TypeVar("_R")
 __all__ = [
     "Plan",
     "Terminated",
+    "accelerator_memory",
     "check_memory",
     "duration",
     "end_workers",
@@ -112,41 +113,84 @@ def check_memory(needed: float, max_memory: int | None, advice: str) -> None:
 
 
 
+def accelerator_memory(device: str) -> tuple[int | None, str]:
+    """The total memory of an accelerator as torch reports it, and where the figure comes from:
+    ``(bytes, "cuda:N has")`` for a CUDA device that is there, ``(None, "")`` otherwise (a
+    device that is not there is refused where it is named; MPS reports no total)."""
+    if not device.startswith("cuda"):
+        return None, ""
+    import torch
+
+    index = int(device.split(":")[1]) if ":" in device else 0
+    if not torch.cuda.is_available() or index >= torch.cuda.device_count():
+        return None, ""
+    return int(torch.cuda.get_device_properties(index).total_memory), f"{device} has"
+
+
 @dataclass
 class Plan:
     """The plan of a run: named parts ``(name, bytes, seconds)``; memory adds up (the parts are
-    alive together: a conservative peak), and so does time."""
+    alive together: a conservative peak), and so does time.  ``placement`` maps the name of a
+    part that lives on an accelerator to that device (``"cuda:0"``); every other part is the
+    host's.  :attr:`bytes` is the host's share, :meth:`per_device` every device's, and
+    :meth:`check` holds each against its own limit."""
 
     what: str
     parts: list = field(default_factory=list)
     advice: str = "use a smaller run"
+    placement: dict = field(default_factory=dict)
+
+    def per_device(self) -> dict[str, int]:
+        """Bytes per device, the host (``"cpu"``) first."""
+        out = {"cpu": 0}
+        for name, b, _ in self.parts:
+            dev = self.placement.get(name, "cpu")
+            out[dev] = out.get(dev, 0) + int(b)
+        return out
 
     @property
     def bytes(self) -> int:
-        return int(sum(b for _, b, _ in self.parts))
+        """The host's bytes (all of them when nothing is placed on an accelerator)."""
+        return self.per_device()["cpu"]
 
     @property
     def seconds(self) -> float:
         return float(sum(s for _, _, s in self.parts))
 
     def check(self, max_memory: int | None = None) -> Plan:
-        """Refuse (ResourceLimit) when the plan does not fit; returns the plan."""
+        """Refuse (ResourceLimit) when the plan does not fit on the host (``max_memory`` or
+        the machine) or on an accelerator (its total memory); returns the plan."""
         check_memory(self.bytes, max_memory, f"{self.what}: {self.advice}")
+        for dev, needed in self.per_device().items():
+            limit, source = accelerator_memory(dev) if dev != "cpu" else (None, "")
+            if limit is not None and needed > limit:
+                raise ResourceLimit(needed, limit, source, f"{self.what}: {self.advice}",
+                                    device=dev)
         return self
 
     def describe(self) -> str:
-        """The plan in lines: each part, then the total (for ``-v``)."""
+        """The plan in lines: each part (and where it lives, when not on the host), then the
+        total (for ``-v``)."""
         lines = [f"plan of {self.what}:"]
         for name, b, s in self.parts:
-            lines.append(f"  {name}: {human(b)}, {duration(s)}")
+            dev = self.placement.get(name)
+            lines.append(f"  {name}{' on ' + dev if dev else ''}: {human(b)}, {duration(s)}")
         limit, source = memory_limit()
         lim = f" (limit {human(limit)}: {source})" if limit else ""
-        lines.append(f"  total: about {human(self.bytes)}{lim}, about {duration(self.seconds)}")
+        lines.append(f"  total: about {human(self.bytes)} on the host{lim}, about "
+                     f"{duration(self.seconds)}")
+        for dev, b in self.per_device().items():
+            if dev != "cpu":
+                acc, acc_source = accelerator_memory(dev)
+                cap = f" ({acc_source} {human(acc)})" if acc is not None else ""
+                lines.append(f"  on {dev}: about {human(b)}{cap}")
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
         return {"what": self.what, "bytes": self.bytes, "seconds": round(self.seconds, 1),
-                "parts": [{"name": n, "bytes": int(b), "seconds": round(float(s), 1)}
+                "per_device": self.per_device(),
+                "parts": [{"name": n, "bytes": int(b), "seconds": round(float(s), 1),
+                           "device": self.placement.get(n, "cpu")}
                           for n, b, s in self.parts]}
 
 

@@ -127,3 +127,44 @@ def test_resume_plans_from_the_checkpoints(tmp_path, capsys):
     code, _, err = _run([*base, "--iterations", "12", "--resume", "-v"], capsys)
     assert code == 0
     assert "resumed at iteration 4: 8 left" in err
+
+
+def test_a_plan_holds_each_device_against_its_own_memory(monkeypatch):
+    """Parts placed on an accelerator leave the host's total, are listed under their device,
+    and are refused (one line naming the device) when they exceed its memory."""
+    from posbias import resources
+    from posbias.errors import ResourceLimit
+
+    plan = resources.Plan("example", [("host part", 3 * 2**20, 1.0), ("weights", 5 * 2**30, 0.0),
+                                      ("batch", 2 * 2**30, 2.0)],
+                          placement={"weights": "cuda:0", "batch": "cuda:0"})
+    assert plan.per_device() == {"cpu": 3 * 2**20, "cuda:0": 7 * 2**30}
+    assert plan.bytes == 3 * 2**20 and plan.seconds == 3.0
+    assert plan.as_dict()["parts"][1]["device"] == "cuda:0"
+    assert "weights on cuda:0" in plan.describe() and "on cuda:0: about 7 GiB" in plan.describe()
+    # without CUDA here no accelerator limit is known: only the host is checked
+    assert plan.check(max_memory=2**30) is plan
+    monkeypatch.setattr(resources, "accelerator_memory",
+                        lambda dev: (6 * 2**30, f"{dev} has") if dev == "cuda:0" else (None, ""))
+    with pytest.raises(ResourceLimit) as info:
+        plan.check()
+    text = str(info.value)
+    assert "\n" not in text and text.startswith("needs about 7 GiB on cuda:0; cuda:0 has 6 GiB")
+
+
+@pytest.mark.parametrize("kind", ["icl", "lm", "text"])
+def test_training_plans_put_the_network_where_it_trains(kind):
+    from posbias.measurements import lm_text as lx
+    from posbias.measurements import lm_training as lt
+
+    planner, config, moved = {
+        "icl": (tr.plan_training, tr.TrainConfig(), 2),
+        "lm": (lt.plan_lm_training, lt.LMTrainConfig(), 3),
+        "text": (lx.plan_lm_text, lx.LMTextConfig(), 2),
+    }[kind]
+    cpu, gpu = planner(config, 1), planner(config, 1, device="cuda:0")
+    assert cpu.placement == {} and set(gpu.placement.values()) == {"cuda:0"}
+    assert len(gpu.placement) == moved
+    on_device = sum(b for name, b, _ in gpu.parts if name in gpu.placement)
+    assert gpu.bytes == cpu.bytes - on_device and gpu.per_device()["cuda:0"] == on_device
+    assert gpu.seconds == cpu.seconds

@@ -369,7 +369,7 @@ def run(args: argparse.Namespace) -> int:
         # a resumed run is planned for what is left (the checkpoints say how far each seed is)
         done = (tr.completed_iterations(where(ckpt, config, s) for s in seeds)
                 if args.resume else 0)
-        plan = planner(config, len(seeds), jobs, done=done)
+        plan = planner(config, len(seeds), jobs, done=done, device=device)
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
         plan.check(args.max_memory)  # before any directory is made or any work starts
