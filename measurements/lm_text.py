@@ -520,9 +520,9 @@ def plan_lm_text(config: LMTextConfig, seeds: int = 1, jobs: int = 1, *,
     parts = [("interpreter, torch, transformers and the corpus", _TEXT_BASE_BYTES * at_once, 0.0),
              (f"model and AdamW state ({params} parameters)", params * 16 * at_once, 0.0),
              (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
+    parts, placement = _placed(parts, parts[1:], device)
     return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
-                "use a smaller --batch, --length, --hidden or --vocab, or fewer --jobs",
-                _placed(parts[1:], device))
+                "use a smaller --batch, --length, --hidden or --vocab, or fewer --jobs", placement)
 
 
 def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,

@@ -429,9 +429,9 @@ def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1, *,
              (f"model and AdamW state ({params} parameters)", params * 16 * at_once, 0.0),
              (f"test set ({c.test_size} sequences of {c.length})", test * at_once, 0.0),
              (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
+    parts, placement = _placed(parts, parts[1:], device)
     return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
-                "use a smaller --test-size, --batch, --length or --hidden, or fewer --jobs",
-                _placed(parts[1:], device))
+                "use a smaller --test-size, --batch, --length or --hidden, or fewer --jobs", placement)
 
 
 def lm_train_seeds(config: LMTrainConfig, seeds: Iterable[int], *, jobs: int = 1,

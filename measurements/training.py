@@ -574,7 +574,9 @@ def completed_iterations(paths: Iterable[str]) -> int:
 def iterations_left(iterations: int, eval_every: int, done: int = 0) -> tuple[int, int, str]:
     """What a run resumed after ``done`` iterations still does: ``(iterations, evaluations,
     a note for the plan's title)``; the evaluations are those at the multiples of
-    ``eval_every`` after ``done``, the last iteration, and Step 0 when nothing is done."""
+    ``eval_every`` after ``done``, the last iteration, and Step 0 when nothing is done (also
+    for a run stopped right after its Step-0 evaluation, which its checkpoint already holds:
+    one evaluation too many, on the safe side)."""
     done = check_integer("done", done, 0)
     left = max(0, iterations - done)
     evals = iterations // eval_every - min(done, iterations) // eval_every
@@ -591,7 +593,8 @@ def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1, *, done: i
     ``done``: the iterations every seed has already trained (a resumed run, from its
     checkpoints): the time is planned for the rest (:func:`iterations_left`).  ``device``:
     where the network trains (a resolved device, ``"cuda:0"``): the test sets and the training
-    batch are planned there, checked against its memory (:class:`posbias.resources.Plan`).
+    batch are planned there too, checked against its memory (:class:`posbias.resources.Plan`;
+    the host keeps its share, as they are built there first).
     Calibrated against measured peaks (see the constants above); the tests hold a measured peak
     within a factor 1.5 of the plan."""
     seeds = check_integer("seeds", seeds, 1)
@@ -613,14 +616,20 @@ def plan_training(config: TrainConfig, seeds: int = 1, jobs: int = 1, *, done: i
         (f"training batch of {config.batch}", config.batch * td * _ICL_BATCH_BYTES_PER_TOKEN_DIM
          * at_once, rounds * per_seed_s),
     ]
+    parts, placement = _placed(parts, parts[2:], device)
     return Plan(f"training {config.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
-                "use a smaller --test-size or --batch, or fewer --jobs",
-                _placed(parts[2:], device))
+                "use a smaller --test-size or --batch, or fewer --jobs", placement)
 
 
-def _placed(parts: list, device: str) -> dict[str, str]:
-    """The placement of a training plan's parts that move to ``device`` (none on the CPU)."""
-    return {} if device == "cpu" else {name: device for name, _, _ in parts}
+def _placed(parts: list, moved: list, device: str) -> tuple[list, dict[str, str]]:
+    """A training plan's parts with those that ``moved`` to an accelerator ``device`` added
+    once more, placed there: they are built on the host (the seeded generators draw on the
+    CPU) and then moved, so the host's share keeps them too (CUDA's own host memory is not
+    counted).  On the CPU: the parts unchanged, no placement."""
+    if device == "cpu":
+        return parts, {}
+    copies = [(f"{name}, moved to {device}", b, 0.0) for name, b, _ in moved]
+    return parts + copies, {name: device for name, _, _ in copies}
 
 
 def train_seeds(config: TrainConfig, seeds: Iterable[int], *, jobs: int = 1,

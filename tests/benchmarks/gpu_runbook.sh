@@ -7,11 +7,12 @@
 #   here:   bash tests/benchmarks/gpu_prepare.sh        (wheels the image lacks, into .whl/)
 #   there:  bash tests/benchmarks/gpu_runbook.sh [STEP ...]   with .whl carried
 #
-# Steps, in the order given (default: all four, at most 9 minutes 10 seconds in all, so that one
-# call holds them; a step over its limit is killed and its log says how far it came):
+# Steps, in the order given (default: all four; their limits, 490 s with 3 s each to stop, leave
+# a minute of one command's 10 for the install and the environment report; a step over its limit
+# is killed and its log says how far it came):
 #   tests     pytest -m gpu tests/measurements/test_devices.py (CUDA against the CPU)
 #   bloom     bench_pretrained.py, BLOOM-560m shape, L = 512, 16 windows, batch auto (target 15 s)
-#   training  bench_training.py, wu2025's three Figure-5 configurations, 5,000 iterations each,
+#   training  bench_training.py, wu2025's three Figure-5 configurations, 6,000 iterations each,
 #             projected to 100,000 (target 5 min per configuration)
 #   7b        bench_pretrained.py, LLaMA-2-7B shape at Step 0, bfloat16, L = 2048, 64 windows,
 #             batch auto (target 5 min)
@@ -27,8 +28,16 @@ PY="${PYTHON:-python3}"
 SMOKE="${RUNBOOK_SMOKE:-0}"
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests bloom training 7b)
+for s in "${steps[@]}"; do  # every step named is known before any runs
+    case "$s" in
+        tests|bloom|training|7b) ;;
+        *) echo "gpu_runbook: no step $s (tests, bloom, training, 7b)" >&2; exit 2 ;;
+    esac
+done
 
 if [ -d .whl ] && [ "$SMOKE" != 1 ]; then
+    # the wheel must be this checkout's code: the tests and benchmarks below run against it
+    "$PY" tests/benchmarks/wheel_matches_checkout.py .whl/posbias-*.whl || exit 2
     "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target /tmp/site .whl/*.whl || { echo "installing .whl failed" >&2; exit 2; }
     export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
@@ -54,8 +63,8 @@ else
     DEVICE=cuda THREADS=16
     BLOOM=(--shape bloom-560m --length 512 --samples 16)
     SEVEN=(--shape llama-7b --random-init --dtype bfloat16 --length 2048 --samples 64)
-    TRAIN=(--iterations 5000)
-    LIMITS=(90 90 120 250)
+    TRAIN=(--iterations 6000)
+    LIMITS=(80 80 110 220)
 fi
 
 step() {  # name, limit in seconds, command...
@@ -63,7 +72,7 @@ step() {  # name, limit in seconds, command...
     shift 2
     local t0=$SECONDS status
     echo "=== $name (limit ${limit} s): $*"
-    timeout --kill-after=10 "$limit" "$@" > "$OUT/$name.log" 2>&1
+    timeout --kill-after=3 "$limit" "$@" > "$OUT/$name.log" 2>&1
     status=$?
     tail -n 25 "$OUT/$name.log"
     echo "$name: exit $status after $((SECONDS - t0)) s" | tee -a "$OUT/summary.txt"
@@ -80,7 +89,6 @@ for s in "${steps[@]}"; do
                       "${TRAIN[@]}" --device "$DEVICE" --json "$OUT/training.json" ;;
         7b) step 7b "${LIMITS[3]}" "$PY" tests/benchmarks/bench_pretrained.py "${SEVEN[@]}" \
                 --device "$DEVICE" --batch-size auto --threads "$THREADS" --json "$OUT/7b.json" ;;
-        *) echo "gpu_runbook: no step $s (tests, bloom, training, 7b)" >&2; exit 2 ;;
     esac
 done
 cat "$OUT/summary.txt"

@@ -58,3 +58,45 @@ def test_a_failing_step_fails_the_run(tmp_path):
                        timeout=60)
     assert r.returncode == 1
     assert (tmp_path / "summary.txt").read_text().startswith("training: exit 1 after ")
+
+
+def _fake_wheel(path, change=None, drop=None):
+    """A zip holding the checkout's package modules under their installed names, as a wheel
+    does; ``change`` alters one member, ``drop`` leaves one out."""
+    import zipfile
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 on; the GPU machine has 3.12
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as fh:
+        mapping = tomllib.load(fh)["tool"]["setuptools"]["package-dir"]
+    with zipfile.ZipFile(path, "w") as zf:
+        for package, folder in mapping.items():
+            for name in sorted(os.listdir(os.path.join(ROOT, folder))):
+                if not name.endswith(".py"):
+                    continue
+                member = "/".join([*package.split("."), name])
+                if member == drop:
+                    continue
+                with open(os.path.join(ROOT, folder, name), "rb") as fh:
+                    data = fh.read()
+                zf.writestr(member, data + b"# changed\n" if member == change else data)
+        zf.writestr("posbias-0.2.0.dist-info/RECORD", "")
+    return str(path)
+
+
+def test_the_runbook_refuses_a_wheel_that_is_not_this_checkouts_code(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "tests", "benchmarks"))
+    try:
+        import wheel_matches_checkout as w
+    finally:
+        sys.path.pop(0)
+    assert w.check(_fake_wheel(tmp_path / "a.whl"), ROOT) is None
+    stale = w.check(_fake_wheel(tmp_path / "b.whl", change="posbias/measurements/planning.py"),
+                    ROOT)
+    assert stale.startswith("posbias/measurements/planning.py: differs from")
+    assert "measurements/planning.py" in stale
+    missing = w.check(_fake_wheel(tmp_path / "c.whl", drop="posbias/resources.py"), ROOT)
+    assert missing == "src/posbias/resources.py: a module of posbias missing from the wheel"
+    assert w.source_of("posbias/proofs_checks/claims/wu2025.py",
+                       {"posbias": "src/posbias", "posbias.proofs_checks.claims": "pc/claims"}
+                       ) == os.path.join("pc/claims", "wu2025.py")
+    assert w.main([str(tmp_path / "b.whl"), ROOT]) == 2

@@ -262,3 +262,16 @@ def test_step0_plan_holds_a_measured_peak():
     planned = pl.plan_step0(_gpt2_settings(layers=2, hidden=128, heads=4, length=1024),
                             length=1024, probes=4).bytes
     assert peak <= planned <= 2 * peak, (peak / MiB, planned / MiB)
+
+
+def test_a_sweep_point_is_planned_with_its_own_metric_and_probes():
+    from posbias.cli.sweep import _point_cost
+
+    point = {"arch": "gpt2", "layers": 4, "hidden": 256, "heads": 8, "length": 512}
+    s = _gpt2_settings()
+    for extra, plan in (({}, pl.plan_step0(s, length=512)),
+                        ({"metric": "top1-grad"}, pl.plan_step0(s, length=512, metric="top1-grad")),
+                        ({"probes": 64}, pl.plan_step0(s, length=512, probes=64))):
+        assert _point_cost("measure", {**point, **extra}, {})[0] == plan.bytes
+    assert (_point_cost("measure", {**point, "metric": "top1-grad"}, {})[0]
+            < _point_cost("measure", {**point, "probes": 64}, {})[0])

@@ -192,7 +192,9 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
     settings = resolve_settings(PRESETS[arch], layers=point.get("layers"), hidden=point.get("hidden"),
                                 heads=point.get("heads"), length=point.get("length"))
     return measure_bytes(settings, point.get("length") or 256, False,
-                         point.get("dtype") or "float32"), 0.0
+                         point.get("dtype") or "float32",
+                         metric=point.get("metric") or "jacobian",
+                         probes=point.get("probes") or 8), 0.0
 
 
 def plan_sweep(sweep: Sweep, workers: int) -> Plan:
