@@ -2,7 +2,8 @@
 # The GPU checks of posbias as one prepared run on a lent accelerator machine (one H200): the
 # tests marked gpu, then the GPU benchmarks of the README's "On GPUs and clusters". Each step
 # runs under its own time limit, so that a call ends inside the 10 minutes one command may take;
-# every log and figure goes to $OUT, one summary line per step to $OUT/summary.txt.
+# every log and figure goes to $OUT (8 files: the 8 that come back from a device call), one
+# summary line per step to $OUT/summary.txt after the environment.
 #
 #   here:   bash tests/benchmarks/gpu_prepare.sh        (wheels the image lacks, into .whl/)
 #   there:  bash tests/benchmarks/gpu_runbook.sh [STEP ...]   with .whl carried
@@ -43,6 +44,7 @@ if [ -d .whl ] && [ "$SMOKE" != 1 ]; then
     export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 
+# the environment heads the summary, each line marked '#' (at most 8 files come back from $OUT)
 {
     date -u +"%Y-%m-%dT%H:%M:%SZ"
     command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version \
@@ -50,8 +52,8 @@ fi
     "$PY" -c "import sys, torch, transformers, posbias; print('python', sys.version.split()[0], \
 'torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'transformers', \
 transformers.__version__, 'posbias', posbias.__version__, 'cores', __import__('os').cpu_count())"
-} > "$OUT/environment.txt" 2>&1
-cat "$OUT/environment.txt"
+} 2>&1 | sed 's/^/# /' > "$OUT/summary.txt"
+cat "$OUT/summary.txt"
 
 if [ "$SMOKE" = 1 ]; then
     DEVICE=cpu THREADS=1
@@ -92,4 +94,5 @@ for s in "${steps[@]}"; do
     esac
 done
 cat "$OUT/summary.txt"
-! grep -qv ': exit 0 ' "$OUT/summary.txt"
+! grep -v '^#' "$OUT/summary.txt" | grep -qv ': exit 0 '
+
