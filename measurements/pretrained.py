@@ -115,6 +115,40 @@ def _rotary(attn, q, k, cos, sin):
     return apply(q, k, cos, sin)
 
 
+def _fused_qkv(fused: Tensor, heads: int, kv_heads: int) -> tuple[Tensor, Tensor, Tensor]:
+    """Split a fused query-key-value projection ``batch x L x width`` into ``q, k, v`` as
+    ``batch x heads x L x d`` (``k``, ``v`` with ``kv_heads`` heads).  The layout is that of the
+    checkpoints, not of one ``transformers`` version:
+
+    * ``kv_heads == heads`` (BLOOM, Falcon-7B-style): per head its query, key and value,
+      interleaved, ``[heads, 3, d]``;
+    * ``kv_heads == 1`` and ``width == (heads + 2) d`` (Falcon multi-query): all queries, then the
+      one key and the one value;
+    * otherwise (Falcon's grouped "new decoder architecture"): per key head its group of
+      ``heads / kv_heads`` queries, then its key and its value, ``[kv_heads, heads/kv_heads + 2, d]``;
+      query heads come out in group order, so key head ``g`` serves the consecutive query heads
+      of its group (:func:`_expand`).
+    """
+    B, L, width = fused.shape
+    if kv_heads == heads:
+        d = width // (3 * heads)
+        q, k, v = fused.view(B, L, heads, 3, d).unbind(-2)
+    else:
+        d = width // (heads + 2 * kv_heads)
+        g = fused.view(B, L, kv_heads, heads // kv_heads + 2, d)
+        q, k, v = g[..., :-2, :].flatten(-3, -2), g[..., -2, :], g[..., -1, :]
+    return q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+
+
+def _falcon_kv_heads(attn: Any) -> int:
+    """Key heads of a Falcon attention module, from its configuration (the attribute that holds it
+    differs between ``transformers`` versions)."""
+    cfg = attn.config
+    if cfg.new_decoder_architecture:
+        return int(cfg.num_kv_heads)
+    return 1 if cfg.multi_query else int(attn.num_heads)
+
+
 def _queries_keys(model_type: str, attn: Any, a: dict,
                   ) -> tuple[Tensor, Tensor, float, Tensor | None, float]:
     """(q, k, score_scale, alibi tensor or None, alibi_scale) of one attention call, q and k as
@@ -133,16 +167,23 @@ def _queries_keys(model_type: str, attn: Any, a: dict,
         q, k = _rotary(attn, q, k, cos, sin)
         return q, _expand(k, q.shape[1]), float(attn.scaling), None, 1.0
     if model_type == "bloom":
-        q, k, _ = attn._reshape(attn.query_key_value(h))
+        q, k, _ = _fused_qkv(attn.query_key_value(h), attn.num_heads, attn.num_heads)
         return q, k, float(attn.inv_norm_factor), a["alibi"], 1.0
     if model_type == "falcon":
-        q, k, _ = attn._split_heads(attn.query_key_value(h))
-        q, k = q.transpose(1, 2), k.transpose(1, 2)
-        alibi = a.get("alibi")
-        if alibi is None:
+        q, k, _ = _fused_qkv(attn.query_key_value(h), attn.num_heads, _falcon_kv_heads(attn))
+        scale = float(attn.inv_norm_factor)
+        if not attn.config.alibi:
             cos, sin = a["position_embeddings"]
             q, k = _rotary(attn, q, k, cos, sin)
-        scale = float(attn.inv_norm_factor)
+            return q, _expand(k, q.shape[1]), scale, None, scale
+        # transformers < 5.25 passes the bias as ``alibi``; later versions fold ``alibi / sqrt(d)``
+        # into the attention mask, built by the same function from an all-ones mask
+        alibi = a.get("alibi")
+        if alibi is None:
+            torch, _ = require_models_extra()
+            build = sys.modules[type(attn).__module__].build_alibi_tensor
+            ones = torch.ones((B, L), dtype=torch.long, device=h.device)  # the model's own mask type
+            alibi = build(ones, attn.num_heads, dtype=h.dtype)
         return q, _expand(k, q.shape[1]), scale, alibi, scale
     if model_type == "mpt":
         qkv = attn.Wqkv(h)

@@ -26,7 +26,7 @@ pytest.importorskip("tokenizers")
 from posbias.errors import InvalidArgument  # noqa: E402
 from posbias.measurements.checkpoint import block_checkpointing, load_checkpoint  # noqa: E402
 from posbias.measurements.measure import influence_profile, lambda_hooks  # noqa: E402
-from posbias.measurements.pretrained import AttentionProbe, measure_pretrained  # noqa: E402
+from posbias.measurements.pretrained import AttentionProbe, _fused_qkv, measure_pretrained  # noqa: E402
 from posbias.measurements.text import text_windows  # noqa: E402
 
 
@@ -144,10 +144,37 @@ def test_probe_rebuilds_eager_attention(tiny, family):
         assert res["alibi_slopes"] is None
 
 
+@pytest.mark.parametrize("layout", ("grouped", "multi-query", "per-head"))
+def test_probe_reads_each_falcon_qkv_layout(layout):
+    """Falcon's fused projection comes in three layouts (grouped key heads, one key head, a key
+    per head); the probe's split of each rebuilds the model's eager attention weights."""
+    settings = dict(num_hidden_layers=1, num_attention_heads=4, hidden_size=32, alibi=False,
+                    vocab_size=30, new_decoder_architecture=(layout == "grouped"),
+                    multi_query=(layout == "multi-query"),
+                    num_kv_heads=2 if layout == "grouped" else None,
+                    parallel_attn=True, bias=False)
+    config = transformers.AutoConfig.for_model("falcon", **settings)
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager")
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.ndim == 2:
+                p.mul_(3.0)  # scores far from uniform, so a wrong split shows
+        with AttentionProbe(model, keep_last=True) as probe:
+            out = model(_ids(), use_cache=False, output_attentions=True)
+    res = probe.results()
+    q, k = probe.last[0]
+    rebuilt = _rebuilt_probs(q, k, res["score_scale"][0], None, None)
+    weights = out.attentions[0][0].double()
+    assert float((rebuilt - weights).abs().max()) < 1e-5
+    assert float((weights - weights.mean(-1, keepdim=True)).abs().max()) > 0.05  # not flat
+
+
 def test_probe_rebuilds_falcon_alibi_attention_output(tiny):
     """Falcon with ALiBi: the model's sdpa path adds the bias once, scaled by 1/sqrt(d_head)
-    (the eager path of transformers 5.x adds it a second time through the mask, so the two
-    implementations disagree); the probe must rebuild the sdpa attention output."""
+    (the eager path of transformers 5.0-5.24 adds it a second time through the mask, so the two
+    implementations disagree there; 5.25 folds it into the mask once for both); the probe must
+    rebuild the sdpa attention output."""
     model = load_checkpoint(tiny[0]["falcon"], attn_implementation="sdpa").model
     attn = _blocks(model)[0].self_attention
     seen = {}
@@ -165,8 +192,8 @@ def test_probe_rebuilds_falcon_alibi_attention_output(tiny):
     probs = _rebuilt_probs(q, k, res["score_scale"][0], res["alibi_slopes"][0],
                            res["alibi_scale"][0])
     with torch.no_grad():
-        _, _, v = attn._split_heads(attn.query_key_value(seen["h"]))
-        v = v[0].transpose(0, 1).double()                         # heads x L x d
+        _, _, v = _fused_qkv(attn.query_key_value(seen["h"]), attn.num_heads, attn.num_heads)
+        v = v[0].double()                                         # heads x L x d
         ctx = torch.einsum("hij,hjd->ihd", probs, v).reshape(v.shape[1], -1)
         rebuilt = attn.dense(ctx.float())
     assert float((rebuilt - seen["out"][0]).abs().max()) < 1e-4 * float(seen["out"].abs().max())
