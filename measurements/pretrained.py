@@ -120,10 +120,10 @@ def _fused_qkv(fused: Tensor, heads: int, kv_heads: int) -> tuple[Tensor, Tensor
     ``batch x heads x L x d`` (``k``, ``v`` with ``kv_heads`` heads).  The layout is that of the
     checkpoints, not of one ``transformers`` version:
 
-    * ``kv_heads == heads`` (BLOOM, Falcon-7B-style): per head its query, key and value,
-      interleaved, ``[heads, 3, d]``;
-    * ``kv_heads == 1`` and ``width == (heads + 2) d`` (Falcon multi-query): all queries, then the
-      one key and the one value;
+    * ``kv_heads == heads`` (BLOOM, Falcon-RW): per head its query, key and value, interleaved,
+      ``[heads, 3, d]``;
+    * ``kv_heads == 1`` (Falcon-7B's multi-query attention): all queries, then the one key and
+      the one value (the grouped layout below with a single group);
     * otherwise (Falcon's grouped "new decoder architecture"): per key head its group of
       ``heads / kv_heads`` queries, then its key and its value, ``[kv_heads, heads/kv_heads + 2, d]``;
       query heads come out in group order, so key head ``g`` serves the consecutive query heads
