@@ -120,6 +120,7 @@ from posbias.measurements.lm_training import (
 )
 from posbias.measurements.measure import (
     ATTENTIONS,
+    DEFAULT_LENGTH,
     METRICS,
     PROBE_DISTRIBUTIONS,
     Measurement,
@@ -209,6 +210,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "CORPUS_PACKAGE",
     "CORPUS_SOURCE",
     "Corpus",
+    "DEFAULT_LENGTH",
     "DEVICES",
     "DEVICE_MAPS",
     "DEVICE_TOLERANCES",

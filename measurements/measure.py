@@ -75,6 +75,7 @@ if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it i
 
 __all__ = [
     "ATTENTIONS",
+    "DEFAULT_LENGTH",
     "METRICS",
     "PROBE_DISTRIBUTIONS",
     "Measurement",
@@ -852,6 +853,11 @@ class Measurement:
         }
 
 
+#: the sequence length of a measurement that names none (:func:`measure_influence`, ``posbias
+#: measure --length``, a sweep's ``measure`` point without ``length``)
+DEFAULT_LENGTH = 64
+
+
 def _round(x: float, digits: int) -> float:
     return float(f"{float(x):.{digits}g}")
 
@@ -859,7 +865,7 @@ def _round(x: float, digits: int) -> float:
 def measure_influence(
     arch: str,
     *,
-    length: int = 64,
+    length: int = DEFAULT_LENGTH,
     layers: int | None = None,
     hidden: int | None = None,
     heads: int | None = None,

@@ -275,3 +275,24 @@ def test_a_sweep_point_is_planned_with_its_own_metric_and_probes():
         assert _point_cost("measure", {**point, **extra}, {})[0] == plan.bytes
     assert (_point_cost("measure", {**point, "metric": "top1-grad"}, {})[0]
             < _point_cost("measure", {**point, "probes": 64}, {})[0])
+
+
+def test_a_sweep_point_without_a_length_is_planned_at_the_length_it_runs_at():
+    """A ``measure`` point that names no length runs at ``measure_influence``'s default (and
+    ``posbias measure``'s): its plan is that length's, not a longer one's."""
+    import argparse
+    import inspect
+
+    from posbias.cli import measure as cli_measure
+    from posbias.cli.sweep import _point_cost
+    from posbias.measurements.measure import DEFAULT_LENGTH, measure_influence
+
+    assert inspect.signature(measure_influence).parameters["length"].default == DEFAULT_LENGTH
+    parser = argparse.ArgumentParser()
+    cli_measure.add_parser(parser.add_subparsers())
+    assert parser.parse_args(["measure", "--arch", "gpt2"]).length == DEFAULT_LENGTH
+    point = {"arch": "gpt2", "layers": 4, "hidden": 256, "heads": 8}
+    s = _gpt2_settings(length=None)
+    assert _point_cost("measure", point, {})[0] == pl.plan_step0(s, length=DEFAULT_LENGTH).bytes
+    assert (_point_cost("measure", point, {})[0]
+            < _point_cost("measure", {**point, "length": 4 * DEFAULT_LENGTH}, {})[0])

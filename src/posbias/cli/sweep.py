@@ -184,6 +184,7 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
         L = point.get("length") or L0
         return rollout_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
     from posbias.cli.measure import estimate_bytes as measure_bytes
+    from posbias.measurements.measure import DEFAULT_LENGTH
     from posbias.measurements.presets import PRESETS, resolve_settings
 
     arch = point["arch"]
@@ -191,7 +192,8 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
         return 0.0, 0.0  # sized by the measurement itself once transformers is loaded
     settings = resolve_settings(PRESETS[arch], layers=point.get("layers"), hidden=point.get("hidden"),
                                 heads=point.get("heads"), length=point.get("length"))
-    return measure_bytes(settings, point.get("length") or 256, False,
+    # a point without a length runs at measure_influence's default length: planned at that one
+    return measure_bytes(settings, point.get("length") or DEFAULT_LENGTH, False,
                          point.get("dtype") or "float32",
                          metric=point.get("metric") or "jacobian",
                          probes=point.get("probes") or 8), 0.0
