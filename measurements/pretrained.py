@@ -88,6 +88,8 @@ PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mist
 #: how the queries and keys are read: ``auto`` (the family route where there is one, else the
 #: generic route), ``family``, ``generic``
 ROUTES = ("auto", "family", "generic")
+#: the transformers releases whose attention modules the family route was tested against
+_TESTED_TRANSFORMERS = "5.17 to 5.25"
 
 
 def _bind(module: Module, args: tuple, kwargs: dict[str, Any]) -> dict:
@@ -197,6 +199,26 @@ def _queries_keys(model_type: str, attn: Any, a: dict,
                           "of: " + ", ".join(PRETRAINED_FAMILIES))
 
 
+def _unreadable(model_type: str, attn: Any, exc: BaseException) -> InvalidArgument:
+    """The one-line refusal of a family-route read that found no attribute or call argument
+    where the tested ``transformers`` releases keep it (a later release rewrote the attention
+    module): names what is missing, the installed release, and the route that still reads the
+    model where there is one."""
+    import transformers
+
+    if isinstance(exc, KeyError):
+        missing = f"is called without {exc.args[0]!r}" if exc.args else "is called differently"
+    else:
+        name = getattr(exc, "name", None)
+        missing = f"has no {name!r}" if name else f"lacks what posbias reads ({exc})"
+    alibi = model_type in ("bloom", "mpt") or bool(getattr(getattr(attn, "config", None), "alibi", False))
+    other = ("its ALiBi bias is read by the family route only: install a tested release"
+             if alibi else "--route generic reads it through transformers' attention interface")
+    return InvalidArgument("model", model_type, f"an attention module the family route can read "
+                           f"(transformers {transformers.__version__}'s {type(attn).__name__} "
+                           f"{missing}; tested with transformers {_TESTED_TRANSFORMERS}; {other})")
+
+
 def _slopes(bias: Tensor, heads: int) -> np.ndarray:
     """ALiBi slopes from a bias tensor whose last axis runs over key positions (BLOOM/Falcon:
     ``slope * j``; MPT: ``slope * (j - L + 1)``): the difference of the entry nearest zero and its
@@ -246,9 +268,12 @@ class AttentionProbe:
             def pre(mod, args, kwargs, t=t):
                 if not self.active:
                     return
-                with torch.no_grad():
-                    q, k, scale, bias, bias_scale = _queries_keys(model_type, mod,
-                                                                  _bind(mod, args, kwargs))
+                try:
+                    with torch.no_grad():
+                        q, k, scale, bias, bias_scale = _queries_keys(model_type, mod,
+                                                                      _bind(mod, args, kwargs))
+                except (AttributeError, KeyError) as exc:
+                    raise _unreadable(model_type, mod, exc) from None
                 self._record(torch, t, q, k, scale, bias, bias_scale)
 
             self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))

@@ -397,3 +397,66 @@ def test_checkpoint_measurement_is_planned_and_creates_its_folders(tiny, tmp_pat
                  "--samples", "1", "--save-influence", str(out), "-q", "-o", str(tmp_path / "m.txt")])
     capsys.readouterr()
     assert code == 0 and any((out / "measured-influence").iterdir())
+
+
+def _attention_modules(loaded):
+    from posbias.measurements.measure import _locate_blocks
+
+    return _locate_blocks(loaded.model)[1]
+
+
+@pytest.mark.parametrize("family, attribute, generic", [
+    ("llama", "head_dim", True), ("gpt2", "split_size", True),
+    ("bloom", "inv_norm_factor", False), ("mpt", "softmax_scale", False)])
+def test_an_attention_module_without_what_the_family_route_reads_is_refused(
+        tiny, family, attribute, generic):
+    """A transformers release that renames an attribute the family route reads (as 5.25 did
+    for Falcon) gets one line naming the attribute, the installed release and, where the model
+    has no ALiBi bias, the generic route (which reads what the model computes instead)."""
+    dirs, _, _ = tiny
+    loaded = load_checkpoint(dirs[family])
+    for attn in _attention_modules(loaded):
+        delattr(attn, attribute)  # as a rewritten module would not have it
+    with pytest.raises(InvalidArgument, match=rf"^model = {family} .*has no '{attribute}'") as info:
+        measure_pretrained(loaded, None, length=8, route="family")
+    text = str(info.value)
+    assert "\n" not in text and f"transformers {transformers.__version__}" in text
+    assert ("--route generic" in text) is generic and ("ALiBi" in text) is not generic
+
+
+def test_an_attention_call_without_an_argument_the_family_route_reads_is_refused(
+        tiny, monkeypatch):
+    """A release that stops passing a call argument the family route reads (the rotary
+    ``position_embeddings`` here) is refused naming the argument."""
+    import posbias.measurements.pretrained as pm
+
+    dirs, _, _ = tiny
+    loaded = load_checkpoint(dirs["qwen2"])
+    bind = pm._bind
+    monkeypatch.setattr(pm, "_bind", lambda *a: {k: v for k, v in bind(*a).items()
+                                                 if k != "position_embeddings"})
+    with pytest.raises(InvalidArgument, match=r"is called without 'position_embeddings'.*"
+                                              r"--route generic"):
+        measure_pretrained(loaded, None, length=8)
+
+
+def test_the_route_is_chosen_on_the_command_line(tiny, tmp_path, capsys):
+    """`measure --model --route generic` reads a family model through the attention interface
+    (the same profile as the family route); `--route` without --model, and the family route of
+    a model without one, are one line and exit 2."""
+    from posbias.cli import main
+
+    dirs, _, _ = tiny
+    profiles = {}
+    for route in ("family", "generic"):
+        out = tmp_path / f"{route}.json"
+        code = main(["measure", "--model", dirs["llama"], "--length", "12", "--route", route,
+                     "-q", "-f", "json", "-o", str(out)])
+        assert code == 0, capsys.readouterr().err
+        data = json.loads(out.read_text())["measurement"]
+        assert data["details"]["route"] == route
+        profiles[route] = data["profile"]
+    assert profiles["family"] == profiles["generic"]
+    code = main(["measure", "--arch", "gpt2", "--route", "generic", "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--route" in err

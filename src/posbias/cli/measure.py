@@ -298,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
 
 _CHECKPOINT_ONLY = ("text", "export_config", "save_influence", "name", "allow_download",
                     "random_init", "resume", "device_map", "offload_folder",
-                    "offload_activations", "batch_size", "no_checkpointing")
+                    "offload_activations", "batch_size", "no_checkpointing", "route")
 
 
 def _batch_size(text: str) -> int | str:
@@ -334,6 +334,11 @@ def _add_checkpoint_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--name", metavar="NAME",
                    help="file stem for --save-influence (default: the model's directory name, "
                         "with -step0 appended under --random-init)")
+    g.add_argument("--route", choices=("auto", "family", "generic"), default=None,
+                   help="how queries and keys are read: family (posbias' own code for BLOOM, "
+                        "Falcon, MPT, GPT-2, LLaMA, Qwen2, Mistral), generic (transformers' "
+                        "attention interface; any model without ALiBi) or auto (default: the "
+                        "family route where there is one)")
     g.add_argument("--batch-size", metavar="N|auto", type=_batch_size, default=None,
                    help="text windows per forward and backward pass (top1-grad; default 1): "
                         "auto starts from what the memory plan says fits and halves the batch on "
@@ -441,8 +446,9 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
     from posbias.measurements.pretrained import measure_pretrained
     from posbias.measurements.text import text_windows
 
-    _progress(f"loading {args.model} ({args.dtype}"
-              f"{', random init' if args.random_init else ''}, {device})")
+    say = _quiet if args.quiet else _progress  # -q: no progress on standard error
+    say(f"loading {args.model} ({args.dtype}"
+        f"{', random init' if args.random_init else ''}, {device})")
     sharded = {}
     if args.device_map is not None:
         sharded = {"device_map": args.device_map, "offload_folder": args.offload_folder,
@@ -453,14 +459,14 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
     if loaded.device_map is not None:
         from posbias.measurements.sharding import describe_device_map
 
-        _progress(f"device map ({args.device_map}): "
-                  f"{describe_device_map(loaded.device_map, loaded.device_bytes)}")
+        say(f"device map ({args.device_map}): "
+            f"{describe_device_map(loaded.device_map, loaded.device_bytes)}")
     windows, inputs = None, None
     if args.text is not None:
         tw = text_windows(loaded.tokenizer, args.text, length=args.length,
-                          samples=args.samples, seed=args.seed, progress=_progress)
+                          samples=args.samples, seed=args.seed, progress=say)
         windows, inputs = tw.ids, tw.describe()
-        _progress(inputs)
+        say(inputs)
     journal = None
     if args.output not in (None, "-"):
         from posbias.measurements.journal import JOURNAL_SUFFIX
@@ -468,11 +474,12 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
         journal = args.output + JOURNAL_SUFFIX
     return measure_pretrained(loaded, windows, length=args.length, samples=args.samples,
                               seed=args.seed, metric=args.metric, probes=args.probes,
-                              threads=args.threads, inputs=inputs, progress=_progress,
+                              threads=args.threads, inputs=inputs, progress=say,
                               journal=journal, resume=args.resume,
                               offload_activations=args.offload_activations,
                               batch_size=1 if args.batch_size is None else args.batch_size,
-                              checkpointing=not args.no_checkpointing)
+                              checkpointing=not args.no_checkpointing,
+                              route=args.route or "auto")
 
 
 _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
@@ -481,7 +488,8 @@ _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
                "windows": "--text", "device": "--device", "resume": "--resume",
                "max-memory": "--max-memory", "device-map": "--device-map",
                "device_map": "--device-map", "max_memory": "--max-memory",
-               "offload_folder": "--offload-folder", "batch_size": "--batch-size"}
+               "offload_folder": "--offload-folder", "batch_size": "--batch-size",
+               "route": "--route"}
 
 
 def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan | None:
