@@ -81,6 +81,7 @@ from posbias.measurements.journal import (
     JOURNAL_SUFFIX,
     MeasurementJournal,
     check_fresh,
+    windows_done,
 )
 from posbias.measurements.lm_text import (
     BIGRAM_PRIORS,
@@ -140,13 +141,16 @@ from posbias.measurements.measure import (
     top1_grad_profiles,
 )
 from posbias.measurements.planning import (
+    CPU_FLOPS_PER_THREAD,
     HOST_BASE_BYTES,
     STEP0_HOST_BYTES,
     MeasurementPlan,
+    cpu_flops,
     model_sizes,
     plan_measurement,
     plan_step0,
     window_bytes,
+    window_flops,
 )
 from posbias.measurements.presets import (
     PRESETS,
@@ -209,6 +213,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "CONCENTRATION",
     "CORPUS_PACKAGE",
     "CORPUS_SOURCE",
+    "CPU_FLOPS_PER_THREAD",
     "Corpus",
     "DEFAULT_LENGTH",
     "DEVICES",
@@ -271,6 +276,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "check_threads",
     "checkpoint_path",
     "completed_iterations",
+    "cpu_flops",
     "describe_device_map",
     "final_position_influence",
     "hf_cache_dir",
@@ -337,4 +343,6 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "train_tokenizer",
     "unigram_batch",
     "window_bytes",
+    "window_flops",
+    "windows_done",
 ]

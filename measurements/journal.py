@@ -29,11 +29,24 @@ from typing import Any
 
 from posbias.errors import InvalidArgument
 
-__all__ = ["JOURNAL_FORMAT", "JOURNAL_SUFFIX", "MeasurementJournal", "check_fresh"]
+__all__ = ["JOURNAL_FORMAT", "JOURNAL_SUFFIX", "MeasurementJournal", "check_fresh",
+           "windows_done"]
 
 JOURNAL_FORMAT = "posbias-measure-journal/1"
 #: the journal of output ``FILE`` is ``FILE + JOURNAL_SUFFIX``
 JOURNAL_SUFFIX = ".windows.jsonl"
+
+
+def windows_done(path: str | os.PathLike[str]) -> int:
+    """The windows a run resumed from the journal ``path`` will not measure again (its
+    resumable window records; for planning the time that is left, before the measurement is
+    set up).  0 where there is no journal or it cannot be read: the resumed measurement then
+    refuses it, naming why."""
+    try:
+        records, _, _ = MeasurementJournal(path, {})._read(check=False)
+    except (OSError, InvalidArgument):
+        return 0
+    return len(records)
 
 
 def check_fresh(path: str | os.PathLike[str]) -> None:
@@ -68,9 +81,10 @@ class MeasurementJournal:
         self.resume = bool(resume)
         self.complete = False
 
-    def _read(self) -> tuple[list[dict], bool, int]:
+    def _read(self, check: bool = True) -> tuple[list[dict], bool, int]:
         """The window records, whether the journal is complete, and the byte length of its
-        whole lines (a last line without its newline was cut short and is not counted)."""
+        whole lines (a last line without its newline was cut short and is not counted).
+        ``check=False`` skips the comparison of fingerprints."""
         with open(self.path, "rb") as fh:
             data = fh.read()
         whole = data[: data.rfind(b"\n") + 1]
@@ -92,7 +106,7 @@ class MeasurementJournal:
                 theirs = obj.get("fingerprint")
                 if not isinstance(theirs, dict):
                     theirs = {}
-                if theirs != self.fingerprint:
+                if check and theirs != self.fingerprint:
                     differ = [key for key in sorted(set(self.fingerprint) | set(theirs))
                               if theirs.get(key) != self.fingerprint.get(key)]
                     raise InvalidArgument("resume", self.path, "the journal of this "

@@ -22,6 +22,11 @@ accelerate's and bound the weights it places on each device).  A device that wou
 over is refused in one line naming it (:class:`~posbias.errors.ResourceLimit`, exit status 2),
 before anything is loaded.
 
+The plan also holds the measurement's **time** where it computes on the CPU
+(:func:`window_flops`: the matrix products of a window's passes, at a rate calibrated on this
+project's machine, :data:`CPU_FLOPS_PER_THREAD`); on an accelerator, or with weights offloaded
+to disk, it says that the time is not planned (neither was calibrated).
+
 The activation model (:func:`window_bytes`) was calibrated on this project's machine (torch
 2.13 CPU, float32, eager attention, L = 512) against the peak resident memory of
 ``measure_pretrained`` on random BLOOM-style checkpoints of 6 and 18 blocks (hidden 1024, 16
@@ -40,8 +45,9 @@ from typing import Any
 from posbias.errors import InvalidArgument, ResourceLimit
 from posbias.validation import check_integer
 
-__all__ = ["HOST_BASE_BYTES", "STEP0_HOST_BYTES", "MeasurementPlan", "model_sizes",
-           "plan_measurement", "plan_step0", "window_bytes"]
+__all__ = ["CPU_FLOPS_PER_THREAD", "HOST_BASE_BYTES", "STEP0_HOST_BYTES", "MeasurementPlan",
+           "cpu_flops", "model_sizes", "plan_measurement", "plan_step0", "window_bytes",
+           "window_flops"]
 
 #: host memory of a measurement before its weights: the interpreter, torch, transformers, the
 #: tokenizer and the text windows (measured: 233 MB after the imports, 403-409 MB after
@@ -53,6 +59,30 @@ _ITEMSIZE = {"float32": 4, "bfloat16": 2, "float16": 2, "float64": 8}
 #: host memory of a Step-0 measurement (``measure --arch``) besides its model: the
 #: interpreter, torch and transformers (the figure its estimate was calibrated with)
 STEP0_HOST_BYTES = 600_000_000
+
+
+#: floating-point operations per second of one torch thread in a measurement's passes on this
+#: project's machine (2 cores, torch 2.13 CPU, float32), and the exponent of the gain from more
+#: threads: measured on random BLOOM-, LLaMA-, GPT-2- and Qwen2-style checkpoints of 4-6 blocks
+#: (hidden 512-1024, L = 256-1024): 94-117 GFLOP/s at one thread, 159-265 GFLOP/s at two
+#: (``tests/benchmarks/bench_measure_plan.py`` holds the plan against measured times)
+CPU_FLOPS_PER_THREAD = 110e9
+_THREAD_EXPONENT = 0.85
+#: seconds each block adds to each forward-pass unit besides its arithmetic (the launch of its
+#: operations; what a 2-block model of hidden 64 takes, where there is almost no arithmetic)
+_SECONDS_PER_BLOCK_PASS = 1.2e-3
+
+
+def cpu_flops(threads: int) -> float:
+    """The planned rate of a measurement's passes with ``threads`` torch threads on the CPU:
+    :data:`CPU_FLOPS_PER_THREAD` ``* t^0.85``, ``t`` the threads up to the machine's cores
+    (threads beyond the cores add nothing).  Calibrated on this project's machine: another
+    machine computes at its own rate, so the planned time is a guide, not a bound."""
+    import os
+
+    threads = check_integer("threads", threads, 1)
+    t = min(threads, os.cpu_count() or 1)
+    return CPU_FLOPS_PER_THREAD * t ** _THREAD_EXPONENT
 
 
 def _first_int(config: Any, names: tuple[str, ...]) -> int | None:
@@ -105,6 +135,34 @@ def window_bytes(config: Any, length: int, dtype: str = "float32", *,
     return {"kept": int(kept), "working": int(2 * block)}
 
 
+def window_flops(config: Any, length: int, matmul_parameters: int, *,
+                 metric: str = "top1-grad", probes: int = 8,
+                 checkpointing: bool = True) -> int:
+    """Floating-point operations of measuring one window of ``length`` tokens.
+
+    One forward pass is ``f = 2 M L + 4 layers L^2 hidden + 2 vocab hidden``: the products with
+    the blocks' ``M`` matrix parameters (``matmul_parameters``: every weight of two or more
+    axes outside the embeddings and the output head), the attention scores and their
+    weighted sum over all ``L x L`` pairs, and the output head at the last position.  A
+    backward pass costs ``2 f`` and per-block checkpointing recomputes the blocks once per
+    backward pass (``f``): ``top1-grad`` is ``(3 + c) f``, the probe Jacobian with ``K``
+    probes ``(1 + K (2 + c)) f``, ``c`` 1 with checkpointing, else 0."""
+    length = check_integer("length", length, 1)
+    z = model_sizes(config)
+    vocab = _first_int(config, ("vocab_size", "padded_vocab_size")) or 0
+    f = 2 * int(matmul_parameters) * length + 4 * z["layers"] * length ** 2 * z["hidden"] \
+        + 2 * vocab * z["hidden"]
+    return int(_passes(metric, probes, checkpointing) * f)
+
+
+def _passes(metric: str, probes: int, checkpointing: bool) -> int:
+    """A window's passes in units of one forward pass (see :func:`window_flops`)."""
+    c = 1 if checkpointing else 0
+    if metric == "jacobian":
+        return 1 + check_integer("probes", probes, 1) * (2 + c)
+    return 3 + c
+
+
 @dataclass
 class MeasurementPlan:
     """The parts of a measurement, each ``(device, what, bytes)``, and each device's limit
@@ -115,6 +173,10 @@ class MeasurementPlan:
     limits: dict[str, tuple[int | None, str]] = field(default_factory=dict)
     parameters: int = 0
     advice: str = "use a smaller --length or --batch-size, --dtype bfloat16, or --device-map"
+    #: planned wall seconds of the measurement (not of loading), or None where not planned
+    seconds: float | None = None
+    #: how the time was planned, or why it was not
+    timing: str = ""
 
     def per_device(self) -> dict[str, int]:
         """Total bytes per device, in the order the devices first appear."""
@@ -148,23 +210,45 @@ class MeasurementPlan:
             lim = f" of {human(limit)} ({source})" if limit is not None else ""
             lines.append(f"  {dev}: about {human(total)}{lim}")
             lines += [f"    {what}: {human(b)}" for d, what, b in self.parts if d == dev]
+        if self.timing:
+            when = "" if self.seconds is None else f"about {_duration(self.seconds)}: "
+            lines.append(f"  time: {when}{self.timing}")
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
         return {"what": self.what, "parameters": self.parameters,
                 "per_device": self.per_device(),
                 "limits": {d: {"bytes": b, "source": s} for d, (b, s) in self.limits.items()},
-                "parts": [{"device": d, "name": n, "bytes": int(b)} for d, n, b in self.parts]}
+                "parts": [{"device": d, "name": n, "bytes": int(b)} for d, n, b in self.parts],
+                "seconds": self.seconds, "timing": self.timing}
 
 
-def _meta_parameters(config: Any, dtype: str) -> int:
+def _duration(seconds: float) -> str:
+    """``seconds`` to two significant figures, in s, min or h."""
+    if seconds < 90:
+        return f"{seconds:.2g} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.2g} min"
+    return f"{seconds / 3600:.2g} h"
+
+
+def _meta_parameters(config: Any, dtype: str) -> tuple[int, int]:
+    """(all parameters, the matrix parameters of the blocks) of ``config``'s causal LM, built
+    on the ``meta`` device: the second excludes every embedding table (tokens, positions) and
+    the output head, and every vector (norms, biases)."""
     import torch
     import transformers
 
     with torch.device("meta"):
         empty = transformers.AutoModelForCausalLM.from_config(config,
                                                               dtype=getattr(torch, dtype))
-    return sum(p.numel() for p in empty.parameters())
+    tables = {id(p) for m in empty.modules() if isinstance(m, torch.nn.Embedding)
+              for p in m.parameters()}
+    head = empty.get_output_embeddings()
+    if head is not None:
+        tables |= {id(p) for p in head.parameters()}
+    matmul = sum(p.numel() for p in empty.parameters() if p.ndim >= 2 and id(p) not in tables)
+    return sum(p.numel() for p in empty.parameters()), matmul
 
 
 def _device_limit(dev: str, max_memory: Any) -> tuple[int | None, str]:
@@ -189,7 +273,8 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
                      device: str = "cpu", metric: str = "top1-grad",
                      device_bytes: Mapping[str, int] | None = None,
                      execution_device: str | None = None, offload_activations: bool = False,
-                     max_memory: Any = None, what: str | None = None) -> MeasurementPlan:
+                     max_memory: Any = None, what: str | None = None, windows: int = 1,
+                     threads: int = 1, probes: int = 8) -> MeasurementPlan:
     """The per-device memory plan of measuring ``config``'s causal LM (a transformers
     configuration) at window length ``length``: host base, weights and activations (see the
     module docstring).
@@ -201,14 +286,20 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
     the automatic batch grows from there to what the device holds.  The probe Jacobian
     (``metric="jacobian"``) runs one probe per pass.  ``max_memory``: an int, the host's
     limit (a per-device mapping bounds only the weights of a map: see :func:`_device_limit`).
+    ``windows``, ``threads`` and ``probes`` (the Jacobian's) plan the time where the passes run
+    on the CPU: ``windows`` times :func:`window_flops` at :func:`cpu_flops` ``(threads)``, and
+    1.2 ms per block and forward-pass unit for launching the operations (what dominates a tiny
+    model).
     Returns the plan unchecked: :meth:`MeasurementPlan.check` refuses."""
     if dtype not in _ITEMSIZE:
         raise InvalidArgument("dtype", dtype, "one of " + ", ".join(_ITEMSIZE))
     if batch_size != "auto":
         batch_size = check_integer("batch_size", batch_size, 1)
     batch = 1 if batch_size == "auto" or metric == "jacobian" else int(batch_size)
+    windows = check_integer("windows", windows, 1)
+    threads = check_integer("threads", threads, 1)
     acts = window_bytes(config, length, dtype, checkpointing=checkpointing)
-    params = _meta_parameters(config, dtype)
+    params, matmul = _meta_parameters(config, dtype)
     weights = params * _ITEMSIZE[dtype]
     run_on = execution_device or device
     parts: list[tuple[str, str, int]] = [("cpu", "interpreter, torch, transformers, tokenizer "
@@ -230,7 +321,20 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
     label = what or f"measuring at L = {length}"
     if batch_size == "auto":
         label += " (batch auto: planned at 1)"
-    return MeasurementPlan(label, parts, limits, params)
+    flops = windows * window_flops(config, length, matmul, metric=metric, probes=probes,
+                                   checkpointing=checkpointing)
+    seconds: float | None = None
+    if run_on != "cpu":
+        timing = f"not planned on {run_on} (not calibrated on an accelerator)"
+    elif device_bytes and "disk" in device_bytes:
+        timing = "not planned with weights on disk (read from disk for every pass)"
+    else:
+        overhead = _passes(metric, probes, checkpointing) * model_sizes(config)["layers"] \
+            * _SECONDS_PER_BLOCK_PASS
+        seconds = flops / cpu_flops(threads) + windows * overhead
+        timing = (f"{windows} window(s), {flops / 1e12:.3g} TFLOP at {threads} thread(s), "
+                  "at the rate of this project's 2-core machine (a guide; loading not counted)")
+    return MeasurementPlan(label, parts, limits, params, seconds=seconds, timing=timing)
 
 
 def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float32",

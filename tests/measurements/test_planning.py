@@ -82,6 +82,67 @@ def test_parts_go_to_the_devices_that_hold_them():
         pl.plan_measurement(c, length=64, batch_size=0)
 
 
+def test_the_matrix_parameters_are_the_blocks_weights_alone():
+    """The time plan counts the products with the blocks' weights: every matrix outside the
+    token and position tables and the output head (tied or not), by hand for two families."""
+    d, ffn, layers, vocab = 32, 80, 3, 96
+    llama = transformers.AutoConfig.for_model("llama", num_hidden_layers=layers, hidden_size=d,
+                                              num_attention_heads=4, num_key_value_heads=2,
+                                              intermediate_size=ffn, vocab_size=vocab)
+    kv = 2 * (d // 4)  # two key/value heads of d/4
+    total, matmul = pl._meta_parameters(llama, "float32")
+    assert matmul == layers * (2 * d * d + 2 * d * kv + 3 * d * ffn)
+    assert total == matmul + layers * 2 * d + d + 2 * vocab * d  # norms, untied head
+    gpt2 = transformers.AutoConfig.for_model("gpt2", n_layer=layers, n_embd=d, n_head=4,
+                                             vocab_size=vocab, n_positions=128)
+    _, matmul = pl._meta_parameters(gpt2, "float32")  # tied head, position table excluded
+    assert matmul == layers * (4 * d * d + 8 * d * d)
+
+
+def test_the_time_is_planned_where_the_passes_run_on_the_cpu():
+    """seconds = windows x (window_flops at cpu_flops(threads) + the blocks' launch cost); a
+    window's passes are 3 forward units without checkpointing, 4 with, 1 + K (2 + c) for the
+    probe Jacobian; on an accelerator or with weights on disk the time is not planned."""
+    c = _bloom(layers=3, hidden=64, heads=4, vocab=96)
+    _, m = pl._meta_parameters(c, "float32")
+    f = 2 * m * 128 + 4 * 3 * 128 ** 2 * 64 + 2 * 96 * 64
+    assert pl.window_flops(c, 128, m) == 4 * f
+    assert pl.window_flops(c, 128, m, checkpointing=False) == 3 * f
+    assert pl.window_flops(c, 128, m, metric="jacobian", probes=5) == (1 + 5 * 3) * f
+    plan = pl.plan_measurement(c, length=128, windows=6, threads=2)
+    launch = 4 * 3 * pl._SECONDS_PER_BLOCK_PASS
+    assert plan.seconds == pytest.approx(6 * (4 * f / pl.cpu_flops(2) + launch), rel=1e-12)
+    assert "time: about" in plan.describe() and plan.as_dict()["seconds"] == plan.seconds
+    # more threads than cores add nothing; the rate grows with threads up to them
+    assert pl.cpu_flops(10_000) == pl.cpu_flops(os.cpu_count() or 1)
+    assert os.cpu_count() == 1 or pl.cpu_flops(2) > pl.cpu_flops(1)
+    for kwargs, why in (({"device": "cuda:0"}, "not planned on cuda:0"),
+                        ({"device_bytes": {"cpu": 10, "disk": 10}}, "weights on disk")):
+        other = pl.plan_measurement(c, length=128, **kwargs)
+        assert other.seconds is None and why in other.timing and why in other.describe()
+    with pytest.raises(InvalidArgument, match=r"^windows = 0"):
+        pl.plan_measurement(c, length=128, windows=0)
+
+
+def test_a_resumed_measurement_is_planned_for_the_windows_left(tmp_path):
+    """windows_done counts the journal's resumable windows (0 without a journal or with one
+    that is not a journal: the resumed measurement refuses that itself)."""
+    from posbias.measurements.journal import MeasurementJournal, windows_done
+
+    path = tmp_path / "m.json.windows.jsonl"
+    assert windows_done(path) == 0
+    book = MeasurementJournal(path, {"model": "x"})
+    book.start()
+    for w in range(3):
+        book.append({"window": w, "profile": [1.0]})
+    assert windows_done(path) == 3
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('{"window": 3, "prof')  # a line cut short by a kill: measured again
+    assert windows_done(path) == 3
+    (tmp_path / "junk").write_text("not json\n")
+    assert windows_done(tmp_path / "junk") == 0
+
+
 def test_a_device_over_its_limit_is_refused_naming_it():
     c = _bloom()
     plan = pl.plan_measurement(c, length=64, max_memory=100 * MiB)
@@ -123,6 +184,17 @@ def test_cli_prints_the_plan_per_device_and_refuses_before_loading(tiny, capsys,
     err = capsys.readouterr().err
     assert code == 0
     assert "plan of measuring" in err and "  cpu: about" in err and "weights (float32)" in err
+    assert "  time: about" in err and "1 window(s)" in err
+    # a resumed run is planned for the windows its journal has left (none here: planned at 1)
+    code = main(["measure", "--model", dirs["llama"], "--text", text, "--length", "16",
+                 "--samples", "3", "-v", "-o", str(tmp_path / "r.txt")])
+    assert code == 0 and "3 window(s)" in capsys.readouterr().err
+    journal = tmp_path / "r.txt.windows.jsonl"
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(lines[:2]) + "\n")  # the header and one window: 2 left
+    code = main(["measure", "--model", dirs["llama"], "--text", text, "--length", "16",
+                 "--samples", "3", "-v", "--resume", "-o", str(tmp_path / "r.txt")])
+    assert code == 0 and "2 window(s)" in capsys.readouterr().err
     # the map's placement is the plan's: part of the weights on disk
     code = main(["measure", "--model", dirs["gpt2"], "--text", text, "--length", "16",
                  "--samples", "1", "-v", "--device-map", "sequential", "--max-memory",

@@ -535,6 +535,11 @@ def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan |
                                   exc.allowed) from None
         first = next((d for d in placed.values() if d != "disk"), "cpu")
         run_on = f"cuda:{first}" if isinstance(first, int) else str(first)
+    windows = args.samples
+    if args.resume and args.output not in (None, "-"):  # planned for the windows left
+        from posbias.measurements.journal import JOURNAL_SUFFIX, windows_done
+
+        windows = max(1, windows - windows_done(args.output + JOURNAL_SUFFIX))
     try:
         return plan_measurement(
             config, length=args.length, dtype=args.dtype,
@@ -543,7 +548,8 @@ def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan |
             device_bytes=device_bytes, execution_device=run_on,
             offload_activations=args.offload_activations,
             max_memory=args.max_memory if isinstance(args.max_memory, int) else None,
-            what=f"measuring {args.model} at L = {args.length}")
+            what=f"measuring {args.model} at L = {args.length}", windows=windows,
+            threads=args.threads, probes=args.probes)
     except InvalidArgument as exc:
         if exc.parameter == "model":
             return None  # sizes not readable from the configuration: sized once loaded
