@@ -149,6 +149,7 @@ from posbias.measurements.planning import (
     model_sizes,
     plan_measurement,
     plan_step0,
+    step0_matmul_parameters,
     window_bytes,
     window_flops,
 )
@@ -334,6 +335,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "rollout_config_yaml",
     "rope_identity_patch",
     "save_tokenizer",
+    "step0_matmul_parameters",
     "strip_rest",
     "text_windows",
     "top1_grad_profiles",

@@ -46,8 +46,8 @@ from posbias.errors import InvalidArgument, ResourceLimit
 from posbias.validation import check_integer
 
 __all__ = ["CPU_FLOPS_PER_THREAD", "HOST_BASE_BYTES", "STEP0_HOST_BYTES", "MeasurementPlan",
-           "cpu_flops", "model_sizes", "plan_measurement", "plan_step0", "window_bytes",
-           "window_flops"]
+           "cpu_flops", "model_sizes", "plan_measurement", "plan_step0",
+           "step0_matmul_parameters", "window_bytes", "window_flops"]
 
 #: host memory of a measurement before its weights: the interpreter, torch, transformers, the
 #: tokenizer and the text windows (measured: 233 MB after the imports, 403-409 MB after
@@ -337,10 +337,34 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
     return MeasurementPlan(label, parts, limits, params, seconds=seconds, timing=timing)
 
 
+#: seconds per parameter of building a model at initialization (the seeded initialization on
+#: the CPU: 15-24 ns per parameter for GPT-2, TinyLlama and Qwen2 shapes on this machine)
+_STEP0_BUILD_SECONDS_PER_PARAMETER = 20e-9
+#: the rate of float64 passes relative to float32 on this machine (GPT-2 shape, L = 256)
+_FLOAT64_RATE = 0.4
+#: model types whose MLP has three matrices (gate, up, down)
+_GATED_MLP = ("llama", "qwen2", "mistral")
+
+
+def step0_matmul_parameters(settings: Mapping[str, Any]) -> int:
+    """The blocks' matrix parameters of a model at initialization from its resolved
+    ``settings``: per block the query and output projections (``hidden x heads head_dim``), the
+    key and value projections of its key/value heads, and an MLP of two matrices of
+    ``hidden x ffn`` (three for LLaMA, Qwen2, Mistral: gate, up and down)."""
+    d, layers = int(settings["hidden_size"]), int(settings["num_hidden_layers"])
+    heads = int(settings["num_attention_heads"])
+    hd = int(settings.get("head_dim") or d // heads)
+    kv = int(settings.get("num_key_value_heads") or heads)
+    ffn = int(settings.get("intermediate_size") or settings.get("n_inner") or 4 * d)
+    mlp = (3 if settings.get("model_type") in _GATED_MLP else 2) * d * ffn
+    return layers * (2 * d * heads * hd + 2 * d * kv * hd + mlp)
+
+
 def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float32",
                device: str = "cpu", metric: str = "jacobian", probes: int = 8,
                exact: bool = False, max_memory: Any = None,
-               what: str | None = None) -> MeasurementPlan:
+               what: str | None = None, samples: int = 1, threads: int = 1,
+               runs: int = 1, kernel_inputs: int = 0) -> MeasurementPlan:
     """The per-device memory plan of measuring a model at initialization (``measure --arch``,
     :func:`posbias.measurements.measure.measure_influence`) from its resolved ``settings``
     (:func:`posbias.measurements.presets.resolve_settings`): nothing is built.
@@ -359,8 +383,15 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
 
     On the CPU the total is the figure this route was calibrated with (``itemsize (3 p + a) +
     600 MB``) plus the probe chunk's further copies.  Not calibrated on an accelerator (none was
-    available to this work).  Returns the plan unchecked: :meth:`MeasurementPlan.check`
-    refuses (one line, exit status 2 at the command line)."""
+    available to this work).
+
+    The time, on the CPU only: each of ``runs`` measurements (``measure --rope both`` makes
+    two, three with probe noise) builds the model (20 ns per parameter) and measures
+    ``samples`` sequences, each one forward and one backward pass per probe (``3 K f``, ``K``
+    the probes, ``hidden`` of them with ``exact``; ``3 f`` for ``top1-grad``; ``f`` as in
+    :func:`window_flops`), plus ``kernel_inputs`` forward passes, at :func:`cpu_flops`
+    ``(threads)`` (0.4 of it in float64).  Returns the plan unchecked:
+    :meth:`MeasurementPlan.check` refuses (one line, exit status 2 at the command line)."""
     from posbias.measurements.measure import _probe_chunk
 
     length = check_integer("length", length, 1)
@@ -385,6 +416,27 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     parts.append((device, f"activations of {copies} cop{'y' if copies == 1 else 'ies'} of one "
                   f"pass at L = {length} ({metric})", copies * per_copy * itemsize))
     limits = {dev: _device_limit(dev, max_memory) for dev in {p[0] for p in parts}}
+    samples = check_integer("samples", samples, 1)
+    threads = check_integer("threads", threads, 1)
+    runs = check_integer("runs", runs, 1)
+    kernel_inputs = check_integer("kernel_inputs", kernel_inputs, 0)
+    seconds: float | None = None
+    if on_cpu:
+        vocab = int(settings["vocab_size"])
+        f = 2 * step0_matmul_parameters(settings) * length + 4 * layers * length ** 2 * d \
+            + 2 * vocab * d
+        passes = 3 * (1 if metric == "top1-grad" else max(1, n_probe))
+        flops = runs * (samples * passes + kernel_inputs) * f
+        rate = cpu_flops(threads) * (_FLOAT64_RATE if itemsize == 8 else 1.0)
+        launch = runs * (samples * passes + kernel_inputs) * layers * _SECONDS_PER_BLOCK_PASS
+        built = step0_matmul_parameters(settings) + vocab * d  # not the memory plan's bound p
+        build = runs * _STEP0_BUILD_SECONDS_PER_PARAMETER * built
+        seconds = build + flops / rate + launch
+        timing = (f"{runs} run(s) of {samples} sequence(s), {flops / 1e12:.3g} TFLOP at "
+                  f"{threads} thread(s) and {build:.2g} s of building, at the rate of this "
+                  "project's 2-core machine (a guide)")
+    else:
+        timing = f"not planned on {device} (not calibrated on an accelerator)"
     return MeasurementPlan(what or f"measuring at initialization at L = {length}", parts, limits,
                            params, advice="use a smaller --length, --hidden or --layers (or "
-                                          "raise --max-memory)")
+                                          "raise --max-memory)", seconds=seconds, timing=timing)

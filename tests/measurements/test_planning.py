@@ -124,6 +124,42 @@ def test_the_time_is_planned_where_the_passes_run_on_the_cpu():
         pl.plan_measurement(c, length=128, windows=0)
 
 
+@pytest.mark.parametrize("arch", ["tiny-llama", "tiny-qwen2", "tiny-gpt2", "tiny-bloom",
+                                  "tiny-gpt-neox"])
+def test_the_step0_time_counts_the_matrices_the_model_is_built_with(arch):
+    """step0_matmul_parameters, from the settings alone, is the built model's count of block
+    matrices (key/value heads, gated MLPs and fused projections included)."""
+    import torch
+
+    from posbias.measurements.measure import build_model
+    from posbias.measurements.presets import PRESETS, resolve_settings
+
+    model, _ = build_model(arch, length=16)
+    tables = {id(p) for m in model.modules() if isinstance(m, torch.nn.Embedding)
+              for p in m.parameters()}
+    tables |= {id(p) for p in model.get_output_embeddings().parameters()}
+    built = sum(p.numel() for p in model.parameters() if p.ndim >= 2 and id(p) not in tables)
+    assert pl.step0_matmul_parameters(resolve_settings(PRESETS[arch], length=16)) == built
+
+
+def test_the_step0_time_scales_with_runs_samples_and_probes():
+    s = _gpt2_settings(layers=2, hidden=64, heads=4, length=None)
+    one = pl.plan_step0(s, length=64, probes=2)
+    assert one.seconds > 0 and "time: about" in one.describe()
+    build = 20e-9 * (pl.step0_matmul_parameters(s) + s["vocab_size"] * 64)
+    compute = one.seconds - build
+    more = pl.plan_step0(s, length=64, probes=2, samples=3, runs=2)
+    assert more.seconds == pytest.approx(2 * build + 6 * compute, rel=1e-12)
+    probes = pl.plan_step0(s, length=64, probes=4)
+    assert probes.seconds == pytest.approx(build + 2 * compute, rel=1e-12)
+    top1 = pl.plan_step0(s, length=64, metric="top1-grad", probes=2)
+    assert top1.seconds == pytest.approx(build + compute / 2, rel=1e-12)
+    f64 = pl.plan_step0(s, length=64, probes=2, dtype="float64")
+    assert f64.seconds > one.seconds
+    gpu = pl.plan_step0(s, length=64, device="cuda:0")
+    assert gpu.seconds is None and "not planned on cuda:0" in gpu.describe()
+
+
 def test_a_resumed_measurement_is_planned_for_the_windows_left(tmp_path):
     """windows_done counts the journal's resumable windows (0 without a journal or with one
     that is not a journal: the resumed measurement refuses that itself)."""
@@ -368,3 +404,13 @@ def test_a_sweep_point_without_a_length_is_planned_at_the_length_it_runs_at():
     assert _point_cost("measure", point, {})[0] == pl.plan_step0(s, length=DEFAULT_LENGTH).bytes
     assert (_point_cost("measure", point, {})[0]
             < _point_cost("measure", {**point, "length": 4 * DEFAULT_LENGTH}, {})[0])
+
+
+def test_cli_prints_the_step0_time_with_its_runs(capsys):
+    """`measure --arch -v` prints the planned time; --rope both plans its three runs (on, off
+    and the probe-noise run)."""
+    args = ["measure", "--arch", "tiny-llama", "--length", "16", "--samples", "2", "-v", "-q"]
+    assert main(args) == 0
+    assert "time: about" in capsys.readouterr().err
+    assert main([*args, "--rope", "both"]) == 0
+    assert "3 run(s) of 2 sequence(s)" in capsys.readouterr().err

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from posbias.measurements.planning import MeasurementPlan
     from posbias.proofs_checks.measured import RopeComparison
 
-__all__ = ["add_parser", "estimate_bytes", "run"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -131,16 +131,6 @@ def _validate(args: argparse.Namespace) -> None:
                               f"(4 per CPU core of this machine, at most 256)")
 
 
-def estimate_bytes(settings: dict, length: int, exact: bool, dtype: str, *,
-                   metric: str = "jacobian", probes: int = 8, device: str = "cpu") -> int:
-    """Memory of a measurement at initialization from its sizes, all devices together: the
-    total of its per-device plan (:func:`posbias.measurements.planning.plan_step0`)."""
-    from posbias.measurements.planning import plan_step0
-
-    return plan_step0(settings, length=length, dtype=dtype, device=device, metric=metric,
-                      probes=probes, exact=exact).bytes
-
-
 def _fmt(x: float | None, digits: int = 4) -> str:
     if x is None:
         return "-"
@@ -240,9 +230,13 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidArgument(_OPTION.get(exc.parameter, exc.parameter), exc.value, exc.allowed) from None
         from posbias.measurements.planning import plan_step0
 
+        # --rope both: on and off, and a second RoPE-on run with other probes (probe noise)
+        runs = 1 if args.rope != "both" else (
+            3 if args.metric != "top1-grad" and not args.exact else 2)
         plan = plan_step0(settings, length=args.length, dtype=args.dtype, device=device,
                           metric=args.metric, probes=args.probes, exact=args.exact,
-                          max_memory=args.max_memory,
+                          max_memory=args.max_memory, samples=args.samples,
+                          threads=args.threads, runs=runs, kernel_inputs=args.kernel_inputs or 0,
                           what=f"measuring {args.arch} at initialization (L = {args.length})")
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)

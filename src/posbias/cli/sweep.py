@@ -183,8 +183,8 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
         L0, layers, heads = cache[name]
         L = point.get("length") or L0
         return rollout_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
-    from posbias.cli.measure import estimate_bytes as measure_bytes
     from posbias.measurements.measure import DEFAULT_LENGTH
+    from posbias.measurements.planning import plan_step0
     from posbias.measurements.presets import PRESETS, resolve_settings
 
     arch = point["arch"]
@@ -193,10 +193,11 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
     settings = resolve_settings(PRESETS[arch], layers=point.get("layers"), hidden=point.get("hidden"),
                                 heads=point.get("heads"), length=point.get("length"))
     # a point without a length runs at measure_influence's default length: planned at that one
-    return measure_bytes(settings, point.get("length") or DEFAULT_LENGTH, False,
-                         point.get("dtype") or "float32",
-                         metric=point.get("metric") or "jacobian",
-                         probes=point.get("probes") or 8), 0.0
+    plan = plan_step0(settings, length=point.get("length") or DEFAULT_LENGTH,
+                      dtype=point.get("dtype") or "float32",
+                      metric=point.get("metric") or "jacobian", probes=point.get("probes") or 8,
+                      samples=point.get("samples") or 1)
+    return plan.bytes, plan.seconds or 0.0
 
 
 def plan_sweep(sweep: Sweep, workers: int) -> Plan:
