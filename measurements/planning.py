@@ -1,6 +1,6 @@
-"""The memory plan of a measurement, per device, before any weight is read or any model built:
-of a checkpoint (:func:`plan_measurement`, below) and of a model at initialization
-(:func:`plan_step0`, ``measure --arch``).
+"""The plan of a measurement, its memory per device and its time on the CPU, before any weight
+is read or any model built: of a checkpoint (:func:`plan_measurement`, below) and of a model at
+initialization (:func:`plan_step0`, ``measure --arch``).
 
 ``posbias measure --model`` (and :func:`plan_measurement` in the Python API) sizes a run from
 the checkpoint's configuration alone: the model is built on the ``meta`` device (no memory, no
@@ -275,9 +275,9 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
                      execution_device: str | None = None, offload_activations: bool = False,
                      max_memory: Any = None, what: str | None = None, windows: int = 1,
                      threads: int = 1, probes: int = 8) -> MeasurementPlan:
-    """The per-device memory plan of measuring ``config``'s causal LM (a transformers
-    configuration) at window length ``length``: host base, weights and activations (see the
-    module docstring).
+    """The per-device memory plan, and the time on the CPU, of measuring ``config``'s causal LM
+    (a transformers configuration) at window length ``length``: host base, weights and
+    activations (see the module docstring).
 
     ``device``: where the model runs without a map (``"cpu"``, ``"cuda:N"``, ``"mps"``).
     ``device_bytes``: the weights' bytes per device of a device map (the third value of
@@ -365,8 +365,9 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
                exact: bool = False, max_memory: Any = None,
                what: str | None = None, samples: int = 1, threads: int = 1,
                runs: int = 1, kernel_inputs: int = 0) -> MeasurementPlan:
-    """The per-device memory plan of measuring a model at initialization (``measure --arch``,
-    :func:`posbias.measurements.measure.measure_influence`) from its resolved ``settings``
+    """The per-device memory plan, and the time on the CPU, of measuring a model at
+    initialization (``measure --arch``, :func:`posbias.measurements.measure.measure_influence`)
+    from its resolved ``settings``
     (:func:`posbias.measurements.presets.resolve_settings`): nothing is built.
 
     With ``p`` the parameters (``layers (4 d^2 + 3 d ffn) + 2 vocab d``) and one pass's
@@ -387,9 +388,11 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
 
     The time, on the CPU only: each of ``runs`` measurements (``measure --rope both`` makes
     two, three with probe noise) builds the model (20 ns per parameter) and measures
-    ``samples`` sequences, each one forward and one backward pass per probe (``3 K f``, ``K``
-    the probes, ``hidden`` of them with ``exact``; ``3 f`` for ``top1-grad``; ``f`` as in
-    :func:`window_flops`), plus ``kernel_inputs`` forward passes, at :func:`cpu_flops`
+    ``samples`` sequences, each a forward and a backward pass of every probe's copy of the
+    sequence (``3 K f``, ``K`` the probes, ``hidden`` of them with ``exact``), or, where one copy
+    is all the probe chunk holds, one forward pass and a backward pass per probe
+    (``(1 + 2 K) f``); ``3 f`` for ``top1-grad``; ``f`` as in :func:`window_flops`; plus
+    ``kernel_inputs`` forward passes, at :func:`cpu_flops`
     ``(threads)`` (0.4 of it in float64).  Returns the plan unchecked:
     :meth:`MeasurementPlan.check` refuses (one line, exit status 2 at the command line)."""
     from posbias.measurements.measure import _probe_chunk
@@ -425,7 +428,12 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
         vocab = int(settings["vocab_size"])
         f = 2 * step0_matmul_parameters(settings) * length + 4 * layers * length ** 2 * d \
             + 2 * vocab * d
-        passes = 3 * (1 if metric == "top1-grad" else max(1, n_probe))
+        if metric == "top1-grad":
+            passes = 3
+        elif copies == 1 and n_probe > 1:  # one forward pass, a backward pass per probe
+            passes = 1 + 2 * n_probe
+        else:  # each chunk of probes as copies of the sequence: forward and backward
+            passes = 3 * max(1, n_probe)
         flops = runs * (samples * passes + kernel_inputs) * f
         rate = cpu_flops(threads) * (_FLOAT64_RATE if itemsize == 8 else 1.0)
         launch = runs * (samples * passes + kernel_inputs) * layers * _SECONDS_PER_BLOCK_PASS

@@ -414,3 +414,23 @@ def test_cli_prints_the_step0_time_with_its_runs(capsys):
     assert "time: about" in capsys.readouterr().err
     assert main([*args, "--rope", "both"]) == 0
     assert "3 run(s) of 2 sequence(s)" in capsys.readouterr().err
+
+
+def test_the_step0_time_of_one_probe_copy_at_a_time_is_one_forward_pass_and_k_backward():
+    """Where the probe chunk holds one copy (a long sequence), the Jacobian runs one forward
+    pass and a backward pass per probe, (1 + 2K) f, not 3K f."""
+    from posbias.measurements.measure import _probe_chunk
+
+    s = _gpt2_settings(layers=12, hidden=768, heads=12, length=None)
+    assert _probe_chunk(dict(s), 512, 8, 4) == 1 and _probe_chunk(dict(s), 64, 8, 4) == 8
+    build = 20e-9 * (pl.step0_matmul_parameters(s) + s["vocab_size"] * 768)
+
+    def per_unit(length, probes):  # seconds of one forward-pass unit
+        plan = pl.plan_step0(s, length=length, probes=probes)
+        top1 = pl.plan_step0(s, length=length, metric="top1-grad")
+        return plan.seconds - build, (top1.seconds - build) / 3
+
+    jac, unit = per_unit(512, 8)
+    assert jac == pytest.approx(17 * unit, rel=1e-9)  # 1 + 2 x 8
+    jac, unit = per_unit(64, 8)
+    assert jac == pytest.approx(24 * unit, rel=1e-9)  # 3 x 8
