@@ -42,6 +42,8 @@ def windows_done(path: str | os.PathLike[str]) -> int:
     resumable window records; for planning the time that is left, before the measurement is
     set up).  0 where there is no journal or it cannot be read: the resumed measurement then
     refuses it, naming why."""
+    if not os.path.isfile(path):  # none, or not a regular file (never opened: a FIFO blocks)
+        return 0
     try:
         records, _, _ = MeasurementJournal(path, {})._read(check=False)
     except (OSError, InvalidArgument):

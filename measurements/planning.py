@@ -62,26 +62,35 @@ STEP0_HOST_BYTES = 600_000_000
 
 
 #: floating-point operations per second of one torch thread in a measurement's passes on this
-#: project's machine (2 cores, torch 2.13 CPU, float32), and the exponent of the gain from more
-#: threads: measured on random BLOOM-, LLaMA-, GPT-2- and Qwen2-style checkpoints of 4-6 blocks
-#: (hidden 512-1024, L = 256-1024): 94-117 GFLOP/s at one thread, 159-265 GFLOP/s at two
-#: (``tests/benchmarks/bench_measure_plan.py`` holds the plan against measured times)
-CPU_FLOPS_PER_THREAD = 110e9
+#: project's machine (2 cores, torch 2.13 CPU, float32), counted as :func:`window_flops` counts
+#: them, and the exponent of the gain from more threads: fitted to random BLOOM-, LLaMA-, GPT-2-
+#: and Qwen2-style checkpoints of 4-6 blocks (hidden 512-1024, L = 256-1024) at one and two
+#: threads (``tests/benchmarks/bench_measure_plan.py`` holds the plan against measured times)
+CPU_FLOPS_PER_THREAD = 82e9
 _THREAD_EXPONENT = 0.85
-#: seconds each block adds to each forward-pass unit besides its arithmetic (the launch of its
-#: operations; what a 2-block model of hidden 64 takes, where there is almost no arithmetic)
+#: seconds each block adds to each pass (forward or backward) besides its arithmetic: the
+#: launch of its operations, whatever the batch (what a 2-block model of hidden 64 takes,
+#: where there is almost no arithmetic)
 _SECONDS_PER_BLOCK_PASS = 1.2e-3
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no affinity on this system
+        return os.cpu_count() or 1
 
 
 def cpu_flops(threads: int) -> float:
     """The planned rate of a measurement's passes with ``threads`` torch threads on the CPU:
-    :data:`CPU_FLOPS_PER_THREAD` ``* t^0.85``, ``t`` the threads up to the machine's cores
-    (threads beyond the cores add nothing).  Calibrated on this project's machine: another
+    :data:`CPU_FLOPS_PER_THREAD` ``* t^0.85``, ``t`` the threads up to the cores this process
+    may use (threads beyond them add nothing).  Calibrated on this project's machine: another
     machine computes at its own rate, so the planned time is a guide, not a bound."""
-    import os
-
     threads = check_integer("threads", threads, 1)
-    t = min(threads, os.cpu_count() or 1)
+    t = min(threads, _usable_cores())
     return CPU_FLOPS_PER_THREAD * t ** _THREAD_EXPONENT
 
 
@@ -140,33 +149,51 @@ def window_flops(config: Any, length: int, matmul_parameters: int, *,
                  checkpointing: bool = True) -> int:
     """Floating-point operations of measuring one window of ``length`` tokens.
 
-    One forward pass is ``f = 2 M L + 4 layers L^2 hidden + 2 vocab hidden``: the products with
+    One forward pass is ``f = 2 M L + 4 layers L^2 width + 2 vocab hidden``: the products with
     the blocks' ``M`` matrix parameters (``matmul_parameters``: every weight of two or more
     axes outside the embeddings and the output head), the attention scores and their
-    weighted sum over all ``L x L`` pairs, and the output head at the last position.  A
-    backward pass costs ``2 f`` and per-block checkpointing recomputes the blocks once per
-    backward pass (``f``): ``top1-grad`` is ``(3 + c) f``, the probe Jacobian with ``K``
-    probes ``(1 + K (2 + c)) f``, ``c`` 1 with checkpointing, else 0."""
+    weighted sum over all ``L x L`` pairs (``width`` = heads x head dim), and the output head at
+    the last position.  The weights take no gradient, so a backward pass computes the inputs'
+    gradients alone, about ``f``; per-block checkpointing recomputes the blocks once per
+    backward pass (``f``): ``top1-grad`` is ``(2 + c) f``, the probe Jacobian with ``K``
+    probes ``(1 + K (1 + c)) f``, ``c`` 1 with checkpointing, else 0.  (A mixture of experts
+    is counted with all its experts: an upper bound.)"""
     length = check_integer("length", length, 1)
     z = model_sizes(config)
     vocab = _first_int(config, ("vocab_size", "padded_vocab_size")) or 0
-    f = 2 * int(matmul_parameters) * length + 4 * z["layers"] * length ** 2 * z["hidden"] \
-        + 2 * vocab * z["hidden"]
+    head_dim = _first_int(config, ("head_dim",)) or z["hidden"] // z["heads"]
+    f = 2 * int(matmul_parameters) * length \
+        + 4 * z["layers"] * length ** 2 * z["heads"] * head_dim + 2 * vocab * z["hidden"]
     return int(_passes(metric, probes, checkpointing) * f)
 
 
 def _passes(metric: str, probes: int, checkpointing: bool) -> int:
-    """A window's passes in units of one forward pass (see :func:`window_flops`)."""
+    """A window's passes in units of one forward pass (see :func:`window_flops`); also the
+    passes whose operations are launched (one window per pass)."""
     c = 1 if checkpointing else 0
     if metric == "jacobian":
-        return 1 + check_integer("probes", probes, 1) * (2 + c)
-    return 3 + c
+        return 1 + check_integer("probes", probes, 1) * (1 + c)
+    return 2 + c
+
+
+def _step0_passes(metric: str, probes: int, copies: int) -> tuple[int, int]:
+    """(forward-pass units of arithmetic, passes launched) of one Step-0 sequence: ``top1-grad``
+    one forward and one backward pass; the Jacobian with ``probes`` probes in chunks of
+    ``copies`` copies of the sequence a forward and a backward pass per chunk (``2 K`` units,
+    ``2 ceil(K / copies)`` passes), or, with one copy per chunk, one forward pass and a
+    backward pass per probe (``1 + K``)."""
+    if metric == "top1-grad":
+        return 2, 2
+    if copies == 1 and probes > 1:
+        return 1 + probes, 1 + probes
+    return 2 * probes, 2 * -(-probes // max(1, copies))
 
 
 @dataclass
 class MeasurementPlan:
-    """The parts of a measurement, each ``(device, what, bytes)``, and each device's limit
-    ``(bytes or None, where the figure comes from)``."""
+    """The parts of a measurement, each ``(device, what, bytes)``, each device's limit
+    ``(bytes or None, where the figure comes from)``, and the planned wall ``seconds`` (None
+    where the time is not planned) with ``timing``, how it was planned or why it was not."""
 
     what: str
     parts: list[tuple[str, str, int]] = field(default_factory=list)
@@ -211,7 +238,9 @@ class MeasurementPlan:
             lines.append(f"  {dev}: about {human(total)}{lim}")
             lines += [f"    {what}: {human(b)}" for d, what, b in self.parts if d == dev]
         if self.timing:
-            when = "" if self.seconds is None else f"about {_duration(self.seconds)}: "
+            from posbias.resources import duration
+
+            when = "" if self.seconds is None else f"about {duration(self.seconds)}: "
             lines.append(f"  time: {when}{self.timing}")
         return "\n".join(lines)
 
@@ -221,15 +250,6 @@ class MeasurementPlan:
                 "limits": {d: {"bytes": b, "source": s} for d, (b, s) in self.limits.items()},
                 "parts": [{"device": d, "name": n, "bytes": int(b)} for d, n, b in self.parts],
                 "seconds": self.seconds, "timing": self.timing}
-
-
-def _duration(seconds: float) -> str:
-    """``seconds`` to two significant figures, in s, min or h."""
-    if seconds < 90:
-        return f"{seconds:.2g} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.2g} min"
-    return f"{seconds / 3600:.2g} h"
 
 
 def _meta_parameters(config: Any, dtype: str) -> tuple[int, int]:
@@ -288,7 +308,7 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
     limit (a per-device mapping bounds only the weights of a map: see :func:`_device_limit`).
     ``windows``, ``threads`` and ``probes`` (the Jacobian's) plan the time where the passes run
     on the CPU: ``windows`` times :func:`window_flops` at :func:`cpu_flops` ``(threads)``, and
-    1.2 ms per block and forward-pass unit for launching the operations (what dominates a tiny
+    1.2 ms per block and pass of each batch for launching the operations (what dominates a tiny
     model).
     Returns the plan unchecked: :meth:`MeasurementPlan.check` refuses."""
     if dtype not in _ITEMSIZE:
@@ -328,10 +348,12 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
         timing = f"not planned on {run_on} (not calibrated on an accelerator)"
     elif device_bytes and "disk" in device_bytes:
         timing = "not planned with weights on disk (read from disk for every pass)"
+    elif device_bytes and any(d != "cpu" for d in device_bytes):
+        timing = "not planned for a map whose blocks run on an accelerator (not calibrated)"
     else:
-        overhead = _passes(metric, probes, checkpointing) * model_sizes(config)["layers"] \
-            * _SECONDS_PER_BLOCK_PASS
-        seconds = flops / cpu_flops(threads) + windows * overhead
+        launched = -(-windows // batch) * _passes(metric, probes, checkpointing)  # per batch
+        seconds = flops / cpu_flops(threads) \
+            + launched * model_sizes(config)["layers"] * _SECONDS_PER_BLOCK_PASS
         timing = (f"{windows} window(s), {flops / 1e12:.3g} TFLOP at {threads} thread(s), "
                   "at the rate of this project's 2-core machine (a guide; loading not counted)")
     return MeasurementPlan(label, parts, limits, params, seconds=seconds, timing=timing)
@@ -389,10 +411,10 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     The time, on the CPU only: each of ``runs`` measurements (``measure --rope both`` makes
     two, three with probe noise) builds the model (20 ns per parameter) and measures
     ``samples`` sequences, each a forward and a backward pass of every probe's copy of the
-    sequence (``3 K f``, ``K`` the probes, ``hidden`` of them with ``exact``), or, where one copy
+    sequence (``2 K f``, ``K`` the probes, ``hidden`` of them with ``exact``), or, where one copy
     is all the probe chunk holds, one forward pass and a backward pass per probe
-    (``(1 + 2 K) f``); ``3 f`` for ``top1-grad``; ``f`` as in :func:`window_flops`; plus
-    ``kernel_inputs`` forward passes, at :func:`cpu_flops`
+    (``(1 + K) f``); ``2 f`` for ``top1-grad``; ``f`` as in :func:`window_flops`; plus the
+    ``kernel_inputs`` forward passes, once (the first run's), at :func:`cpu_flops`
     ``(threads)`` (0.4 of it in float64).  Returns the plan unchecked:
     :meth:`MeasurementPlan.check` refuses (one line, exit status 2 at the command line)."""
     from posbias.measurements.measure import _probe_chunk
@@ -426,17 +448,14 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     seconds: float | None = None
     if on_cpu:
         vocab = int(settings["vocab_size"])
-        f = 2 * step0_matmul_parameters(settings) * length + 4 * layers * length ** 2 * d \
-            + 2 * vocab * d
-        if metric == "top1-grad":
-            passes = 3
-        elif copies == 1 and n_probe > 1:  # one forward pass, a backward pass per probe
-            passes = 1 + 2 * n_probe
-        else:  # each chunk of probes as copies of the sequence: forward and backward
-            passes = 3 * max(1, n_probe)
-        flops = runs * (samples * passes + kernel_inputs) * f
+        width = heads * int(settings.get("head_dim") or d // heads)
+        f = 2 * step0_matmul_parameters(settings) * length \
+            + 4 * layers * length ** 2 * width + 2 * vocab * d
+        units, launched = _step0_passes(metric, max(1, n_probe), copies)
+        # the kernel's forward passes are measured once (RoPE on), whatever the runs
+        flops = (runs * samples * units + kernel_inputs) * f
         rate = cpu_flops(threads) * (_FLOAT64_RATE if itemsize == 8 else 1.0)
-        launch = runs * (samples * passes + kernel_inputs) * layers * _SECONDS_PER_BLOCK_PASS
+        launch = (runs * samples * launched + kernel_inputs) * layers * _SECONDS_PER_BLOCK_PASS
         built = step0_matmul_parameters(settings) + vocab * d  # not the memory plan's bound p
         build = runs * _STEP0_BUILD_SECONDS_PER_PARAMETER * built
         seconds = build + flops / rate + launch

@@ -89,6 +89,7 @@ PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mist
 #: generic route), ``family``, ``generic``
 ROUTES = ("auto", "family", "generic")
 #: the transformers releases whose attention modules the family route was tested against
+_TESTED_RANGE = ((5, 17), (5, 25))
 _TESTED_TRANSFORMERS = "5.17 to 5.25"
 
 
@@ -199,24 +200,41 @@ def _queries_keys(model_type: str, attn: Any, a: dict,
                           "of: " + ", ".join(PRETRAINED_FAMILIES))
 
 
-def _unreadable(model_type: str, attn: Any, exc: BaseException) -> InvalidArgument:
-    """The one-line refusal of a family-route read that found no attribute or call argument
-    where the tested ``transformers`` releases keep it (a later release rewrote the attention
-    module): names what is missing, the installed release, and the route that still reads the
-    model where there is one."""
+def _transformers_version() -> str:
     import transformers
 
+    return str(transformers.__version__)
+
+
+def _unreadable(model_type: str, attn: Any, exc: BaseException, source: str) -> InvalidArgument:
+    """The one-line refusal of a family-route read that found no attribute or call argument
+    where the tested ``transformers`` releases keep it (a later release may have rewritten the
+    attention module): names what is missing and where, the installed release (and whether it
+    is among the tested ones), and the route that still reads the model where there is one."""
+    import re
+    import types
+
+    version = _transformers_version()
     if isinstance(exc, KeyError):
-        missing = f"is called without {exc.args[0]!r}" if exc.args else "is called differently"
+        missing = (f"{type(attn).__name__} is called without {exc.args[0]!r}" if exc.args
+                   else f"{type(attn).__name__} is called differently")
     else:
         name = getattr(exc, "name", None)
-        missing = f"has no {name!r}" if name else f"lacks what posbias reads ({exc})"
-    alibi = model_type in ("bloom", "mpt") or bool(getattr(getattr(attn, "config", None), "alibi", False))
-    other = ("its ALiBi bias is read by the family route only: install a tested release"
-             if alibi else "--route generic reads it through transformers' attention interface")
-    return InvalidArgument("model", model_type, f"an attention module the family route can read "
-                           f"(transformers {transformers.__version__}'s {type(attn).__name__} "
-                           f"{missing}; tested with transformers {_TESTED_TRANSFORMERS}; {other})")
+        obj = getattr(exc, "obj", None)
+        owner = (obj.__name__ if isinstance(obj, types.ModuleType)
+                 else type(obj).__name__ if obj is not None else type(attn).__name__)
+        missing = f"{owner} has no {name!r}" if name else f"{exc}"
+    m = re.match(r"(\d+)\.(\d+)", version)
+    tested = bool(m) and _TESTED_RANGE[0] <= (int(m[1]), int(m[2])) <= _TESTED_RANGE[1]
+    release = (f"transformers {version}" if tested else
+               f"transformers {version}, not among the releases tested ({_TESTED_TRANSFORMERS})")
+    alibi = model_type in ("bloom", "mpt") or bool(getattr(getattr(attn, "config", None),
+                                                           "alibi", False))
+    other = ("its ALiBi bias is read by the family route only" +
+             ("" if tested else ": install a tested release") if alibi
+             else "--route generic reads it through transformers' attention interface")
+    return InvalidArgument("model", source, f"a {model_type} model whose attention the family "
+                           f"route can read ({missing} under {release}; {other})")
 
 
 def _slopes(bias: Tensor, heads: int) -> np.ndarray:
@@ -264,6 +282,7 @@ class AttentionProbe:
     def _attach(self, torch: ModuleType, model_type: str, attns: list[Module]) -> None:
         """The family route: a forward pre-hook per attention module recomputing its queries
         and keys from its input (:func:`_queries_keys`)."""
+        source = str(getattr(self.model.config, "_name_or_path", "") or model_type)
         for t, attn in enumerate(attns):
             def pre(mod, args, kwargs, t=t):
                 if not self.active:
@@ -272,8 +291,8 @@ class AttentionProbe:
                     with torch.no_grad():
                         q, k, scale, bias, bias_scale = _queries_keys(model_type, mod,
                                                                       _bind(mod, args, kwargs))
-                except (AttributeError, KeyError) as exc:
-                    raise _unreadable(model_type, mod, exc) from None
+                except (AttributeError, KeyError) as exc:  # the traceback stays chained
+                    raise _unreadable(model_type, mod, exc, source) from exc
                 self._record(torch, t, q, k, scale, bias, bias_scale)
 
             self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))

@@ -47,7 +47,8 @@ SHAPES = {
 #: (shape, L, metric, checkpointing, probes)
 CASES = [
     ("bloom-6", 512, "top1-grad", True, 8), ("bloom-6", 512, "top1-grad", False, 8),
-    ("bloom-6", 512, "jacobian", True, 2), ("llama-4", 256, "top1-grad", True, 8),
+    ("bloom-6", 512, "jacobian", True, 2), ("llama-4", 512, "jacobian", True, 8),
+    ("llama-4", 512, "jacobian", False, 8), ("llama-4", 256, "top1-grad", True, 8),
     ("llama-4", 1024, "top1-grad", True, 8), ("gpt2-4", 512, "top1-grad", True, 8),
     ("qwen2-4", 512, "top1-grad", True, 8),
 ]

@@ -1,7 +1,8 @@
-"""The per-device memory plan of a checkpoint measurement (posbias.measurements.planning): its
-parts and their devices, the refusal of a device that would be over its limit (one line, exit
-status 2, before any weight is read), and (slow) the plan against the measured peak memory of
-real runs with and without per-block checkpointing."""
+"""The plan of a measurement (posbias.measurements.planning): its memory parts and their
+devices, the refusal of a device that would be over its limit (one line, exit status 2, before
+any weight is read), its time on the CPU (the planned passes against the passes a measurement
+runs, counted with hooks), and (slow) the plan against the measured peak memory of real runs
+with and without per-block checkpointing."""
 
 from __future__ import annotations
 
@@ -100,28 +101,121 @@ def test_the_matrix_parameters_are_the_blocks_weights_alone():
 
 
 def test_the_time_is_planned_where_the_passes_run_on_the_cpu():
-    """seconds = windows x (window_flops at cpu_flops(threads) + the blocks' launch cost); a
-    window's passes are 3 forward units without checkpointing, 4 with, 1 + K (2 + c) for the
-    probe Jacobian; on an accelerator or with weights on disk the time is not planned."""
+    """seconds = window_flops at cpu_flops(threads) + the blocks' launch cost per pass of each
+    batch; a window's passes are 2 forward units without checkpointing, 3 with, 1 + K (1 + c)
+    for the probe Jacobian (the counts are held against the passes the measurement runs in
+    test_the_planned_passes_are_the_passes_the_measurement_runs); on an accelerator, with
+    weights on disk, or with a map onto an accelerator the time is not planned."""
     c = _bloom(layers=3, hidden=64, heads=4, vocab=96)
     _, m = pl._meta_parameters(c, "float32")
     f = 2 * m * 128 + 4 * 3 * 128 ** 2 * 64 + 2 * 96 * 64
-    assert pl.window_flops(c, 128, m) == 4 * f
-    assert pl.window_flops(c, 128, m, checkpointing=False) == 3 * f
-    assert pl.window_flops(c, 128, m, metric="jacobian", probes=5) == (1 + 5 * 3) * f
+    assert pl.window_flops(c, 128, m) == 3 * f
+    assert pl.window_flops(c, 128, m, checkpointing=False) == 2 * f
+    assert pl.window_flops(c, 128, m, metric="jacobian", probes=5) == (1 + 5 * 2) * f
     plan = pl.plan_measurement(c, length=128, windows=6, threads=2)
-    launch = 4 * 3 * pl._SECONDS_PER_BLOCK_PASS
-    assert plan.seconds == pytest.approx(6 * (4 * f / pl.cpu_flops(2) + launch), rel=1e-12)
+    launch = 3 * 3 * pl._SECONDS_PER_BLOCK_PASS  # 3 passes of 3 blocks per batch
+    assert plan.seconds == pytest.approx(6 * (3 * f / pl.cpu_flops(2) + launch), rel=1e-12)
+    batched = pl.plan_measurement(c, length=128, windows=6, threads=2, batch_size=3)
+    assert batched.seconds == pytest.approx(plan.seconds - 4 * launch, rel=1e-12)
     assert "time: about" in plan.describe() and plan.as_dict()["seconds"] == plan.seconds
-    # more threads than cores add nothing; the rate grows with threads up to them
-    assert pl.cpu_flops(10_000) == pl.cpu_flops(os.cpu_count() or 1)
-    assert os.cpu_count() == 1 or pl.cpu_flops(2) > pl.cpu_flops(1)
+    # more threads than the usable cores add nothing; the rate grows with threads up to them
+    cores = pl._usable_cores()
+    assert pl.cpu_flops(10_000) == pl.cpu_flops(cores)
+    assert cores == 1 or pl.cpu_flops(2) > pl.cpu_flops(1)
     for kwargs, why in (({"device": "cuda:0"}, "not planned on cuda:0"),
-                        ({"device_bytes": {"cpu": 10, "disk": 10}}, "weights on disk")):
+                        ({"device_bytes": {"cpu": 10, "disk": 10}}, "weights on disk"),
+                        ({"device_bytes": {"cpu": 10, "cuda:0": 10}}, "on an accelerator")):
         other = pl.plan_measurement(c, length=128, **kwargs)
         assert other.seconds is None and why in other.timing and why in other.describe()
     with pytest.raises(InvalidArgument, match=r"^windows = 0"):
         pl.plan_measurement(c, length=128, windows=0)
+
+
+def _pass_counter(model):
+    """Rows (sequences) through the first block's attention, forward (recomputations
+    included), and through the first block backward, with the number of backward calls."""
+    from posbias.measurements.measure import _locate_blocks
+
+    blocks, attns, _ = _locate_blocks(model)
+    rows = {"forward": 0, "backward": 0, "backward_calls": 0, "forward_calls": 0}
+
+    def fwd(mod, args, kwargs):
+        h = args[0] if args else kwargs["hidden_states"]
+        rows["forward"] += int(h.shape[0])
+        rows["forward_calls"] += 1
+
+    def bwd(mod, grad_in, grad_out):
+        rows["backward"] += int(grad_out[0].shape[0])
+        rows["backward_calls"] += 1
+
+    attns[0].register_forward_pre_hook(fwd, with_kwargs=True)
+    blocks[0].register_full_backward_hook(bwd)
+    return rows
+
+
+@pytest.mark.parametrize("metric, probes, checkpointing, batch", [
+    ("top1-grad", 8, True, 1), ("top1-grad", 8, False, 1), ("top1-grad", 8, True, 2),
+    ("jacobian", 3, True, 1), ("jacobian", 3, False, 1)])
+def test_the_planned_passes_are_the_passes_the_measurement_runs(tiny, metric, probes,
+                                                                checkpointing, batch):
+    """The plan's forward-pass units per window (_passes) are the sequences the checkpoint
+    measurement sends through a block forward (recomputations included) and backward, and its
+    launched passes the block's calls, counted with hooks on a real run."""
+    from posbias.measurements.checkpoint import load_checkpoint
+    from posbias.measurements.pretrained import measure_pretrained
+
+    dirs, _ = tiny
+    loaded = load_checkpoint(dirs["llama"])
+    rows = _pass_counter(loaded.model)
+    windows = 4
+    measure_pretrained(loaded, None, length=8, samples=windows, metric=metric, probes=probes,
+                       checkpointing=checkpointing, batch_size=batch)
+    units = pl._passes(metric, probes, checkpointing)
+    assert (rows["forward"] + rows["backward"]) == windows * units
+    assert rows["forward_calls"] + rows["backward_calls"] == windows // batch * units
+
+
+@pytest.mark.parametrize("metric, probes", [("top1-grad", 8), ("jacobian", 8),
+                                            ("jacobian", 1)])
+def test_the_planned_step0_passes_are_the_passes_the_measurement_runs(monkeypatch, metric,
+                                                                      probes):
+    """_step0_passes against the sequences and calls a Step-0 measurement runs (the probes
+    as copies of the sequence, in one chunk here)."""
+    import posbias.measurements.measure as mm
+
+    built = {}
+    original = mm.build_model
+
+    def counted(*args, **kwargs):
+        model, settings = original(*args, **kwargs)
+        built["rows"] = _pass_counter(model)
+        built["settings"] = settings
+        return model, settings
+
+    monkeypatch.setattr(mm, "build_model", counted)
+    m = mm.measure_influence("tiny-llama", length=16, samples=2, metric=metric, probes=probes)
+    copies = m.details["probe_chunk"]
+    units, launched = pl._step0_passes(metric, probes, copies)
+    rows = built["rows"]
+    assert rows["forward"] + rows["backward"] == 2 * units
+    assert rows["forward_calls"] + rows["backward_calls"] == 2 * launched
+
+
+def test_one_probe_copy_at_a_time_is_one_forward_pass_and_a_backward_pass_per_probe():
+    """Where the probe chunk holds one copy (a long sequence), the Jacobian runs one forward
+    pass and a backward pass per probe (influence_profile's step == 1 branch): 1 + K units and
+    passes; chunks of copies run 2 K units in 2 ceil(K / copies) passes."""
+    from posbias.measurements.measure import _probe_chunk
+
+    s = _gpt2_settings(layers=12, hidden=768, heads=12, length=None)
+    assert _probe_chunk(dict(s), 512, 8, 4) == 1 and _probe_chunk(dict(s), 64, 8, 4) == 8
+    assert pl._step0_passes("jacobian", 8, 1) == (9, 9)
+    assert pl._step0_passes("jacobian", 8, 3) == (16, 6)
+    assert pl._step0_passes("top1-grad", 8, 1) == (2, 2)
+    build = 20e-9 * (pl.step0_matmul_parameters(s) + s["vocab_size"] * 768)
+    long_plan = pl.plan_step0(s, length=512, probes=8)
+    top1 = pl.plan_step0(s, length=512, metric="top1-grad")
+    assert long_plan.seconds - build == pytest.approx(9 / 2 * (top1.seconds - build), rel=1e-9)
 
 
 @pytest.mark.parametrize("arch", ["tiny-llama", "tiny-qwen2", "tiny-gpt2", "tiny-bloom",
@@ -142,7 +236,9 @@ def test_the_step0_time_counts_the_matrices_the_model_is_built_with(arch):
     assert pl.step0_matmul_parameters(resolve_settings(PRESETS[arch], length=16)) == built
 
 
-def test_the_step0_time_scales_with_runs_samples_and_probes():
+def test_the_step0_time_scales_with_runs_samples_and_the_kernel_once():
+    """Every run builds the model and measures its samples; the kernel's forward passes are
+    made once, in the first run (rope_comparison drops them after it)."""
     s = _gpt2_settings(layers=2, hidden=64, heads=4, length=None)
     one = pl.plan_step0(s, length=64, probes=2)
     assert one.seconds > 0 and "time: about" in one.describe()
@@ -150,10 +246,10 @@ def test_the_step0_time_scales_with_runs_samples_and_probes():
     compute = one.seconds - build
     more = pl.plan_step0(s, length=64, probes=2, samples=3, runs=2)
     assert more.seconds == pytest.approx(2 * build + 6 * compute, rel=1e-12)
-    probes = pl.plan_step0(s, length=64, probes=4)
-    assert probes.seconds == pytest.approx(build + 2 * compute, rel=1e-12)
-    top1 = pl.plan_step0(s, length=64, metric="top1-grad", probes=2)
-    assert top1.seconds == pytest.approx(build + compute / 2, rel=1e-12)
+    kernel = pl.plan_step0(s, length=64, probes=2, kernel_inputs=10).seconds - one.seconds
+    kernel3 = (pl.plan_step0(s, length=64, probes=2, kernel_inputs=10, runs=3).seconds
+               - pl.plan_step0(s, length=64, probes=2, runs=3).seconds)
+    assert kernel > 0 and kernel3 == pytest.approx(kernel, rel=1e-9)
     f64 = pl.plan_step0(s, length=64, probes=2, dtype="float64")
     assert f64.seconds > one.seconds
     gpu = pl.plan_step0(s, length=64, device="cuda:0")
@@ -414,23 +510,15 @@ def test_cli_prints_the_step0_time_with_its_runs(capsys):
     assert "time: about" in capsys.readouterr().err
     assert main([*args, "--rope", "both"]) == 0
     assert "3 run(s) of 2 sequence(s)" in capsys.readouterr().err
+    assert main([*args, "--rope", "both", "--metric", "top1-grad"]) == 0  # no probe noise
+    assert "2 run(s) of 2 sequence(s)" in capsys.readouterr().err
 
 
-def test_the_step0_time_of_one_probe_copy_at_a_time_is_one_forward_pass_and_k_backward():
-    """Where the probe chunk holds one copy (a long sequence), the Jacobian runs one forward
-    pass and a backward pass per probe, (1 + 2K) f, not 3K f."""
-    from posbias.measurements.measure import _probe_chunk
+def test_a_sweep_plans_the_time_of_its_measure_points():
+    from posbias.cli.sweep import _point_cost
 
-    s = _gpt2_settings(layers=12, hidden=768, heads=12, length=None)
-    assert _probe_chunk(dict(s), 512, 8, 4) == 1 and _probe_chunk(dict(s), 64, 8, 4) == 8
-    build = 20e-9 * (pl.step0_matmul_parameters(s) + s["vocab_size"] * 768)
-
-    def per_unit(length, probes):  # seconds of one forward-pass unit
-        plan = pl.plan_step0(s, length=length, probes=probes)
-        top1 = pl.plan_step0(s, length=length, metric="top1-grad")
-        return plan.seconds - build, (top1.seconds - build) / 3
-
-    jac, unit = per_unit(512, 8)
-    assert jac == pytest.approx(17 * unit, rel=1e-9)  # 1 + 2 x 8
-    jac, unit = per_unit(64, 8)
-    assert jac == pytest.approx(24 * unit, rel=1e-9)  # 3 x 8
+    point = {"arch": "gpt2", "layers": 2, "hidden": 64, "heads": 4, "length": 64}
+    s = _gpt2_settings(layers=2, hidden=64, heads=4, length=None)
+    seconds = _point_cost("measure", {**point, "samples": 3}, {})[1]
+    assert seconds == pytest.approx(pl.plan_step0(s, length=64, samples=3).seconds, rel=1e-12)
+    assert seconds > _point_cost("measure", point, {})[1] > 0

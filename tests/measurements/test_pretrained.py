@@ -417,11 +417,42 @@ def test_an_attention_module_without_what_the_family_route_reads_is_refused(
     loaded = load_checkpoint(dirs[family])
     for attn in _attention_modules(loaded):
         delattr(attn, attribute)  # as a rewritten module would not have it
-    with pytest.raises(InvalidArgument, match=rf"^model = {family} .*has no '{attribute}'") as info:
+    owner = type(_attention_modules(loaded)[0]).__name__
+    with pytest.raises(InvalidArgument, match=rf"^model = {dirs[family]} is invalid: expected a "
+                                              rf"{family} model .*\({owner} has no "
+                                              rf"'{attribute}' under transformers") as info:
         measure_pretrained(loaded, None, length=8, route="family")
     text = str(info.value)
     assert "\n" not in text and f"transformers {transformers.__version__}" in text
     assert ("--route generic" in text) is generic and ("ALiBi" in text) is not generic
+    assert isinstance(info.value.__cause__, AttributeError)  # the traceback stays chained
+
+
+def test_a_refusal_says_whether_the_release_was_tested_and_names_a_missing_function(
+        tiny, monkeypatch):
+    """A release outside the tested range is named as such (an ALiBi model is then told to
+    install a tested one); a missing module function is named with its module."""
+    import sys
+
+    dirs, _, _ = tiny
+    loaded = load_checkpoint(dirs["llama"])
+    module = sys.modules[type(_attention_modules(loaded)[0]).__module__]
+    monkeypatch.delattr(module, "apply_rotary_pos_emb")
+    with pytest.raises(InvalidArgument, match=rf"\({module.__name__} has no "
+                                              r"'apply_rotary_pos_emb' under transformers "
+                                              rf"{transformers.__version__};"):
+        measure_pretrained(loaded, None, length=8)
+    import posbias.measurements.pretrained as pm
+
+    monkeypatch.setattr(pm, "_transformers_version", lambda: "5.99.0")
+    loaded = load_checkpoint(dirs["bloom"])
+    for attn in _attention_modules(loaded):
+        del attn.inv_norm_factor
+    with pytest.raises(InvalidArgument, match=r"under transformers 5\.99\.0, not among the "
+                                              r"releases tested \(5\.17 to 5\.25\); its ALiBi "
+                                              r"bias is read by the family route only: install "
+                                              r"a tested release\)$"):
+        measure_pretrained(loaded, None, length=8)
 
 
 def test_an_attention_call_without_an_argument_the_family_route_reads_is_refused(
@@ -442,8 +473,8 @@ def test_an_attention_call_without_an_argument_the_family_route_reads_is_refused
 
 def test_the_route_is_chosen_on_the_command_line(tiny, tmp_path, capsys):
     """`measure --model --route generic` reads a family model through the attention interface
-    (the same profile as the family route); `--route` without --model, and the family route of
-    a model without one, are one line and exit 2."""
+    (the same profile as the family route; with -q nothing on standard error); `--route`
+    without --model, and the family route of a model without one, are one line and exit 2."""
     from posbias.cli import main
 
     dirs, _, _ = tiny
@@ -460,3 +491,14 @@ def test_the_route_is_chosen_on_the_command_line(tiny, tmp_path, capsys):
     code = main(["measure", "--arch", "gpt2", "--route", "generic", "-q"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--route" in err
+    config = transformers.AutoConfig.for_model("gpt_neox", num_hidden_layers=1, hidden_size=16,
+                                               num_attention_heads=2, intermediate_size=32,
+                                               vocab_size=40)
+    transformers.AutoModelForCausalLM.from_config(config).save_pretrained(tmp_path / "neox")
+    _tiny.train_tokenizer(_tiny.generated_text(200), bos=False).save_pretrained(tmp_path / "neox")
+    capsys.readouterr()
+    code = main(["measure", "--model", str(tmp_path / "neox"), "--length", "8", "--route",
+                 "family", "-q", "-o", str(tmp_path / "never.txt")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("posbias: error: --route = family")
+    assert not (tmp_path / "never.txt").exists()

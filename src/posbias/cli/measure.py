@@ -487,7 +487,7 @@ _PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
 
 
 def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan | None:
-    """The per-device memory plan of measuring a checkpoint
+    """The per-device memory plan, and the time on the CPU, of measuring a checkpoint
     (:func:`posbias.measurements.planning.plan_measurement`) from its configuration alone,
     before any weight is read: a local directory's ``config.json`` (read bounded), or a hub
     name's from the local cache; None when there is none to read (transformers then reports
