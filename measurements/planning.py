@@ -74,23 +74,15 @@ _THREAD_EXPONENT = 0.85
 _SECONDS_PER_BLOCK_PASS = 1.2e-3
 
 
-def _usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system has one)."""
-    import os
-
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # no affinity on this system
-        return os.cpu_count() or 1
-
-
 def cpu_flops(threads: int) -> float:
     """The planned rate of a measurement's passes with ``threads`` torch threads on the CPU:
     :data:`CPU_FLOPS_PER_THREAD` ``* t^0.85``, ``t`` the threads up to the cores this process
     may use (threads beyond them add nothing).  Calibrated on this project's machine: another
     machine computes at its own rate, so the planned time is a guide, not a bound."""
+    from posbias.resources import usable_cores
+
     threads = check_integer("threads", threads, 1)
-    t = min(threads, _usable_cores())
+    t = min(threads, usable_cores())
     return CPU_FLOPS_PER_THREAD * t ** _THREAD_EXPONENT
 
 
@@ -144,6 +136,14 @@ def window_bytes(config: Any, length: int, dtype: str = "float32", *,
     return {"kept": int(kept), "working": int(2 * block)}
 
 
+def _forward_flops(matmul_parameters: int, length: int, layers: int, width: int, vocab: int,
+                   hidden: int) -> int:
+    """One forward pass over ``length`` tokens: ``2 M L + 4 layers L^2 width + 2 vocab hidden``
+    (see :func:`window_flops`)."""
+    return (2 * int(matmul_parameters) * length + 4 * layers * length ** 2 * width
+            + 2 * vocab * hidden)
+
+
 def window_flops(config: Any, length: int, matmul_parameters: int, *,
                  metric: str = "top1-grad", probes: int = 8,
                  checkpointing: bool = True) -> int:
@@ -162,8 +162,8 @@ def window_flops(config: Any, length: int, matmul_parameters: int, *,
     z = model_sizes(config)
     vocab = _first_int(config, ("vocab_size", "padded_vocab_size")) or 0
     head_dim = _first_int(config, ("head_dim",)) or z["hidden"] // z["heads"]
-    f = 2 * int(matmul_parameters) * length \
-        + 4 * z["layers"] * length ** 2 * z["heads"] * head_dim + 2 * vocab * z["hidden"]
+    f = _forward_flops(matmul_parameters, length, z["layers"], z["heads"] * head_dim, vocab,
+                       z["hidden"])
     return int(_passes(metric, probes, checkpointing) * f)
 
 
@@ -448,15 +448,15 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     seconds: float | None = None
     if on_cpu:
         vocab = int(settings["vocab_size"])
-        width = heads * int(settings.get("head_dim") or d // heads)
-        f = 2 * step0_matmul_parameters(settings) * length \
-            + 4 * layers * length ** 2 * width + 2 * vocab * d
+        matmul = step0_matmul_parameters(settings)
+        f = _forward_flops(matmul, length, layers,
+                           heads * int(settings.get("head_dim") or d // heads), vocab, d)
         units, launched = _step0_passes(metric, max(1, n_probe), copies)
         # the kernel's forward passes are measured once (RoPE on), whatever the runs
         flops = (runs * samples * units + kernel_inputs) * f
         rate = cpu_flops(threads) * (_FLOAT64_RATE if itemsize == 8 else 1.0)
         launch = (runs * samples * launched + kernel_inputs) * layers * _SECONDS_PER_BLOCK_PASS
-        built = step0_matmul_parameters(settings) + vocab * d  # not the memory plan's bound p
+        built = matmul + vocab * d  # not the memory plan's bound p
         build = runs * _STEP0_BUILD_SECONDS_PER_PARAMETER * built
         seconds = build + flops / rate + launch
         timing = (f"{runs} run(s) of {samples} sequence(s), {flops / 1e12:.3g} TFLOP at "

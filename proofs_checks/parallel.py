@@ -21,7 +21,6 @@ workers use ``N`` cores.
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -49,10 +48,9 @@ def resolve_workers(value: int | str | None) -> int:
     if isinstance(value, str):
         text = value.strip()
         if text == "auto":
-            try:
-                return max(1, len(os.sched_getaffinity(0)))
-            except AttributeError:  # pragma: no cover - not on Linux
-                return max(1, os.cpu_count() or 1)
+            from posbias.resources import usable_cores
+
+            return usable_cores()
         if text.isascii() and text.isdigit() and 1 <= int(text) <= 4096:
             return int(text)
         raise InvalidArgument("workers", value, "an integer >= 1 or 'auto'")

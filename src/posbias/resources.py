@@ -41,6 +41,7 @@ __all__ = [
     "map_in_processes",
     "memory_limit",
     "terminate_on_sigterm",
+    "usable_cores",
 ]
 
 
@@ -192,6 +193,15 @@ class Plan:
                 "parts": [{"name": n, "bytes": int(b), "seconds": round(float(s), 1),
                            "device": self.placement.get(n, "cpu")}
                           for n, b, s in self.parts]}
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on: its affinity (``os.sched_getaffinity``) where the
+    platform has one, else the machine's count; at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def duration(seconds: float) -> str:

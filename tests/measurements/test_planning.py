@@ -119,7 +119,9 @@ def test_the_time_is_planned_where_the_passes_run_on_the_cpu():
     assert batched.seconds == pytest.approx(plan.seconds - 4 * launch, rel=1e-12)
     assert "time: about" in plan.describe() and plan.as_dict()["seconds"] == plan.seconds
     # more threads than the usable cores add nothing; the rate grows with threads up to them
-    cores = pl._usable_cores()
+    from posbias.resources import usable_cores
+
+    cores = usable_cores()
     assert pl.cpu_flops(10_000) == pl.cpu_flops(cores)
     assert cores == 1 or pl.cpu_flops(2) > pl.cpu_flops(1)
     for kwargs, why in (({"device": "cuda:0"}, "not planned on cuda:0"),
