@@ -200,6 +200,12 @@ def _queries_keys(model_type: str, attn: Any, a: dict,
                           "of: " + ", ".join(PRETRAINED_FAMILIES))
 
 
+def _has_alibi(model_type: str, config: Any) -> bool:
+    """Whether the model adds an ALiBi bias (BLOOM, MPT, Falcon with ``alibi``): read by the
+    family route only."""
+    return model_type in ("bloom", "mpt") or bool(getattr(config, "alibi", False))
+
+
 def _transformers_version() -> str:
     import transformers
 
@@ -228,8 +234,7 @@ def _unreadable(model_type: str, attn: Any, exc: BaseException, source: str) -> 
     tested = bool(m) and _TESTED_RANGE[0] <= (int(m[1]), int(m[2])) <= _TESTED_RANGE[1]
     release = (f"transformers {version}" if tested else
                f"transformers {version}, not among the releases tested ({_TESTED_TRANSFORMERS})")
-    alibi = model_type in ("bloom", "mpt") or bool(getattr(getattr(attn, "config", None),
-                                                           "alibi", False))
+    alibi = _has_alibi(model_type, getattr(attn, "config", None))
     other = ("its ALiBi bias is read by the family route only" +
              ("" if tested else ": install a tested release") if alibi
              else "--route generic reads it through transformers' attention interface")
@@ -601,7 +606,7 @@ def measure_pretrained(
         raise InvalidArgument("route", route, f"auto or generic for {config.model_type} (the "
                               "family route reads " + ", ".join(PRETRAINED_FAMILIES) + ")")
     generic = route == "generic" or not family
-    if generic and (config.model_type in ("bloom", "mpt") or getattr(config, "alibi", False)):
+    if generic and _has_alibi(config.model_type, config):
         raise InvalidArgument("route", route, f"family for {config.model_type} (its ALiBi bias "
                               "is read by the family route only)")
     try:
