@@ -231,7 +231,8 @@ def _unreadable(model_type: str, attn: Any, exc: BaseException, source: str) -> 
                  else type(obj).__name__ if obj is not None else type(attn).__name__)
         missing = f"{owner} has no {name!r}" if name else f"{exc}"
     m = re.match(r"(\d+)\.(\d+)", version)
-    tested = bool(m) and _TESTED_RANGE[0] <= (int(m[1]), int(m[2])) <= _TESTED_RANGE[1]
+    tested = (m is not None
+              and _TESTED_RANGE[0] <= (int(m.group(1)), int(m.group(2))) <= _TESTED_RANGE[1])
     release = (f"transformers {version}" if tested else
                f"transformers {version}, not among the releases tested ({_TESTED_TRANSFORMERS})")
     alibi = _has_alibi(model_type, getattr(attn, "config", None))

@@ -453,6 +453,11 @@ def test_a_refusal_says_whether_the_release_was_tested_and_names_a_missing_funct
                                               r"bias is read by the family route only: install "
                                               r"a tested release\)$"):
         measure_pretrained(loaded, None, length=8)
+    # a version string without a major.minor (a source build) is not taken as tested
+    monkeypatch.setattr(pm, "_transformers_version", lambda: "unknown")
+    with pytest.raises(InvalidArgument, match=r"under transformers unknown, not among the "
+                                              r"releases tested"):
+        measure_pretrained(loaded, None, length=8)
 
 
 def test_an_attention_call_without_an_argument_the_family_route_reads_is_refused(
