@@ -22,8 +22,9 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
-# Shared test helpers live beside their tests; the test folders are not packages, so the one
-# helper used from two folders is loaded here, once, under a fixed module name.
+# Shared test helpers live beside their tests; the test folders are not packages (pytest imports
+# test files with --import-mode=importlib, so two folders may hold files of the same name), so
+# each helper used from more than one test file is loaded here, once, under a fixed module name.
 def _load_helper(name: str, relative: str):
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, pathlib.Path(__file__).parent / relative)
@@ -35,3 +36,5 @@ def _load_helper(name: str, relative: str):
 
 #: tiny causal-LM checkpoints of each family, saved with a trained tokenizer (no downloads)
 _load_helper("posbias_tests_tiny_checkpoints", "measurements/tiny_checkpoints.py")
+#: constructed Step-0 measurements for the claims decided on measured data
+_load_helper("posbias_tests_step0_fakes", "proofs_checks/step0_fakes.py")

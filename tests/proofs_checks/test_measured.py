@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 import pytest
-from step0_fakes import fake_data, use_plan
+from posbias_tests_step0_fakes import fake_data, use_plan
 
 from posbias.proofs_checks import measured as mm
 from posbias.proofs_checks import stored as st

@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from step0_fakes import PLAN_PRIMARY, fake_data, use_plan
+from posbias_tests_step0_fakes import PLAN_PRIMARY, fake_data, use_plan
 
 from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.kernels import decay_kernel, uniform_causal_kernel
@@ -311,7 +311,14 @@ def test_c10_persistence_and_growth_untestable_without_a_step0_pair(tmp_path):
 
 # ---------------------------------------------------------------------- C10/C11 proxies
 def test_proxies_are_their_own_scope_and_say_what_they_test():
-    from test_claims_chowdhury2026_trained_lm import IDS, U, doc, flat
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).with_name("test_claims_chowdhury2026_trained_lm.py")
+    spec = importlib.util.spec_from_file_location("posbias_tests_trained_lm", path)
+    lm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lm)
+    IDS, U, doc, flat = lm.IDS, lm.U, lm.doc, lm.flat
 
     for cid in IDS:
         r = run_claim(get_claim(cid))
