@@ -17,6 +17,7 @@ from posbias.numerics import (
     kernels,
     rollout,
     schedules,
+    shape,
 )
 from posbias.numerics.alibi import (
     SLOPE_RULES,
@@ -140,13 +141,24 @@ from posbias.numerics.schedules import (
     parse_schedule,
     power_schedule,
 )
+from posbias.numerics.shape import (
+    BINS,
+    U_FACTOR,
+    Shape,
+    block_means,
+    final_token_decides,
+    profile_shape,
+    shape_with_and_without_final,
+)
 
 #: the public modules, in the order their names were first listed
-MODULES = (alibi, cases, cesaro, closed_forms, compare, configs, kernels, rollout, schedules)
+MODULES = (alibi, cases, cesaro, closed_forms, compare, configs, kernels, rollout, schedules,
+           shape)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "AlibiLayer",
+    "BINS",
     "CONVENTIONS",
     "CesaroKernel",
     "Conventions",
@@ -164,6 +176,8 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "SLOPE_RULES",
     "Schedule",
     "ScheduleLike",
+    "Shape",
+    "U_FACTOR",
     "WindowKernel",
     "alibi_diagonal_defect",
     "alibi_kernel_dense",
@@ -179,6 +193,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "as_schedule",
     "bernstein_entry_precise",
     "bernstein_profile_precise",
+    "block_means",
     "causal_mask",
     "cesaro_diagonal_exact",
     "cesaro_diagonal_precise",
@@ -198,6 +213,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "decay_kernel_exact",
     "decay_kernel_precise",
     "diagonal_product_exact",
+    "final_token_decides",
     "float_schedule",
     "hausdorff_entry_exact",
     "hausdorff_matrix_exact",
@@ -221,6 +237,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "prefix_kernel",
     "prefix_kernel_exact",
     "prefix_mask",
+    "profile_shape",
     "random_alibi_case",
     "random_causal_kernel_exact",
     "random_family_kernel_exact",
@@ -237,6 +254,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "rollout_matrices_exact",
     "rollout_matrix_exact",
     "rollout_summary",
+    "shape_with_and_without_final",
     "sliding_window_kernel",
     "sliding_window_kernel_exact",
     "spearman",
