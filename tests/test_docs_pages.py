@@ -114,13 +114,32 @@ def _links(path: Path) -> list[str]:
     return re.findall(r"!?\[[^\]]*\]\(([^)\s]+)\)", text)
 
 
+def anchors(path: Path) -> set[str]:
+    """The anchors GitHub gives the headings of a Markdown file (the Sphinx build gives the
+    same ones to these pages' sections)."""
+    titles = re.findall(r"^#{1,6} (.*?)\s*$", re.sub(r"^```.*?^```", "", _text(path),
+                                                      flags=re.MULTILINE | re.DOTALL),
+                        flags=re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-") for title in titles}
+
+
 @pytest.mark.parametrize("path", MARKDOWN, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_relative_link_points_to_a_file(path):
     for href in _links(path):
-        if re.match(r"^[a-z][a-z0-9+.-]*:|^#", href):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", href):
             continue
-        target = (path.parent / href.split("#", 1)[0]).resolve()
+        file, _, anchor = href.partition("#")
+        target = (path.parent / file).resolve() if file else path
         assert target.exists(), f"{path.relative_to(ROOT)}: {href} does not exist"
+        if anchor and target.suffix == ".md":
+            assert anchor in anchors(target), f"{path.relative_to(ROOT)}: no heading #{anchor}"
+
+
+def test_the_anchor_rule_reads_headings_as_github_does(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# Title\n\n## Set-up: two commands\n\n```\n# not a heading\n```\n"
+                    "### The `scale` extra\n", encoding="utf-8")
+    assert anchors(page) == {"title", "set-up-two-commands", "the-scale-extra"}
 
 
 def _pictures_shown() -> dict[Path, list[Path]]:
