@@ -23,7 +23,8 @@ from pathlib import Path
 
 import posbias
 
-# the local extension that reads the Markdown pages (docs/_ext/markdown_pages.py)
+# the local extensions: the Markdown pages (docs/_ext/markdown_pages.py) and the reference pages
+# generated from the package, the command line and the claims (docs/_ext/posbias_reference.py)
 sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 project = "posbias"
@@ -40,13 +41,13 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.viewcode",
     "markdown_pages",
+    "posbias_reference",
 ]
 
 root_doc = "index"
 exclude_patterns = ["_build", "_ext", "Thumbs.db", ".DS_Store"]
-# the findings and the architecture note are Markdown pages, read on GitHub as well: the local
-# extension markdown_pages renders them (markdown-it-py), and the tour page includes the README's
-# section with its directive ``markdown-include``
+# the tutorial, the how-to guides, the findings and the architecture note are Markdown pages, read
+# on GitHub as well: the local extension markdown_pages renders them (markdown-it-py)
 
 # --- autodoc -------------------------------------------------------------------------------------
 autodoc_default_options = {

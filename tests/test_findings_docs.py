@@ -1,6 +1,7 @@
-"""The findings documents and the README agree with the computed verdicts: every row of their
-claim tables (``| `id` | scope | verdict | ... |``) names the scope and the verdict that
-``posbias check`` gives, and every built-in claim appears in one of the findings documents."""
+"""The findings documents agree with the computed verdicts: every row of their claim tables
+(``| `id` | scope | verdict | ... |``) names the scope and the verdict that ``posbias check``
+gives, and every built-in claim appears in one of the findings documents; every claim id that the
+README or a page of the documentation names is a registered claim."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "docs" / "findings-chowdhury2026.md", ROOT / "docs" / "findings-herasimchyk-wu.md"]
+EXPLANATION = ROOT / "docs" / "explanation"
+DOCS = [EXPLANATION / "findings.md", EXPLANATION / "findings-chowdhury2026.md",
+        EXPLANATION / "findings-herasimchyk-wu.md"]
+#: every page that may name a claim
+PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md",
+         *sorted(p for ext in ("md", "rst") for p in (ROOT / "docs").rglob(f"*.{ext}")
+                 if "_build" not in p.parts)]
 ROW = re.compile(r"^\|\s*`(?P<id>[a-z0-9]+:[a-z0-9-]+)`\s*\|\s*(?P<scope>[a-z]+)\s*\|\s*"
                  r"(?:\*\*)?(?P<verdict>[a-z-]+)(?:\*\*)?\s*\|")
 
@@ -49,16 +56,25 @@ def test_findings_tables_match_the_check(report):
     assert not missing, f"claims missing from the findings documents: {missing}"
 
 
-def test_readme_tables_name_registered_claims_with_their_expected_verdicts():
-    """The README's claim tables (cheap: against the registered expected verdicts)."""
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_the_pages_name_registered_claims(page):
+    """Every built-in claim id a page names in code (cheap: against the registry)."""
     from posbias.proofs_checks.registry import all_claims
 
-    expected = {c.id: c.expected for c in all_claims()}
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for line in readme.splitlines():
-        for cid in re.findall(r"`([a-z]+[0-9]*:[a-z0-9-]+)`", line):
-            if cid.split(":")[0] in ("chowdhury2026", "herasimchyk2026", "wu2025", "posbias"):
-                assert cid in expected, f"README names {cid}, which is not a registered claim"
+    registered = {c.id for c in all_claims()}
+    text = page.read_text(encoding="utf-8")
+    for cid in re.findall(r"`+([a-z]+[0-9]*:[a-z0-9-]+)`", text):
+        if cid.split(":")[0] in ("chowdhury2026", "herasimchyk2026", "wu2025", "posbias"):
+            assert cid in registered, f"{page.name} names {cid}, which is not a registered claim"
+
+
+def test_the_findings_tables_are_read():
+    """The table rule finds the rows it must (a renamed column would silence the slow test)."""
+    rows = {}
+    for path in DOCS:
+        rows.update(_rows(path))
+    assert len(rows) >= 40
+    assert rows["posbias:laguerre"] == ("paper", "verified")
 
 
 @pytest.mark.slow

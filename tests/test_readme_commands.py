@@ -1,8 +1,9 @@
-"""Every ``posbias`` command in the README's command blocks runs as written: each is extracted
-from the README (a line starting with ``$ posbias`` or ``posbias`` inside a fenced block, with
-its ``\\`` continuation lines, comments dropped) and run in a fresh temporary directory, as a
-new user would type it.  Files of the repository a command names (``docs/peak-valley-map.yaml``)
-are copied there first, as a fresh clone has them.  The fast commands run by default; the long
+"""Every ``posbias`` command in the command blocks of the README and of the Markdown pages of
+``docs/`` runs as written: each is extracted (a line starting with ``$ posbias`` or ``posbias``
+inside a fenced block, with its ``\\`` continuation lines, comments dropped) and run in a fresh
+temporary directory, as a new user would type it; a command that several pages show runs once.
+Files of the repository a command names (``docs/peak-valley-map.yaml``) are copied there first,
+as a fresh clone has them.  The fast commands run by default; the long
 ones (every ``check`` run, measuring and a short training, minutes or the ``models`` extra)
 are marked slow; a command that needs another command's output, a cluster or hours, or is a
 placeholder (``...``), is listed with its reason and not run.
@@ -23,6 +24,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+#: the README first, then the Markdown pages of the documentation
+SOURCES = [README, *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)]
 
 #: commands that are not run, with the reason (matched by prefix)
 NOT_RUN = {
@@ -35,6 +38,8 @@ NOT_RUN = {
     "posbias check --thorough --scheduler": "needs a running Dask cluster",
     "posbias measure --arch qwen2-0.5b --length 512 --device cuda": "needs a CUDA device",
     "posbias check --thorough": "re-measures and re-trains: hours (the slow tests cover its parts)",
+    "posbias check --import mylab_claims": "needs the claim module the page has the user save; "
+                                           "tests/test_docs_pages.py saves and runs it",
     "posbias train --merge": "merges the outputs of the two training commands above it (the "
                              "merge is tested in tests/cli/test_cli_train.py)",
     "posbias train --task": "100000, 1500 or 2000 iterations of training: an hour or more (the "
@@ -44,10 +49,11 @@ NOT_RUN = {
 SLOW = ("posbias check", "posbias measure", "posbias train")
 
 
-def readme_commands() -> list[str]:
-    """The posbias commands of the README's fenced blocks, continuation lines joined."""
+def readme_commands(path: pathlib.Path = README) -> list[str]:
+    """The posbias commands of the fenced blocks of ``path`` (the README by default),
+    continuation lines joined."""
     commands, block, pending = [], False, None
-    for raw in README.read_text(encoding="utf-8").splitlines():
+    for raw in path.read_text(encoding="utf-8").splitlines():
         if raw.lstrip().startswith("```"):
             block = not block
             continue
@@ -68,15 +74,24 @@ def readme_commands() -> list[str]:
     return commands
 
 
-COMMANDS = readme_commands()
+#: every command with the pages that show it, in the order of SOURCES
+WHERE: dict[str, list[str]] = {}
+for _source in SOURCES:
+    for _command in readme_commands(_source):
+        WHERE.setdefault(_command, []).append(_source.relative_to(ROOT).as_posix())
+COMMANDS = list(WHERE)
 
 
-def test_the_readme_has_its_commands():
-    assert len(COMMANDS) >= 20
-    assert "posbias profile --length 8 --depth 3 --alpha 1/2 --exact -f json" in COMMANDS
-    # continuation lines are joined: the measure command of "Your own checkpoint" is whole
+def test_the_readme_and_the_pages_have_their_commands():
+    assert len(readme_commands()) >= 10
+    assert len(COMMANDS) >= 30
+    assert "posbias profile --length 8 --depth 3 --alpha 1/2 --exact -f json" in readme_commands()
+    # continuation lines are joined: the measure command of "Measure your own checkpoint" is whole
     assert any(c.startswith("posbias measure --model ./bloom-560m") and "--plot measured.png" in c
                for c in COMMANDS)
+    # every page with a command block is read
+    assert {"docs/tutorial/first-session.md", "docs/howto/gpu-and-clusters.md"} <= {
+        s for sources in WHERE.values() for s in sources}
 
 
 def _reason(command):
@@ -92,7 +107,7 @@ def _params():
             marks.append(pytest.mark.skip(reason=reason))
         elif c.startswith(SLOW):
             marks.append(pytest.mark.slow)
-        out.append(pytest.param(c, marks=marks, id=c[:70]))
+        out.append(pytest.param(c, marks=marks, id=f"{WHERE[c][0]}: {c[:70]}"))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Markdown pages in the Sphinx build: the findings, the architecture note and the README's tour.
+"""Markdown pages in the Sphinx build: the tutorial, the how-to guides, the findings and notes.
 
 These pages are written in GitHub Markdown and read on GitHub as well, so they stay one source.
 Each ATX heading (``#``, ``##``, ``###``) becomes a docutils section, so the pages have titles,
@@ -8,7 +8,7 @@ Markdown pages of the docs point to their HTML pages; images are copied next to 
 link to a repository file that is not a page keeps its text without the link.
 
 ``.. markdown-include:: PATH`` (options ``start-after``, ``end-before``) places a part of another
-Markdown file, for the README's tour.
+Markdown file in a reStructuredText page.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU checks of posbias as one prepared run on a lent accelerator machine (one H200): the
-# tests marked gpu, then the GPU benchmarks of the README's "On GPUs and clusters". Each step
+# tests marked gpu, then the GPU benchmarks of docs/howto/gpu-and-clusters.md. Each step
 # runs under its own time limit, so that a call ends inside the 10 minutes one command may take;
 # every log and figure goes to $OUT (8 files: the 8 that come back from a device call), one
 # summary line per step to $OUT/summary.txt after the environment.

@@ -1,4 +1,4 @@
-"""ALiBi warp (docs/mathematics.rst X6)."""
+"""ALiBi warp (docs/explanation/mathematics.rst X6)."""
 
 import mpmath
 import pytest

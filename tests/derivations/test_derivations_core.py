@@ -132,7 +132,7 @@ def test_duplicate_derivation_name_is_an_error():
 
 def test_derivation_modules_are_discovered():
     """Every module of the package (not core or the printer, not private) is loaded,
-    docs/mathematics.rst's order first."""
+    docs/explanation/mathematics.rst's order first."""
     import pkgutil
 
     import posbias.derivations as package

@@ -92,7 +92,7 @@ def test_minimum_and_dead_zone():
             assert dexpr.subs(xs, sympy.Rational(k, 20)).evalf(30) <= 0
         lim = sympy.limit(expr, xs, 1, "-")
         assert lim == depth * a * (1 - a) ** (depth - 1)
-    # H = 24, alpha = 1/2 example (docs/mathematics.rst says ~1.16e-4, against 1/23! ~ 3.9e-23)
+    # H = 24, alpha = 1/2 example (docs/explanation/mathematics.rst says ~1.16e-4, against 1/23! ~ 3.9e-23)
     v = mpmath.mpf(res.density_at_half(24, sympy.Rational(1, 2), 20))
     assert mpmath.mpf("1.15e-4") < v < mpmath.mpf("1.17e-4")
     assert v > 24 * mpmath.mpf(2) ** -24 > 1 / mpmath.factorial(23)

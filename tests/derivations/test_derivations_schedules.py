@@ -1,4 +1,4 @@
-"""Infinite-depth diagonal products (docs/mathematics.rst X7) and the positivity criterion."""
+"""Infinite-depth diagonal products (docs/explanation/mathematics.rst X7) and the positivity criterion."""
 
 import mpmath
 import sympy

@@ -1,4 +1,4 @@
-"""ALiBi/content kernels: slopes, the O(L) propagation (docs/mathematics.rst X5) against dense products and the
+"""ALiBi/content kernels: slopes, the O(L) propagation (docs/explanation/mathematics.rst X5) against dense products and the
 precise path, the content identities (X4, H2d constant cancels), tails, bad input.
 
 Identities verified here: X5 (u = vA by the O(L) recurrence == dense product, float64 and mpmath),
@@ -168,7 +168,7 @@ def test_diagonal_defect_closed_form_matches_dense():
 
 
 def test_cesaro_special_case_is_exact():
-    # m = 0, d = 0 is the Cesaro matrix: e_L M^2 = (1/L) sum_{i>=j} 1/i (docs/mathematics.rst X3, H = 2)
+    # m = 0, d = 0 is the Cesaro matrix: e_L M^2 = (1/L) sum_{i>=j} 1/i (docs/explanation/mathematics.rst X3, H = 2)
     L = 10
     p = alibi_rollout(L, [alibi_layer([0.0])] * 2, 1.0)
     exact = [sum(Fraction(1, i) for i in range(j, L + 1)) / L for j in range(1, L + 1)]

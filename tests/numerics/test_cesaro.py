@@ -98,7 +98,7 @@ def test_numerators_route_equals_scaled_route(L, lams):
 
 
 def test_the_denominator_premise_is_what_makes_the_divisions_exact():
-    # D p_t(j) and D p_(t-1)(i)/i are integers for D = Π b L lcm(1..L)^(T-1) (docs/mathematics.rst X3); at a
+    # D p_t(j) and D p_(t-1)(i)/i are integers for D = Π b L lcm(1..L)^(T-1) (docs/explanation/mathematics.rst X3); at a
     # denominator missing one factor the exact divisions give wrong integers, and the
     # certificates catch them: the premise is used, not decoration
     import posbias.numerics.cesaro as ces
@@ -211,7 +211,7 @@ def test_exact_accepts_decimal_and_schedule_objects():
 
 
 def test_large_exact_entry_size():
-    # L = 512, T = 24, λ = 1/2: first entry near 0.89 (docs/mathematics.rst (chowdhury2026)), sum exactly 1
+    # L = 512, T = 24, λ = 1/2: first entry near 0.89 (docs/explanation/mathematics.rst (chowdhury2026)), sum exactly 1
     p = cesaro_profile_exact(512, [F(1, 2)] * 24)
     assert sum(p) == 1
     assert F(88, 100) < p[0] < F(90, 100)
@@ -305,7 +305,7 @@ def test_fast_small_block_fallback_agrees():
     assert _blocked_rollout(L, lams, 8) is None
     lp = cesaro_log_profile(L, lams)
     with mpmath.workdps(40):
-        # closed forms (docs/mathematics.rst X3): p(L) = L^-T, p(L-1) = L^-T (L-1) ((L/(L-1))^T - 1)
+        # closed forms (docs/explanation/mathematics.rst X3): p(L) = L^-T, p(L-1) = L^-T (L-1) ((L/(L-1))^T - 1)
         ref_last = -T * mpmath.log(L)
         ref_prev = ref_last + mpmath.log(L - 1) + mpmath.log((mpmath.mpf(L) / (L - 1)) ** T - 1)
         for got, ref in ((lp[-1], ref_last), (lp[-2], ref_prev)):

@@ -394,7 +394,7 @@ def test_non_summable_tends_to_zero_fast_path(L, k, seed):
 
 
 def test_collapse_limit_closed_form_harmonic():
-    # Π_{t=1}^{T} (1 - a/(t+1)) = Γ(T+2-a)/(Γ(2-a)Γ(T+2)) (docs/mathematics.rst X7), a = 1/3, exact vs mpmath
+    # Π_{t=1}^{T} (1 - a/(t+1)) = Γ(T+2-a)/(Γ(2-a)Γ(T+2)) (docs/explanation/mathematics.rst X7), a = 1/3, exact vs mpmath
     a, T = F(1, 3), 50
     prod = math.prod((1 - a / (t + 1) for t in range(1, T + 1)), start=F(1))
     with mpmath.workdps(30):
