@@ -16,7 +16,7 @@ from posbias.numerics.kernels import (
     stochastically_monotone,
     uniform_causal_kernel_exact,
 )
-from posbias.proofs_checks.claims import herasimchyk2026 as hc
+from posbias.proofs_checks.claims.herasimchyk2026 import _legacy as hc
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 from posbias.strategies import unit_fractions
 
@@ -222,7 +222,7 @@ def test_stored_and_live_rows_agree_to_1e9_except_round_off_figures():
     """Live figures must match the stored run to 1e-9 relative; the layers' monotonicity defect
     is float64 round-off (zero exactly), so two values at that level agree whatever their
     ratio (it depends on the machine's summation order), and a real defect does not."""
-    from posbias.proofs_checks.claims import herasimchyk2026 as hz
+    from posbias.proofs_checks.claims.herasimchyk2026 import _legacy as hz
 
     key = "monotonicity defect (L = 64)"
     assert hz._close({"a": 0.25, key: 6.7e-16}, {"a": 0.25, key: 7.8e-16})

@@ -11,7 +11,7 @@ it does not compute live; ``--thorough`` recomputes every row and requires agree
 
 from __future__ import annotations
 
-from posbias.proofs_checks.claims.herasimchyk2026 import _run_path, store_config_runs
+from posbias.proofs_checks.claims.herasimchyk2026._legacy import _run_path, store_config_runs
 
 if __name__ == "__main__":  # pragma: no cover - writes package data
     rec = store_config_runs()
