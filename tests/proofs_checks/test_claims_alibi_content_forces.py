@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from posbias.numerics.configs import load_config
-from posbias.proofs_checks.claims.herasimchyk2026 import _legacy as hk
 from posbias.proofs_checks.claims import posbias as pb
 from posbias.proofs_checks.claims import wu2025 as wu
+from posbias.proofs_checks.claims.herasimchyk2026 import _legacy as hk
 from posbias.proofs_checks.data import builtin_config_path
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 

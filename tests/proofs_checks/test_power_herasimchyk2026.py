@@ -37,21 +37,6 @@ def _through_registry(slug, check, **kw):
 # ---- H1 ---------------------------------------------------------------------------------
 
 
-def test_stochastic_refutes_a_layer_that_forgets_the_residual_weight():
-    def forgotten(A, lam):  # (1-λ)I + A: row sums 2-λ
-        return [[(1 - lam) * (i == j) + A[i][j] for j in range(len(A))] for i in range(len(A))]
-
-    r = _through_registry("stochastic", hk.check_stochastic, layer=forgotten)
-    assert r.evidence.verdict == "refuted" and "error" not in r.evidence.details
-    assert r.evidence.figures["max |row sum - 1|"] == 31  # five layers with λ = 0: row sums 2^5
-    assert r.evidence.counterexample
-
-    def faithful(A, lam):
-        return [[(1 - lam) * (i == j) + lam * A[i][j] for j in range(len(A))] for i in range(len(A))]
-
-    assert hk.check_stochastic(CTX, layer=faithful).verdict == "verified"
-
-
 # ---- H2a, H2b: the premise (stochastically monotone kernels) matters --------------------
 
 

@@ -2,8 +2,8 @@
 
 import importlib
 
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("stochastic",)
 
-importlib.import_module(f"{__name__}._legacy")
 for _name in MODULES:
     importlib.import_module(f"{__name__}.{_name}")
+importlib.import_module(f"{__name__}._legacy")

@@ -72,7 +72,6 @@ __all__ = [
     "check_four_forces",
     "check_primacy_drift",
     "check_recency_drift",
-    "check_stochastic",
     "check_u_shape",
     "collapse_figures",
     "collapses",
@@ -86,8 +85,6 @@ __all__ = [
     "output_side_margin",
     "primacy_drift_dominance",
     "recency_drift_dominance",
-    "stochastic_margins",
-    "store_config_runs",
     "u_figures",
     "u_shaped",
     "unbounded_logit_family",
@@ -164,120 +161,6 @@ def _all_zero_decide(names):
 def _thorough_setting(ctx: CheckContext) -> dict:
     n, maxL, maxT = _sizes(ctx)
     return {} if not ctx.thorough else {"L": f"1..{maxL}", "layers": f"0..{maxT}", "cases": n}
-
-
-# --------------------------------------------------------------------------------------------
-# H1: stochasticity and causality
-
-
-def stochastic_margins(matrices: Sequence[Matrix]) -> tuple:
-    """``(max |row sum - 1|, max |entry above the diagonal|, min entry)`` over exact matrices;
-    ``(0, 0, x >= 0)`` means all are row-stochastic and lower-triangular."""
-    worst_sum = worst_upper = Fraction(0)
-    min_entry = None
-    for M in matrices:
-        L = len(M)
-        for i in range(L):
-            worst_sum = max(worst_sum, abs(sum(M[i], Fraction(0)) - 1))
-            for j in range(L):
-                if j > i:
-                    worst_upper = max(worst_upper, abs(M[i][j]))
-                min_entry = M[i][j] if min_entry is None else min(min_entry, M[i][j])
-    return worst_sum, worst_upper, min_entry
-
-
-_STOCH_FIGS = ("max |row sum - 1|", "max |entry above the diagonal|", "negative entries", "last-row mismatches")
-
-_RULE_STOCH = Rule(
-    text="verified when every generated layer R(t) and rollout P(T) has row sums exactly 1, no entry above "
-    "the diagonal, no negative entry, and its propagated last row equals the product's (exact Fractions: "
-    "every figure must be 0); refuted by the first case that breaks one (printed)",
-    decide=_all_zero_decide(_STOCH_FIGS),
-    examples=(
-        Example("the generated cases of posbias' families: every figure 0",
-                dict(zip(_STOCH_FIGS, (0, 0, 0, 0))), "verified", "realistic"),
-        Example("the residual weight forgotten on the attention term: R = (1-λ)I + A (row sums 2-λ)",
-                dict(zip(_STOCH_FIGS, (Fraction(3, 4), 0, 0, 0))), "refuted", "false"),
-        Example("a bidirectional (non-causal) kernel: entries above the diagonal",
-                dict(zip(_STOCH_FIGS, (0, Fraction(1, 3), 0, 0))), "refuted", "false"),
-    ),
-    fixed="2026-12-01",
-    deciding=_STOCH_FIGS,
-    no_paper_figures="an exact property: the paper states it for all kernels and reports no figures",
-)
-
-
-@claim(
-    f"{PAPER}:stochastic",
-    statement="Every residual-aware layer R(t) = (1-λ_t)I + λ_t A(t) and every rollout "
-    "P(T) = R(T)...R(1) of causal row-stochastic kernels is row-stochastic and lower-triangular.",
-    latex=r"R(t) = (1-\lambda_t) I + \lambda_t A(t),\quad P(T) = R(T)\cdots R(1):\quad "
-    r"P(T)\mathbf{1} = \mathbf{1},\ P(T)_{ij} \ge 0,\ P(T)_{ij} = 0 \ (j > i)",
-    expected="verified",
-    section="H1",
-    assumptions=("A(t) causal (lower-triangular) and row-stochastic", "λ_t ∈ [0, 1]"),
-    rule=_RULE_STOCH,
-    card=_property_card("docs/mathematics.rst H1 (the residual-aware rollout is a product of causal stochastic "
-                        "matrices)", "causal row-stochastic (positive, sparse, monotone, Cesàro families)"),
-)
-def check_stochastic(ctx: CheckContext, *,
-                     layer: Callable[[Matrix, Fraction], Matrix] | None = None) -> Evidence:
-    """``layer(A, lam) -> R``: how a residual layer is built (default ``(1-λ)I + λA``); a power
-    test passes a false one (e.g. ``(1-λ)I + A``)."""
-    rng = _rng(ctx, "stochastic")
-    n, maxL, maxT = _sizes(ctx)
-    kinds = ("positive", "sparse", "monotone", "cesaro")
-    sweep = CaseSweep()
-    last_row_mismatch = negative = 0
-    for _ in range(n):
-        sweep.case()
-        L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = random_family_layers_exact(rng, L, T, rng.choice(kinds))
-        lams = random_schedule_exact(rng, T)
-        if layer is None:
-            Ps = rollout_matrices_exact(_as_arg(ks, T), lams)
-            mats = [Ps[-1]]
-            for A, lam in zip(ks, lams):
-                mats.append([[(1 - lam) * (i == j) + lam * A[i][j] for j in range(L)] for i in range(L)])
-        else:  # an injected layer rule: its layers and their product
-            Rs = [layer(A, lam) for A, lam in zip(ks[:T], lams)]
-            P = [[Fraction(int(i == j)) for j in range(L)] for i in range(L)]
-            for R in Rs:  # P(t) = R(t) P(t-1)
-                P = [[sum((R[i][k] * P[k][j] for k in range(L)), Fraction(0)) for j in range(L)] for i in range(L)]
-            Ps = [P]
-            mats = [P, *Rs]
-        ms, mu, me = stochastic_margins(mats)
-        sweep.high("row sum", ms)  # max |row sum - 1|
-        sweep.high("upper", mu)  # max |entry above the diagonal|
-        sweep.low("entry", me)
-        # second route: the propagated last row equals the last row of the full product
-        if layer is None and rollout_last_row_exact(_as_arg(ks, T), lams) != Ps[-1][-1]:
-            last_row_mismatch += 1
-        if me < 0:
-            negative += 1
-        if ms or mu or me < 0:
-            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
-    worst_sum, worst_upper, min_entry = sweep.most["row sum"], sweep.most["upper"], sweep.worst["entry"]
-    ok = last_row_mismatch == 0
-    if not ok:
-        sweep.fail(f"{last_row_mismatch} propagated last rows differ from the product's")
-    figures = dict(zip(_STOCH_FIGS, (worst_sum, worst_upper, negative, last_row_mismatch)))
-    ev = sweep.evidence(
-        method="exact Fraction products of generated layers; row sums, upper triangle and signs "
-        "checked entry by entry; propagated last row vs full product",
-        rule="verified when every generated layer and rollout has row sums exactly 1, no entry "
-        "above the diagonal, no negative entry, and its propagated last row equals the product's; "
-        "refuted by the first case that breaks one of these (printed)",
-        ok=ok,
-        discrepancy="0 (exact)" if ok and sweep.clean else f"max |row sum - 1| = {_show(worst_sum)}",
-        tolerance="0 (exact equality)",
-        worst_margin=f"max|row sum - 1| = {_show(worst_sum)}, max|P_ij| (j>i) = {_show(worst_upper)}, "
-        f"min entry = {_show(min_entry)}",
-        parameters={"cases": n, "L": f"1..{maxL}", "T": f"0..{maxT}", "λ grid": "{0,1/4,...,1}",
-                    "kernels": list(kinds)},
-        details={"last_row_mismatches": last_row_mismatch},
-    )
-    return _decided(ev, _RULE_STOCH, figures, ctx)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1527,40 +1410,6 @@ def _run_path() -> str:
     from posbias.proofs_checks.data import data_path
 
     return data_path("runs", _RUN_FILE)
-
-
-def store_config_runs(path: str | None = None) -> dict:
-    """Compute :func:`config_figures` for all 32 shipped configs in both conventions and write
-    them, with the command, versions and wall time, to the stored run (JSON)."""
-    import json
-    import platform
-    import time
-
-    from posbias import __version__
-    from posbias.proofs_checks.data import builtin_configs
-
-    start = time.perf_counter()
-    rows = []
-    for name in builtin_configs():
-        for conv in ("reference", "corrected"):
-            rows.append(config_figures(name, conv))
-    record = {
-        "what": "figures of the u-shape-measured-schedules and four-forces-configs claims of "
-                "herasimchyk2026 on every shipped rollout config (ml-uhh/position-bias a514e09, "
-                "config/rollout/alibi), both conventions",
-        "command": "python -m posbias.proofs_checks.claims._herasimchyk_runs",
-        "versions": {"posbias": __version__, "numpy": np.__version__, "python": platform.python_version()},
-        "date": time.strftime("%Y-%m-%d", time.gmtime()),
-        "wall_s": round(time.perf_counter() - start, 1),
-        "threads": 1,
-        "rows": rows,
-    }
-    path = path or _run_path()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(record, fh, indent=1, sort_keys=False)
-        fh.write("\n")
-    return record
 
 
 def _stored_rows() -> dict:
