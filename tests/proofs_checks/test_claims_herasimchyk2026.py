@@ -23,9 +23,6 @@ from posbias.strategies import unit_fractions
 F = Fraction
 
 IDS = [
-    "herasimchyk2026:primacy-drift",
-    "herasimchyk2026:recency-drift",
-    "herasimchyk2026:diagonal-positive",
     "herasimchyk2026:dichotomy",
     "herasimchyk2026:constant-residual-collapse",
 ]
@@ -44,40 +41,12 @@ def test_check_returns_expected_verdict_with_evidence(claim_id):
     assert r.seconds < 15
 
 
-def test_checks_are_deterministic_in_the_seed():
-    c = get_claim("herasimchyk2026:primacy-drift")
-    a = c.check(CheckContext(seed=5)).as_dict()
-    b = c.check(CheckContext(seed=5)).as_dict()
-    assert a == b
-
-
 # deliberately wrong inputs --------------------------------------------------------------------
 
 
 # layer-dependent, non-monotone kernels on 3 tokens
 NONMONO = [[F(1), F(0), F(0)], [F(0), F(1), F(0)], [F(1), F(0), F(0)]]  # token 3 reads token 1
 READ2 = [[F(1), F(0), F(0)], [F(0), F(1), F(0)], [F(0), F(1), F(0)]]  # token 3 reads token 2
-
-
-def test_primacy_drift_fails_without_monotonicity():
-    assert not stochastically_monotone(NONMONO)
-    # P(1) = NONMONO: profile e_1; adding READ2 on top: e_3 READ2 NONMONO = e_2 (later!)
-    r = hc.primacy_drift_dominance([NONMONO, READ2], [F(1), F(1)])
-    assert not r.dominates and r.worst_margin < 0
-
-
-def test_recency_drift_fails_without_monotonicity():
-    # attention only: e_3 READ2 NONMONO = e_2; residual-aware with λ_2 = 1/2: (1/2, 1/2, 0)
-    r = hc.recency_drift_dominance([NONMONO, READ2], [F(1), F(1, 2)])
-    assert not r.dominates and r.worst_margin == F(-1, 2)
-
-
-def test_diagonal_formula_fails_for_non_causal_kernels():
-    A = prefix_kernel_exact(3, 2)  # bidirectional prefix block: not lower-triangular
-    fm, pm, _, _ = hc.diagonal_mismatches([A, A], [F(1), F(1)], causal=False)
-    assert fm > 0
-    fm, pm, mp, zero = hc.diagonal_mismatches([uniform_causal_kernel_exact(3)] * 2, [F(1), F(1, 2)])
-    assert (fm, pm, zero) == (0, 0, 0) and mp == F(1, 3) * F(2, 3)
 
 
 def test_dichotomy_margins_detect_a_wrong_rollout():
@@ -113,30 +82,6 @@ def monotone_layers(draw, min_T=0):
     ks = [random_monotone_kernel_exact(L, rng, positive_diagonal=draw(st.booleans()))
           for _ in range(max(T, 1))]
     return ks, draw(st.lists(lams, min_size=T, max_size=T))
-
-
-@given(monotone_layers(min_T=1))
-def test_primacy_drift_holds_for_monotone_kernels(case):
-    ks, lam = case
-    assert all(stochastically_monotone(A) for A in ks)
-    assert hc.primacy_drift_dominance(ks, lam).dominates
-
-
-@given(monotone_layers())
-def test_recency_drift_holds_for_monotone_kernels(case):
-    ks, lam = case
-    assert hc.recency_drift_dominance(ks if lam else ks[:1], lam).dominates
-
-
-def test_drift_checks_contain_strict_cases():
-    """A worst margin of 0 alone could come from trivial cases only (T = 0, L = 1, λ ≡ 1): the
-    evidence must show that many generated cases drift strictly."""
-    from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
-
-    for cid in ("herasimchyk2026:primacy-drift", "herasimchyk2026:recency-drift"):
-        ev = run_claim(get_claim(cid), CheckContext()).evidence
-        strict = ev.details["cases with a strict drift (margin > 0 at every k < L)"]
-        assert ev.verdict == "verified" and ev.cases // 4 <= strict <= ev.cases
 
 
 # verdict rules, the dichotomy's assumption, the shared sweep -----------------------------------

@@ -2,7 +2,7 @@
 
 import importlib
 
-MODULES: tuple[str, ...] = ("stochastic",)
+MODULES: tuple[str, ...] = ("stochastic", "primacy_drift", "recency_drift", "diagonal_positive")
 
 for _name in MODULES:
     importlib.import_module(f"{__name__}.{_name}")

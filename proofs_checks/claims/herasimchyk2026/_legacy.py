@@ -29,16 +29,13 @@ from posbias.numerics.alibi import (
 )
 from posbias.numerics.cases import (
     random_alibi_case,
-    random_family_kernel_exact,
     random_family_layers_exact,
     random_schedule_exact,
 )
-from posbias.numerics.compare import stochastically_dominates
 from posbias.numerics.kernels import (
     diagonal_product_exact,
     rollout_last_row_exact,
     rollout_matrices_exact,
-    stochastically_monotone,
     uniform_causal_kernel_exact,
 )
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
@@ -54,7 +51,6 @@ from posbias.proofs_checks.precision import agree
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 if TYPE_CHECKING:
-    from posbias.numerics.compare import Dominance
     from posbias.numerics.configs import RolloutConfig
 
 #: an exact matrix (rows of Fractions): a causal kernel A(t), a layer R(t) or a product P(t)
@@ -66,25 +62,19 @@ __all__ = [
     "check_alibi_recency",
     "check_constant_residual_collapse",
     "check_content_diagonal",
-    "check_diagonal_positive",
     "check_dichotomy",
     "check_empirical_match",
     "check_four_forces",
-    "check_primacy_drift",
-    "check_recency_drift",
     "check_u_shape",
     "collapse_figures",
     "collapses",
     "config_figures",
     "depth_profiles",
-    "diagonal_mismatches",
     "dichotomy_margins",
     "force_margins",
     "hausdorff_tail",
     "increment_margin",
     "output_side_margin",
-    "primacy_drift_dominance",
-    "recency_drift_dominance",
     "u_figures",
     "u_shaped",
     "unbounded_logit_family",
@@ -161,326 +151,6 @@ def _all_zero_decide(names):
 def _thorough_setting(ctx: CheckContext) -> dict:
     n, maxL, maxT = _sizes(ctx)
     return {} if not ctx.thorough else {"L": f"1..{maxL}", "layers": f"0..{maxT}", "cases": n}
-
-
-# --------------------------------------------------------------------------------------------
-# H2a: primacy drift
-
-
-def primacy_drift_dominance(ks: list, lams: list) -> Dominance:
-    """Dominance of e_L P(T) over e_L P(T+1) for layers ks[0..T] (the last one is added on top)."""
-    T = len(lams) - 1
-    before = rollout_last_row_exact(_as_arg(ks[:T], T) if T else ks[0], lams[:T])
-    after = rollout_last_row_exact(ks, lams)
-    return stochastically_dominates(before, after)
-
-
-_PRIMACY_FIG = "min over cases of min_k (F_(T+1)(k) - F_T(k))"
-_RULE_PRIMACY = Rule(
-    text="verified when, in every generated case of stochastically monotone kernels, the profile at depth "
-    "T first-order dominates the profile with layer T+1 added on the output side: the smallest exact CDF "
-    "margin min_k (F_(T+1)(k) - F_T(k)) over all cases is >= 0; refuted when it is negative (the case is "
-    "printed)",
-    decide=lambda f, t: "verified" if f[_PRIMACY_FIG] >= 0 else "refuted",
-    examples=(
-        Example("monotone kernels (posbias' generator): margin 0 (reached where both profiles share a CDF value)",
-                {_PRIMACY_FIG: Fraction(0), "failing cases": 0}, "verified", "realistic"),
-        Example("kernels that are not stochastically monotone, changing with depth: a layer on top moves "
-                "mass later (margin -1/2)", {_PRIMACY_FIG: Fraction(-1, 2), "failing cases": 9}, "refuted", "false"),
-    ),
-    fixed="2026-12-01",
-    deciding=(_PRIMACY_FIG, "failing cases"),
-    no_paper_figures="an exact property: the paper proves it for monotone kernels and reports no figures",
-)
-
-
-@claim(
-    f"{PAPER}:primacy-drift",
-    statement="Causal masking gives primacy drift: under stochastically monotone causal kernels, "
-    "adding a layer moves the last-row profile to earlier positions, "
-    "e_L P(T) stochastically dominates e_L P(T+1) "
-    "(first order), for attention-only and residual-aware layers.",
-    latex=r"F_{i}(k) \ge F_{i'}(k)\ (i<i') \;\Longrightarrow\; "
-    r"e_L^{\top} P(T) \succeq_{\mathrm{st}} e_L^{\top} R(T{+}1)\,P(T)",
-    expected="verified",
-    section="H2(a)",
-    assumptions=("A(t) causal, row-stochastic and stochastically monotone (row CDFs ordered)",
-                 "λ_t ∈ [0, 1]; the new layer R(T+1) is placed on top (output side)"),
-    rule=_RULE_PRIMACY,
-    card=_property_card("docs/mathematics.rst H2(a): causal masking gives primacy drift (one of the paper's four forces)",
-                        "causal, row-stochastic, stochastically monotone (row CDFs ordered)"),
-)
-def check_primacy_drift(ctx: CheckContext, *, family: str = "monotone") -> Evidence:
-    """``family``: the kernel family of the cases (:data:`posbias.numerics.cases.KERNEL_FAMILIES`);
-    the claim's premise is ``monotone``, a power test passes a family that is not (``sparse``)."""
-    rng = _rng(ctx, "primacy-drift")
-    n, maxL, maxT = _sizes(ctx)
-    sweep = CaseSweep()
-    strict = 0  # cases with F_(T+1)(k) > F_T(k) at every k < L (a strict drift)
-    for _ in range(n):
-        sweep.case()
-        L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = random_family_layers_exact(rng, L, T + 1, family)
-        lams = random_schedule_exact(rng, T + 1)
-        r = primacy_drift_dominance(ks, lams)
-        if sweep.low("drift", r.worst_margin) > 0:
-            strict += 1
-        if not r.dominates:
-            sweep.fail(lambda ks=ks, lams=lams: _fmt_case(ks, lams))
-    worst = sweep.worst["drift"]
-    # without monotonicity: search for a failure with layer-dependent kernels, and confirm that
-    # a constant kernel (P(T+1) = P(T) R, a causal step at the input side) never fails
-    n_free = n
-    free_fail, free_example = 0, None
-    const_fail = 0
-    for _ in range(n_free):
-        L, T = rng.randint(3, max(3, maxL)), rng.randint(1, maxT)
-        ks = [random_family_kernel_exact(rng, L, "sparse") for _ in range(T + 1)]
-        lams = random_schedule_exact(rng, T + 1)
-        if not primacy_drift_dominance(ks, lams).dominates:
-            free_fail += 1
-            if free_example is None:
-                mono = all(stochastically_monotone(A) for A in ks)
-                free_example = _fmt_case(ks, lams) + f" (all monotone: {mono})"
-        A = random_family_kernel_exact(rng, L, "sparse")
-        lam = Fraction(rng.randint(1, 4), 4)
-        if not primacy_drift_dominance([A] * (T + 1), [lam] * (T + 1)).dominates:
-            const_fail += 1
-    figures = {_PRIMACY_FIG: worst, "failing cases": sweep.failures}
-    ev = sweep.evidence(
-        method="exact Fraction profiles at depths T and T+1 for generated monotone kernels; "
-        "first-order dominance of exact CDFs",
-        rule="verified when, in every generated case of monotone kernels, the profile at depth T "
-        "first-order dominates the profile with layer T+1 added on the output side (exact CDFs); "
-        "refuted by the first case where it does not (printed)",
-        tolerance="0 (exact comparison of CDFs)",
-        worst_margin=f"min_k (F_(T+1)(k) - F_T(k)) = {_show(worst)} (>= 0 means drift to earlier positions)",
-        parameters={"cases": n, "L": f"1..{maxL}", "T": f"0..{maxT}", "λ grid": "{0,1/4,...,1}"},
-        details={
-            "cases with a strict drift (margin > 0 at every k < L)": strict,
-            "non-monotone layer-dependent kernels tried": n_free,
-            "non-monotone failures": free_fail,
-            "non-monotone counterexample": free_example,
-            "constant non-monotone kernel failures": const_fail,
-            "note": "monotonicity is needed only when kernels change with depth: for one kernel in "
-            "every layer P(T+1) = P(T) R and one causal step on the input side always moves mass "
-            "earlier",
-            "kernel family of the cases": family,
-        },
-    )
-    if family != "monotone":
-        ev.setting = {"kernel": f"{family} (outside the claim's premise)"}
-    return _decided(ev, _RULE_PRIMACY, figures, ctx)
-
-
-# --------------------------------------------------------------------------------------------
-# H2b: recency drift
-
-
-def recency_drift_dominance(ks: list, lams: list) -> Dominance:
-    T = len(lams)
-    residual = rollout_last_row_exact(_as_arg(ks, T), lams)
-    attention = rollout_last_row_exact(_as_arg(ks, T), [Fraction(1)] * T)
-    return stochastically_dominates(residual, attention)
-
-
-_RECENCY_FIG = "min over cases of min_k (F_attn(k) - F_res(k))"
-_RULE_RECENCY = Rule(
-    text="verified when, in every generated case of stochastically monotone kernels, the residual-aware "
-    "profile first-order dominates the attention-only one on the same kernels: the smallest exact CDF "
-    "margin min_k (F_attn(k) - F_res(k)) over all cases is >= 0; refuted when it is negative (the case "
-    "is printed)",
-    decide=lambda f, t: "verified" if f[_RECENCY_FIG] >= 0 else "refuted",
-    examples=(
-        Example("monotone kernels: margin 0 (T = 0, L = 1 or λ ≡ 1 cases coincide), every case dominates",
-                {_RECENCY_FIG: Fraction(0), "failing cases": 0}, "verified", "realistic"),
-        Example("kernels that are not stochastically monotone: the attention-only profile ends later "
-                "(margin -1/4)", {_RECENCY_FIG: Fraction(-1, 4), "failing cases": 5}, "refuted", "false"),
-    ),
-    fixed="2026-12-01",
-    deciding=(_RECENCY_FIG, "failing cases"),
-    no_paper_figures="an exact property: the paper proves it for monotone kernels and reports no figures",
-)
-
-
-@claim(
-    f"{PAPER}:recency-drift",
-    statement="Residual connections give recency drift: under stochastically monotone causal "
-    "kernels the residual-aware profile e_L Π_t((1-λ_t)I + λ_t A(t)) stochastically dominates the "
-    "attention-only profile e_L Π_t A(t) at equal depth.",
-    latex=r"e_L^{\top} \prod_{t=T}^{1}\big((1-\lambda_t) I + \lambda_t A(t)\big) \succeq_{\mathrm{st}} "
-    r"e_L^{\top} \prod_{t=T}^{1} A(t)",
-    expected="verified",
-    section="H2(b)",
-    assumptions=("A(t) causal, row-stochastic and stochastically monotone", "λ_t ∈ [0, 1]"),
-    rule=_RULE_RECENCY,
-    card=_property_card("docs/mathematics.rst H2(b): residual connections give recency drift (one of the paper's four "
-                        "forces)", "causal, row-stochastic, stochastically monotone (row CDFs ordered)"),
-)
-def check_recency_drift(ctx: CheckContext, *, family: str = "monotone") -> Evidence:
-    """``family``: the kernel family of the cases; the premise is ``monotone``, a power test passes
-    one that is not (``sparse``)."""
-    rng = _rng(ctx, "recency-drift")
-    n, maxL, maxT = _sizes(ctx)
-    sweep = CaseSweep()
-    strict = 0  # cases with F_attn(k) > F_res(k) at every k < L
-    for _ in range(n):
-        sweep.case()
-        L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = random_family_layers_exact(rng, L, T, family)[: max(T, 1)]
-        lams = random_schedule_exact(rng, T)
-        r = recency_drift_dominance(ks, lams)
-        if sweep.low("drift", r.worst_margin) > 0:
-            strict += 1
-        if not r.dominates:
-            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
-    worst = sweep.worst["drift"]
-    free_fail, free_example = 0, None
-    for _ in range(n):
-        L, T = rng.randint(3, max(3, maxL)), rng.randint(2, max(2, maxT))
-        ks = [random_family_kernel_exact(rng, L, "sparse") for _ in range(T)]
-        lams = [Fraction(rng.randint(0, 4), 4) for _ in range(T)]
-        if not recency_drift_dominance(ks, lams).dominates:
-            free_fail += 1
-            if free_example is None:
-                free_example = _fmt_case(ks, lams)
-    figures = {_RECENCY_FIG: worst, "failing cases": sweep.failures}
-    ev = sweep.evidence(
-        method="exact Fraction profiles with schedule λ and with every λ_t = 1 on the same generated "
-        "monotone kernels; first-order dominance of exact CDFs",
-        rule="verified when, in every generated case of monotone kernels, the residual-aware profile "
-        "first-order dominates the attention-only one on the same kernels (exact CDFs); refuted by "
-        "the first case where it does not (printed)",
-        tolerance="0 (exact comparison of CDFs)",
-        worst_margin=f"min_k (F_attn(k) - F_res(k)) = {_show(worst)} (>= 0 means recency drift)",
-        parameters={"cases": n, "L": f"1..{maxL}", "T": f"0..{maxT}", "λ grid": "{0,1/4,...,1}"},
-        details={
-            "cases with a strict drift (margin > 0 at every k < L)": strict,
-            "note on the worst margin": "0 is reached by cases where both profiles coincide (T = 0, "
-            "L = 1, every λ_t = 1) or share a CDF value; dominance is still checked exactly in all",
-            "non-monotone kernels tried": n,
-            "non-monotone failures": free_fail,
-            "non-monotone counterexample": free_example,
-            "kernel family of the cases": family,
-        },
-    )
-    if family != "monotone":
-        ev.setting = {"kernel": f"{family} (outside the claim's premise)"}
-    return _decided(ev, _RULE_RECENCY, figures, ctx)
-
-
-# --------------------------------------------------------------------------------------------
-# H4: diagonal formula and positivity
-
-
-def diagonal_mismatches(ks: list, lams: list, *, causal: bool = True,
-                        factor: Callable[[Fraction, Fraction], Fraction] | None = None) -> tuple:
-    """Compare the rollout diagonal with ``Π_t (1 - λ_t (1 - A(t)[i,i]))`` and its positivity
-    with the condition "no layer with λ_t = 1 and A(t)[i,i] = 0".
-
-    Returns ``(formula mismatches, positivity mismatches, smallest predicted-positive diagonal
-    entry, number of vanishing entries)``.  ``causal=False`` admits non-causal kernels, for
-    which the product formula is not expected to hold; ``factor(lam, a_ii)`` replaces the
-    formula's factor ``1 - λ (1 - a_ii)`` (for power tests: a wrong product).
-    """
-    T = len(lams)
-    L = len(ks[0])
-    P = rollout_matrices_exact(_as_arg(ks, T), lams, causal=causal)[-1]
-    fac = factor or (lambda lam, a: 1 - lam * (1 - a))
-    formula = [math.prod((fac(lams[t], ks[t][i][i]) for t in range(T)), start=Fraction(1))
-               for i in range(L)]
-    fm = sum(1 for i in range(L) if formula[i] != P[i][i])
-    pm = 0
-    min_pos = None
-    zero = 0
-    for i in range(L):
-        predicted = not any(lams[t] == 1 and ks[t][i][i] == 0 for t in range(T))
-        if (P[i][i] > 0) != predicted:
-            pm += 1
-        if predicted:
-            min_pos = P[i][i] if min_pos is None else min(min_pos, P[i][i])
-        else:
-            zero += 1
-    return fm, pm, min_pos, zero
-
-
-_DIAG_FIGS = ("formula mismatches", "positivity mismatches")
-_RULE_DIAG = Rule(
-    text="verified when, in every generated case, the exact rollout diagonal equals the product formula "
-    "Π_t (1 - λ_t (1 - A(t)[i,i])) and is positive exactly when no layer has λ_t = 1 and A(t)[i,i] = 0 "
-    "(both mismatch counts 0); refuted by the first case with a mismatch (printed)",
-    decide=_all_zero_decide(_DIAG_FIGS),
-    examples=(
-        Example("the generated cases: the formula holds entry by entry", {"formula mismatches": 0,
-                "positivity mismatches": 0}, "verified", "realistic"),
-        Example("the wrong product Π_t (1 - λ_t A(t)[i,i]) (the residual and attention weights swapped)",
-                {"formula mismatches": 290, "positivity mismatches": 0}, "refuted", "false"),
-        Example("non-causal kernels: the diagonal of the product is not the product of the diagonals",
-                {"formula mismatches": 40, "positivity mismatches": 2}, "refuted", "false"),
-    ),
-    fixed="2026-12-01",
-    deciding=(*_DIAG_FIGS, "smallest predicted-positive diagonal entry"),
-    no_paper_figures="an exact identity: the paper states it for all causal kernels and reports no figures",
-)
-
-
-@claim(
-    f"{PAPER}:diagonal-positive",
-    statement="For causal kernels the rollout diagonal is P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])); "
-    "it is strictly positive at every finite depth unless some layer is attention-only (λ_t = 1) "
-    "with A(t)[i,i] = 0, which softmax attention (positive entries) excludes.",
-    latex=r"P(T)_{ii} = \prod_{t=1}^{T}\big(1 - \lambda_t (1 - A(t)_{ii})\big) > 0 "
-    r"\iff \neg\exists\, t:\ \lambda_t = 1 \wedge A(t)_{ii} = 0",
-    expected="verified",
-    section="H4",
-    assumptions=("A(t) causal and row-stochastic", "λ_t ∈ [0, 1]"),
-    rule=_RULE_DIAG,
-    card=_property_card("docs/mathematics.rst H4: the diagonal product P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])) of "
-                        "the infinite-depth analysis", "causal row-stochastic (positive, sparse, monotone)"),
-)
-def check_diagonal_positive(ctx: CheckContext, *,
-                            factor: Callable[[Fraction, Fraction], Fraction] | None = None) -> Evidence:
-    """``factor(lam, a_ii)``: the formula's factor (default ``1 - λ(1 - a_ii)``); a power test
-    passes a wrong one."""
-    rng = _rng(ctx, "diagonal-positive")
-    n, maxL, maxT = _sizes(ctx)
-    sweep = CaseSweep()
-    formula_mismatch = 0
-    positivity_mismatch = 0
-    zero_cases = 0
-    for _ in range(n):
-        sweep.case()
-        L, T = rng.randint(1, maxL), rng.randint(0, maxT)
-        ks = random_family_layers_exact(rng, L, T, rng.choice(("positive", "sparse", "sparse", "monotone")))
-        lams = random_schedule_exact(rng, T)
-        fm, pm, mp, zc = diagonal_mismatches(ks[:T] if T else ks[:1], lams, factor=factor)
-        formula_mismatch += fm
-        positivity_mismatch += pm
-        zero_cases += zc
-        sweep.low("diagonal", mp)
-        if fm or pm:
-            sweep.fail(lambda ks=ks, T=T, lams=lams: _fmt_case(ks[:T], lams))
-    min_pos = sweep.worst.get("diagonal")
-    figures = {"formula mismatches": formula_mismatch, "positivity mismatches": positivity_mismatch,
-               "smallest predicted-positive diagonal entry": min_pos}
-    ev = sweep.evidence(
-        method="exact diagonal of the full Fraction product vs the product formula; positivity "
-        "vs the predicted condition",
-        rule="verified when, in every generated case, the rollout diagonal equals the product "
-        "formula exactly and is positive exactly when no layer has λ_t = 1 and A(t)[i,i] = 0; "
-        "refuted by the first case with a mismatch (printed)",
-        discrepancy="0 (exact)" if sweep.clean else f"{formula_mismatch} formula and {positivity_mismatch} "
-        "positivity mismatches",
-        tolerance="0 (exact equality)",
-        worst_margin=f"smallest predicted-positive diagonal entry = {_show(min_pos)}",
-        parameters={"cases": n, "L": f"1..{maxL}", "T": f"0..{maxT}", "λ grid": "{0,1/4,...,1}"},
-        details={
-            "diagonal entries that vanish (λ_t = 1 and A(t)[i,i] = 0)": zero_cases,
-            "note": "for general causal kernels the diagonal can vanish; positivity at every finite "
-            "depth needs λ_t < 1 or A(t)[i,i] > 0 in each layer",
-        },
-    )
-    return _decided(ev, _RULE_DIAG, figures, ctx)
 
 
 # --------------------------------------------------------------------------------------------
