@@ -43,54 +43,6 @@ def _through_registry(slug, check, **kw):
 # ---- H4 ---------------------------------------------------------------------------------
 
 
-def _wrong_dichotomy_margins(use_max_first_column=True, delta_min=False):
-    def margins(ks, lams, P):
-        L = len(P)
-        low = up = Fraction(1)
-        for A, lam in zip(ks, lams):
-            defects = [1 - A[i][i] for i in range(L)]
-            low *= 1 - lam * (min(defects) if delta_min else max(defects))
-            if L >= 2:
-                col = [A[i][0] for i in range(1, L)]
-                up *= 1 - lam * (max(col) if use_max_first_column else min(col))
-        return min(P[i][i] for i in range(L)) - low, up - max(1 - P[i][0] for i in range(L))
-
-    return margins
-
-
-def test_dichotomy_refutes_bounds_with_the_wrong_product():
-    r = _through_registry("dichotomy", hk.check_dichotomy, margins=_wrong_dichotomy_margins())
-    f = r.evidence.figures
-    assert r.evidence.verdict == "refuted"
-    assert f["min Π(1 - λ min A_i1) - max_i(1 - P_i1)"] < 0 and f["min diagonal - Π(1-λδ)"] >= 0
-    ev = hk.check_dichotomy(CTX, margins=_wrong_dichotomy_margins(False, delta_min=True))
-    assert ev.verdict == "refuted" and ev.figures["min diagonal - Π(1-λδ)"] < 0
-    # the true bounds through the same injection point
-    assert hk.check_dichotomy(CTX, margins=hk.dichotomy_margins).verdict == "verified"
-
-
-def test_dichotomy_refutes_a_divergent_schedule_claimed_not_to_collapse():
-    # Σ λ_t = ∞ (harmonic λ_t = 1/(t+1)) in place of the summable schedule: the diagonal does not
-    # settle (it keeps 0.355 from depth 120 to 480, against 0.995 for 1/(t+1)^2)
-    r = _through_registry("dichotomy", hk.check_dichotomy, summable=lambda t: Fraction(1, t + 1))
-    ev = r.evidence
-    assert ev.verdict == "refuted" and "does not settle" in ev.counterexample
-    assert abs(ev.figures["summable: P(4T)[L,L] / P(T)[L,L]"] - 0.355412) < 1e-6
-    ok = hk.check_dichotomy(CTX, summable=lambda t: Fraction(1, (t + 1) ** 3))
-    assert ok.verdict == "verified" and ok.figures["summable: P(4T)[L,L] / P(T)[L,L]"] > 0.99
-
-
-def test_constant_residual_collapse_refutes_a_wrong_bound_and_a_wrong_rate():
-    # the bound with the wrong product (1-λ/2)^T lies below the tail (L-1)(1-λ/2)^T for L >= 3
-    r = _through_registry("constant-residual-collapse", hk.check_constant_residual_collapse,
-                          bound_ratio=lambda L, lam: 1 - lam / 2)
-    assert r.evidence.verdict == "refuted" and r.evidence.figures["bound failures"] == 450
-    # the rate 1-λ/L in place of 1-λ/2 (the product bound taken as the rate)
-    ev = hk.check_constant_residual_collapse(CTX, lead_ratio=lambda L, lam: 1 - lam / L)
-    assert ev.verdict == "refuted"
-    assert ev.figures["max |ratio - 1| of the leading term at depth 200/λ+200"] >= 0.99
-
-
 # ---- H2c, H2d ---------------------------------------------------------------------------
 
 

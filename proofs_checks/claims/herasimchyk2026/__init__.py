@@ -2,7 +2,8 @@
 
 import importlib
 
-MODULES: tuple[str, ...] = ("stochastic", "primacy_drift", "recency_drift", "diagonal_positive")
+MODULES: tuple[str, ...] = ("stochastic", "primacy_drift", "recency_drift", "diagonal_positive", "dichotomy",
+                             "constant_residual_collapse")
 
 for _name in MODULES:
     importlib.import_module(f"{__name__}.{_name}")
