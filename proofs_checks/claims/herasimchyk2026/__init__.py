@@ -3,7 +3,7 @@
 import importlib
 
 MODULES: tuple[str, ...] = ("stochastic", "primacy_drift", "recency_drift", "diagonal_positive", "dichotomy",
-                             "constant_residual_collapse")
+                             "constant_residual_collapse", "alibi_recency", "content_diagonal")
 
 for _name in MODULES:
     importlib.import_module(f"{__name__}.{_name}")

@@ -15,26 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.numerics.alibi import (
     alibi_kernel_dense,
-    alibi_kernel_dense_precise,
-    alibi_layer,
     alibi_rollout,
-    alibi_rollout_precise,
-)
-from posbias.numerics.cases import (
-    random_alibi_case,
 )
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
-from posbias.proofs_checks.claims._common import (
-    nstr_or_zero,
-    sympy_latex,
-)
-from posbias.proofs_checks.precision import agree
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 if TYPE_CHECKING:
@@ -46,8 +34,6 @@ Matrix = list[list[Fraction]]
 __all__ = [
     "FORCE_DIRECTIONS",
     "U_THRESHOLD_TABLE",
-    "check_alibi_recency",
-    "check_content_diagonal",
     "check_empirical_match",
     "check_four_forces",
     "check_u_shape",
@@ -73,23 +59,6 @@ _H = "herasimchyk2026"
 # helpers
 
 
-def _cdf_margin(p, q):
-    """``min_k (F_q(k) - F_p(k))``, ``k = 1..L-1``, and the 1-indexed ``k``: ``p`` dominates
-    ``q`` (more mass late) iff the margin is ``>= 0``.  Works on mpf lists and float arrays."""
-    L = len(p)
-    if L == 1:
-        return 0, 1
-    fp = fq = 0
-    worst, pos = None, 1
-    for k in range(L - 1):
-        fp += p[k]
-        fq += q[k]
-        m = fq - fp
-        if worst is None or m < worst:
-            worst, pos = m, k + 1
-    return worst, pos
-
-
 def _np_margin(p, q):
     d = np.cumsum(q[:-1]) - np.cumsum(p[:-1])
     if d.size == 0:
@@ -98,281 +67,6 @@ def _np_margin(p, q):
     return float(d[k]), k + 1
 
 
-def _build(layers, *, slope_factor=1.0, diag=None, temperature=1.0):
-    out = []
-    for m, d, w in layers:
-        dd = d if diag is None else diag(d)
-        out.append(alibi_layer((m * slope_factor).tolist(), diagonal=list(dd), weights=w.tolist(),
-                               temperature=temperature))
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# H2c
-
-
-def _latex_h2c(sp):
-    _j, k, m1, m2 = sp.symbols("j k m_1 m_2", positive=True)
-    F = sp.Function("F")
-    return (sp.latex(sp.Implies(sp.StrictLessThan(m1, m2), sp.LessThan(F(k, m2), F(k, m1))))
-            + r"\quad F(k, m) = \sum_{j \le k} p_m(j)")
-
-
-_RULE_H2C = ("verified when every generated case has min_k (F_m(k) - F_{cm}(k)) >= -margin_tol, "
-             "margin_tol = 10^-(dps-10); a case below it is recomputed at --max-dps and refutes the claim "
-             "(printed) if still below 10^-(max_dps-10)")
-_H2C_FIG = "worst margin min_k (F_m(k) - F_cm(k))"
-
-
-def _alibi_card(source: str, test_source: str, L: str, layers: str, heads: str, grid: str, cases: int) -> Card:
-    return Card(
-        paper=Setting(source, kernel="causal ALiBi (slopes m_h >= 0), any diagonal logits and head weights",
-                      residual="on: λ_t ∈ [0, 1]", mask="causal", pe="ALiBi", L="any", layers="any", heads="any",
-                      unconfirmed=("kernel",),
-                      note="proposition number of the paper not confirmed here (statement after docs/mathematics.rst H2)"),
-        test=Setting(test_source, kernel="causal ALiBi (slopes m_h >= 0), any diagonal logits and head weights",
-                     residual="on: λ_t ∈ [0, 1]", mask="causal", pe="ALiBi", L=L, layers=layers, heads=heads,
-                     grid=grid, cases=cases),
-        proof=ProofStatus("numeric", note="a property test over generated cases at working precision "
-                          "(mpmath); the paper proves it"),
-    )
-
-
-_RULE_ALIBI = Rule(
-    text=_RULE_H2C,
-    decide=lambda f, t: "verified" if f[_H2C_FIG] >= -t["margin_tol"] else "refuted",
-    thresholds={"margin_tol": Threshold(1e-20, "CDF margins of precise rollouts count as >= 0 down to this "
-                                        "(10^-(dps-10); overridden per run with --dps)", scale="log",
-                                        sensitive=100.0)},
-    examples=(
-        Example("generated ALiBi cases, slopes scaled by c in (1, 4): worst margin 1.3e-11 > 0",
-                {_H2C_FIG: 1.34e-11, "cases": 40}, "verified", "realistic"),
-        Example("the other sign: slopes scaled by c in (1/4, 1) claimed to add recency (CDF margin -0.03)",
-                {_H2C_FIG: -0.03, "cases": 1}, "refuted", "false"),
-    ),
-    fixed="2026-12-01",
-    deciding=(_H2C_FIG,),
-    no_paper_figures="a monotonicity proposition: the paper reports no figures it could be fed",
-)
-
-
-@claim(
-    f"{_H}:alibi-recency",
-    statement="An ALiBi positional bias favouring recent keys reinforces recency: the residual-aware "
-    "profile is stochastically increasing in the slope m (all heads' slopes scaled by c > 1).",
-    latex=sympy_latex(_latex_h2c),
-    expected="verified",
-    section="H2c",
-    assumptions=("causal ALiBi kernels with slopes m_h >= 0, any diagonal logits, head weights and "
-                 "lambda_t in [0, 1]; slopes scaled by a common factor c > 1",),
-    rule=_RULE_ALIBI,
-    card=_alibi_card("docs/mathematics.rst H2(c): a positional bias favouring recent keys (ALiBi) reinforces recency",
-                     "precise (mpmath) X5 rollouts of seeded generated cases, slopes m and c m",
-                     L="2..40", layers="1..4", heads="1..3", grid="c ∈ (1, 4)", cases=40),
-)
-def check_alibi_recency(ctx: CheckContext, *,
-                        factor_range: tuple[float, float] = (1.0, 4.0)) -> Evidence:
-    """``factor_range``: the range of the slope factor ``c`` (the claim: ``c > 1``); a power
-    test passes ``(0.25, 1.0)``, the claim with the other sign."""
-    rng = np.random.default_rng(ctx.seed)
-    n = 150 if ctx.thorough else 40
-    tol = mpmath.mpf(10) ** (-(ctx.dps - 10))
-    over = {} if ctx.dps == 30 else {"margin_tol": float(tol)}
-    c_lo, c_hi = (float(x) for x in factor_range)
-    setting: dict[str, Any] = {} if not ctx.thorough else {"cases": n}
-    if (c_lo, c_hi) != (1.0, 4.0):
-        setting["grid"] = f"c ∈ ({c_lo:g}, {c_hi:g})"
-    trivial = 0
-    worst = None
-    worst_case = None
-    for case in range(n):
-        L = int(rng.integers(2, 41))
-        T = int(rng.integers(1, 5))
-        H = int(rng.integers(1, 4))
-        base = random_alibi_case(rng, T, H)
-        c = float(c_lo + rng.random() * (c_hi - c_lo))
-        lam = [float(x) for x in rng.random(T)]
-        if case % 5 == 0:
-            lam = [1.0] * T
-        with mpmath.workdps(ctx.dps):
-            p1 = alibi_rollout_precise(L, _build(base), lam, dps=ctx.dps)
-            p2 = alibi_rollout_precise(L, _build(base, slope_factor=c), lam, dps=ctx.dps)
-            margin, k = _cdf_margin(p2, p1)
-        if margin < -tol:  # confirm at the highest precision before refuting
-            d2 = ctx.max_dps
-            with mpmath.workdps(d2):
-                p1 = alibi_rollout_precise(L, _build(base), lam, dps=d2)
-                p2 = alibi_rollout_precise(L, _build(base, slope_factor=c), lam, dps=d2)
-                margin, k = _cdf_margin(p2, p1)
-            tol2 = mpmath.mpf(10) ** (-(d2 - 10))
-            if margin < -tol2:
-                return Evidence(
-                    "refuted", method="precise X5 rollouts (mpmath), CDFs compared",
-                    precision=f"dps={d2}", cases=case + 1, worst_margin=nstr_or_zero(margin),
-                    counterexample=f"L={L}, T={T}, H={H}, c={c!r}, lambda={lam}, slopes="
-                    f"{[b[0].tolist() for b in base]}: F_(c m)({k}) - F_m({k}) = {nstr_or_zero(-margin)} > 0",
-                    details={"rule": _RULE_H2C},
-                    figures={_H2C_FIG: float(f"{float(margin):.6g}"), "cases": case + 1},
-                    thresholds={"margin_tol": float(tol2)}, setting=setting,
-                )
-        if all((b[0] == 0).all() for b in base) or c == 1.0:
-            trivial += 1  # all slopes 0 (or c = 1): c m = m, the profiles coincide
-        elif worst is None or margin < worst:
-            worst, worst_case = margin, (L, T, H, c, k)
-    figures = {_H2C_FIG: float(f"{float(worst):.6g}") if worst is not None else 0.0, "cases": n}
-    return Evidence(
-        _RULE_ALIBI.decide(figures, _RULE_ALIBI.values(**over)),
-        method="precise X5 rollouts (mpmath) of generated cases: min_k (F_m(k) - F_{cm}(k)) >= 0",
-        precision=f"dps={ctx.dps}",
-        tolerance=f"margin >= -1e-{ctx.dps - 10} ({ctx.dps - 10} of {ctx.dps} digits)",
-        cases=n,
-        worst_margin=nstr_or_zero(worst),
-        parameters={"seed": ctx.seed, "L": "2..40", "T": "1..4", "H": "1..3", "c": f"({c_lo:g}, {c_hi:g})"},
-        details={"rule": _RULE_H2C,
-                 "worst_case(L,T,H,c,k)": list(map(str, worst_case)) if worst_case else None,
-                 "trivial cases (all slopes 0, not counted in the worst margin)": trivial},
-        figures=figures, thresholds=over, setting=setting,
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# H2d
-
-
-def _latex_h2d(sp):
-    d, _b, _m, _i, _j = sp.symbols("d b m i j", real=True)
-    return (r"\mathrm{softmax}_j(b + s_{ij}) = \mathrm{softmax}_j(s_{ij}),\qquad "
-            + sp.latex(sp.Implies(sp.StrictGreaterThan(d, 0), sp.Symbol(r"p_d \succeq p_0")))
-            + r",\quad d < 0 \Rightarrow p_d \preceq p_0")
-
-
-_RULE_H2D = ("verified when (a) the kernels with and without the constant base score agree within the "
-             "precision escalation and (b) every generated case has p_{+d} dominating p_0 and p_0 "
-             "dominating p_{-d} with CDF margins >= -margin_tol (10^-(dps-10)); refuted by the first case "
-             "that breaks (a) or (b) (printed), inconclusive when (a) runs out of precision")
-_H2D_FIGS = ("base score cancels", "worst margin +d vs 0", "worst margin 0 vs -d")
-
-
-def _h2d_decide(f, t):
-    ok = f["base score cancels"] is True and min(f["worst margin +d vs 0"], f["worst margin 0 vs -d"]) >= -t["margin_tol"]
-    return "verified" if ok else "refuted"
-
-
-_RULE_CONTENT = Rule(
-    text=_RULE_H2D,
-    decide=_h2d_decide,
-    thresholds={"margin_tol": Threshold(1e-20, "CDF margins of precise rollouts count as >= 0 down to this "
-                                        "(10^-(dps-10); overridden per run with --dps)", scale="log",
-                                        sensitive=100.0)},
-    examples=(
-        Example("generated cases: the base cancels to 30 digits, +d adds recency, -d primacy (margins 1.6e-8)",
-                {"base score cancels": True, "worst margin +d vs 0": 1.6e-8, "worst margin 0 vs -d": 2.1e-8},
-                "verified", "realistic"),
-        Example("the other sign: 'a positive diagonal logit increases primacy' (margins of the swapped pair)",
-                {"base score cancels": True, "worst margin +d vs 0": -0.21, "worst margin 0 vs -d": -0.18},
-                "refuted", "false"),
-        Example("a base score that does not cancel (a softmax without its normaliser)",
-                {"base score cancels": False, "worst margin +d vs 0": 1.6e-8, "worst margin 0 vs -d": 2.1e-8},
-                "refuted", "false"),
-    ),
-    fixed="2026-12-01",
-    deciding=_H2D_FIGS,
-    no_paper_figures="a monotonicity proposition: the paper reports no figures it could be fed",
-)
-
-
-@claim(
-    f"{_H}:content-diagonal",
-    statement="Content modelled as constant + diagonal: the constant cancels in the softmax; a "
-    "positive diagonal logit increases recency, a negative one increases primacy.",
-    latex=sympy_latex(_latex_h2d),
-    expected="verified",
-    section="H2d",
-    assumptions=("ALiBi kernels (slopes >= 0) with a diagonal logit d added to every head, lambda_t in [0,1]",),
-    rule=_RULE_CONTENT,
-    card=_alibi_card("docs/mathematics.rst H2(d): content as constant + diagonal; the constant cancels, the diagonal's "
-                     "sign sets the direction", "dense mpmath kernels with and without a base score (L = 7); "
-                     "precise X5 rollouts of seeded generated cases with diagonal +d, 0, -d",
-                     L="2..19", layers="1..3", heads="1..2", grid="d ∈ (0.05, 4.05)", cases=16),
-)
-def check_content_diagonal(ctx: CheckContext, *, sign: int = 1) -> Evidence:
-    """``sign``: +1 the claim (a positive diagonal logit adds recency); -1 the claim with the
-    other sign (a positive logit adds primacy), for power tests."""
-    if sign not in (1, -1):
-        raise InvalidArgument("sign", sign, "+1 or -1")
-    rng = np.random.default_rng(ctx.seed + 1)
-    over = {} if ctx.dps == 30 else {"margin_tol": float(mpmath.mpf(10) ** (-(ctx.dps - 10)))}
-    setting = {"cases": 40} if ctx.thorough else {}
-    # (a) the constant cancels: dense mpmath kernels with and without a base score
-    L0 = 7
-    lay = alibi_layer([0.3, 1.1], diagonal=[0.5, -1.25], weights=[1.0, 2.0])
-
-    def with_base(dps):
-        A = alibi_kernel_dense_precise(L0, lay, dps=dps, base=mpmath.mpf(37) / 3)
-        return [x for row in A for x in row]
-
-    def without(dps):
-        A = alibi_kernel_dense_precise(L0, lay, dps=dps)
-        return [x for row in A for x in row]
-
-    ag = agree(with_base, without, ctx.dps, ctx.max_dps)
-    if not ag.ok:
-        if ag.state != "disagree":
-            return Evidence("inconclusive", method="dense mpmath kernels with base 37/3 vs without",
-                            discrepancy=ag.discrepancy, precision=f"dps={ag.dps}", details={"rule": _RULE_H2D})
-        figures = {"base score cancels": False, "worst margin +d vs 0": 0.0, "worst margin 0 vs -d": 0.0}
-        return Evidence(_RULE_CONTENT.decide(figures, _RULE_CONTENT.values(**over)),
-                        method="dense mpmath kernels with base 37/3 vs without",
-                        discrepancy=ag.discrepancy, precision=f"dps={ag.dps}",
-                        counterexample="the base score changed the kernel", details={"rule": _RULE_H2D},
-                        figures=figures, thresholds=over, setting=setting)
-    # (b) direction of the diagonal logit
-    n = 40 if ctx.thorough else 16
-    tol = mpmath.mpf(10) ** (-(ctx.dps - 10))
-    worst_pos = worst_neg = None
-    first_bad = None
-    for _ in range(n):
-        L = int(rng.integers(2, 20))
-        T = int(rng.integers(1, 4))
-        H = int(rng.integers(1, 3))
-        base = random_alibi_case(rng, T, H)
-        dd = float(rng.random() * 4 + 0.05)
-        lam = [float(x) for x in rng.random(T)]
-        up, down = sign * dd, -sign * dd  # the logits claimed to add recency and primacy
-        with mpmath.workdps(ctx.dps):
-            p0 = alibi_rollout_precise(L, _build(base, diag=np.zeros_like), lam, dps=ctx.dps)
-            pp = alibi_rollout_precise(L, _build(base, diag=lambda d, up=up: np.full_like(d, up)), lam, dps=ctx.dps)
-            pn = alibi_rollout_precise(L, _build(base, diag=lambda d, down=down: np.full_like(d, down)), lam, dps=ctx.dps)
-            mp_, kp = _cdf_margin(pp, p0)  # the "recency" logit dominates the zero one
-            mn_, kn = _cdf_margin(p0, pn)  # the zero diagonal dominates the "primacy" one
-        for margin, k, d in ((mp_, kp, up), (mn_, kn, down)):
-            if margin < -tol and first_bad is None:
-                first_bad = (f"L={L}, T={T}, H={H}, d={d!r}, lambda={lam}: dominance fails at k={k} "
-                             f"(margin {nstr_or_zero(margin)})")
-        worst_pos = mp_ if worst_pos is None else min(worst_pos, mp_)
-        worst_neg = mn_ if worst_neg is None else min(worst_neg, mn_)
-    assert worst_pos is not None and worst_neg is not None  # n >= 16 cases ran
-    figures = {"base score cancels": True, "worst margin +d vs 0": float(f"{float(worst_pos):.6g}"),
-               "worst margin 0 vs -d": float(f"{float(worst_neg):.6g}")}
-    verdict = _RULE_CONTENT.decide(figures, _RULE_CONTENT.values(**over))
-    return Evidence(
-        verdict,
-        method="(a) dense mpmath softmax kernels with a base score vs without (agree); (b) precise X5 "
-        "rollouts with diagonal +d, 0, -d: p_{+d} dominates p_0 dominates p_{-d} (CDFs)",
-        discrepancy=ag.discrepancy,
-        precision=f"dps={ctx.dps}",
-        tolerance=f"{ag.tolerance()}; margins >= -1e-{ctx.dps - 10}",
-        cases=n,
-        worst_margin=nstr_or_zero(min(worst_pos, worst_neg)),
-        counterexample=first_bad if verdict == "refuted" else None,
-        parameters={"seed": ctx.seed + 1, "base": "37/3", "kernel L": L0, "sign": sign},
-        details={"rule": _RULE_H2D,
-                 "worst margin +d vs 0": nstr_or_zero(worst_pos), "worst margin 0 vs -d": nstr_or_zero(worst_neg)},
-        figures=figures, thresholds=over, setting=setting,
-    )
-
-
-# --------------------------------------------------------------------------------------------
 # real configs: the 32 rollout configs of herasimchyk2026's public code
 
 
