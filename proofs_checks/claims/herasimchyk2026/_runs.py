@@ -19,7 +19,9 @@ import time
 
 import numpy as np
 
+from posbias import __version__
 from posbias.proofs_checks.claims.herasimchyk2026._shared import config_figures, run_path
+from posbias.proofs_checks.data import builtin_configs
 
 __all__ = ["store_config_runs"]
 
@@ -27,9 +29,6 @@ __all__ = ["store_config_runs"]
 def store_config_runs(path: str | None = None) -> dict:
     """Compute :func:`config_figures` for all 32 shipped configs in both conventions and write
     them, with the command, versions and wall time, to the stored run (JSON)."""
-    from posbias import __version__
-    from posbias.proofs_checks.data import builtin_configs
-
     start = time.perf_counter()
     rows = []
     for name in builtin_configs():

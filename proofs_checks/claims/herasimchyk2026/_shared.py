@@ -16,25 +16,25 @@ Three groups, one per kind of check:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mpmath
 import numpy as np
 
 from posbias.errors import NeedsExtra
 from posbias.numerics.alibi import alibi_kernel_dense, alibi_layer, alibi_rollout
+from posbias.numerics.configs import RolloutConfig, load_config
 from posbias.proofs_checks.cards import Card, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import case_rng, format_matrix
+from posbias.proofs_checks.data import builtin_config_path, data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
-
-if TYPE_CHECKING:
-    from posbias.numerics.configs import RolloutConfig
 
 __all__ = [
     "LIVE_DEFAULT",
@@ -216,9 +216,6 @@ def margin_tol_override(ctx: CheckContext) -> dict:
 
 def load_shipped(name, convention):
     """The shipped rollout config ``name`` in ``convention`` (needs the 'yaml' extra)."""
-    from posbias.numerics.configs import load_config
-    from posbias.proofs_checks.data import builtin_config_path
-
     return load_config(builtin_config_path(name), convention=convention)
 
 
@@ -305,9 +302,8 @@ def force_margins(cfg: RolloutConfig, *, content: bool,
     d- (d- = min(d, 0) vs d = 0) and causal depth (the model's first t+1 layers vs its first t,
     the new layer on the output side; the worst over t, with the depth ``t`` where it is reached;
     ``depth_profiles_fn``: how the truncated models' profiles are computed, default
-    :func:`depth_profiles`).  Returns ``{force: {"later": (margin, k[, t]), "earlier": (margin, k[, t])}}``."""
-    import dataclasses
-
+    :func:`depth_profiles`).
+    Returns ``{force: {"later": (margin, k[, t]), "earlier": (margin, k[, t])}}``."""
     p = cfg.profile()
     out = {"residual": both_margins(p, cfg.attention_only().profile()),
            "alibi": both_margins(p, cfg.without_alibi().profile())}
@@ -369,8 +365,6 @@ RUN_FILE = "herasimchyk2026-configs.json"
 
 def run_path() -> str:
     """Where the stored run of every config lives (package data)."""
-    from posbias.proofs_checks.data import data_path
-
     return data_path("runs", RUN_FILE)
 
 
