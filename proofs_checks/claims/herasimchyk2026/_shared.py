@@ -37,12 +37,14 @@ from posbias.proofs_checks.data import builtin_config_path, data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
+    "CONFIG_DATASETS",
+    "CONFIG_MODELS",
     "LIVE_DEFAULT",
     "PAPER",
     "RUN_FILE",
     "Matrix",
     "alibi_card",
-    "all_zero_decide",
+    "all_zero_verdict",
     "as_arg",
     "both_margins",
     "build_layers",
@@ -67,6 +69,7 @@ __all__ = [
     "run_path",
     "stored_rows",
     "sweep_sizes",
+    "thorough_setting",
     "u_figures",
 ]
 
@@ -137,11 +140,10 @@ def decided(ev: Evidence, rule: Rule, figures: dict, ctx: CheckContext,
     return ev
 
 
-def all_zero_decide(names):
-    """A rule deciding ``verified`` when every named figure is 0 (exact), else ``refuted``."""
-    def decide(f, t):
-        return "verified" if all(f[n] == 0 for n in names) else "refuted"
-    return decide
+def all_zero_verdict(figures: Mapping, names: Iterable[str]) -> str:
+    """The decision of an exact identity's rule: ``verified`` when every named figure (a count
+    or an exact deviation) is 0, else ``refuted``."""
+    return "verified" if all(figures[n] == 0 for n in names) else "refuted"
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,6 +239,10 @@ def config_setting(name: str) -> dict:
             "dataset": parts[1] if len(parts) == 3 else None,
             "residual": not parts[-1].endswith("-noresidual")}
 
+
+#: the models and data sets of the measured configs (the paper's and the shipped ones)
+CONFIG_MODELS = ("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B")
+CONFIG_DATASETS = ("FineWeb-Edu", "DCLM", "Wikipedia")
 
 #: the configs computed live by the default check, in both conventions (the configs of posbias
 #: 0.2); every other row is read from the stored run, and ``--thorough`` recomputes them all

@@ -12,6 +12,7 @@ margin below the tolerance is recomputed at ``--max-dps`` before it refutes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import mpmath
@@ -39,7 +40,7 @@ _RULE_TEXT = ("verified when every generated case has min_k (F_m(k) - F_{cm}(k))
 _FIG = "worst margin min_k (F_m(k) - F_cm(k))"
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when the worst CDF margin is >= -margin_tol, else refuted."""
     return "verified" if f[_FIG] >= -t["margin_tol"] else "refuted"
 

@@ -16,8 +16,9 @@ product bound and strictly decreasing; the leading term of the rate against the 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 
@@ -33,7 +34,7 @@ _COUNTS = ("rollout/Hausdorff mismatches", "bound failures", "non-decreasing ste
 _LEAD = "max |ratio - 1| of the leading term at depth 200/λ+200"
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when the three failure counts are 0 and the leading term agrees within lead_tol;
     else refuted."""
     ok = all(f[n] == 0 for n in _COUNTS) and f[_LEAD] < t["lead_tol"]
@@ -97,7 +98,7 @@ def _tails(L: int, lam: Fraction, T: int, b_ratio: Callable[[int, Fraction], Fra
     v = [Fraction(0)] * L
     v[-1] = Fraction(1)
     prev = Fraction(1)
-    out = {"cases": 0, "mismatches": 0, "bound failures": 0, "not decreasing": 0, "worst bound": None}
+    out: dict[str, Any] = {"cases": 0, "mismatches": 0, "bound failures": 0, "not decreasing": 0, "worst bound": None}
     for t in range(1, T + 1):
         # one more constant layer: v <- v N (all layers equal, so the order is immaterial)
         u = [sum((v[i] * M[i][j] for i in range(j, L)), Fraction(0)) for j in range(L)]

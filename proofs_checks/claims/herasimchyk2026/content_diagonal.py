@@ -13,6 +13,8 @@ d in (0.05, 4.05)) the precise X5 rollouts with diagonal +d, 0 and -d, compared 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import mpmath
 import numpy as np
 
@@ -41,7 +43,7 @@ _RULE_TEXT = ("verified when (a) the kernels with and without the constant base 
 _FIGS = ("base score cancels", "worst margin +d vs 0", "worst margin 0 vs -d")
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when the base score cancels and both worst margins are >= -margin_tol, else
     refuted."""
     ok = f["base score cancels"] is True and min(f["worst margin +d vs 0"], f["worst margin 0 vs -d"]) >= -t["margin_tol"]

@@ -14,7 +14,7 @@ positivity of each entry is compared with the predicted condition.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 from posbias.numerics.cases import random_family_layers_exact, random_schedule_exact
@@ -22,6 +22,7 @@ from posbias.numerics.kernels import rollout_matrices_exact
 from posbias.proofs_checks.cards import Example, Rule
 from posbias.proofs_checks.claims._common import CaseSweep, show_value
 from posbias.proofs_checks.claims.herasimchyk2026._shared import (
+    all_zero_verdict,
     as_arg,
     case_generator,
     decided,
@@ -36,9 +37,9 @@ __all__ = ["CARD", "RULE", "check", "decide", "diagonal_mismatches"]
 _FIGS = ("formula mismatches", "positivity mismatches")
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when both mismatch counts are 0 (exact), else refuted."""
-    return "verified" if all(f[n] == 0 for n in _FIGS) else "refuted"
+    return all_zero_verdict(f, _FIGS)
 
 
 RULE = Rule(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 import mpmath
@@ -52,7 +52,7 @@ _MARGINS = ("min diagonal - Π(1-λδ)", "min Π(1 - λ min A_i1) - max_i(1 - P_
 _FLAGS = ("summable and harmonic regimes hold", "unbounded-logit family keeps its positive limit")
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when every margin is >= 0, every flag holds, the closed form agrees and the
     summable diagonal settles; else refuted."""
     ok = all(f[n] >= 0 for n in _MARGINS) and all(f[n] is True for n in _FLAGS)

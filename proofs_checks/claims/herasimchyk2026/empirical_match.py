@@ -17,6 +17,7 @@ the uniform profile as alternatives.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -24,7 +25,11 @@ from posbias.errors import InvalidArgument
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.numerics.configs import load_config
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
-from posbias.proofs_checks.claims.herasimchyk2026._shared import needs_yaml
+from posbias.proofs_checks.claims.herasimchyk2026._shared import (
+    CONFIG_DATASETS,
+    CONFIG_MODELS,
+    needs_yaml,
+)
 from posbias.proofs_checks.data import builtin_config_path, builtin_configs
 from posbias.proofs_checks.pretrained import read_influence_csv
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
@@ -46,7 +51,7 @@ _RULE_TEXT = (
     "passes all three, refuted when one does not (named). The attention-only and uniform profiles' figures are "
     "reported as alternatives")
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when every model passes, else refuted."""
     return "verified" if all(_match_ok(m, t) for m in f["models"]) else "refuted"
 
@@ -89,8 +94,8 @@ CARD = Card(
         "Tables 2-5 (Spearman's correlation and Wasserstein distance between measured and theoretical "
         "rollouts) and Fig. 2/3 (d), per the public code's README; Spearman 0.88-0.98 (docs/mathematics.rst H5)",
         architecture="pretrained ALiBi causal LMs", residual="on", mask="causal", pe="ALiBi",
-        models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
-        datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), L=256,
+        models=CONFIG_MODELS,
+        datasets=CONFIG_DATASETS, L=256,
         measure="input-token influence of the last token (gradient attribution)",
         unconfirmed=("datasets", "measure"),
         note="the tables are indexed by model and data set in the public code (config/empirical at L = "

@@ -20,7 +20,7 @@ stochastic monotonicity, the premise of the causal-depth leg, is measured on den
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,8 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.herasimchyk2026._shared import (
+    CONFIG_DATASETS,
+    CONFIG_MODELS,
     both_margins,
     gather_rows,
     needs_yaml,
@@ -50,7 +52,7 @@ _FORCES = ("residual", "alibi", "content d+", "content d-", "causal depth")
 _WORST = "worst margin by force (claimed direction)"
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when every force's worst margin in its claimed direction is >= -margin_tol, else
     refuted."""
     return "verified" if all(v >= -t["margin_tol"] for v in f[_WORST].values()) else "refuted"
@@ -87,8 +89,8 @@ CARD = Card(
         "the four architectural forces (causal masking, residual connections, ALiBi, content; "
         "docs/mathematics.rst H2a-d), shown on the measured configs in Fig. 2/3 (a)-(c) per the public code's README",
         architecture="ALiBi causal transformer rollout", residual="on", mask="causal", pe="ALiBi",
-        models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
-        datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), configs=25, L=256,
+        models=CONFIG_MODELS,
+        datasets=CONFIG_DATASETS, configs=25, L=256,
         unconfirmed=("configs",),
         note="the paper proves each force under stochastically monotone kernels; switching each off on "
         "its measured configs tests those propositions in the paper's setting"),
@@ -96,8 +98,8 @@ CARD = Card(
         "fast float64 ALiBi rollouts of the 25 residual configs with one force switched off (both "
         "conventions); causal depth: the model truncated to t and t+1 layers",
         architecture="ALiBi causal transformer rollout", residual="on", mask="causal", pe="ALiBi",
-        models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
-        datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), configs=25, L=256),
+        models=CONFIG_MODELS,
+        datasets=CONFIG_DATASETS, configs=25, L=256),
     proof=ProofStatus("none", note="proven in the paper for monotone kernels; here checked on measured "
                       "configs"),
 )

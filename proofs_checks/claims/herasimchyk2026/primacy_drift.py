@@ -15,6 +15,7 @@ kernels that are not monotone are searched for a failure, and a constant non-mon
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from fractions import Fraction
 
 from posbias.numerics.cases import (
@@ -41,7 +42,7 @@ __all__ = ["CARD", "RULE", "check", "decide", "primacy_drift_dominance"]
 _FIG = "min over cases of min_k (F_(T+1)(k) - F_T(k))"
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when the smallest CDF margin over all cases is >= 0, else refuted."""
     return "verified" if f[_FIG] >= 0 else "refuted"
 

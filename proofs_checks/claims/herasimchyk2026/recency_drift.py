@@ -14,6 +14,7 @@ Beside it, non-monotone kernels are searched for a failure (the premise matters)
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from fractions import Fraction
 
 from posbias.numerics.cases import (
@@ -40,7 +41,7 @@ __all__ = ["CARD", "RULE", "check", "decide", "recency_drift_dominance"]
 _FIG = "min over cases of min_k (F_attn(k) - F_res(k))"
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when the smallest CDF margin over all cases is >= 0, else refuted."""
     return "verified" if f[_FIG] >= 0 else "refuted"
 

@@ -13,7 +13,7 @@ last row propagated as a row vector equals the last row of the full product.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
 from posbias.numerics.cases import random_family_layers_exact, random_schedule_exact
@@ -22,6 +22,7 @@ from posbias.proofs_checks.cards import Example, Rule
 from posbias.proofs_checks.claims._common import CaseSweep, show_value
 from posbias.proofs_checks.claims.herasimchyk2026._shared import (
     Matrix,
+    all_zero_verdict,
     as_arg,
     case_generator,
     decided,
@@ -36,9 +37,9 @@ __all__ = ["CARD", "RULE", "check", "decide", "stochastic_margins"]
 _FIGS = ("max |row sum - 1|", "max |entry above the diagonal|", "negative entries", "last-row mismatches")
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Verified when every figure is 0 (exact), else refuted."""
-    return "verified" if all(f[n] == 0 for n in _FIGS) else "refuted"
+    return all_zero_verdict(f, _FIGS)
 
 
 RULE = Rule(

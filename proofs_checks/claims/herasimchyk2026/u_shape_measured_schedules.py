@@ -19,11 +19,13 @@ over the U thresholds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.herasimchyk2026._shared import (
+    CONFIG_DATASETS,
+    CONFIG_MODELS,
     config_setting,
     gather_rows,
     needs_yaml,
@@ -45,7 +47,7 @@ def _u_example_row(name, argmin_over_L, first, last):
 _COLLAPSED = [{"config": "no_content/mpt-7b-noresidual", "p(1)": 0.995842, "tail": 4.16e-3, "tail at 4T": 4.4e-27,
                "non-increasing": True}]
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Refuted when an attention-only config does not collapse; else verified when every residual
     config is U-shaped, qualified when at least a fraction ``often`` is, refuted below it."""
     att = f["attention-only"]
@@ -118,8 +120,8 @@ CARD = Card(
         "per the public code's README (rollouts without residuals, with residuals, with residuals and "
         "content)",
         architecture="ALiBi causal transformer rollout", residual="on", mask="causal", pe="ALiBi",
-        models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
-        datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), configs=32, L=256,
+        models=CONFIG_MODELS,
+        datasets=CONFIG_DATASETS, configs=32, L=256,
         data="measured λ_t and mean q·k content scores (none, mean, per head)",
         unconfirmed=("configs",),
         note="the configs are those of the public code (config/rollout/alibi, 25 residual, 7 "
@@ -128,15 +130,15 @@ CARD = Card(
         "fast float64 ALiBi rollouts of the 32 shipped configs in the reference convention (the "
         "paper's code, reproduced to 1e-15); the corrected convention beside it",
         architecture="ALiBi causal transformer rollout", residual="on", mask="causal", pe="ALiBi",
-        models=("BLOOM-176B", "BLOOM-7b1", "Falcon-RW-7B", "MPT-7B", "MPT-30B"),
-        datasets=("FineWeb-Edu", "DCLM", "Wikipedia"), configs=32, L=256,
+        models=CONFIG_MODELS,
+        datasets=CONFIG_DATASETS, configs=32, L=256,
         data="measured λ_t and mean q·k content scores (none, mean, per head)"),
     proof=ProofStatus("none", note="an empirical statement about measured configs"),
 )
 
 
 
-def u_shaped(row: dict, t: dict) -> bool:
+def u_shaped(row: Mapping, t: Mapping) -> bool:
     """The U rule on one profile's :func:`~posbias.proofs_checks.claims.herasimchyk2026._shared.u_figures`:
     the valley lies inside the interior window, ``w < j*/L <= 1 - w`` (``w = t["interior"]``), and
     both ends are at least ``t["end_factor"]`` times the valley."""
@@ -145,7 +147,7 @@ def u_shaped(row: dict, t: dict) -> bool:
     return bool(inside and row["p(1)/min"] >= t["end_factor"] and row["p(L)/min"] >= t["end_factor"])
 
 
-def collapses(row: dict, t: dict) -> bool:
+def collapses(row: Mapping, t: Mapping) -> bool:
     """The collapse rule: non-increasing, ``p(1) >= t["collapse_p1"]`` and a tail that shrinks
     from depth T to 4T."""
     return bool(row["non-increasing"] and row["p(1)"] >= t["collapse_p1"] and row["tail at 4T"] < row["tail"])
@@ -286,7 +288,7 @@ def check(ctx: CheckContext, *, names: Sequence[str] | None = None,
     ref_rows = _u_rows(rows, res, "reference", profile_transform)
     cor_rows = _u_rows(rows, res, "corrected", profile_transform)
     att = [{"config": n, **rows[(n, "reference")]["attention-only"]} for n in nores]
-    figures = {"configs": ref_rows, "attention-only": att}
+    figures: dict[str, Any] = {"configs": ref_rows, "attention-only": att}
     n_u = sum(u_shaped(r, t) for r in ref_rows)
     figures["U-shaped (reference)"] = f"{n_u} of {len(ref_rows)}"
     figures["U-shaped fraction (reference)"] = n_u / len(ref_rows) if ref_rows else float("nan")
