@@ -29,7 +29,6 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "decide", "hausdorff_tail"]
 
-
 _COUNTS = ("rollout/Hausdorff mismatches", "bound failures", "non-decreasing steps")
 _LEAD = "max |ratio - 1| of the leading term at depth 200/λ+200"
 

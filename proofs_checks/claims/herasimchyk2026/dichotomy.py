@@ -46,9 +46,8 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "decide", "dichotomy_margins", "increment_margin", "unbounded_logit_family"]
 
-
 _MARGINS = ("min diagonal - Π(1-λδ)", "min Π(1 - λ min A_i1) - max_i(1 - P_i1)",
-                 "min 2λδ - ||P(t) - P(t-1)||_inf")
+            "min 2λδ - ||P(t) - P(t-1)||_inf")
 _FLAGS = ("summable and harmonic regimes hold", "unbounded-logit family keeps its positive limit")
 
 
