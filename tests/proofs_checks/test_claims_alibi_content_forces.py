@@ -6,7 +6,6 @@ import pytest
 from posbias.numerics.configs import load_config
 from posbias.proofs_checks.claims import herasimchyk2026 as hk
 from posbias.proofs_checks.claims import posbias as pb
-from posbias.proofs_checks.claims import wu2025 as wu
 from posbias.proofs_checks.data import builtin_config_path
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
@@ -15,7 +14,6 @@ IDS = [
     "herasimchyk2026:content-diagonal",
     "posbias:content-as-residual",
     "posbias:alibi-linear-time",
-    "wu2025:decay-mask",
     "herasimchyk2026:u-shape-measured-schedules",
     "herasimchyk2026:four-forces-configs",
     "herasimchyk2026:empirical-match",
@@ -35,16 +33,6 @@ def test_verdict_equals_expected(cid):
     assert c.latex_text and "\\" in c.latex_text
     if not cid.startswith("posbias:"):  # the claims of herasimchyk2026 and wu2025 state their rule
         assert ev.details.get("rule")
-
-
-def test_decay_mask_is_verified_with_t_plus_one_layers():
-    ev = run_claim(get_claim("wu2025:decay-mask"), CheckContext()).evidence
-    assert ev.verdict == "verified" and "rule" in ev.details and ev.correction is None
-    for row in ev.details["critical points"]:
-        assert row["k* measured"] == row["floor(t/(e^m-1))"]
-    for row in ev.details["cases"]:
-        assert row["layers"] == row["t"] + 1
-    assert ev.details["k* = floor(t/(e^m-1)) in every case"] is True
 
 
 def test_u_shape_decides_on_every_residual_config_of_the_paper():
@@ -212,67 +200,3 @@ def test_config_claims_need_the_yaml_extra(monkeypatch):
     for check in (hk.check_u_shape, hk.check_four_forces):
         ev = check(CheckContext())
         assert ev.verdict == "needs-data" and "yaml" in ev.details["missing"]
-
-
-def test_decay_mask_bulk_value_by_an_independent_dense_rollout():
-    """wu2025's P(t) = A(t)...A(0) has t + 1 layers: a dense mpmath rollout of one decay head
-    (m = 1, t = 12, L = 40) gives (1-e^{-m})^{t+1} C(t+k,k) e^{-km} in the bulk, the maximiser
-    floor(t/(e^m-1)) = 6, and k-free bounds [(1-e^{-m})^{t+1}, 1] at every k."""
-    import mpmath
-
-    with mpmath.workdps(30):
-        m, t, L = mpmath.mpf(1), 12, 40
-        q = mpmath.exp(-m)
-        Z = [sum(q ** k for k in range(i + 1)) for i in range(L)]
-        u = [mpmath.mpf(0)] * L
-        u[-1] = mpmath.mpf(1)
-        for _ in range(t + 1):
-            new = [mpmath.mpf(0)] * L
-            for i in range(L):
-                for j in range(i + 1):
-                    new[j] += u[i] * q ** (i - j) / Z[i]
-            u = new
-        lo = (1 - q) ** (t + 1)
-        for k in range(L):
-            ratio = u[L - 1 - k] / (mpmath.binomial(t + k, k) * q ** k)
-            assert lo * (1 - mpmath.mpf(10) ** -25) <= ratio <= 1
-            if k in (0, 5, 15):
-                assert abs(ratio / lo - 1) < mpmath.mpf(10) ** -8  # e^{-m(L-k)} corrections
-        assert max(range(20), key=lambda k: u[L - 1 - k]) == 6  # floor(12 / (e - 1)) = floor(6.98)
-        # the same numbers from the package's X5 route
-        p = wu.decay_mask_profile(L, 1.0, t, 30)
-        assert max(abs(a - b) for a, b in zip(p, u)) < mpmath.mpf(10) ** -25
-
-
-def test_decay_mask_is_refuted_with_t_layers(monkeypatch):
-    """The off-by-one reading (t layers) has ratio t/(t+k) (1-e^{-m})^t: no k-free lower bound."""
-    orig = wu.alibi_rollout_precise
-    monkeypatch.setattr(wu, "alibi_rollout_precise", lambda L, layers, lam, *, dps: orig(L, layers[1:], lam, dps=dps))
-    ev = wu.check_decay_mask(CheckContext())
-    assert ev.verdict == "refuted" and "outside [(1-e^-m)^(t+1), 1]" in ev.counterexample
-
-
-def test_decay_mask_is_refuted_with_a_wrong_critical_point(monkeypatch):
-    orig = wu.alibi_rollout_precise
-
-    def shifted(L, layers, lam, *, dps):
-        p = orig(L, layers, lam, dps=dps)
-        return p[3:] + p[-3:]  # moves every bulk entry by three positions
-
-    monkeypatch.setattr(wu, "alibi_rollout_precise", shifted)
-    assert wu.check_decay_mask(CheckContext()).verdict == "refuted"
-
-
-def test_decay_mask_is_inconclusive_when_the_bulk_misses_its_constant(monkeypatch):
-    import mpmath
-
-    orig = wu.alibi_rollout_precise
-
-    def perturbed(L, layers, lam, *, dps):
-        p = orig(L, layers, lam, dps=dps)
-        p[L - 3] *= 1 + mpmath.mpf(10) ** -15  # inside the Θ bounds, outside the bulk tolerance
-        return p
-
-    monkeypatch.setattr(wu, "alibi_rollout_precise", perturbed)
-    ev = wu.check_decay_mask(CheckContext())
-    assert ev.verdict == "inconclusive" and "raise --dps" in ev.details["reason"]

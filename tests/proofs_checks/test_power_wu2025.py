@@ -21,24 +21,6 @@ from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 F = Fraction
 
 
-# --- W4: decay mask ------------------------------------------------------------------------
-
-def test_decay_mask_t_plus_one_layers_verified_t_layers_refuted():
-    good = wu.check_decay_mask(CheckContext())
-    assert good.verdict == "verified" and good.figures["lower_margin"] >= 0
-    # the off-by-one reading: C(t-1+k, k) in place of C(t+k, k), ratio t/(t+k) -> 0 in k
-    bad = wu.check_decay_mask(CheckContext(), layers=lambda t: t)
-    assert bad.verdict == "refuted"
-    assert bad.figures["lower_margin"] < -0.5
-    assert wu.DECAY_MASK_RULE.apply(bad.figures, **bad.thresholds).verdict == "refuted"
-
-
-def test_decay_mask_wrong_critical_point_refuted():
-    ev = wu.check_decay_mask(CheckContext(), critical=lambda t, m: t / m)
-    assert ev.verdict == "refuted" and ev.figures["critical_offset"] > 1
-    assert ev.figures["lower_margin"] >= 0  # the Θ bounds still hold: only the critical point fails
-
-
 # --- W1: causal collapse -------------------------------------------------------------------
 
 def test_causal_collapse_stated_rate_is_attained_and_a_faster_one_refuted():
