@@ -21,36 +21,6 @@ from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 F = Fraction
 
 
-# --- W1: causal collapse -------------------------------------------------------------------
-
-def test_causal_collapse_stated_rate_is_attained_and_a_faster_one_refuted():
-    ev = wu._check_causal_collapse(CheckContext())
-    assert ev.verdict == "verified" and ev.figures["bound_margin"] == 0  # attained exactly
-    for a in (F(2), F(11, 10)):
-        bad = wu._check_causal_collapse(CheckContext(), exponent=a)
-        assert bad.verdict == "refuted" and bad.figures["bound_margin"] < 0, a
-        assert bad.counterexample
-
-
-# --- W2: sliding window --------------------------------------------------------------------
-
-def test_sliding_window_a_rate_beyond_the_slack_is_refuted():
-    """The stated rate t/(2h) is loose on the generated cases (exponent multipliers up to
-    a* = 7.5 hold, test_claims_wu2025.py); 11 t/(2h) is beyond it and the same computation
-    refutes it."""
-    bad = wu._check_sliding_window(CheckContext(), rate=F(11))
-    assert bad.verdict == "refuted" and bad.figures["bound_failures"] > 0
-    assert wu.SLIDING_WINDOW_RULE.apply(bad.figures).verdict == "refuted"
-
-
-# --- W3: prefix ----------------------------------------------------------------------------
-
-def test_prefix_equal_share_kappa_refuted():
-    ev = wu._check_prefix(CheckContext(), kappa=lambda eps, K: F(1, K))
-    assert ev.verdict == "refuted" and ev.figures["keep_margin"] < 0
-    assert wu._check_prefix(CheckContext()).verdict == "verified"
-
-
 # --- W5: trained networks, through the real checks on constructed runs --------------------
 
 def _write(folder, key, residual, seeds, name=None):

@@ -2,7 +2,7 @@
 
 import importlib
 
-MODULES = ("decay_mask",)
+MODULES = ("decay_mask", "causal_collapse", "sliding_window", "prefix")
 
 for _name in MODULES:
     importlib.import_module(f"{__name__}.{_name}")
