@@ -1,11 +1,24 @@
-"""posbias:trained-full-control, temporarily here (moving to its own module)."""
+"""posbias:trained-full-control: posbias' test machinery for wu2025's trained claims has no
+positional leak: a full-mask network without positional encoding (a set function of its
+context, so every expected ``Acc(X_Y) - Acc(Y_X)`` is exactly 0) shows every difference within
+the sampling noise.
+
+posbias' own control (docs/mathematics.rst W5), a claim about the package's machinery: the
+generator, the paired test sets ``IC_X_Y`` / ``IC_Y_X`` and the accuracies that wu2025's
+section-5 claims (:mod:`posbias.proofs_checks.claims.wu2025`) read.
+
+The check reads the stored full-mask runs of ``posbias train``
+(``data/trained/full_none_res_lr0.003.json``; re-trained with ``--thorough``) at their last
+evaluation and requires every difference of every seed within ``max(3 SE, 0.01)``, with no gate
+on the in-context accuracy.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting
-from posbias.proofs_checks.claims.wu2025._shared import FIXED_DATE
+from posbias.proofs_checks.claims.posbias._shared import FIXED_DATE
 from posbias.proofs_checks.claims.wu2025._trained import (
     IMPLEMENTATION,
     MIN_THRESHOLD,
@@ -27,8 +40,10 @@ from posbias.proofs_checks.claims.wu2025._trained import (
 )
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
+__all__ = ["CARD", "RULE", "check", "decide"]
 
-def full_decide(f: Mapping, t: Mapping) -> str:
+
+def decide(f: Mapping, t: Mapping) -> str:
     """Every difference of every seed within ``max(k SE, floor)`` -> verified, else refuted."""
     for p in PAIRS:
         for x, se in zip(f[p], f.get("se " + p) or [None] * len(f[p])):
@@ -37,26 +52,37 @@ def full_decide(f: Mapping, t: Mapping) -> str:
     return "verified"
 
 
-FULL_CONTROL_RULE = Rule(
+RULE = Rule(
     text=("Machinery control: a full-mask network without PE is a set function of its context, "
           "so every expected Acc(X_Y) - Acc(Y_X) is exactly 0. verified: every pair of every seed "
           "within max(noise_multiple SE, floor) = max(3 SE, 0.01); refuted: some difference "
           "beyond it (a generator, a test set or an accuracy that leaks position). No gate: the "
           "control checks the test machinery's noise level, not a claim of wu2025."),
-    decide=full_decide,
+    decide=decide,
     thresholds=trained_thresholds(gate=False),
     examples=(
         Example("the stored full-mask runs: |d| <= 0.0072 with SE 0.0063-0.0067",
                 example_figures(seed_entry(0.40, -0.0016, 0.0017, 0.005, 0.0063),
-                         seed_entry(0.44, -0.0039, -0.001, -0.0072, 0.0066)), "verified"),
+                                seed_entry(0.44, -0.0039, -0.001, -0.0072, 0.0066)), "verified"),
         Example("a test set that leaks position (answer copies placed after the query): "
-                "first-last +0.05", example_figures(seed_entry(0.40, 0.0, 0.05, 0.0), seed_entry(0.44, 0.0, 0.04, 0.0)),
+                "first-last +0.05",
+                example_figures(seed_entry(0.40, 0.0, 0.05, 0.0), seed_entry(0.44, 0.0, 0.04, 0.0)),
                 "refuted", "false"),
     ),
     fixed=FIXED_DATE,
     deciding=("first-middle", "first-last", "middle-last"),
     no_paper_figures="a check of posbias' own test machinery: no paper reports these figures",
 )
+
+CARD = Card(
+    paper=Setting("posbias: a full mask without PE is a set function of its context "
+                  "(docs/mathematics.rst W5); a control of the trained-model test machinery",
+                  mask="full", pe="none"),
+    test=Setting("stored runs of posbias train (data/trained/full_none_res_lr0.003.json)",
+                 mask="full", pe="none", residual="on", iterations=2000, lr=3e-3, seeds=2),
+    kind="machinery",
+    proof=ProofStatus("numeric", note="E[difference] = 0 by the symmetry of a set function; the "
+                      "check measures that the trained differences stay within noise"))
 
 
 @claim(
@@ -72,24 +98,18 @@ FULL_CONTROL_RULE = Rule(
     section="docs/mathematics.rst W5 (control)",
     needs=NEEDS,
     thorough_work=training_work("full-nope",),
-    rule=FULL_CONTROL_RULE,
-    card=Card(paper=Setting("posbias: a full mask without PE is a set function of its context "
-                            "(docs/mathematics.rst W5); a control of the trained-model test machinery",
-                            mask="full", pe="none"),
-              test=Setting("stored runs of posbias train (data/trained/full_none_res_lr0.003.json)",
-                           mask="full", pe="none", residual="on", iterations=2000, lr=3e-3,
-                           seeds=2),
-              kind="machinery", proof=ProofStatus("numeric", note="E[difference] = 0 by the "
-                                                  "symmetry of a set function; the check measures "
-                                                  "that the trained differences stay within noise")),
+    rule=RULE,
+    card=CARD,
 )
-def _check_full(ctx: CheckContext) -> Evidence:
+def check(ctx: CheckContext) -> Evidence:
+    """The stored full-mask/no-PE runs (re-trained with ``--thorough``) decided by :data:`RULE`;
+    needs-data when they are missing."""
     try:
         doc = load_runs(ctx, "full-nope", residual=True)
     except MissingRun as exc:
         return needs_data(exc)
     figs = direction_figures(summarize(doc))
-    d = FULL_CONTROL_RULE.apply(figs)
+    d = RULE.apply(figs)
     shown = show_direction(figs)
     return Evidence(
         d.verdict, method="trained full-mask/no-PE network, paired test sets IC_X_Y vs IC_Y_X",
@@ -97,5 +117,5 @@ def _check_full(ctx: CheckContext) -> Evidence:
         tolerance=f"noise max(3 SE, {MIN_THRESHOLD})",
         counterexample=shown if d.verdict == "refuted" else None,
         parameters={"configurations": ["full-nope"], "implementation": IMPLEMENTATION},
-        details={"rule": FULL_CONTROL_RULE.text, "provenance": [provenance(doc)]},
+        details={"rule": RULE.text, "provenance": [provenance(doc)]},
         figures=figs, setting=run_setting([doc], ctx, "stored runs of posbias train"))
