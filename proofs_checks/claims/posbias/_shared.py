@@ -86,7 +86,7 @@ def disagreements(f, t):
     return refuting, unresolved
 
 
-def decide_agreement(f, t) -> str:
+def decide_agreement(f: Mapping, t: Mapping) -> str:
     """Two routes (and the symbolic identities): a disagreement that did not shrink with the
     precision -> refuted; a shrinking one when precision ran out, or an identity that did not
     close -> inconclusive; agreement with a stated correction -> qualified; else verified."""
@@ -170,7 +170,7 @@ def exact_figures(mismatches: int, ev: Evidence, setting: dict | None = None) ->
     return ev
 
 
-def decide_exact(f, t) -> str:
+def decide_exact(f: Mapping, t: Mapping) -> str:
     """An exact comparison: a mismatch beyond the allowed none -> refuted, else verified."""
     return "refuted" if f["mismatches"] > t["mismatches_allowed"] else "verified"
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import mpmath
 import numpy as np
@@ -45,7 +45,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """X5 machinery: the routes must agree (as :func:`decide_agreement`), the operation count
     be exactly affine in L and the float64 path within float_ulps of the dense product; the
     measured time exponent is reported, never decided on (wall-clock on a shared machine)."""

@@ -14,7 +14,7 @@ and names the one that works (qualified).  Numerically, mpmath compares the clos
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
@@ -43,7 +43,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """The closed-form density against quadrature, and the symbolic identities; qualified when
     only another warp than the stated one works (:func:`decide_agreement`)."""
     return decide_agreement(f, t)

@@ -14,7 +14,7 @@ mpmath) last-row propagation against mpmath tanh-sinh quadrature of the Bernstei
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -42,7 +42,7 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 F = Fraction
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Propagation against quadrature, case by case (:func:`decide_agreement`)."""
     return decide_agreement(f, t)
 

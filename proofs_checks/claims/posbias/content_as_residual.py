@@ -12,7 +12,7 @@ The check compares, in mpmath with escalating precision, the dense softmax rows 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
@@ -35,7 +35,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """The dense softmax rows against the residual formula (:func:`decide_agreement`)."""
     return decide_agreement(f, t)
 

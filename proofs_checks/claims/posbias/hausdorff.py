@@ -16,7 +16,7 @@ mismatch and prints it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 from posbias.numerics.cesaro import cesaro_diagonal_exact, cesaro_profile_exact
@@ -42,7 +42,7 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 F = Fraction
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Exact equality on every case (:func:`decide_exact`)."""
     return decide_exact(f, t)
 

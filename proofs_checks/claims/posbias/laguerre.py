@@ -13,7 +13,7 @@ random ``(alpha, t)``, escalating the precision on disagreement).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
@@ -40,7 +40,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """The binomial sum against mpmath's Laguerre polynomial, and the symbolic identities
     (:func:`decide_agreement`)."""
     return decide_agreement(f, t)

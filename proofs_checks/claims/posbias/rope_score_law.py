@@ -16,6 +16,7 @@ decides on those figures.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import derivation_by_name, latex_of_derivation
@@ -26,7 +27,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """The Monte Carlo test fails (KS p-value below ks_level, or a mean or variance more than
     moment_z standard errors apart) -> refuted; an identity open -> inconclusive; else verified."""
     if (f["ks_p_value"] < t["ks_level"] or f["variance_z"] > t["moment_z"]

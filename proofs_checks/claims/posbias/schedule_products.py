@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -43,7 +43,7 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 F = Fraction
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """An exact mismatch of a finite product, or a remainder that does not shrink like 1/T ->
     refuted; otherwise the agreements decide (:func:`decide_agreement`)."""
     if f["exact_mismatches"] > 0 or f["rate_shrink"] < t["decade_shrink"]:

@@ -13,7 +13,7 @@ first mismatch.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from posbias.numerics.cesaro import cesaro_profile_exact
 from posbias.numerics.closed_forms import symmetric_polynomial_profile_exact
@@ -29,7 +29,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Exact equality on every (L, H) (:func:`decide_exact`)."""
     return decide_exact(f, t)
 

@@ -14,6 +14,7 @@ Cesàro kernel (L = 8, T = 40) shows how far from sharp the rate is.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 
 from posbias.errors import InvalidArgument
@@ -34,7 +35,7 @@ __all__ = ["CARD", "RULE", "causal_collapse_margins", "check", "decide"]
 _MARGINS = ("bound_margin", "step_margin", "collapse_margin")
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """W1: refuted when an exact margin (the bound, its one-step contraction, the collapse
     onto the first token) is below the floor 0; verified otherwise."""
     return "refuted" if any(f[n] < t["margin_floor"] for n in _MARGINS) else "verified"

@@ -15,7 +15,7 @@ contrast computes the off-by-one reading (``t`` layers).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
@@ -29,7 +29,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decay_mask_profile", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """W4: refuted when a ratio leaves [(1-e^-m)^(t+1), 1] beyond the relative tolerance or
     the maximiser over k misses the critical point; inconclusive when only the bulk constant is
     not reached within its tolerance; verified otherwise."""

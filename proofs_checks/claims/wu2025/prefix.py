@@ -15,7 +15,8 @@ mask) keeps mass only on token 1.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -43,7 +44,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide", "prefix_margins"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """W3: refuted when a prefix token keeps less than κ or the suffix mass exceeds
     (1-Kε)^t at some depth, a uniform prefix row spreads its prefix mass unevenly, or the uniform
     kernel's limit misses 1/K; verified otherwise."""
@@ -113,7 +114,7 @@ def prefix_margins(kernels: list, eps: Fraction, K: int, kappa: Fraction | None 
     return {"keep": keep, "suffix": suffix, "final": Ps[-1]}
 
 
-def _generated_cases(rng, n: int, maxL: int, maxT: int,
+def _generated_cases(rng: random.Random, n: int, maxL: int, maxT: int,
                      kappa: Callable[[Fraction, int], Fraction] | None, sweep: CaseSweep) -> bool:
     """``n`` generated prefix-mask kernel stacks, their margins recorded in ``sweep``; returns
     whether every uniform prefix kernel's rows spread their prefix mass evenly (exact)."""

@@ -15,7 +15,8 @@ window (L = 8, w = 3) at depth 400.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 import mpmath
@@ -37,7 +38,7 @@ __all__ = ["CARD", "DEEP_CAP", "RULE", "check", "decide", "deep_window_depth",
            "sliding_window_margins"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """W2: refuted when the bound or the h-layer block fact fails or the uniform window does not
     reach e_1; inconclusive when nothing fails but a deep case did not exercise the rate;
     verified otherwise."""
@@ -188,7 +189,8 @@ def _window_h(L: int, w: int) -> int:
     return -(-(L - 1) // (w - 1))
 
 
-def _record(m: dict, T: int, sweep: CaseSweep, tally: dict, describe: Callable[[], str]) -> None:
+def _record(m: dict, T: int, sweep: CaseSweep, tally: dict,
+            describe: Callable[..., str]) -> None:
     """Count one case's margins (:func:`sliding_window_margins` ``m`` at depth ``T``) in
     ``tally`` and ``sweep``; a bound or h-layer block failure is a counterexample."""
     tally["fails"] += m["fails"]
@@ -203,8 +205,8 @@ def _record(m: dict, T: int, sweep: CaseSweep, tally: dict, describe: Callable[[
         sweep.fail(describe)
 
 
-def _generated_windows(rng, n: int, maxL: int, rate_of: Callable, sweep: CaseSweep,
-                       tally: dict) -> None:
+def _generated_windows(rng: random.Random, n: int, maxL: int, rate_of: Callable,
+                       sweep: CaseSweep, tally: dict) -> None:
     """(a) ``n`` generated windows and kernels (weights 1..9) at depths 2h+1..4h: the bound with
     C = 1/q is vacuous (right side >= 1) for t <= 2h."""
     for _ in range(n):
@@ -222,8 +224,8 @@ def _generated_windows(rng, n: int, maxL: int, rate_of: Callable, sweep: CaseSwe
                 f"L={L}, w={w}, T={T}, ε={eps}, A(1)={format_matrix(ks[0])}")
 
 
-def _deep_windows(rng, n_deep: int, maxL: int, cap: int, rate_of: Callable, sweep: CaseSweep,
-                  tally: dict) -> dict:
+def _deep_windows(rng: random.Random, n_deep: int, maxL: int, cap: int, rate_of: Callable,
+                  sweep: CaseSweep, tally: dict) -> dict:
     """(b) ``n_deep`` deep cases, where the rate t/(2h) matters: windows whose guaranteed ε
     (weights 1..2, ε >= 1/(2w-1)) lets the weakest bound C q_2^{t/(2h)} fall to 1/4 within the
     depth ``cap``.  Returns their rows, the rate-exercising depths, the smallest exponent

@@ -14,6 +14,8 @@ gate on the in-context accuracy (see :mod:`._trained`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule
 from posbias.proofs_checks.claims.wu2025._shared import FIXED_DATE
 from posbias.proofs_checks.claims.wu2025._trained import (
@@ -38,7 +40,7 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 _DECIDE = direction_decide("first-last", +1, support="first-middle")
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Figure 2 primacy: first-last beyond noise above 0 in every seed, first-middle not
     beyond noise below 0 (:func:`direction_decide`, sign +1); the gate turns verified into
     qualified."""

@@ -13,6 +13,8 @@ beyond its noise threshold, first-last as support, with the gate on the in-conte
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting
 from posbias.proofs_checks.claims.wu2025._shared import FIXED_DATE
 from posbias.proofs_checks.claims.wu2025._trained import (
@@ -39,7 +41,7 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 _DECIDE = direction_decide("first-middle", -1, support="first-last")
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Decay recency with residual connections: first-middle beyond noise below 0 in every
     seed, first-last not beyond noise above 0 (:func:`direction_decide`, sign -1); the gate
     turns verified into qualified."""

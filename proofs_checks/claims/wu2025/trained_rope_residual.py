@@ -13,6 +13,8 @@ both in-context accuracies.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule
 from posbias.proofs_checks.claims.wu2025._shared import FIXED_DATE
 from posbias.proofs_checks.claims.wu2025._trained import (
@@ -35,7 +37,7 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 _DECIDE = shift_decide("first-middle", +1)
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Figure 5 RoPE above no PE: the shift first-middle(RoPE) - first-middle(no PE) above
     its threshold in every seed (:func:`shift_decide`, sign +1); the gate turns verified into
     qualified."""

@@ -14,6 +14,8 @@ accuracies.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule
 from posbias.proofs_checks.claims.wu2025._shared import FIXED_DATE
 from posbias.proofs_checks.claims.wu2025._trained import (
@@ -36,7 +38,7 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 _DECIDE = shift_decide("first-last", -1)
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """Figure 2 RoPE trade-off: the shift first-last(RoPE) - first-last(no PE) below minus
     its threshold in every seed (:func:`shift_decide`, sign -1); the gate turns verified into
     qualified."""
