@@ -89,6 +89,7 @@ __all__ = [
     "example_shift",
     "find_attention_only",
     "gate_passed",
+    "gated_verdict",
     "load_runs",
     "memorisation",
     "needs_data",
@@ -355,6 +356,27 @@ def gate_passed(ics: Any, t: Mapping) -> bool | None:
     return len(known) == len(ics) and all(x >= t["gate"] for x in known)
 
 
+def gated_verdict(stated: Sequence[bool], other: Sequence[bool], some_stated: bool,
+                  gate_failed: bool) -> str:
+    """The verdict of every trained rule from the seeds that show the stated sign beyond noise
+    (``stated``), the other sign (``other``), whether any seed shows the stated sign, and
+    whether a gate was not passed.  Gate passed (or not reported): stated in every seed ->
+    verified; no seed with the stated sign -> refuted; otherwise inconclusive.  Gate not
+    passed: stated in every seed -> qualified; the other sign in every seed -> refuted;
+    otherwise inconclusive."""
+    if gate_failed:
+        if all(stated):
+            return "qualified"
+        if all(other):
+            return "refuted"
+        return "inconclusive"
+    if all(stated):
+        return "verified"
+    if not some_stated:
+        return "refuted"
+    return "inconclusive"
+
+
 def direction_decide(pair: str, sign: int, support: str | None = None
                      ) -> Callable[[Mapping, Mapping], str]:
     """A rule's ``decide``: ``sign * pair`` beyond its noise threshold in every seed is the
@@ -381,17 +403,7 @@ def direction_decide(pair: str, sign: int, support: str | None = None
         stated = [m > h and ok for m, h, ok in zip(main, th, sup_ok)]
         other = [m < -h for m, h in zip(main, th)]
         gate = gate_passed(f.get("ic_accuracy") or [None] * n, t)
-        if gate is False:
-            if all(stated):
-                return "qualified"
-            if all(other):
-                return "refuted"
-            return "inconclusive"
-        if all(stated):
-            return "verified"
-        if not any(m > h for m, h in zip(main, th)):
-            return "refuted"
-        return "inconclusive"
+        return gated_verdict(stated, other, any(m > h for m, h in zip(main, th)), gate is False)
 
     return decide
 
@@ -416,17 +428,7 @@ def shift_decide(pair: str, sign: int, a: str = "RoPE", b: str = "no PE"
         other = [v < -h for v, h in zip(s, th)]
         ga = gate_passed(f.get(f"{a} ic_accuracy") or [None] * n, t)
         gb = gate_passed(f.get(f"{b} ic_accuracy") or [None] * n, t)
-        if ga is False or gb is False:
-            if all(stated):
-                return "qualified"
-            if all(other):
-                return "refuted"
-            return "inconclusive"
-        if all(stated):
-            return "verified"
-        if not any(stated):
-            return "refuted"
-        return "inconclusive"
+        return gated_verdict(stated, other, any(stated), ga is False or gb is False)
 
     return decide
 
