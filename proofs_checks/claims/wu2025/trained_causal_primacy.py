@@ -9,7 +9,7 @@ classification task, its public code's default (no residual connections).
 The check reads the stored attention-only runs of ``posbias train`` (``residual: false``, causal
 mask, no PE; re-trained at the same scale with ``--thorough``) at their last evaluation and
 decides on first-last per seed beyond its noise threshold, first-middle as support, with the
-gate on the in-context accuracy (see :mod:`._trained`).
+gate on the in-context accuracy (see :mod:`posbias.proofs_checks.claims.wu2025._trained`).
 """
 
 from __future__ import annotations
