@@ -227,7 +227,7 @@ def _final_table(doc: dict) -> str:
                      f"{e['ic_accuracy']:>14.4f}  {cells[0]:>12}  {cells[1]:>10}  {cells[2]:>11}")
     lines += ["", "Acc(X_Y) - Acc(Y_X) > 0: a preference for X (± one standard error of the "
               "paired difference). In-context accuracy of label copying at random: 0.516."]
-    from posbias.proofs_checks.claims.wu2025 import GATE
+    from posbias.proofs_checks.claims.wu2025._trained import GATE
 
     lines.append(_gate_line("in-context accuracy", GATE,
                             [(r["seed"], r["history"][-1]["ic_accuracy"]) for r in doc["runs"]],

@@ -1,0 +1,706 @@
+"""Helpers shared by wu2025's trained-model claims (section 5) and posbias' control of their
+test machinery: the stored runs, their figures, the rules' decisions and the evidence.
+
+wu2025 trains a 2-layer self-attention network on in-context classification with *unbiased*
+data and reads its position preference from the test sets ``IC_X_Y`` (the answer at ``X``, an
+exact copy of the answer item at ``Y`` under another label): ``Acc(X_Y) - Acc(Y_X) > 0`` is a
+preference for ``X``.  Two settings:
+
+* **Figure 2** (the mask / PE comparison): attention-only networks, *no residual connections*
+  (the public code's default: its ``--not_res`` flag is ``store_false`` with default True, so
+  ``residual = not args.not_res`` is False unless the flag is given).  Causal no-PE prefers the
+  first position (first-last about +0.08 at depth 2), RoPE trades it toward recency
+  (first-last about -0.00), the decay mask prefers the end (first-middle about -0.055,
+  first-last about -0.07).  Claims ``wu2025:trained-causal-primacy``, ``-rope-tradeoff``,
+  ``-decay-recency``: decided only on stored runs with ``residual: false``
+  (:func:`find_attention_only`); without one they return ``needs-data`` with the
+  ``posbias train`` command that makes it (:func:`attention_only_command`).
+* **Figure 5** (the same with residual connections): a stronger first-position preference, and
+  RoPE *above* no PE (first-middle about +0.38 vs +0.25 at depth 2).  The stored runs with
+  residual connections (:data:`STORED`) are decided against this figure: claims
+  ``wu2025:trained-causal-primacy-residual``, ``-rope-residual``, ``-decay-residual``.
+
+The figures of wu2025 quoted here come from a third-party reading of its plots
+(docs/mathematics.rst W5): the cards list them as not confirmed.
+
+**What a difference means without in-context matching.**  Every rule applies the *gate*: the
+in-context accuracy on novel classes must reach :data:`GATE` = 0.75 in every seed read (random
+copying of one of the two labels present scores 1/2 + 1/(2*32) = 0.516).  A network below the
+gate does not retrieve by matching; it memorises training classes (training accuracy far above
+the in-context accuracy) and copies a context label.  Its ``Acc(X_Y) - Acc(Y_X)`` is then a
+positional preference in *which label it copies*: the quantity Figure 2 plots, but not a
+preference of in-context retrieval.  The rules say so with the verdict ``qualified`` (the
+stated sign beyond noise in every seed, gate not passed: the correction names the in-context
+and training accuracy), never ``verified``.  The other sign beyond noise in every seed is
+``refuted`` with or without the gate; no preference without the gate is ``inconclusive``.
+
+The noise threshold of one seed's difference is ``max(k SE, floor)`` (``k`` = 3, ``floor`` =
+0.01; SE the standard error of that paired difference over the test set; a paper figure
+without a reported SE gets the floor); a shift between two configurations (same seeds) uses
+``sqrt(2)`` times the larger of their thresholds.  The default check reads stored results
+(``data/trained/*.json``, with provenance: command, seeds, versions, machine, iterations, wall
+time) and never imports torch; ``--thorough`` re-trains the stored configurations at the same
+scale (lr 1e-3, 100,000 iterations, seeds 0 and 1: it does not train longer).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from posbias.proofs_checks.cards import Rule, Setting, Threshold
+from posbias.proofs_checks.data import data_path
+from posbias.proofs_checks.registry import CheckContext, Evidence
+
+__all__ = [
+    "ASSUMPTIONS",
+    "ATTENTION_ONLY",
+    "ATTENTION_ONLY_SOURCE",
+    "DECAY_M",
+    "DECAY_MASK",
+    "DECAY_PAPER",
+    "FIG2_UNCONFIRMED",
+    "GATE",
+    "GATE_TEXT",
+    "IMPLEMENTATION",
+    "LABEL_COPYING",
+    "MIN_THRESHOLD",
+    "NEEDS",
+    "NO_SE",
+    "PAIRS",
+    "RESIDUAL_SOURCE",
+    "RETRAINED",
+    "STORED",
+    "TASK",
+    "THOROUGH_CONFIGS",
+    "THOROUGH_SCALE",
+    "THOROUGH_SEEDS",
+    "MissingRun",
+    "attention_only_command",
+    "common_summaries",
+    "direction_check",
+    "direction_decide",
+    "direction_evidence",
+    "direction_figures",
+    "example_figures",
+    "example_shift",
+    "find_attention_only",
+    "gate_passed",
+    "gated_verdict",
+    "load_runs",
+    "memorisation",
+    "needs_data",
+    "noise_threshold",
+    "not_matching",
+    "paper_setting",
+    "provenance",
+    "retrain",
+    "rope_shift_check",
+    "run_setting",
+    "seed_entry",
+    "shift_decide",
+    "shift_evidence",
+    "shift_figures",
+    "shipped_dir",
+    "show_direction",
+    "stored_results",
+    "stored_runs",
+    "summarize",
+    "tested_setting",
+    "trained_evidence",
+    "trained_thresholds",
+    "training_work",
+    "user_data_dir",
+]
+
+#: in-context accuracy every seed must reach before a difference counts as in-context retrieval
+GATE = 0.75
+#: floor of the noise threshold on a difference of accuracies
+MIN_THRESHOLD = 0.01
+#: random copying of one of the two labels present (1/2 + 1/(2 * 32 labels))
+LABEL_COPYING = 0.516
+#: wu2025's decay rate per token, m = -ln 0.8 (public code: --mask decay --gamma 0.8)
+DECAY_M = -math.log(0.8)
+#: the decay mask as posbias train names it
+DECAY_MASK = f"decay:{DECAY_M:.6g}"
+#: the differences Acc(X_Y) - Acc(Y_X) recorded per evaluation
+PAIRS = ("first-middle", "first-last", "middle-last")
+
+#: the stored configurations with residual connections (file names under data/trained/)
+STORED = {
+    "causal-nope": "causal_none_res_lr0.001",
+    "causal-rope": "causal_rope_res_lr0.001",
+    "decay-nope": f"{DECAY_MASK.replace(':', '')}_none_res_lr0.001",
+    "full-nope": "full_none_res_lr0.003",
+}
+#: the configurations of the Figure-2 claims: (mask, pe) of the attention-only runs
+ATTENTION_ONLY = {
+    "causal-nope": ("causal", "none"),
+    "causal-rope": ("causal", "rope"),
+    "decay-nope": (DECAY_MASK, "none"),
+}
+#: what --thorough re-trains, per configuration, at THOROUGH_SCALE with seeds THOROUGH_SEEDS
+THOROUGH_CONFIGS: dict[str, dict[str, Any]] = {
+    "causal-nope": dict(mask="causal", pe="none"),
+    "causal-rope": dict(mask="causal", pe="rope"),
+    "decay-nope": dict(mask=DECAY_MASK, pe="none"),
+    "full-nope": dict(mask="full", pe="none"),
+}
+THOROUGH_SCALE: dict[str, Any] = dict(lr=1e-3, iterations=100_000, eval_every=2000)
+THOROUGH_SEEDS = (0, 1)
+#: how posbias re-implements wu2025's training (the evidence's parameters, the cards' note)
+IMPLEMENTATION = ("posbias train: the public model re-implemented (decay as a γ^(i-j) mask as "
+                  "in the public code), seeded class labels, posbias' vectorized generator")
+
+
+class MissingRun(Exception):
+    """A results document the check needs is not stored (or torch is missing to re-train it):
+    the claim is needs-data, naming what is missing."""
+
+
+def shipped_dir() -> str:
+    """The folder of the results shipped with posbias (``data/trained``)."""
+    return data_path("trained")
+
+
+def user_data_dir(ctx: CheckContext) -> str | None:
+    """``<--data-dir>/trained`` when the user gives one that has it (their own runs of
+    ``posbias train``, renamed to the names of :data:`STORED`), else the shipped results."""
+    if ctx.data_dir and os.path.isdir(os.path.join(ctx.data_dir, "trained")):
+        return os.path.join(ctx.data_dir, "trained")
+    return None
+
+
+def stored_results(key: str, data_dir: str | None = None) -> dict:
+    """The stored results document of configuration ``key`` (a key of :data:`STORED`)."""
+    base = data_dir or shipped_dir()
+    path = os.path.join(base, STORED[key] + ".json")
+    if not os.path.isfile(path):
+        raise MissingRun(path)
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def attention_only_command(key: str) -> str:
+    """The ``posbias train`` command that produces the attention-only (no residual) runs of
+    configuration ``key`` at wu2025's scale, as the Figure-2 claims read them."""
+    mask, pe = ATTENTION_ONLY[key]
+    name = f"{mask.replace(':', '')}_{pe}_nores"
+    return (f"posbias train --task wu2025-icl --mask {mask} --pe {pe} --residual off "
+            f"--iterations 100000 --lr 0.001 --seeds 0 1 --jobs 2 --eval-every 2000 "
+            f"--record-influence 32 -o {name} "
+            f"(then copy {name}/results.json to <data-dir>/trained/{name}_lr0.001.json)")
+
+
+def find_attention_only(key: str, data_dir: str | None = None) -> dict:
+    """The stored attention-only run of configuration ``key``: a results document in
+    ``data_dir`` (else the shipped folder) whose config has ``residual: false`` and the mask and
+    PE of ``key``, trained on unbiased data.  Raises :class:`MissingRun` naming the command that
+    would produce it."""
+    mask, pe = ATTENTION_ONLY[key]
+    found = []
+    for base in [d for d in (data_dir, shipped_dir()) if d]:
+        if not os.path.isdir(base):
+            continue
+        for fname in sorted(os.listdir(base)):
+            if not fname.endswith(".json"):
+                continue
+            try:
+                with open(os.path.join(base, fname), encoding="utf-8") as fh:
+                    doc = json.load(fh)
+            except (OSError, ValueError):
+                continue
+            cfg = doc.get("config", {}) if isinstance(doc, dict) else {}
+            if (doc.get("task") == "wu2025-icl" and cfg.get("residual") is False
+                    and cfg.get("mask") == mask and cfg.get("pe") == pe
+                    and cfg.get("train_bias", "none") == "none"):
+                found.append(doc)
+        if found:
+            break
+    if not found:
+        raise MissingRun("no stored attention-only run (residual: false) of mask "
+                       f"{mask}, PE {pe}; to produce it: {attention_only_command(key)}")
+    return max(found, key=lambda d: (min(r["iterations"] for r in d["runs"]), len(d["runs"])))
+
+
+#: the documents re-trained by --thorough in this process, by (configuration, residual)
+RETRAINED: dict = {}
+
+
+def retrain(key: str, residual: bool = True) -> dict:
+    """Re-train configuration ``key`` at wu2025's scale, with residual connections (Figure 5)
+    or without (``residual=False``, Figure 2); cached for the process."""
+    if (key, residual) not in RETRAINED:
+        try:
+            # the training module needs torch (the 'models' extra): imported on first use
+            from posbias.measurements import training as tr
+
+            tr._torch()  # the 'models' extra: torch is imported here, not with the claims
+        except ImportError:
+            raise MissingRun("the 'models' extra (torch)") from None
+        config = tr.TrainConfig(**THOROUGH_CONFIGS[key], **THOROUGH_SCALE, residual=residual)
+        # one progress bar with ETA per seed when stderr is a terminal
+        runs = tr.train_seeds(config, THOROUGH_SEEDS, jobs=2, progress=None)
+        RETRAINED[key, residual] = tr.results_document(config, runs,
+                                                      command="posbias check --thorough", jobs=2)
+    return RETRAINED[key, residual]
+
+
+def training_work(*keys: str, residual: bool = True) -> Callable[[CheckContext], list]:
+    """What ``--thorough`` re-trains for a claim reading ``keys``: each configuration at
+    wu2025's scale, two seeds in two processes, with residual connections or without; its wall
+    time from the stored run's measured rate (its slowest seed, on this project's machine with
+    the same two processes)."""
+
+    def work(ctx: CheckContext) -> list:
+        out = []
+        for key in keys:
+            try:
+                doc = stored_runs(key, user_data_dir(ctx), residual)
+                # the stored run's measured rate (slowest seed, two processes at once) times
+                # the iterations --thorough trains
+                rate = min(r["iterations"] / r["wall_seconds"] for r in doc["runs"])
+                seconds = THOROUGH_SCALE["iterations"] / rate
+            except (MissingRun, KeyError, ValueError, TypeError, ZeroDivisionError):
+                seconds = float("nan")
+            its = THOROUGH_SCALE["iterations"]
+            setting = "with residual" if residual else "attention only"
+            out.append((f"wu2025-train:{key}:{'res' if residual else 'nores'}",
+                        f"re-training {THOROUGH_CONFIGS[key]['mask']} / PE {THOROUGH_CONFIGS[key]['pe']}, "
+                        f"{setting} ({its} iterations, lr {THOROUGH_SCALE['lr']:g}, seeds "
+                        f"{', '.join(map(str, THOROUGH_SEEDS))} in 2 processes)", seconds))
+        return out
+
+    return work
+
+
+def stored_runs(key: str, data_dir: str | None, residual: bool) -> dict:
+    """The stored runs of configuration ``key``: with residual connections (:data:`STORED`,
+    Figure 5) or attention-only (:func:`find_attention_only`, Figure 2)."""
+    return stored_results(key, data_dir) if residual else find_attention_only(key, data_dir)
+
+
+def load_runs(ctx: CheckContext, key: str, residual: bool) -> dict:
+    """The results document a check reads: re-trained with ``--thorough``, else stored (in the
+    user's ``--data-dir`` when it has them, else shipped)."""
+    if ctx.thorough:
+        return retrain(key, residual=residual)
+    return stored_runs(key, user_data_dir(ctx), residual)
+
+
+def summarize(doc: dict, at: int | None = None) -> list[dict]:
+    """Per seed: the evaluation at iteration ``at`` (default: each run's last), as
+    ``{"seed", "iteration", "ic_accuracy", "train_accuracy", "difference", "se"}``."""
+    out = []
+    for run in doc["runs"]:
+        hist = run["history"]
+        entry = hist[-1] if at is None else next((e for e in hist if e["iteration"] == at), None)
+        if entry is None:
+            raise ValueError(f"seed {run['seed']} has no evaluation at iteration {at}")
+        out.append({"seed": run["seed"], "iteration": entry["iteration"],
+                    "ic_accuracy": entry["ic_accuracy"],
+                    "train_accuracy": entry.get("train_accuracy"),
+                    "difference": entry["difference"], "se": entry["difference_se"]})
+    return out
+
+
+def direction_figures(summaries: list[dict]) -> dict:
+    """The figures a direction rule reads: per seed (in seed order) the three differences, their
+    standard errors, the in-context and the training accuracy."""
+    f: dict = {"seeds": [s["seed"] for s in summaries],
+               "iteration": [s["iteration"] for s in summaries],
+               "ic_accuracy": [s["ic_accuracy"] for s in summaries],
+               "train_accuracy": [s.get("train_accuracy") for s in summaries]}
+    for p in PAIRS:
+        f[p] = [s["difference"][p] for s in summaries]
+        f["se " + p] = [s["se"][p] for s in summaries]
+    return f
+
+
+def shift_figures(a: list[dict], b: list[dict], pair: str,
+                  names: tuple[str, str] = ("RoPE", "no PE")) -> dict:
+    """The figures of a shift rule: ``pair`` and its SE per seed for configurations ``a`` and
+    ``b`` (same seeds, same iteration), both in-context accuracies, and the shift a - b."""
+    by_seed = {s["seed"]: s for s in b}
+    if set(by_seed) != {s["seed"] for s in a}:
+        raise ValueError("the two configurations do not have the same seeds")
+    b = [by_seed[s["seed"]] for s in a]
+    na, nb = names
+    return {"seeds": [s["seed"] for s in a], "iteration": [s["iteration"] for s in a],
+            f"{na} {pair}": [s["difference"][pair] for s in a],
+            f"{nb} {pair}": [s["difference"][pair] for s in b],
+            f"{na} se": [s["se"][pair] for s in a], f"{nb} se": [s["se"][pair] for s in b],
+            f"{na} ic_accuracy": [s["ic_accuracy"] for s in a],
+            f"{nb} ic_accuracy": [s["ic_accuracy"] for s in b],
+            f"{na} train_accuracy": [s.get("train_accuracy") for s in a],
+            f"{nb} train_accuracy": [s.get("train_accuracy") for s in b],
+            "shift": [round(x["difference"][pair] - y["difference"][pair], 6)
+                      for x, y in zip(a, b)]}
+
+
+def noise_threshold(se: float | None, t: Mapping) -> float:
+    """The noise threshold of one difference: ``max(k SE, floor)``; the floor alone when no SE
+    is reported (a paper figure)."""
+    return t["floor"] if se is None else max(t["noise_multiple"] * se, t["floor"])
+
+
+def gate_passed(ics: Any, t: Mapping) -> bool | None:
+    """True when every reported in-context accuracy reaches the gate, None when none is
+    reported (wu2025's figures), False otherwise."""
+    known = [x for x in ics if x is not None]
+    if not known:
+        return None
+    return len(known) == len(ics) and all(x >= t["gate"] for x in known)
+
+
+def gated_verdict(stated: Sequence[bool], other: Sequence[bool], some_stated: bool,
+                  gate_failed: bool) -> str:
+    """The verdict of every trained rule from the seeds that show the stated sign beyond noise
+    (``stated``), the other sign (``other``), whether any seed shows the stated sign, and
+    whether a gate was not passed.  Gate passed (or not reported): stated in every seed ->
+    verified; no seed with the stated sign -> refuted; otherwise inconclusive.  Gate not
+    passed: stated in every seed -> qualified; the other sign in every seed -> refuted;
+    otherwise inconclusive."""
+    if gate_failed:
+        if all(stated):
+            return "qualified"
+        if all(other):
+            return "refuted"
+        return "inconclusive"
+    if all(stated):
+        return "verified"
+    if not some_stated:
+        return "refuted"
+    return "inconclusive"
+
+
+def direction_decide(pair: str, sign: int, support: str | None = None
+                     ) -> Callable[[Mapping, Mapping], str]:
+    """A rule's ``decide``: ``sign * pair`` beyond its noise threshold in every seed is the
+    stated preference (``support`` must not lie beyond noise on the other side); ``-sign *
+    pair`` beyond noise in every seed is the other preference.
+
+    gate passed (or no in-context accuracy reported): stated in every seed -> verified; no seed
+    with the stated preference -> refuted; otherwise inconclusive.  Gate not passed: stated in
+    every seed -> qualified (a preference in which label is copied, not in retrieval); the other
+    preference in every seed -> refuted; otherwise inconclusive.
+    """
+
+    def decide(f, t):
+        n = len(f[pair])
+        ses = f.get("se " + pair) or [None] * n
+        th = [noise_threshold(se, t) for se in ses]
+        main = [sign * x for x in f[pair]]
+        sup = f.get(support) if support else None
+        if support is None or sup is None:
+            sup_ok = [True] * n
+        else:
+            sse = f.get("se " + support) or [None] * n
+            sup_ok = [x is None or sign * x >= -noise_threshold(se, t) for x, se in zip(sup, sse)]
+        stated = [m > h and ok for m, h, ok in zip(main, th, sup_ok)]
+        other = [m < -h for m, h in zip(main, th)]
+        gate = gate_passed(f.get("ic_accuracy") or [None] * n, t)
+        return gated_verdict(stated, other, any(m > h for m, h in zip(main, th)), gate is False)
+
+    return decide
+
+
+def shift_decide(pair: str, sign: int, a: str = "RoPE", b: str = "no PE"
+                 ) -> Callable[[Mapping, Mapping], str]:
+    """A rule's ``decide`` on the shift ``S = pair(a) - pair(b)`` per seed, threshold
+    ``sqrt(2) max(noise(a), noise(b))``: ``sign * S`` beyond it in every seed is the stated
+    shift.  Gate passed in both (or not reported): stated in every seed -> verified; no seed
+    with the stated shift -> refuted; otherwise inconclusive.  Gate not passed in either:
+    stated in every seed -> qualified; the opposite shift in every seed -> refuted; otherwise
+    inconclusive."""
+
+    def decide(f, t):
+        xa, xb = f[f"{a} {pair}"], f[f"{b} {pair}"]
+        n = len(xa)
+        sa = f.get(f"{a} se") or [None] * n
+        sb = f.get(f"{b} se") or [None] * n
+        th = [math.sqrt(2) * max(noise_threshold(u, t), noise_threshold(v, t)) for u, v in zip(sa, sb)]
+        s = [sign * (x - y) for x, y in zip(xa, xb)]
+        stated = [v > h for v, h in zip(s, th)]
+        other = [v < -h for v, h in zip(s, th)]
+        ga = gate_passed(f.get(f"{a} ic_accuracy") or [None] * n, t)
+        gb = gate_passed(f.get(f"{b} ic_accuracy") or [None] * n, t)
+        return gated_verdict(stated, other, any(stated), ga is False or gb is False)
+
+    return decide
+
+
+def trained_thresholds(gate: bool = True) -> dict:
+    """The thresholds of a trained-model rule: the noise multiple and floor, and the gate on the
+    in-context accuracy (not for the machinery control, ``gate=False``)."""
+    out = {
+        "noise_multiple": Threshold(3, "a difference counts when beyond this many standard "
+                                    "errors of its paired difference", scale="linear", step=0.25,
+                                    sensitive=1.0, domain=(0.25, None)),
+        "floor": Threshold(MIN_THRESHOLD, "smallest noise threshold on a difference of accuracies "
+                           "(the whole threshold for a paper figure without SE)", scale="log",
+                           sensitive=2.0),
+    }
+    if gate:
+        out["gate"] = Threshold(GATE, "in-context accuracy every seed must reach for a difference "
+                                "to count as in-context retrieval (label copying scores 0.516)",
+                                scale="linear", step=0.01, sensitive=0.05,
+                                domain=(LABEL_COPYING, 1.0))
+    return out
+
+
+GATE_TEXT = (f"Gate: in-context accuracy >= gate = {GATE} in every seed (random label copying "
+             f"scores {LABEL_COPYING}); below it the network memorises classes and copies a "
+             "context label, and a difference is a positional preference in which label it "
+             "copies (what Figure 2 plots), not in in-context retrieval: the stated sign then "
+             "gives qualified, never verified. Noise: a seed's difference counts beyond "
+             f"max(noise_multiple SE, floor) = max(3 SE, {MIN_THRESHOLD}) (the floor alone for a "
+             "paper figure without SE). wu2025 reports no in-context accuracy with its figures: "
+             "they are decided on their differences alone, as if the gate were passed.")
+
+
+def seed_entry(ic, fm=None, fl=None, ml=None, se=0.0055, train=None):
+    """An example seed (one entry of each per-seed list)."""
+    return {"ic": ic, "fm": fm, "fl": fl, "ml": ml, "se": se, "train": train}
+
+
+def example_figures(*seeds: Any) -> dict:
+    """The figures of a direction rule's example, from :func:`seed_entry` entries."""
+    f = {"ic_accuracy": [s["ic"] for s in seeds], "train_accuracy": [s["train"] for s in seeds]}
+    for key, p in (("fm", "first-middle"), ("fl", "first-last"), ("ml", "middle-last")):
+        if all(s[key] is not None for s in seeds):
+            f[p] = [s[key] for s in seeds]
+            f["se " + p] = [s["se"] for s in seeds]
+    return f
+
+
+def example_shift(pair, rope, nope, se=0.0055, ic_rope=None, ic_nope=None, names=("RoPE", "no PE")):
+    """The figures of a shift rule's example: ``pair`` of both configurations per seed."""
+    a, b = names
+    n = len(rope)
+    return {f"{a} {pair}": list(rope), f"{b} {pair}": list(nope),
+            f"{a} se": [se] * n if se is not None else [None] * n,
+            f"{b} se": [se] * n if se is not None else [None] * n,
+            f"{a} ic_accuracy": list(ic_rope or [None] * n),
+            f"{b} ic_accuracy": list(ic_nope or [None] * n),
+            "shift": [round(x - y, 6) for x, y in zip(rope, nope)]}
+
+
+#: an example figure read from a paper plot, reported without a standard error
+NO_SE = None
+
+
+
+def provenance(doc: dict) -> dict:
+    """Where a results document comes from: command, seeds, versions, machine, wall times."""
+    prov = doc.get("provenance", {})
+    return {"name": doc["name"], "command": prov.get("command"), "seeds": prov.get("seeds"),
+            "residual": doc["config"].get("residual"),
+            "iterations": [r["iterations"] for r in doc["runs"]],
+            "wall_seconds": [r["wall_seconds"] for r in doc["runs"]],
+            "lr": doc["config"]["lr"], "test_size": doc["config"]["test_size"],
+            "versions": prov.get("versions"), "machine": prov.get("machine"),
+            "created": prov.get("created")}
+
+
+def run_setting(docs: Sequence[dict], ctx: CheckContext, source: str) -> dict:
+    """The test-setting fields this run refines: iterations, lr, seeds, residual."""
+    its = sorted({r["iterations"] for d in docs for r in d["runs"]})
+    lrs = sorted({d["config"]["lr"] for d in docs})
+    seeds = sorted({s for d in docs for s in d.get("provenance", {}).get("seeds", [])})
+    res = {bool(d["config"].get("residual", True)) for d in docs}
+    where = "re-trained (--thorough)" if ctx.thorough else "stored runs"
+    return {"source": f"{source} ({where})",
+            "iterations": its[0] if len(its) == 1 else tuple(its),
+            "lr": lrs[0] if len(lrs) == 1 else tuple(lrs),
+            "seeds": len(seeds), "residual": "on" if res == {True} else "off" if res == {False}
+            else "mixed"}
+
+
+def memorisation(figs: dict, prefix: str = "") -> str:
+    """The evidence's reading of the accuracies: matching or memorised classes."""
+    ic = figs.get(prefix + "ic_accuracy") or []
+    tr = figs.get(prefix + "train_accuracy") or []
+    parts = []
+    for seed, a, b in zip(figs.get("seeds", range(len(ic))), ic, tr):
+        if a is None:
+            continue
+        gap = "" if b is None else f", training accuracy {b:.4f}"
+        if a >= GATE:
+            parts.append(f"seed {seed}: in-context accuracy {a:.4f}{gap}: matches in context")
+        else:
+            parts.append(f"seed {seed}: in-context accuracy {a:.4f} < gate {GATE}{gap}: "
+                         "does not match in context (classes memorised, a context label copied)")
+    return "; ".join(parts)
+
+
+def show_direction(figs: dict, pairs: Sequence[str] = PAIRS) -> str:
+    """The differences of a direction rule per seed, with their SE and in-context accuracy."""
+    out = []
+    for i, seed in enumerate(figs["seeds"]):
+        diffs = ", ".join(f"{p} {figs[p][i]:+.4f}±{figs['se ' + p][i]:.4f}" for p in pairs)
+        out.append(f"seed {seed} at {figs['iteration'][i]} it: in-context acc "
+                   f"{figs['ic_accuracy'][i]:.4f}; {diffs}")
+    return "; ".join(out)
+
+
+def not_matching(docs: Sequence[dict]) -> str:
+    """What the stored history says about training longer: the in-context and the training
+    accuracy at a fifth of the run and at its end, per seed, and what --thorough does."""
+    parts = []
+    for doc in docs:
+        for run in doc["runs"]:
+            hist = [e for e in run["history"] if e.get("train_accuracy") is not None]
+            if not hist:
+                continue
+            first = next((e for e in hist if e["iteration"] >= run["iterations"] / 5), hist[0])
+            last = hist[-1]
+            parts.append(f"seed {run['seed']}: in-context accuracy {first['ic_accuracy']:.3f} -> "
+                         f"{last['ic_accuracy']:.3f}, training accuracy "
+                         f"{first['train_accuracy']:.3f} -> {last['train_accuracy']:.3f} from "
+                         f"{first['iteration']} to {last['iteration']} iterations")
+    its = THOROUGH_SCALE["iterations"]
+    return ("what would change it is not known here (" + "; ".join(parts) + "); --thorough "
+            f"re-trains the same {its:,} iterations: it does not train longer")
+
+
+def trained_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext,
+                     method: str, keys: Sequence[str], source: str, *, shown: str, reading: str,
+                     tolerance: str, qualified: str) -> Evidence:
+    """The evidence of a trained claim: ``rule``'s verdict on ``figs``, the differences
+    ``shown`` (the counterexample when refuted), the ``reading`` of the accuracies, and when
+    qualified the correction ``qualified`` followed by what the stored history says."""
+    verdict = rule.apply(figs).verdict
+    correction = None
+    if verdict == "qualified":
+        correction = qualified + not_matching(docs)
+    return Evidence(
+        verdict, method=method, discrepancy=shown,
+        precision="float32 training; accuracies exact ratios over the test sets",
+        tolerance=tolerance, correction=correction,
+        counterexample=shown if verdict == "refuted" else None,
+        parameters={"configurations": list(keys), "implementation": IMPLEMENTATION},
+        details={"rule": rule.text, "accuracies": reading,
+                 "provenance": [provenance(x) for x in docs]},
+        figures=figs, setting=run_setting(docs, ctx, source))
+
+
+def direction_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext, method: str,
+                       keys: Sequence[str], source: str,
+                       pairs: Sequence[str] = PAIRS) -> Evidence:
+    """The evidence of a direction claim: every difference of every seed, the accuracies."""
+    reading = memorisation(figs)
+    return trained_evidence(
+        rule, figs, docs, ctx, method, keys, source, shown=show_direction(figs, pairs),
+        reading=reading,
+        tolerance=f"gate in-context accuracy >= {GATE}; noise max(3 SE, {MIN_THRESHOLD})",
+        qualified=("the stated sign holds beyond noise in every seed, but the network does not "
+                   "learn in-context matching (" + reading + "): the difference is a positional "
+                   "preference in which context label is copied, not in in-context retrieval; "))
+
+
+def shift_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext, method: str,
+                   keys: Sequence[str], source: str,
+                   pair: str) -> Evidence:
+    """The evidence of a RoPE shift claim: ``pair`` of both configurations and the shift per
+    seed, the accuracies of both."""
+    shown = "; ".join(
+        f"seed {s}: RoPE {pair} {figs['RoPE ' + pair][i]:+.4f}±{figs['RoPE se'][i]:.4f} (in-context "
+        f"acc {figs['RoPE ic_accuracy'][i]:.4f}), no PE {figs['no PE ' + pair][i]:+.4f}±"
+        f"{figs['no PE se'][i]:.4f} (in-context acc {figs['no PE ic_accuracy'][i]:.4f}), shift "
+        f"{figs['shift'][i]:+.4f}" for i, s in enumerate(figs["seeds"]))
+    reading = "; ".join(x for x in (
+        "RoPE: " + memorisation(figs, "RoPE "),
+        "no PE: " + memorisation({**figs, "ic_accuracy": figs["no PE ic_accuracy"],
+                                  "train_accuracy": figs["no PE train_accuracy"]})) if x)
+    return trained_evidence(
+        rule, figs, docs, ctx, method, keys, source, shown=shown, reading=reading,
+        tolerance=f"gate in-context accuracy >= {GATE}; noise sqrt(2) max(3 SE, {MIN_THRESHOLD})",
+        qualified=("the stated shift holds beyond noise in every seed, but a configuration does "
+                   "not learn in-context matching (" + reading + "): a shift of label-copying "
+                   "preference, not of in-context retrieval; "))
+
+
+def needs_data(exc: Exception) -> Evidence:
+    """The evidence of a claim whose results are missing: needs-data, naming them."""
+    return Evidence("needs-data", method=f"missing: {exc}", details={"needs": str(exc)})
+
+
+def common_summaries(a_doc, b_doc):
+    """Both configurations summarized at the last iteration every run of both reached."""
+    common = min(max(e["iteration"] for e in r["history"]) for d in (a_doc, b_doc)
+                 for r in d["runs"])
+    return summarize(a_doc, common), summarize(b_doc, common), common
+
+
+# ---- cards -----------------------------------------------------------------------------------
+TASK = ("in-context classification (Gaussian mixture): K 2048 classes, 32 labels, d 64, "
+         "N 8 items in bursts of 4, eps 0.75; unbiased training data")
+FIG2_UNCONFIRMED = ("iterations", "lr", "batch")
+
+
+def paper_setting(fig: str, residual: str, mask: str, pe: str | tuple[str, ...], extra: str = "") -> Setting:
+    """The paper setting of a trained claim: wu2025 section 5, ``fig``, as the cards state it."""
+    return Setting(
+        f"wu2025 section 5, {fig} (depth 2; figures from a third-party reading of the plot, "
+        f"not confirmed against the paper's text{extra}); public code xinyiwu98/"
+        "position-bias-in-attention train.py (residual off unless --not_res is given)",
+        architecture="self-attention network (SAN), single head, 3-layer MLP readout of the "
+                     "last token", layers=2, residual=residual, mask=mask, pe=pe, data=TASK,
+        training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
+        unconfirmed=FIG2_UNCONFIRMED,
+        note="iterations 100,000 as docs/mathematics.rst W5 reads the paper; the public code's default is "
+             "--iter 50000 (lr 1e-3, batch 128 are its defaults)")
+
+
+def tested_setting(residual: str, mask: str, pe: str | tuple[str, ...], source: str) -> Setting:
+    """The test setting of a trained claim: posbias train's runs read from ``source``."""
+    return Setting(source, architecture="self-attention network (SAN), single head, 3-layer MLP "
+                   "readout of the last token", layers=2, residual=residual, mask=mask, pe=pe,
+                   data=TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3,
+                   batch=128, seeds=2, note=IMPLEMENTATION)
+
+
+DECAY_PAPER = "decay (gamma = 0.8, a γ^(i-j) mask)"
+ATTENTION_ONLY_SOURCE = "stored attention-only runs (residual: false) of posbias train, when present"
+RESIDUAL_SOURCE = "stored runs of posbias train with residual connections (data/trained/*_res_*.json)"
+
+ASSUMPTIONS = ("wu2025's in-context classification task (K = 2048, L = 32, d = 64, n = 8, "
+                "B = 4, eps = 0.75), unbiased training data",
+                "2-layer single-head self-attention network, AdamW, lr 1e-3, batch 128")
+NEEDS = ("stored results", "models (for --thorough)")
+
+
+def direction_check(ctx: CheckContext, key: str, rule: Rule, method: str, *,
+                    residual: bool) -> Evidence:
+    """The check of a direction claim: the runs of ``key`` (attention-only for Figure 2, with
+    residual connections for Figure 5) summarized at their last evaluation, decided by ``rule``."""
+    try:
+        doc = load_runs(ctx, key, residual)
+    except MissingRun as exc:
+        return needs_data(exc)
+    figs = direction_figures(summarize(doc))
+    return direction_evidence(rule, figs, [doc], ctx, method, [key],
+                              RESIDUAL_SOURCE if residual else ATTENTION_ONLY_SOURCE)
+
+
+def rope_shift_check(ctx: CheckContext, rule: Rule, pair: str, method: str, *,
+                     residual: bool) -> Evidence:
+    """The check of a RoPE shift claim: the causal runs with RoPE and without PE, compared on
+    ``pair`` at the last iteration both reached, decided by ``rule``."""
+    try:
+        rope_doc = load_runs(ctx, "causal-rope", residual)
+        nope_doc = load_runs(ctx, "causal-nope", residual)
+    except MissingRun as exc:
+        return needs_data(exc)
+    try:
+        rope, nope, common = common_summaries(rope_doc, nope_doc)
+        figs = shift_figures(rope, nope, pair)
+    except ValueError as exc:
+        return Evidence("inconclusive", method="no common evaluation", discrepancy=str(exc))
+    return shift_evidence(rule, figs, [rope_doc, nope_doc], ctx,
+                          f"{method}, compared at iteration {common}", ["causal-rope", "causal-nope"],
+                          RESIDUAL_SOURCE if residual else ATTENTION_ONLY_SOURCE, pair)

@@ -1,0 +1,37 @@
+"""wu2025:trained-decay-residual (Figure 2's statement in Figure 5's setting): the shipped runs
+give the expected verdict, qualified because the network memorises classes; compared with
+Figure 5 (scope variant) and with the gate reported; verified and refuted are reached from
+constructed runs."""
+
+from __future__ import annotations
+
+from posbias.proofs_checks import registry
+from posbias.proofs_checks.claims.wu2025 import _trained as trained
+
+CID = "wu2025:trained-decay-residual"
+
+
+def test_default_check_reads_the_shipped_results_as_expected(shipped_results_as_expected):
+    shipped_results_as_expected(CID, residual=True)
+
+
+def test_residual_claim_is_compared_with_figure5_and_reports_the_gate(compared_with_figure5):
+    compared_with_figure5(CID)
+
+
+def test_decay_residual_says_the_network_memorises_classes():
+    ev = registry.run_claim(registry.get_claim(CID)).evidence
+    assert ev.verdict == "qualified"
+    assert "classes memorised" in ev.correction and "0.5266" in ev.correction
+    assert "does not train longer" in ev.correction  # --thorough re-trains the same iterations
+    assert trained.THOROUGH_SCALE["iterations"] == max(r["iterations"] for r in
+                                                       trained.stored_results("decay-nope")["runs"])
+
+
+# --- power: through the real check on constructed runs -------------------------------------
+
+def test_figure5_decay_with_matching_verified_with_primacy_refuted(tmp_path, write_run, verdict_in):
+    write_run(tmp_path, "decay-nope", True, [(0.8, -0.05, -0.06, 0.0), (0.8, -0.06, -0.05, 0.0)])
+    assert verdict_in(CID, tmp_path).evidence.verdict == "verified"
+    write_run(tmp_path, "decay-nope", True, [(0.8, 0.05, 0.04, 0.0), (0.8, 0.06, 0.05, 0.0)])
+    assert verdict_in(CID, tmp_path).evidence.verdict == "refuted"
