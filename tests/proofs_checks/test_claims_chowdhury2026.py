@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from posbias.numerics.cesaro import cesaro_profile
-from posbias.proofs_checks.claims import chowdhury2026 as cd
+from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 IDS = [
@@ -99,7 +99,7 @@ def test_discrete_limit_can_be_refuted(monkeypatch):
 
 
 def test_rate_criterion_accepts_faster_and_rejects_slower_decay():
-    from posbias.proofs_checks.claims.chowdhury2026 import _growth
+    from posbias.proofs_checks.claims.chowdhury2026._legacy import _growth
 
     lengths = [64, 128, 256, 512]
     assert _growth(lengths, [mpmath.mpf(L) ** -1.3 for L in lengths]) < 1

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from posbias.proofs_checks import registry
-from posbias.proofs_checks.claims import chowdhury2026_text as tx
+from posbias.proofs_checks.claims.chowdhury2026 import _legacy_text as tx
 
 L = 256
 IDS = {k: f"chowdhury2026:{k}-text-proxy"

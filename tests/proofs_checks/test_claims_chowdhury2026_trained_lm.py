@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from posbias.proofs_checks import registry
-from posbias.proofs_checks.claims import chowdhury2026 as ch
+from posbias.proofs_checks.claims.chowdhury2026 import _legacy as ch
 
 IDS = ("chowdhury2026:u-persists-trained-proxy", "chowdhury2026:dead-zone-trained-proxy")
 L = 64

@@ -4,7 +4,7 @@ import pytest
 import sympy
 
 from posbias.proofs_checks import CheckContext, get_claim, run_claim
-from posbias.proofs_checks.claims import chowdhury2026 as ch
+from posbias.proofs_checks.claims.chowdhury2026 import _legacy as ch
 from posbias.proofs_checks.claims import posbias as pb
 
 IDS = [

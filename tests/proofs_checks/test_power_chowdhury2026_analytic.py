@@ -19,7 +19,7 @@ import sympy
 
 from posbias.numerics.alibi import alibi_layer, alibi_rollout, alibi_slopes
 from posbias.numerics.cesaro import cesaro_profile
-from posbias.proofs_checks.claims import chowdhury2026 as cd
+from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 FAST = CheckContext(dps=20, max_dps=40)

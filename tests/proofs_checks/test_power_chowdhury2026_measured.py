@@ -12,7 +12,7 @@ from posbias_tests_step0_fakes import PLAN_PRIMARY, fake_data, use_plan
 
 from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.kernels import decay_kernel, uniform_causal_kernel
-from posbias.proofs_checks.claims import chowdhury2026 as cd
+from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 

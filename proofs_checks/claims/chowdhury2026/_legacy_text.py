@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
-from posbias.proofs_checks.claims.chowdhury2026 import (
+from posbias.proofs_checks.claims.chowdhury2026._legacy import (
     BINS,
     DEAD_ZONE_DEPTH,
     LM_GROWTH,
