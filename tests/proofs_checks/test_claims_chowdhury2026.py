@@ -13,7 +13,6 @@ from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 IDS = [
-    "chowdhury2026:cesaro-stochastic",
     "chowdhury2026:discrete-limit",
     "chowdhury2026:residual-density",
     "chowdhury2026:recency-delta",
@@ -179,8 +178,7 @@ def test_measured_claims_need_data_without_torch_or_stored_runs(monkeypatch):
     monkeypatch.setattr(measured, "_STEP0_CACHE", {})
     for thorough in (False, True):
         ctx = CheckContext(thorough=thorough)
-        for fn in (cd.peak_valley_check, cd.check_step0_fit, cd.rope_init_check,
-                   cd.cesaro_stochastic_check):
+        for fn in (cd.peak_valley_check, cd.check_step0_fit, cd.rope_init_check):
             ev = fn(ctx)
             assert ev.verdict == "needs-data", (fn.__name__, ev.as_dict())
             assert ev.rule
@@ -195,23 +193,6 @@ def test_thorough_without_torch_ignores_stored_runs(monkeypatch):
     monkeypatch.setattr(measured, "_STEP0_CACHE", {})
     assert measured.step0_data(CheckContext(thorough=True)) is None
     assert measured.step0_data(CheckContext()) is not None  # the stored runs
-
-
-def test_cesaro_stochastic_exact_part_can_be_refuted(monkeypatch):
-    import posbias.numerics.kernels as k
-
-    orig = k.rollout_matrix_exact
-
-    def leaky(M, sched):
-        P = orig(M, sched)
-        if len(P) > 2:
-            P[-1] = list(P[-1])
-            P[-1][0] += Fraction(1, 10**6)
-        return P
-
-    monkeypatch.setattr(k, "rollout_matrix_exact", leaky)
-    ev = cd.cesaro_stochastic_check(CheckContext())
-    assert ev.verdict == "refuted" and "N^H" in ev.counterexample
 
 
 def test_stored_measurements_are_the_paper_architectures_at_full_width():

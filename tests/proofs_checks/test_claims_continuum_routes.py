@@ -4,8 +4,8 @@ import pytest
 import sympy
 
 from posbias.proofs_checks import CheckContext, get_claim, run_claim
-from posbias.proofs_checks.claims.chowdhury2026 import _legacy as ch
 from posbias.proofs_checks.claims import posbias as pb
+from posbias.proofs_checks.claims.chowdhury2026 import _legacy as ch
 
 IDS = [
     "chowdhury2026:continuum-kernel",

@@ -41,7 +41,9 @@ paper's statement before computing.
 
 import importlib
 
-MODULES: tuple[str, ...] = ()
+MODULES = (
+    "cesaro_stochastic",
+)
 
 for _name in MODULES:
     importlib.import_module(f"{__name__}.{_name}")
