@@ -43,6 +43,7 @@ import importlib
 
 MODULES = (
     "cesaro_stochastic",
+    "discrete_limit",
 )
 
 for _name in MODULES:

@@ -32,10 +32,10 @@ __all__ = [
     "MpFunction",
     "alpha_names",
     "continuous_part",
+    "error_growth",
+    "error_rate",
     "fraction_mpf",
-    "growth",
     "interior_errors",
-    "rate",
     "route_evidence",
     "route_figures",
     "routes_decide",
@@ -97,7 +97,7 @@ def interior_errors(profile, c, lo=Fraction(1, 10), hi=Fraction(9, 10)):
     return worst, rel
 
 
-def growth(lengths, errors):
+def error_growth(lengths, errors):
     """Largest ratio ``c(2L)/c(L)`` of ``c(L) = L·err(L)`` over the last two doublings.
 
     ``err = O(1/L)`` means ``c`` stays bounded: a ratio above 1 at every doubling would show a
@@ -107,7 +107,7 @@ def growth(lengths, errors):
     return max(float(c[k + 1] / c[k]) for k in range(len(c) - 3, len(c) - 1))
 
 
-def rate(lengths, errors):
+def error_rate(lengths, errors):
     """Least-squares slope of ``log err`` against ``log L`` over the three largest ``L``
     (-1 for an O(1/L) rate in the asymptotic regime)."""
     xs = [math.log(L) for L in lengths[-3:]]
