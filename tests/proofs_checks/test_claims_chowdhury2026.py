@@ -13,7 +13,6 @@ from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 IDS = [
-    "chowdhury2026:residual-density",
     "chowdhury2026:recency-delta",
     "chowdhury2026:dead-zone",
     "chowdhury2026:u-shape",

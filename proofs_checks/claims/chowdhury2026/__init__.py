@@ -44,6 +44,7 @@ import importlib
 MODULES = (
     "cesaro_stochastic",
     "discrete_limit",
+    "residual_density",
 )
 
 for _name in MODULES:
