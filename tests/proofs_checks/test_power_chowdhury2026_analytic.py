@@ -25,18 +25,6 @@ from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 FAST = CheckContext(dps=20, max_dps=40)
 
 
-# ------------------------------------------------------------------------- recency-delta
-def test_recency_delta_refuted_for_the_atom_with_one_power_too_many():
-    ev = cd.recency_delta_check(CheckContext(), atom=lambda a, h: (1 - a) ** (h + 1))
-    assert ev.verdict == "refuted" and ev.figures["bernoulli_max"] > 1
-    assert "does not approach the stated atom" in ev.counterexample
-
-
-def test_recency_delta_refuted_for_the_atom_with_one_power_too_few():
-    ev = cd.recency_delta_check(CheckContext(), atom=lambda a, h: (1 - a) ** (h - 1))
-    assert ev.verdict == "refuted" and ev.figures["below_atom"] > 0
-
-
 # ------------------------------------------------------------------------- dead-zone
 def _consistent(density):
     """A discrete route that agrees with an injected density: L·p(L/2) = ρ(1/2)."""
@@ -192,7 +180,6 @@ def test_primacy_tail_refuted_for_one_power_of_the_logarithm_less():
 @pytest.mark.parametrize("slug, scope, proof", [
     ("primacy-tail", "paper", "numeric"),
     ("dead-zone", "paper", "numeric"), ("u-shape", "paper", "numeric"),
-    ("recency-delta", "reduced", "range"),
     ("continuum-kernel", "paper", "range"), ("density", "paper", "all")])
 def test_cards_state_the_setting_scope_and_proof(slug, scope, proof):
     card = get_claim(f"chowdhury2026:{slug}").card

@@ -45,6 +45,7 @@ MODULES = (
     "cesaro_stochastic",
     "discrete_limit",
     "residual_density",
+    "recency_delta",
 )
 
 for _name in MODULES:
