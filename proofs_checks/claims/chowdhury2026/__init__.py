@@ -46,6 +46,7 @@ MODULES = (
     "discrete_limit",
     "residual_density",
     "recency_delta",
+    "dead_zone",
 )
 
 for _name in MODULES:
