@@ -15,52 +15,11 @@ import numpy as np
 import pytest
 import sympy
 
-from posbias.numerics.alibi import alibi_layer, alibi_rollout, alibi_slopes
 from posbias.numerics.cesaro import cesaro_profile
 from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
-from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
+from posbias.proofs_checks.registry import CheckContext, get_claim
 
 FAST = CheckContext(dps=20, max_dps=40)
-
-
-# ------------------------------------------------------------------------- u-shape
-def _alibi(L, H, a):
-    """A residual-aware ALiBi rollout (16 heads, BLOOM slopes / 10, λ = 0.1 whatever α)."""
-    return alibi_rollout(L, [alibi_layer(alibi_slopes(16) / 10)] * H, 0.1).tolist()
-
-
-def test_u_shape_verified_for_an_alibi_profile_with_an_interior_valley():
-    ev = cd.u_shape_check(CheckContext(), profile=_alibi)
-    assert ev.verdict == "verified", ev.figures
-    assert ev.figures["end_ratio"] > 2 and ev.figures["valley_offset"] > 0.1
-
-
-def test_u_shape_refuted_for_a_uniform_profile():
-    ev = cd.u_shape_check(CheckContext(), profile=lambda L, H, a: [1.0 / L] * L)
-    assert ev.verdict == "refuted" and ev.figures["end_ratio"] == pytest.approx(1.0)
-
-
-def test_u_shape_refuted_for_the_monotone_attention_only_profile():
-    ev = cd.u_shape_check(CheckContext(), profile=lambda L, H, a: cesaro_profile(L, [1.0] * H).tolist())
-    assert ev.verdict == "refuted" and ev.figures["end_ratio"] < 1e-40
-
-
-def test_u_shape_cesaro_model_is_qualified_and_flips_with_the_end_factor():
-    """The Cesàro model at the residual α: both ends far above the middle, the minimum at L-1;
-    the verdict flips to refuted only at an end factor of about 35 (17.5 times the rule's 2)."""
-    r = run_claim(get_claim("chowdhury2026:u-shape"), CheckContext())
-    ev = r.evidence
-    assert ev.verdict == "qualified" and "no interior valley" in ev.correction
-    assert ev.details["interior_minima_count"] == 0
-    assert ev.figures["valley_offset"] == pytest.approx(1 / 2047, rel=1e-3)
-    flip = ev.details["decision"]["flip"]
-    assert flip["threshold"] == "end_factor" and flip["to"] == "refuted"
-    assert 30 < flip["flips_at"] < 40 and not flip["sensitive"]
-    # independent recomputation of the deciding end ratio (float64 rollout, α = 7/100)
-    p = cesaro_profile(2048, [0.07] * 24)
-    x = np.arange(2048) / 2047
-    middle = p[(x >= 0.25) & (x <= 0.75)].mean()
-    assert ev.figures["end_ratio"] == pytest.approx(p[0] / middle, rel=1e-3)
 
 
 # ------------------------------------------------------------------------- continuum routes
@@ -115,7 +74,6 @@ def test_primacy_tail_refuted_for_one_power_of_the_logarithm_less():
 # ------------------------------------------------------------------------- cards
 @pytest.mark.parametrize("slug, scope, proof", [
     ("primacy-tail", "paper", "numeric"),
-    ("u-shape", "paper", "numeric"),
     ("continuum-kernel", "paper", "range"), ("density", "paper", "all")])
 def test_cards_state_the_setting_scope_and_proof(slug, scope, proof):
     card = get_claim(f"chowdhury2026:{slug}").card

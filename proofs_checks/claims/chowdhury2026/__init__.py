@@ -47,6 +47,7 @@ MODULES = (
     "residual_density",
     "recency_delta",
     "dead_zone",
+    "u_shape",
 )
 
 for _name in MODULES:
