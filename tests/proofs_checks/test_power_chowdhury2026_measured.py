@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from posbias_tests_step0_fakes import PLAN_PRIMARY, fake_data, use_plan
+from posbias_tests_step0_fakes import fake_data, use_plan
 
 from posbias.numerics.cesaro import cesaro_profile
 from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
@@ -22,65 +22,6 @@ def _u(ratio_first, ratio_last):
         p[0], p[-1] = ratio_first, ratio_last
         return p
     return prof
-
-
-# ------------------------------------------------------------------------------ C7 peak-valley
-def test_c7_paper_figure_verified_and_false_versions_refuted(monkeypatch):
-    use_plan(monkeypatch)
-    ev = cd.peak_valley_check(CheckContext(), data=fake_data(_u(100.0, 20.0)))
-    assert ev.verdict == "verified", ev.as_dict()
-    f = ev.figures["architectures"]["arch-a"]
-    assert f["L"] == 128 and f["R"] == pytest.approx(100) and f["spread"] == [100, 100]
-    for false in (_u(3.0, 2.0), _u(2000.0, 50.0)):  # no valley; the post-training 10^3
-        ev = cd.peak_valley_check(CheckContext(), data=fake_data(false))
-        assert ev.verdict == "refuted", ev.as_dict()
-
-
-def _grows(arch, L, seed, s):
-    """last/min proportional to L: 20 at L = 64 (outside the band), 40 at L = 128 (inside)."""
-    p = np.ones(L)
-    p[-1] = 20.0 * L / 64
-    return p
-
-
-def test_c7_decides_at_the_paper_length(monkeypatch):
-    """The ratio grows with L: decided at the paper's running length (128 in the test plan) it
-    is in the band; at the primary length 64 it is not: the length decides the verdict."""
-    use_plan(monkeypatch)
-    ev = cd.peak_valley_check(CheckContext(), data=fake_data(_grows))
-    assert ev.verdict == "verified" and ev.setting["L"] == 128
-    assert ev.details["architectures"]["arch-b"]["slopes"]["R"] == pytest.approx(1.0)
-    use_plan(monkeypatch, PLAN_PRIMARY)
-    ev = cd.peak_valley_check(CheckContext(), data=fake_data(_grows, plan=PLAN_PRIMARY))
-    assert ev.verdict == "refuted" and ev.setting["L"] == 64
-
-
-def test_c7_one_architecture_above_the_band_is_qualified_with_its_flip(monkeypatch):
-    """Like the stored runs (Qwen2 ~157 at L = 2048, GPT-2 434 at 1024): qualified, and the
-    flip point is the band's upper edge at the GPT-2 figure."""
-    use_plan(monkeypatch)
-
-    def two(arch, L, seed, s):
-        return _u(157.0, 20.0)(arch, L, seed, s) if arch == "arch-a" else _u(20.0, 434.0)(
-            arch, L, seed, s)
-
-    ev = cd.peak_valley_check(CheckContext(), data=fake_data(two))
-    assert ev.verdict == "qualified" and "arch-a" in ev.correction
-    d = cd.PEAK_VALLEY_RULE.apply(ev.figures)
-    assert d.flip["threshold"] == "band_hi" and d.flip["flips_at"] == pytest.approx(434, rel=1e-4)
-    assert d.flip["to"] == "verified"
-
-
-def test_c7_a_sample_outside_the_band_is_not_verified(monkeypatch):
-    use_plan(monkeypatch)
-
-    def noisy(arch, L, seed, s):
-        p = np.ones(L)
-        p[0] = 450.0 if seed == 1 else 100.0
-        return p
-
-    ev = cd.peak_valley_check(CheckContext(), data=fake_data(noisy))
-    assert ev.verdict == "qualified"
 
 
 # ------------------------------------------------------------------------------- C8 rope-init

@@ -48,6 +48,7 @@ MODULES = (
     "recency_delta",
     "dead_zone",
     "u_shape",
+    "peak_valley",
 )
 
 for _name in MODULES:
