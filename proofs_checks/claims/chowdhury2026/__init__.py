@@ -49,6 +49,7 @@ MODULES = (
     "dead_zone",
     "u_shape",
     "peak_valley",
+    "continuum_kernel",
 )
 
 for _name in MODULES:

@@ -50,7 +50,6 @@ RopeTransform = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
 __all__ = [
     "check_step0_fit",
-    "continuum_kernel_check",
     "density_check",
     "ks_two_sample",
     "primacy_asymptotic",
@@ -223,9 +222,6 @@ def _routes_rule(what: str, false_label: str, false_digits: float) -> Rule:
     )
 
 
-ROUTES_RULE = _routes_rule(
-    "mpmath.quad of the composition of kernels", "false: the power H of the logarithm instead "
-    "of H-1 (0.3 digits at dps 40)", 0.3)
 DENSITY_RULE = _routes_rule(
     "mpmath.quad of the Mellin moments and of the tail mass", "false: rho_(H+1) offered as "
     "rho_H, a density shifted in depth (0.1 digits at dps 40)", 0.1)
@@ -257,76 +253,6 @@ def _route_evidence(rule: Rule, derivations: Sequence[Any], ag: Agreement, metho
         ev.counterexample = (f"the closed form and the numeric route agree to {figures['digits']:g} "
                              f"digits only, at dps={ag.dps}")
     return ev
-
-
-CONTINUUM_KERNEL_CARD = Card(
-    paper=Setting("abstract ('we model multi-layer causal attention as iterated powers of the "
-                  "Cesàro matrix and derive the exact closed-form ... in the continuous "
-                  "limit'); docs/mathematics.rst C2", architecture=_MODEL, residual="off", mask="causal",
-                  pe="none", L="continuum (L → ∞)", H="every H >= 1", note=_NOT_READ),
-    test=Setting("sympy induction for symbolic H and direct integration for H = 1..6; the closed "
-                 "form vs mpmath.quad of the composition at seeded points for H = 2..6",
-                 architecture=_MODEL, residual="off", mask="causal", pe="none",
-                 L="continuum (L → ∞)", H="every H >= 1"),
-    proof=ProofStatus("range", "the kernel of K^H for every H (sympy induction: base case and "
-                      "step close); the limit of the Cesàro matrix to the Hardy operator on the "
-                      "monomial f(y) = y^2 only"),
-)
-
-
-def continuum_kernel_check(ctx: CheckContext, kernel: Callable[[int, Any, Any], Any] | None = None
-                           ) -> Evidence:
-    """Kernel of K^H: symbolic induction + explicit H = 1..6; numerically, the closed form
-    against ``(1/x) quad(K_{H-1}(z, y), z = y..x)`` at random points for H = 2..6.
-
-    ``kernel(depth, x, y)`` replaces the closed form under test (default: the stated one).
-    """
-    from posbias.derivations import hardy
-
-    kernel = kernel or hardy.hardy_kernel_symbolic
-    d_ind = derivation_by_name("hardy-kernel")
-    d_exp = derivation_by_name("hardy-kernels-explicit")
-    if kernel is not hardy.hardy_kernel_symbolic:
-        ident, _ = hardy.hardy_induction_step(kernel)
-        d_ind = with_identities(d_ind, (ident,))
-    depths = range(2, 9 if ctx.thorough else 7)
-    xs = sample_points(ctx, 2 * len(depths), "kernel")
-    funcs = {h: lambdify_mpmath((hardy.x, hardy.y), kernel(h, hardy.x, hardy.y)) for h in depths}
-    prev = {h: lambdify_mpmath((hardy.x, hardy.y), kernel(h - 1, hardy.x, hardy.y)) for h in depths}
-
-    def pairs():
-        out = []
-        for i, h in enumerate(depths):
-            a, b = mpmath.mpf(xs[2 * i]), mpmath.mpf(xs[2 * i + 1])
-            out.append((h, max(a, b), min(a, b)))
-        return out
-
-    def closed(dps):
-        return [funcs[h](xx, yy) for h, xx, yy in pairs()]
-
-    def integrated(dps):
-        return [mpmath.quad(lambda zz, h=h, yy=yy: prev[h](zz, yy), [yy, xx]) / xx for h, xx, yy in pairs()]
-
-    ag = agree(closed, integrated, ctx.dps, ctx.max_dps)
-    return _route_evidence(
-        ROUTES_RULE, [d_ind, d_exp], ag,
-        "sympy induction for symbolic H (u = ln(z/y)) and direct integration H = 1..6; "
-        "closed form vs mpmath.quad of the composition",
-        {"depths": list(depths), "points": xs},
-    )
-
-
-claim(
-    "chowdhury2026:continuum-kernel",
-    statement="In the continuum limit the Cesàro matrix becomes the Hardy operator "
-    "(Kf)(x) = (1/x) int_0^x f, and K^H has kernel (1/x) ln(x/y)^(H-1)/(H-1)! on 0 < y < x.",
-    latex=latex_of_derivation("hardy-kernel"),
-    expected="verified",
-    assumptions=("L -> oo with x = i/L", "H a positive integer"),
-    section="C2",
-    rule=ROUTES_RULE,
-    card=CONTINUUM_KERNEL_CARD,
-)(continuum_kernel_check)
 
 
 # -------------------------------------------------------------------------------- C3 density
