@@ -50,6 +50,7 @@ MODULES = (
     "u_shape",
     "peak_valley",
     "continuum_kernel",
+    "density",
 )
 
 for _name in MODULES:

@@ -25,16 +25,11 @@ from numpy.typing import ArrayLike
 
 from posbias.proofs_checks import measured
 from posbias.proofs_checks.claims._common import (
-    combine_routes,
     derivation_by_name,
-    lambdify_mpmath,
     latex_of_derivation,
-    sample_points,
     symbolic_summary,
-    with_identities,
 )
 from posbias.proofs_checks.measured import CLAIMED_SPEARMAN, CLAIMED_W1
-from posbias.proofs_checks.precision import Agreement, agree
 from posbias.proofs_checks.pretrained import macroscopic_profile, read_measured_folder
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
@@ -50,7 +45,6 @@ RopeTransform = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
 __all__ = [
     "check_step0_fit",
-    "density_check",
     "ks_two_sample",
     "primacy_asymptotic",
     "primacy_tail_check",
@@ -178,153 +172,6 @@ def _interior_errors(profile, c, lo=Fraction(1, 10), hi=Fraction(9, 10)):
             worst = max(worst, gap)
             rel = max(rel, gap / abs(cj))
     return worst, rel
-
-
-# --------------------------------------------------------------------------------- C2 kernel
-def _routes_decide(f, t):
-    if f["digits"] >= t["digits"]:
-        return "verified" if f["open_identities"] == 0 else "inconclusive"
-    # short of the digits at the largest precision: a gap that kept shrinking is precision
-    # running out; one that did not is a disagreement of the routes
-    return "inconclusive" if f["gap_shrinking"] else "refuted"
-
-
-def _routes_rule(what: str, false_label: str, false_digits: float) -> Rule:
-    return Rule(
-        text="digits: the digits to which the closed form and the independent numeric route "
-        f"({what}) agree at the final working precision (-log10 of the largest relative gap), "
-        "the precision doubled up to --max-dps while they do not; open_identities: the sympy "
-        "identities of the derivation that do not simplify to 0; gap_shrinking: the gap fell "
-        "tenfold at the last doubling. verified: digits >= digits (dps - 10 of the final dps) "
-        "and no open identity; refuted: fewer digits at the largest precision and the gap not "
-        "shrinking (the closed form is wrong); inconclusive: the digits are reached but an "
-        "identity stays open, or the gap shrinks but precision runs out.",
-        decide=_routes_decide,
-        thresholds={"digits": Threshold(20, "agreement digits required (dps - 10 of the final "
-                                        "dps)", scale="int", sensitive=2, domain=(1, None))},
-        outcomes=("verified", "refuted", "inconclusive"),
-        examples=(
-            Example("the stated closed form at dps 30",
-                    {"digits": 29.7, "open_identities": 0, "gap_shrinking": False}, "verified",
-                    "realistic"),
-            Example(false_label, {"digits": false_digits, "open_identities": 1,
-                                  "gap_shrinking": False}, "refuted", "false"),
-            Example("the stated form with sympy unable to close one identity",
-                    {"digits": 29.7, "open_identities": 1, "gap_shrinking": False},
-                    "inconclusive", "realistic"),
-            Example("precision ran out while the gap was still shrinking",
-                    {"digits": 5.0, "open_identities": 0, "gap_shrinking": True},
-                    "inconclusive", "realistic"),
-        ),
-        fixed=ANALYTIC_RULES_FIXED,
-        deciding=("digits", "open_identities"),
-        no_paper_figures="the paper states a closed form; it reports no numeric value of it",
-    )
-
-
-DENSITY_RULE = _routes_rule(
-    "mpmath.quad of the Mellin moments and of the tail mass", "false: rho_(H+1) offered as "
-    "rho_H, a density shifted in depth (0.1 digits at dps 40)", 0.1)
-
-
-def _route_figures(derivations: Sequence[Any], ag: Agreement) -> tuple[dict, dict]:
-    """The figures of a two-route check (see :func:`_routes_rule`) and the threshold override
-    tied to the final working precision."""
-    with mpmath.workdps(ag.dps):
-        gap = mpmath.mpf(ag.discrepancy)
-        digits = float(ag.dps) if gap == 0 else min(float(ag.dps), float(-mpmath.log10(gap)))
-        shrinking = False
-        if len(ag.history) >= 2:
-            prev = mpmath.mpf(ag.history[-2][1])
-            shrinking = bool(gap < prev / 10)
-    open_ids = sum(len(d.unproven()) for d in derivations)
-    figures = {"digits": round(digits, 1), "open_identities": open_ids,
-               "gap_shrinking": shrinking, "final_dps": ag.dps}
-    return figures, {"digits": ag.dps - 10}
-
-
-def _route_evidence(rule: Rule, derivations: Sequence[Any], ag: Agreement, method: str,
-                    parameters: dict, details: dict | None = None) -> Evidence:
-    ev = combine_routes(derivations, ag, method, parameters, details=details)
-    figures, over = _route_figures(derivations, ag)
-    ev.verdict = rule.apply(figures, **over).verdict
-    ev.figures, ev.thresholds, ev.rule = figures, over, rule.text
-    if ev.verdict == "refuted":
-        ev.counterexample = (f"the closed form and the numeric route agree to {figures['digits']:g} "
-                             f"digits only, at dps={ag.dps}")
-    return ev
-
-
-# -------------------------------------------------------------------------------- C3 density
-DENSITY_CARD = Card(
-    paper=Setting("abstract ('the exact closed-form influence density in the continuous "
-                  "limit'); docs/mathematics.rst C3 (without residuals)", architecture=_MODEL,
-                  residual="off", mask="causal", pe="none", L="continuum (L → ∞)",
-                  H="every H >= 1", note=_NOT_READ),
-    test=Setting("sympy for symbolic H (t = ln 1/x); mpmath.quad of the moments and tail mass "
-                 "at seeded points for H = 1..8", architecture=_MODEL, residual="off",
-                 mask="causal", pe="none", L="continuum (L → ∞)", H="every H >= 1"),
-    proof=ProofStatus("all", note="normalization, Mellin moments (s > 0; s > -1 by analytic "
-                      "continuation) and the Gamma(H, 1) law for symbolic H; the median is "
-                      "numeric"),
-)
-
-
-def density_check(ctx: CheckContext, density: Callable[[int, Any], Any] | None = None) -> Evidence:
-    """Normalization, Mellin moments, Gamma law: symbolic, and numerically
-    ``quad(x^s rho_H)`` vs ``(1+s)^(-H)`` and ``quad(rho_H, 0..e^-t)`` vs mpmath's regularized
-    upper incomplete gamma ``Q(H, t)`` for H = 1..8."""
-    from posbias.derivations import density as dens
-
-    d = derivation_by_name("density")
-    density = density or dens.rho_symbolic
-    if density is not dens.rho_symbolic:
-        norm, _ = dens.normalization_identity(density)
-        mell, _ = dens.mellin_identity(density)
-        d = with_identities(d, (norm, mell))
-    depths = range(1, 9)
-    pts = sample_points(ctx, 2 * len(depths), "density")
-    f = {h: lambdify_mpmath((dens.x,), density(h, dens.x)) for h in depths}
-
-    def closed(dps):
-        out = []
-        for i, h in enumerate(depths):
-            s_ = mpmath.mpf(pts[2 * i]) * 3
-            t0 = mpmath.mpf(pts[2 * i + 1]) * 4
-            out.append((1 + s_) ** (-h))
-            out.append(mpmath.gammainc(h, t0, mpmath.inf, regularized=True))
-        return out
-
-    def integrated(dps):
-        out = []
-        for i, h in enumerate(depths):
-            s_ = mpmath.mpf(pts[2 * i]) * 3
-            t0 = mpmath.mpf(pts[2 * i + 1]) * 4
-            out.append(mpmath.quad(lambda xx, s_=s_, h=h: xx**s_ * f[h](xx), [0, 1]))
-            out.append(mpmath.quad(f[h], [0, mpmath.exp(-t0)]))
-        return out
-
-    ag = agree(closed, integrated, ctx.dps, ctx.max_dps)
-    return _route_evidence(
-        DENSITY_RULE, [d], ag,
-        "sympy (t = ln(1/x), symbolic H) and mpmath.quad of the density vs (1+s)^(-H) and the "
-        "regularized incomplete gamma function",
-        {"depths": list(depths), "points": pts},
-        details={"median_x": d.data.get("median_x")},
-    )
-
-
-claim(
-    "chowdhury2026:density",
-    statement="Without residuals the final-token density is rho_H(x) = ln(1/x)^(H-1)/(H-1)!: it "
-    "integrates to 1, has Mellin moments (1+s)^(-H), and ln(1/x) is Gamma(H,1) distributed.",
-    latex=latex_of_derivation("density"),
-    expected="verified",
-    assumptions=("H a positive integer", "0 < x <= 1"),
-    section="C3",
-    rule=DENSITY_RULE,
-    card=DENSITY_CARD,
-)(density_check)
 
 
 # --------------------------------------------------------------------------- C4 primacy tail
