@@ -2,11 +2,8 @@
 recomputations, and every verdict each rule allows reached by a mutated or constructed input."""
 
 
-import mpmath
-import numpy as np
 import pytest
 
-from posbias.numerics.cesaro import cesaro_profile
 from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
@@ -37,64 +34,6 @@ def test_every_chowdhury_claim_registers_a_rule():
 
 
 # ------------------------------------------------------------------------------ exact claims
-
-
-# ------------------------------------------------------------------------------ C4 primacy tail
-def _first_token(L, H):
-    return L * float(cesaro_profile(L, [1.0] * H)[0])
-
-
-def test_primacy_asymptotic_against_an_independent_sum():
-    """L·p(1) = h_{H-1}(1, 1/2, ..., 1/L) (docs/mathematics.rst X3): for H = 2 it is the harmonic number
-    H_L = ln L + γ + 1/(2L) - ..., whose first two terms are A_2(L)."""
-    L = 4096
-    with mpmath.workdps(30):
-        harmonic = mpmath.fsum(mpmath.mpf(1) / i for i in range(1, L + 1))
-        assert abs(harmonic - cd.primacy_asymptotic(L, 2) - mpmath.mpf(1) / (2 * L)) < 1e-7
-        # H = 3: h_2 = (p_1^2 + p_2)/2 with power sums p_k = Σ i^-k; A_3 = (ln L)^2/2 + γ ln L
-        # + (γ^2 + π^2/6)/2
-        p2 = mpmath.fsum(mpmath.mpf(1) / i**2 for i in range(1, L + 1))
-        h2 = (harmonic**2 + p2) / 2
-        a3 = mpmath.log(L) ** 2 / 2 + mpmath.euler * mpmath.log(L) + (mpmath.euler**2 + mpmath.pi**2 / 6) / 2
-        assert abs(cd.primacy_asymptotic(L, 3) - a3) < mpmath.mpf(10) ** -25
-        assert abs(h2 / _first_token(L, 3) - 1) < 1e-12
-
-
-def test_primacy_tail_rate_holds_and_the_paper_scale_is_qualified():
-    ev = cd.primacy_tail_check(CheckContext())
-    # the expansion holds in the asymptotic regime; at the paper's H = 24, L = 2048 the first
-    # token is far from the tail formula (qualified: it describes the first token for ln L >> H)
-    assert ev.verdict == "qualified", ev.as_dict()
-    assert ev.figures["decay_exponent"] >= 0.5
-    assert "(H-1)γ/ln L" in ev.correction and ev.rule
-    assert cd.primacy_tail_check(CheckContext(), lengths=SHORT).verdict == "qualified"
-    # the reported leading-order ratio at L = 2^20, H = 8, recomputed here
-    L = 2**20
-    lead = mpmath.log(L) ** 7 / mpmath.factorial(7)
-    assert ev.details["table"]["H=8"][str(L)]["L*p(1)/leading"] == mpmath.nstr(_first_token(L, 8) / lead, 4)
-
-
-SHORT = tuple(4**k for k in range(3, 8))  # the rule on a shorter grid of L (faster tests)
-
-
-def test_primacy_tail_refuted_when_the_power_is_off():
-    """A world where the first token's influence grows with one power of ln L less."""
-    ev = cd.primacy_tail_check(CheckContext(), rollout=lambda L, H: _first_token(L, H - 1)
-                               if L != 256 else _first_token(L, H), lengths=SHORT)
-    assert ev.verdict == "refuted" and ev.counterexample
-
-
-def test_primacy_tail_refuted_when_the_constant_is_off():
-    ev = cd.primacy_tail_check(CheckContext(), rollout=lambda L, H: _first_token(L, H)
-                               * (1 + 1 / np.log(L)) if L != 256 else _first_token(L, H),
-                               lengths=SHORT)
-    assert ev.verdict == "refuted"
-
-
-def test_primacy_tail_inconclusive_when_float_route_disagrees():
-    ev = cd.primacy_tail_check(CheckContext(), rollout=lambda L, H: _first_token(L, H) * (1 + 1e-9),
-                               lengths=SHORT)
-    assert ev.verdict == "inconclusive"
 
 
 # ------------------------------------------------------------- claims decided on measurements

@@ -51,6 +51,7 @@ MODULES = (
     "peak_valley",
     "continuum_kernel",
     "density",
+    "primacy_tail",
 )
 
 for _name in MODULES:
