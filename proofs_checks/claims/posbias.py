@@ -1063,8 +1063,8 @@ def _check_products(ctx: CheckContext, sine: Callable[[Any], Any] | None = None)
 
 # ------------------------------------------------------------------ RoPE score law (C8, half)
 # The symbolic and Monte Carlo half of chowdhury2026:rope-init as a claim of its own: the
-# paper's claim also states a measurement and is decided on it (claims/chowdhury2026.py).
-from posbias.proofs_checks.claims.chowdhury2026._legacy import (  # noqa: E402
+# paper's claim also states a measurement and is decided on it (claims/chowdhury2026/rope_init.py).
+from posbias.proofs_checks.claims.chowdhury2026.rope_init import (  # noqa: E402
     RopeTransform,
     rope_law_check,
 )

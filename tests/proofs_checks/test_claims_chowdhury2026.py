@@ -8,7 +8,6 @@ from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 IDS = [
-    "chowdhury2026:rope-init",
     "chowdhury2026:step0-fit",
 ]
 
@@ -50,7 +49,7 @@ def test_measured_claims_need_data_without_torch_or_stored_runs(monkeypatch):
     monkeypatch.setattr(measured, "_STEP0_CACHE", {})
     for thorough in (False, True):
         ctx = CheckContext(thorough=thorough)
-        for fn in (cd.check_step0_fit, cd.rope_init_check):
+        for fn in (cd.check_step0_fit,):
             ev = fn(ctx)
             assert ev.verdict == "needs-data", (fn.__name__, ev.as_dict())
             assert ev.rule

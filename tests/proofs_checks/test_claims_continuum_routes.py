@@ -5,7 +5,6 @@ import sympy
 
 from posbias.proofs_checks import CheckContext, get_claim, run_claim
 from posbias.proofs_checks.claims import posbias as pb
-from posbias.proofs_checks.claims.chowdhury2026 import _legacy as ch
 
 IDS = [
     "posbias:laguerre",
@@ -45,41 +44,6 @@ def test_alibi_check_reports_correct_warp_for_wrong_substitution():
     assert ev.verdict == "qualified"
     assert ev.details["working_warps"] == ["(exp(lambda x) - 1)/(exp(lambda) - 1)"]
     assert "(exp(lambda x) - 1)/(exp(lambda) - 1)" in ev.correction
-
-
-def test_rope_score_law_detects_a_non_orthogonal_map():
-    ev = ch.rope_law_check(CheckContext(), transform=lambda k, rng: 1.2 * k)
-    assert ev.verdict == "refuted"
-    assert ev.counterexample
-
-
-def test_rope_score_law_inconclusive_when_an_identity_stays_open(monkeypatch):
-    import dataclasses
-
-    from posbias.proofs_checks.claims import _common
-
-    orig = _common.derivation_by_name
-
-    def open_identity(name):
-        d = orig(name)
-        bad = dataclasses.replace(d.identities[0], residual=1, proven=False)
-        return dataclasses.replace(d, identities=(bad, *d.identities[1:]))
-
-    monkeypatch.setattr(ch, "derivation_by_name", open_identity)
-    ev = ch.rope_law_check(CheckContext())
-    assert ev.verdict == "inconclusive", ev.as_dict()
-
-
-def test_rope_monte_carlo_is_seeded():
-    a = ch.rope_monte_carlo(5, samples=2000, dim=8)
-    b = ch.rope_monte_carlo(5, samples=2000, dim=8)
-    assert a == b
-    assert a["ks_ok"] and a["moments_ok"]
-
-
-def test_ks_statistic():
-    assert ch.ks_two_sample([0, 1, 2, 3], [10, 11, 12, 13]) == 1.0
-    assert ch.ks_two_sample([0, 1], [0, 1]) == 0.0
 
 
 @pytest.mark.slow

@@ -24,38 +24,6 @@ def _u(ratio_first, ratio_last):
     return prof
 
 
-# ------------------------------------------------------------------------------- C8 rope-init
-def _rope(rho, floor):
-    return {"spearman": rho, "w1": 0.01, "noise_spearman": floor, "noise_w1": 0.005}
-
-
-def test_c8_reaches_every_verdict(monkeypatch):
-    use_plan(monkeypatch)
-    law = cd.rope_law_check(CheckContext())  # the score-law half, computed once
-    monkeypatch.setattr(cd, "rope_law_check", lambda ctx, transform=None: law)
-    flat = _u(2.0, 3.0)
-    cases = {(0.99, 0.998): "verified",      # the paper's figure
-             (0.9635, 0.998): "qualified",   # the stored L = 256 figure
-             (0.5, 0.998): "refuted",        # RoPE reorders the influence
-             (0.97, 0.95): "inconclusive",   # probe noise cannot resolve 0.99
-             (0.97, 0.972): "inconclusive"}
-    for (rho, floor), verdict in cases.items():
-        ev = cd.rope_init_check(CheckContext(), data=fake_data(flat, rope=_rope(rho, floor)))
-        assert ev.verdict == verdict, (rho, floor, ev.as_dict())
-        assert ev.figures["spearman"] == rho and ev.figures["L"] == 64
-    ev = cd.rope_init_check(CheckContext(), data=fake_data(flat, rope=_rope(0.97, 0.998)))
-    assert any("seed 0 vs 1" in k for k in ev.alternatives)  # the spread weights alone give
-    ev = cd.rope_init_check(CheckContext(), data=fake_data(flat, rope=None))
-    assert ev.verdict == "needs-data"  # never verified from the score-law half alone
-
-
-def test_c8_refuted_when_the_rotation_is_not_orthogonal(monkeypatch):
-    use_plan(monkeypatch)
-    ev = cd.rope_init_check(CheckContext(), data=fake_data(_u(2.0, 3.0), rope=_rope(0.999, 0.999)),
-                            transform=lambda k, rng: 1.2 * k)
-    assert ev.verdict == "refuted" and ev.counterexample
-
-
 # ------------------------------------------------------------------------------- C9 step0-fit
 def _cesaro_world(alpha=0.3, layers=4, noise=0.0, reverse=False):
     def prof(arch, L, seed, s):

@@ -52,6 +52,7 @@ MODULES = (
     "continuum_kernel",
     "density",
     "primacy_tail",
+    "rope_init",
 )
 
 for _name in MODULES:
