@@ -53,6 +53,7 @@ MODULES = (
     "density",
     "primacy_tail",
     "rope_init",
+    "step0_fit",
 )
 
 for _name in MODULES:
