@@ -51,55 +51,7 @@ def verdict(claim_id, folder):
     return result.evidence
 
 
-U = "chowdhury2026:u-persists-pretrained"
 PV = "chowdhury2026:peak-valley-pretrained"
-
-
-def test_u_claim_reaches_every_verdict(tmp_path):
-    assert verdict(U, None).verdict == "needs-data"
-    only_step0 = tmp_path / "s"
-    only_step0.mkdir()
-    write(only_step0, "m-step0", u_profile(100), stage="step-0")
-    write(only_step0, "unrecorded", u_profile(100), stage=None)
-    ev = verdict(U, only_step0)
-    assert ev.verdict == "needs-data" and ev.details["skipped"]
-
-    good = tmp_path / "v"
-    good.mkdir()
-    write(good, "m", u_profile(1000))
-    ev = verdict(U, good)  # no Step-0 pair: persistence cannot be tested
-    assert ev.verdict == "needs-data" and ev.details["unpaired"] == ["m"]
-    write(good, "m-step0", u_profile(100), stage="step-0")
-    ev = verdict(U, good)
-    assert ev.verdict == "verified" and len(ev.figures["pairs"]) == 1
-
-    qual = tmp_path / "q"
-    qual.mkdir()
-    write(qual, "m", u_profile(1000))
-    write(qual, "m-step0", decreasing_profile(100), stage="step-0")
-    ev = verdict(U, qual)
-    assert ev.verdict == "qualified" and "m-step0" in ev.correction
-    write(qual, "m-step0", decreasing_profile(100), stage="step-0",
-          arch=dict(ARCH, num_layers=3))                    # another architecture: not paired
-    assert verdict(U, qual).verdict == "needs-data"
-
-    bad = tmp_path / "r"
-    bad.mkdir()
-    write(bad, "b", decreasing_profile(1000))
-    write(bad, "b-step0", u_profile(100), stage="step-0")
-    ev = verdict(U, bad)
-    assert ev.verdict == "refuted" and "b:" in ev.counterexample
-    # the factor 2 of the rule: ends at 1.9 x the valley are not a U
-    weak = tmp_path / "w"
-    weak.mkdir()
-    write(weak, "m-step0", u_profile(100), stage="step-0")
-    p = np.full(L, 1.0)
-    p[: L // 8] = p[-L // 8:] = 1.9
-    write(weak, "m", p)
-    assert verdict(U, weak).verdict == "refuted"
-    p[: L // 8] = p[-L // 8:] = 2.1
-    write(weak, "m", p)
-    assert verdict(U, weak).verdict == "verified"
 
 
 def test_peak_valley_claim_reaches_every_verdict(tmp_path):

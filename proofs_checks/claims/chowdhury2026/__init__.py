@@ -54,6 +54,7 @@ MODULES = (
     "primacy_tail",
     "rope_init",
     "step0_fit",
+    "u_persists_pretrained",
 )
 
 for _name in MODULES:
