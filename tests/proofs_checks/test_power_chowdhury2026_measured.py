@@ -4,12 +4,11 @@ plausible false versions of the claim, through its real computation, and gives t
 rule allows; the discriminating figures (the averaged kernel for C1, the alternatives for C9)
 decide where the old figures could not."""
 
-import json
 
 import numpy as np
 
 from posbias.proofs_checks.claims.chowdhury2026 import _legacy as cd
-from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
+from posbias.proofs_checks.registry import get_claim, run_claim
 
 
 def _u(ratio_first, ratio_last):
@@ -19,52 +18,6 @@ def _u(ratio_first, ratio_last):
         p[0], p[-1] = ratio_first, ratio_last
         return p
     return prof
-
-
-# --------------------------------------------------------------------------- C10 pretrained
-def _write(folder, name, profile, stage):
-    d = folder / "measured-influence"
-    d.mkdir(exist_ok=True)
-    rows = ["position,influence"] + [f"{j},{float(v)!r}" for j, v in enumerate(profile, 1)]
-    (d / f"{name}.csv").write_text("\n".join(rows) + "\n")
-    arch = {"model_type": "qwen2", "num_layers": 24, "num_heads": 14, "hidden_size": 896}
-    (d / f"{name}.measurement.json").write_text(json.dumps({"stage": stage, "architecture": arch}))
-
-
-def _u_profile(peak, L=256):
-    p = np.ones(L)
-    p[: L // 8] = p[-L // 8:] = 10.0
-    p[0] = p[-1] = peak
-    return p
-
-
-def _run(cid, folder):
-    return run_claim(get_claim(cid), CheckContext(data_dir=str(folder))).evidence
-
-
-def test_c10_the_papers_picture_is_verified_at_the_papers_architecture(tmp_path):
-    _write(tmp_path, "qwen2", _u_profile(1000.0), "pretrained")
-    _write(tmp_path, "qwen2-step0", _u_profile(100.0), "step-0")
-    for cid in ("chowdhury2026:peak-valley-pretrained",):
-        r = run_claim(get_claim(cid), CheckContext(data_dir=str(tmp_path)))
-        assert r.evidence.verdict == "verified" and "error" not in r.evidence.details
-        assert r.card["test"].values["models"] == "Qwen2-0.5B (24 layers)"
-
-
-def test_c10_false_versions_refuted(tmp_path):
-    shrink = tmp_path / "shrink"
-    shrink.mkdir()
-    # R shrinks with training (2000 at Step 0, 1000 after)
-    _write(shrink, "m", _u_profile(1000.0), "pretrained")
-    _write(shrink, "m-step0", _u_profile(2000.0), "step-0")
-    ev = _run("chowdhury2026:peak-valley-pretrained", shrink)
-    assert ev.verdict == "refuted" and "R_N / R_0 = 0.5" in ev.counterexample
-
-
-def test_c10_persistence_and_growth_untestable_without_a_step0_pair(tmp_path):
-    _write(tmp_path, "m", _u_profile(1000.0), "pretrained")
-    for cid in ("chowdhury2026:peak-valley-pretrained",):
-        assert _run(cid, tmp_path).verdict == "needs-data"
 
 
 # ---------------------------------------------------------------------- C10/C11 proxies

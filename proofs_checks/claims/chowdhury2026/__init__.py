@@ -55,6 +55,7 @@ MODULES = (
     "rope_init",
     "step0_fit",
     "u_persists_pretrained",
+    "peak_valley_pretrained",
 )
 
 for _name in MODULES:
