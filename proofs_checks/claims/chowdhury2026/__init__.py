@@ -56,9 +56,10 @@ MODULES = (
     "step0_fit",
     "u_persists_pretrained",
     "peak_valley_pretrained",
+    "u_persists_trained_proxy",
+    "dead_zone_trained_proxy",
 )
 
 for _name in MODULES:
     importlib.import_module(f"{__name__}.{_name}")
-importlib.import_module(f"{__name__}._legacy")
 importlib.import_module(f"{__name__}._legacy_text")

@@ -31,21 +31,22 @@ from typing import Any
 import numpy as np
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
-from posbias.proofs_checks.claims.chowdhury2026._legacy import (
+from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     BINS,
     DEAD_ZONE_DEPTH,
-    LM_GROWTH,
-    MEASURED_RULES_FIXED,
-    PAPER,
     U_FACTOR,
-    _is_u,
-    _u_figures,
     peak_valley_ratio,
     pretrained_comparison_setting,
     u_shape_test,
     valley_depth,
 )
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import is_u as _is_u
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import u_figures as _u_figures
+from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
+
+PAPER = "chowdhury2026"
 
 __all__ = [
     "BOUNDARY_HALF_WIDTH",
