@@ -58,8 +58,11 @@ MODULES = (
     "peak_valley_pretrained",
     "u_persists_trained_proxy",
     "dead_zone_trained_proxy",
+    "u_persists_text_proxy",
+    "pv_grows_text_proxy",
+    "dead_zone_text_proxy",
+    "boundary_peaks_text_proxy",
 )
 
 for _name in MODULES:
     importlib.import_module(f"{__name__}.{_name}")
-importlib.import_module(f"{__name__}._legacy_text")

@@ -71,9 +71,11 @@ RULE = Rule(
                                    "dead zone", sensitive=1.25)},
     outcomes=("qualified", "refuted", "inconclusive"),
     examples=(
-        Example("the paper's picture: the valley deepened by training (D 0.3 -> 0.2)", lm_examples(),
+        Example("the paper's picture: the valley deepened by training (D 0.3 -> 0.2)",
+                lm_examples(),
                 "qualified", "paper"),
-        Example("training lifts the valley to the mean (D_N 0.9) in every seed", lm_examples(DN=0.9),
+        Example("training lifts the valley to the mean (D_N 0.9) in every seed",
+                lm_examples(DN=0.9),
                 "refuted", "false"),
         Example("no dead zone at Step 0 (D_0 0.7)", lm_examples(D0=0.7), "inconclusive", "false"),
         Example("the task not learned (learned fraction 0.2)", lm_examples(learned=0.2),

@@ -47,7 +47,8 @@ def write(folder, name, profile, stage="pretrained", arch=ARCH):
     rows = ["position,influence"] + [f"{j},{float(v)!r}" for j, v in enumerate(profile, 1)]
     (d / f"{name}.csv").write_text("\n".join(rows) + "\n")
     if stage is not None:
-        (d / f"{name}.measurement.json").write_text(json.dumps({"stage": stage, "architecture": arch}))
+        record = {"stage": stage, "architecture": arch}
+        (d / f"{name}.measurement.json").write_text(json.dumps(record))
 
 
 def verdict(claim_id, folder):

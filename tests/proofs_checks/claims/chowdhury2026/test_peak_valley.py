@@ -29,7 +29,8 @@ def test_paper_figure_verified_and_false_versions_refuted(monkeypatch):
     assert ev.verdict == "verified", ev.as_dict()
     f = ev.figures["architectures"]["arch-a"]
     assert f["L"] == 128 and f["R"] == pytest.approx(100) and f["spread"] == [100, 100]
-    for false in (raised_ends(3.0, 2.0), raised_ends(2000.0, 50.0)):  # no valley; the post-training 10^3
+    # no valley; the post-training 10^3
+    for false in (raised_ends(3.0, 2.0), raised_ends(2000.0, 50.0)):
         ev = peak_valley.check(CheckContext(), data=fake_data(false))
         assert ev.verdict == "refuted", ev.as_dict()
 
@@ -59,8 +60,8 @@ def test_one_architecture_above_the_band_is_qualified_with_its_flip(monkeypatch)
     use_plan(monkeypatch)
 
     def two(arch, L, seed, s):
-        return raised_ends(157.0, 20.0)(arch, L, seed, s) if arch == "arch-a" else raised_ends(20.0, 434.0)(
-            arch, L, seed, s)
+        ends = raised_ends(157.0, 20.0) if arch == "arch-a" else raised_ends(20.0, 434.0)
+        return ends(arch, L, seed, s)
 
     ev = peak_valley.check(CheckContext(), data=fake_data(two))
     assert ev.verdict == "qualified" and "arch-a" in ev.correction
