@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from posbias.proofs_checks.cards import Card, ProofStatus, Setting, Threshold
+from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     BINS,
     DEAD_ZONE_DEPTH,
     U_FACTOR,
     peak_valley_ratio,
-    pretrained_comparison_setting,
+    proxy_card,
     u_shape_test,
     valley_depth,
 )
@@ -36,8 +36,10 @@ from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
+    "LM_ASSUMPTIONS",
     "LM_GATE",
     "LM_GROWTH",
+    "LM_NEEDS",
     "LM_PROXY_TEXT",
     "LM_SCALE",
     "LM_SEEDS",
@@ -45,6 +47,7 @@ __all__ = [
     "LM_THOROUGH",
     "LM_THRESHOLDS",
     "lm_card",
+    "lm_decision",
     "lm_evidence",
     "lm_examples",
     "lm_figures",
@@ -76,6 +79,10 @@ LM_PROXY_TEXT = (
     "earlier token equally; it tests whether next-token training fills the Step-0 valley when "
     "the data need the middle, which C11 itself says targeted data would do. It neither "
     "verifies nor refutes the paper's claim about pretrained checkpoints on natural text.")
+#: what the trained-LM proxies assume, and what they need
+LM_ASSUMPTIONS = ("stored runs of posbias train --task lm-synthetic (data/trained-lm/), "
+                  + LM_SCALE,)
+LM_NEEDS = ("stored results", "models (for --thorough)")
 #: the thresholds both proxies' rules share
 LM_THRESHOLDS = {
     "gate": Threshold(LM_GATE, "the final position's learned fraction every seed must reach",
@@ -168,6 +175,16 @@ def lm_gate(summaries):
     return None
 
 
+def lm_decision(rule: Rule, summaries: list[dict]) -> tuple[str, str, bool]:
+    """``(verdict, words, gated)``: the verdict of ``rule`` on the summaries' figures with the
+    summaries in words; below the gate, inconclusive with the gate's words (``gated`` True)."""
+    verdict = rule.apply(lm_figures(summaries)).verdict
+    gated = lm_gate(summaries)
+    if gated:
+        return gated[0], gated[1], True
+    return verdict, lm_show(summaries), False
+
+
 def lm_figures(summaries: list[dict]) -> dict:
     """The figures the proxies' rules decide on, per seed (from :func:`lm_summaries`)."""
     def u(x):
@@ -244,10 +261,7 @@ _LM_PROXY_TEST = Setting(
 
 def lm_card(section: str) -> Card:
     """The card of a trained-LM proxy of the paper's ``section`` (C10 or C11)."""
-    return Card(
-        paper=pretrained_comparison_setting(section),
-        test=_LM_PROXY_TEST, kind="proxy",
-        proof=ProofStatus("none", note="an empirical proxy experiment"),
-        differences=("a proxy: a synthetic task whose optimum weighs every position equally "
-                     "stands in for natural-text pretraining; its verdict is about that task "
-                     "at this scale, not the paper's claim",))
+    return proxy_card(section, _LM_PROXY_TEST, (
+        "a proxy: a synthetic task whose optimum weighs every position equally stands in for "
+        "natural-text pretraining; its verdict is about that task at this scale, not the "
+        "paper's claim",))

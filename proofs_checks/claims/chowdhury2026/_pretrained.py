@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from posbias.proofs_checks.cards import Setting
+from posbias.proofs_checks.cards import Card, ProofStatus, Setting
 from posbias.proofs_checks.pretrained import (
     MeasuredRecord,
     macroscopic_profile,
@@ -40,8 +40,10 @@ __all__ = [
     "is_u",
     "paired_measurements",
     "peak_valley_ratio",
+    "pretrained_card",
     "pretrained_comparison_setting",
     "pretrained_setting",
+    "proxy_card",
     "u_figures",
     "u_shape_test",
     "valley_depth",
@@ -141,6 +143,28 @@ PRETRAINED_PAPER: dict[str, Any] = dict(
     measure="input-output gradient influence of the final position")
 PRETRAINED_TEST: dict[str, Any] = dict(PRETRAINED_PAPER, models="the checkpoints supplied",
                                        L="the supplied length")
+
+
+def pretrained_card(paper_source: str) -> Card:
+    """The card of a claim on the user's pretrained measurements: the paper's setting as
+    ``paper_source`` states it, tested on the checkpoints the user supplies."""
+    return Card(
+        paper=Setting(paper_source, **PRETRAINED_PAPER, unconfirmed=("models", "L", "measure")),
+        test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M "
+                     "--text T --save-influence, and --random-init for the Step-0 pair)",
+                     **PRETRAINED_TEST),
+        proof=ProofStatus("none", note="an empirical statement about trained checkpoints"),
+    )
+
+
+def proxy_card(section: str, test: Setting, differences: tuple[str, ...]) -> Card:
+    """The card of a proxy of the paper's ``section`` (C10 or C11): the paper's comparison of
+    pretrained checkpoints, the proxy's own ``test`` setting and how it differs."""
+    return Card(
+        paper=pretrained_comparison_setting(section),
+        test=test, kind="proxy",
+        proof=ProofStatus("none", note="an empirical proxy experiment"),
+        differences=differences)
 
 
 # ------------------------------------------------------------------ the pretrained data

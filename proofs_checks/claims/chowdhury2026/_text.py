@@ -32,14 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from posbias.proofs_checks.cards import Card, ProofStatus, Rule, Setting, Threshold
+from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     DEAD_ZONE_DEPTH,
     U_FACTOR,
     is_u,
     peak_valley_ratio,
-    pretrained_comparison_setting,
+    proxy_card,
     u_figures,
     u_shape_test,
     valley_depth,
@@ -426,17 +426,12 @@ _TEST = Setting(
 
 def text_card(section: str) -> Card:
     """The card of a natural-text proxy of the paper's ``section`` (C10 or C11)."""
-    return Card(
-        paper=pretrained_comparison_setting(section),
-        test=_TEST, kind="proxy",
-        proof=ProofStatus("none", note="an empirical proxy experiment"),
-        differences=("a proxy: a small LM pretrained here on 1.36 M tokens of natural text "
-                     "stands in for the paper's pretrained checkpoints; two architectures "
-                     "(RoPE and learned positions, as the paper's Qwen2 and GPT-2), two seeds "
-                     "each (the machine's time)",
-                     "the rules ask for the direction at this scale (R grown by g > 0.1, the "
-                     "valley below half the mean), not the paper's magnitudes (R about 10^3, a "
-                     "tenfold growth)",))
+    return proxy_card(section, _TEST, (
+        "a proxy: a small LM pretrained here on 1.36 M tokens of natural text stands in for "
+        "the paper's pretrained checkpoints; two architectures (RoPE and learned positions, as "
+        "the paper's Qwen2 and GPT-2), two seeds each (the machine's time)",
+        "the rules ask for the direction at this scale (R grown by g > 0.1, the valley below "
+        "half the mean), not the paper's magnitudes (R about 10^3, a tenfold growth)"))
 
 
 #: what the natural-text proxies need, and what they assume

@@ -19,16 +19,16 @@ from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Example, Rule, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._lm import (
+    LM_ASSUMPTIONS,
     LM_GATE,
+    LM_NEEDS,
     LM_PROXY_TEXT,
     LM_SCALE,
     LM_THRESHOLDS,
     lm_card,
+    lm_decision,
     lm_evidence,
     lm_examples,
-    lm_figures,
-    lm_gate,
-    lm_show,
     lm_thorough_work,
 )
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import BINS, DEAD_ZONE_DEPTH
@@ -72,11 +72,9 @@ RULE = Rule(
     outcomes=("qualified", "refuted", "inconclusive"),
     examples=(
         Example("the paper's picture: the valley deepened by training (D 0.3 -> 0.2)",
-                lm_examples(),
-                "qualified", "paper"),
+                lm_examples(), "qualified", "paper"),
         Example("training lifts the valley to the mean (D_N 0.9) in every seed",
-                lm_examples(DN=0.9),
-                "refuted", "false"),
+                lm_examples(DN=0.9), "refuted", "false"),
         Example("no dead zone at Step 0 (D_0 0.7)", lm_examples(D0=0.7), "inconclusive", "false"),
         Example("the task not learned (learned fraction 0.2)", lm_examples(learned=0.2),
                 "inconclusive", "realistic"),
@@ -92,11 +90,9 @@ CARD = lm_card("C11")
 def dead_zone_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     """The verdict of ``chowdhury2026:dead-zone-trained-proxy`` from :func:`lm_summaries`
     (rule: :data:`RULE`, ``data/trained-lm/RULES.md``)."""
-    verdict = RULE.apply(lm_figures(summaries)).verdict
-    gated = lm_gate(summaries)
+    verdict, shown, gated = lm_decision(RULE, summaries)
     if gated:
-        return gated
-    shown = lm_show(summaries)
+        return verdict, shown
     if verdict == "inconclusive" and not all(s["D0"] < DEAD_ZONE_DEPTH for s in summaries):
         return verdict, "no dead zone at Step 0 in every seed: " + shown
     if verdict == "refuted":
@@ -117,9 +113,8 @@ def dead_zone_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     latex=r"\frac{\min_k \bar p_{N,k}}{\operatorname{mean}_k \bar p_{N,k}} < \tfrac12",
     expected="refuted",
     section="C11",
-    assumptions=("stored runs of posbias train --task lm-synthetic (data/trained-lm/), "
-                 + LM_SCALE,),
-    needs=("stored results", "models (for --thorough)"),
+    assumptions=LM_ASSUMPTIONS,
+    needs=LM_NEEDS,
     rule=RULE,
     card=CARD,
     thorough_work=lm_thorough_work,

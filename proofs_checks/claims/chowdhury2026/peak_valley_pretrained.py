@@ -16,14 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
+from posbias.proofs_checks.cards import Example, Rule, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     PAIRED_ASSUMPTIONS,
     PAIRED_NEEDS,
-    PRETRAINED_PAPER,
-    PRETRAINED_TEST,
     paired_measurements,
     peak_valley_ratio,
+    pretrained_card,
     pretrained_setting,
     without_pairs,
 )
@@ -87,15 +86,10 @@ RULE = Rule(
 )
 
 
-CARD = Card(
-    paper=Setting("the paper's pretrained experiments (section and figure not confirmed "
-                  "here), as docs/mathematics.rst C7 and C10 state them: peak-to-valley ≈ 10^2 "
-                  "at initialization, ≈ 10^3 after training", **PRETRAINED_PAPER,
-                  unconfirmed=("models", "L", "measure")),
-    test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
-                 "--save-influence, and --random-init for the Step-0 pair)", **PRETRAINED_TEST),
-    proof=ProofStatus("none", note="an empirical statement about trained checkpoints"),
-)
+CARD = pretrained_card(
+    "the paper's pretrained experiments (section and figure not confirmed here), as "
+    "docs/mathematics.rst C7 and C10 state them: peak-to-valley ≈ 10^2 at initialization, "
+    "≈ 10^3 after training")
 
 
 @claim(

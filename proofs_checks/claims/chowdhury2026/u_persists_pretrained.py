@@ -16,16 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
+from posbias.proofs_checks.cards import Example, Rule, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     BINS,
     PAIRED_ASSUMPTIONS,
     PAIRED_NEEDS,
-    PRETRAINED_PAPER,
-    PRETRAINED_TEST,
     U_FACTOR,
     is_u,
     paired_measurements,
+    pretrained_card,
     pretrained_setting,
     u_figures,
     without_pairs,
@@ -86,15 +85,10 @@ RULE = Rule(
 )
 
 
-CARD = Card(
-    paper=Setting("the abstract ('comparing initialized and pretrained networks ... the "
-                  "U-shape persists') and the paper's pretrained experiments (section and "
-                  "figure not confirmed here; docs/mathematics.rst C10)", **PRETRAINED_PAPER,
-                  unconfirmed=("models", "L", "measure")),
-    test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M --text T "
-                 "--save-influence, and --random-init for the Step-0 pair)", **PRETRAINED_TEST),
-    proof=ProofStatus("none", note="an empirical statement about trained checkpoints"),
-)
+CARD = pretrained_card(
+    "the abstract ('comparing initialized and pretrained networks ... the U-shape persists') "
+    "and the paper's pretrained experiments (section and figure not confirmed here; "
+    "docs/mathematics.rst C10)")
 
 
 @claim(

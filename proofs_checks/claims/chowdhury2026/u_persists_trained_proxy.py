@@ -19,17 +19,17 @@ from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Example, Rule, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._lm import (
+    LM_ASSUMPTIONS,
     LM_GATE,
     LM_GROWTH,
+    LM_NEEDS,
     LM_PROXY_TEXT,
     LM_SCALE,
     LM_THRESHOLDS,
     lm_card,
+    lm_decision,
     lm_evidence,
     lm_examples,
-    lm_figures,
-    lm_gate,
-    lm_show,
     lm_thorough_work,
 )
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import BINS, U_FACTOR, is_u
@@ -94,11 +94,9 @@ CARD = lm_card("C10")
 def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     """The verdict of ``chowdhury2026:u-persists-trained-proxy`` from :func:`lm_summaries`
     (rule: :data:`RULE`, ``data/trained-lm/RULES.md``)."""
-    verdict = RULE.apply(lm_figures(summaries)).verdict
-    gated = lm_gate(summaries)
+    verdict, shown, gated = lm_decision(RULE, summaries)
     if gated:
-        return gated
-    shown = lm_show(summaries)
+        return verdict, shown
     if verdict == "inconclusive" and not all(s["u0"]["u"] for s in summaries):
         return verdict, "no U at Step 0 in every seed, nothing to persist: " + shown
     if verdict == "refuted":
@@ -119,9 +117,8 @@ def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     r"\frac{\max(p_{0,1}, p_{0,L})}{\min_j p_{0,j}}",
     expected="refuted",
     section="C10",
-    assumptions=("stored runs of posbias train --task lm-synthetic (data/trained-lm/), "
-                 + LM_SCALE,),
-    needs=("stored results", "models (for --thorough)"),
+    assumptions=LM_ASSUMPTIONS,
+    needs=LM_NEEDS,
     rule=RULE,
     card=CARD,
     thorough_work=lm_thorough_work,

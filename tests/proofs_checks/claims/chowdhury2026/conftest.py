@@ -44,6 +44,23 @@ def expect_verdict():
 
 
 @pytest.fixture
+def expect_verdict_with_latex():
+    """``expect_verdict_with_latex(claim_id)``: the default run gives the expected verdict with
+    a method, and the claim's LaTeX is a non-empty string."""
+    def check(cid):
+        c = get_claim(cid)
+        result = run_claim(c, CheckContext())
+        ev = result.evidence
+        assert ev.verdict == c.expected, ev.details
+        assert ev.method
+        latex = c.latex_text
+        assert isinstance(latex, str) and latex
+        if ev.verdict == "qualified":
+            assert ev.correction
+    return check
+
+
+@pytest.fixture
 def card_states():
     """``card_states(slug, scope, proof)``: the card of an analytic claim states its setting
     (the paper's depth where it is decided there), its scope and its proof level."""

@@ -3,22 +3,14 @@ refuted for wrong closed forms (a wrong factorial, a wrong power of the logarith
 
 import sympy
 
-from posbias.proofs_checks import CheckContext, get_claim, run_claim
+from posbias.proofs_checks import CheckContext
 from posbias.proofs_checks.claims.chowdhury2026 import continuum_kernel
 
 FAST = CheckContext(dps=20, max_dps=40)
 
 
-def test_expected_verdict():
-    c = get_claim("chowdhury2026:continuum-kernel")
-    result = run_claim(c, CheckContext())
-    ev = result.evidence
-    assert ev.verdict == c.expected, ev.details
-    assert ev.method
-    latex = c.latex_text
-    assert isinstance(latex, str) and latex
-    if ev.verdict == "qualified":
-        assert ev.correction
+def test_expected_verdict(expect_verdict_with_latex):
+    expect_verdict_with_latex("chowdhury2026:continuum-kernel")
 
 
 def test_refuted_for_a_wrong_factorial():
