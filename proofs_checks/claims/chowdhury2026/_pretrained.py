@@ -222,7 +222,7 @@ def without_pairs(rule: str, pairs: list | None, unpaired: list, skipped: dict,
     return ev
 
 
-def _arch_name(arch: tuple) -> str:
+def _arch_name(arch: tuple | None) -> str:
     if arch in _PAPER_ARCHS:
         return _PAPER_ARCHS[arch]
     if not arch or arch[0] is None:

@@ -14,7 +14,7 @@ H = 2..6, mpmath, the precision doubled while the routes disagree).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
@@ -41,7 +41,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """C2: the two-route decision of the continuum claims (:func:`routes_decide`): the digits
     reached with no open identity verify; short of them, a gap still shrinking is inconclusive,
     one that stopped refutes."""

@@ -41,7 +41,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """C6: the two routes on different sides of a threshold: inconclusive; not factorial even at
     α = 1: refuted; factorial at the paper's α: verified; else qualified when ρ(1/2) is still a
     dead zone (exponential in H), refuted when it is not."""

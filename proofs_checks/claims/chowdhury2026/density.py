@@ -13,7 +13,7 @@ Gamma law for symbolic H, in ``t = ln 1/x``), and numeric (``quad(x^s ρ_H)`` ag
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
@@ -40,7 +40,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """C3: the two-route decision of the continuum claims (:func:`routes_decide`): the digits
     reached with no open identity verify; short of them, a gap still shrinking is inconclusive,
     one that stopped refutes."""

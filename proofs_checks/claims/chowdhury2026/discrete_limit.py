@@ -15,7 +15,7 @@ density is the sympy derivation's, lambdified to mpmath.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -41,7 +41,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """C2/C3: no O(1/L) rate at some depth refutes; the rate with the limit within rel_tol at
     the paper's H = 24, L = 2048 verifies; the rate alone qualifies."""
     if f["growth"] > t["growth_max"]:

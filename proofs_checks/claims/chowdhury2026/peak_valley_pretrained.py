@@ -112,10 +112,11 @@ def check(ctx: CheckContext) -> Evidence:
     rule = RULE.text
     if not pairs:
         return without_pairs(rule, pairs, unpaired, skipped, ": growth cannot be tested")
-    figures = {"pairs": [{"name": r.name, "step0_name": s.name,
-                          "R_pretrained": float(f"{peak_valley_ratio(r.profile)['ratio']:.4g}"),
-                          "R_step0": float(f"{peak_valley_ratio(s.profile)['ratio']:.4g}")}
-                         for r, s in pairs]}
+    figures: dict[str, Any] = {"pairs": [
+        {"name": r.name, "step0_name": s.name,
+         "R_pretrained": float(f"{peak_valley_ratio(r.profile)['ratio']:.4g}"),
+         "R_step0": float(f"{peak_valley_ratio(s.profile)['ratio']:.4g}")}
+        for r, s in pairs]}
     verdict = RULE.apply(figures).verdict
     text = "; ".join(f"{p['name']}: R = {p['R_pretrained']:.4g} after pretraining, "
                      f"{p['R_step0']:.4g} at Step 0 ({p['step0_name']}): R_N / R_0 = "

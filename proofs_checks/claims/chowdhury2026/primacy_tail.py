@@ -55,7 +55,7 @@ PRIMACY_MIN_EXPONENT = 0.5
 PRIMACY_FLOAT_TOL = 1e-12  # float64 rollout vs exact at L = 256: T·log2(L)·u ~ 1e-14
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """C4: an open tail identity or a float64 route off the exact one: inconclusive; the gap to
     A_H not decaying: refuted; the expansion holding with L·p(1) within paper_factor of the
     formula at the paper's point: verified, beyond it qualified."""

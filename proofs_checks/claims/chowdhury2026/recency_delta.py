@@ -12,7 +12,7 @@ L = 2, 16, 128, 1024, against the closed form ``(1-α+α/L)^H``, the stated atom
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -39,7 +39,7 @@ RECENCY_GRID = tuple((a, h) for a in (Fraction(1, 10), Fraction(1, 2), Fraction(
 RECENCY_DEPTHS = (1, 4, 12, ANALYTIC_DEPTH)
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """C5 atom: verified when every identity holds, p(L) never falls below the atom nor rises
     with L, and (p(L) - atom)·L/(Hα) stays within Bernoulli's bound; refuted otherwise."""
     ok = (f["identity_failures"] == 0 and f["below_atom"] == 0 and f["not_monotone"] == 0

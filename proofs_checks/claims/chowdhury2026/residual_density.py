@@ -14,7 +14,7 @@ lambdified to mpmath) and its rate over L, and the continuous part's mass (mpmat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -40,7 +40,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """C5: an identity failure, the atom off Bernoulli's bound, no O(1/L) rate or a mass off by
     more than mass_wrong_digits refutes; the mass to mass_digits verifies; between, inconclusive
     (raise dps)."""

@@ -111,8 +111,9 @@ def check(ctx: CheckContext) -> Evidence:
     if not pairs:
         return without_pairs(rule, pairs, unpaired, skipped,
                              " (posbias measure --model M --random-init --save-influence DIR)")
-    figures = {"pairs": [{"name": r.name, "step0_name": s.name, "pretrained": u_figures(r.profile),
-                          "step0": u_figures(s.profile)} for r, s in pairs]}
+    figures: dict[str, Any] = {"pairs": [
+        {"name": r.name, "step0_name": s.name, "pretrained": u_figures(r.profile),
+         "step0": u_figures(s.profile)} for r, s in pairs]}
     verdict = RULE.apply(figures).verdict
 
     def show(p):

@@ -15,7 +15,7 @@ H = 2..24 and α = 1/10..1 says where each profile's minimum sits.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -39,7 +39,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 __all__ = ["CARD", "RULE", "check", "decide", "u_shape_figures"]
 
 
-def decide(f, t) -> str:
+def decide(f: Mapping, t: Mapping) -> str:
     """C7 shape: an end not end_factor above the middle refutes; both ends above it verify with
     an interior valley (the minimum at least valley_position from an end) and qualify
     without."""
