@@ -37,6 +37,7 @@ __all__ = [
     "PRETRAINED_PAPER",
     "PRETRAINED_TEST",
     "U_FACTOR",
+    "Pair",
     "is_u",
     "paired_measurements",
     "peak_valley_ratio",

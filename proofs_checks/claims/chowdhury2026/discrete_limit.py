@@ -1,5 +1,5 @@
 """chowdhury2026:discrete-limit (C2, C3): ``L·p(j)`` of the attention-only Cesàro rollout
-converges to the continuum density ``ρ_H(j/L) = (ln L/j)^(H-1)/(H-1)!`` at rate O(1/L) away from
+converges to the continuum density ``ρ_H(j/L) = (ln(L/j))^(H-1)/(H-1)!`` at rate O(1/L) away from
 the ends.
 
 The abstract ("the exact closed-form influence density in the continuous limit"), applied at the
