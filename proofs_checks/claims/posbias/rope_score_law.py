@@ -6,7 +6,7 @@ measurement and is decided on it).
 posbias' derivation for chowdhury2026 C8 (docs/mathematics.rst, chowdhury2026 C8): RoPE block
 rotations with any angles, ``d`` even, ``k ~ N(0, sigma^2 I)`` independent of ``q``.
 
-The check runs chowdhury2026's route (:func:`~posbias.proofs_checks.claims.chowdhury2026.rope_law_check`):
+The check runs chowdhury2026's route (:func:`~posbias.proofs_checks.claims.chowdhury2026.rope_init.rope_law_check`):
 sympy identities (orthogonality and equal score variance for d = 2, 4, 6, equal characteristic
 function for d = 2) and a seeded Monte Carlo test at d = 64 (two independent sample sets of
 20,000 pairs: a two-sample KS test, and the means and variances in standard errors), and
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims._common import derivation_by_name, latex_of_derivation
-from posbias.proofs_checks.claims.chowdhury2026 import RopeTransform, rope_law_check
+from posbias.proofs_checks.claims.chowdhury2026.rope_init import RopeTransform, rope_law_check
 from posbias.proofs_checks.claims.posbias._shared import FIXED_DATE
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 

@@ -261,7 +261,7 @@ def _lm_table(doc: dict) -> str:
                      f"{e['final_learned']:>15.4f}  {e['learned']:>13.4f}")
     lines += ["", ("learned = (ln V - loss) / (ln V - Bayes loss): 0 ignores the context, 1 is "
                    "the Bayes optimum.")]
-    from posbias.proofs_checks.claims.chowdhury2026 import LM_GATE
+    from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GATE
 
     lines.append(_gate_line("learned fraction", LM_GATE,
                             [(r["seed"], r["history"][-1]["learned"]) for r in doc["runs"]],

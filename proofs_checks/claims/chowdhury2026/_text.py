@@ -1,4 +1,6 @@
-r"""chowdhury2026 C10 and C11 on natural text: proxies from small causal LMs pretrained here.
+"""What the natural-text proxies of chowdhury2026 C10 and C11 share: the stored runs of small
+causal LMs pretrained here on natural text, their summaries (Step 0 against Step N, with the
+boundary statistic), the gate, the figures the four rules decide on, the evidence and the card.
 
 C10 says that after pretraining on natural text the macroscopic U of the Step-0 influence
 profile persists, that training adds local "content" spikes (at document boundaries of chunked
@@ -30,34 +32,40 @@ from typing import Any
 
 import numpy as np
 
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
-from posbias.proofs_checks.claims.chowdhury2026 import (
-    BINS,
+from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     DEAD_ZONE_DEPTH,
-    LM_GROWTH,
-    MEASURED_RULES_FIXED,
-    PAPER,
     U_FACTOR,
-    _is_u,
-    _u_figures,
+    is_u,
     peak_valley_ratio,
-    pretrained_comparison_setting,
+    proxy_card,
+    u_figures,
     u_shape_test,
     valley_depth,
 )
-from posbias.proofs_checks.registry import CheckContext, Evidence, claim
+from posbias.proofs_checks.data import data_path
+from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
     "BOUNDARY_HALF_WIDTH",
-    "BOUNDARY_MIN_WINDOWS",
-    "BOUNDARY_NULL_SHARE",
     "BOUNDARY_PEAK",
-    "BOUNDARY_PEAK_SHARE",
+    "FACTOR_THRESHOLD",
+    "GATE_THRESHOLD",
+    "TEXT_ASSUMPTIONS",
     "TEXT_GATE",
+    "TEXT_NEEDS",
+    "TEXT_RULE_COMMON",
+    "TEXT_SCALE",
     "TEXT_STORED",
     "boundary_percentile",
+    "gated",
+    "text_card",
+    "text_evidence",
+    "text_examples",
     "text_stored_results",
     "text_summaries",
+    "text_thorough_work",
 ]
 
 #: the gate in nats below the bigram baseline (the value of ``lm_text.GATE_NATS``, restated
@@ -72,19 +80,8 @@ BOUNDARY_HALF_WIDTH = 16
 #: a boundary is a local peak of its window when its ratio to the local background exceeds
 #: this fraction of the same ratio at the window's ordinary positions
 BOUNDARY_PEAK = 0.95
-#: boundaries are peaks when at least this share of the boundary windows has one
-BOUNDARY_PEAK_SHARE = 0.5
-#: boundaries are ordinary positions when at most this share has one (and the mean percentile
-#: is at most BOUNDARY_NULL_MEAN)
-BOUNDARY_NULL_SHARE = 0.25
-BOUNDARY_NULL_MEAN = 0.75
-#: fewer boundary windows than this per seed decide nothing
-BOUNDARY_MIN_WINDOWS = 6
-
 
 def _data_folder(data_dir: str | None) -> str:
-    from posbias.proofs_checks.data import data_path
-
     if data_dir and os.path.isdir(os.path.join(data_dir, "trained-lm-text")):
         return os.path.join(data_dir, "trained-lm-text")
     return data_path("trained-lm-text")
@@ -167,8 +164,8 @@ def _diagnostics(run: Mapping, record: Mapping) -> dict:
         if "influence" not in e:
             continue
         p = e["influence"]
-        u = _u_figures(p)
-        series.append({"iteration": e["iteration"], "u": _is_u(u, U_FACTOR),
+        u = u_figures(p)
+        series.append({"iteration": e["iteration"], "u": is_u(u, U_FACTOR),
                        "first_over_valley": u["first_over_valley"],
                        "last_over_valley": u["last_over_valley"],
                        "R": float(f"{peak_valley_ratio(p)['ratio']:.4g}"),
@@ -214,7 +211,7 @@ def text_summaries(docs: Sequence[Mapping]) -> list[dict]:
             out.append({"run": f"{cfg.get('arch', '?')} seed {run['seed']}",
                         "iteration": en["iteration"], "margin": en["below_bigram"],
                         "u0": u_shape_test(p0), "uN": u_shape_test(pn),
-                        "U0": _u_figures(p0), "UN": _u_figures(pn),
+                        "U0": u_figures(p0), "UN": u_figures(pn),
                         "R0": r0, "RN": rn, "g": float(np.log10(rn / r0)),
                         "D0": valley_depth(p0), "DN": valley_depth(pn),
                         "B0": _boundary_stats(e0, rec), "BN": _boundary_stats(en, rec),
@@ -234,72 +231,17 @@ def _figures(summaries: Sequence[Mapping]) -> dict:
                       "B0": b(s["B0"]), "BN": b(s["BN"])} for s in summaries]}
 
 
-# --- the rules --------------------------------------------------------------------------------
+# --- the rules' common parts ----------------------------------------------------------------
 
-def _gated(runs: Sequence[Mapping], t: Mapping) -> bool:
+def gated(runs: Sequence[Mapping], t: Mapping) -> bool:
+    """A run below the gate (its validation loss not far enough below the bigram's)."""
     return any(r["margin"] < t["gate"] for r in runs)
 
 
-def _u_decide(f: Mapping, t: Mapping) -> str:
-    runs = f["runs"]
-    if _gated(runs, t) or not all(_is_u(r["u0"], t["factor"]) for r in runs):
-        return "inconclusive"
-    if all(_is_u(r["uN"], t["factor"]) for r in runs):
-        return "qualified"
-    if all(not _is_u(r["uN"], t["factor"]) for r in runs):
-        return "refuted"
-    return "inconclusive"
-
-
-def _r_decide(f: Mapping, t: Mapping) -> str:
-    runs = f["runs"]
-    if _gated(runs, t):
-        return "inconclusive"
-    if all(r["g"] > t["growth"] for r in runs):
-        return "qualified"
-    if all(r["g"] < -t["growth"] for r in runs):
-        return "refuted"
-    return "inconclusive"
-
-
-def _d_decide(f: Mapping, t: Mapping) -> str:
-    runs = f["runs"]
-    if _gated(runs, t) or not all(r["D0"] < t["depth"] for r in runs):
-        return "inconclusive"
-    if all(r["DN"] < t["depth"] for r in runs):
-        return "qualified"
-    if all(r["DN"] >= t["depth"] for r in runs):
-        return "refuted"
-    return "inconclusive"
-
-
-def _b_peaks(x: Mapping, t: Mapping) -> bool:
-    return x["peak_share"] >= t["share"]
-
-
-def _b_null(x: Mapping, t: Mapping) -> bool:
-    return x["peak_share"] <= t["null_share"] and x["mean"] <= t["null_mean"]
-
-
-def _b_decide(f: Mapping, t: Mapping) -> str:
-    runs = f["runs"]
-    if _gated(runs, t):
-        return "inconclusive"
-    if any(r["B0"] is None or r["BN"] is None or r["BN"]["windows"] < t["windows"]
-           for r in runs):
-        return "inconclusive"
-    if any(_b_peaks(r["B0"], t) for r in runs):  # already peaks at Step 0: not added
-        return "inconclusive"
-    if all(_b_peaks(r["BN"], t) for r in runs):
-        return "qualified"
-    if all(_b_null(r["BN"], t) for r in runs):
-        return "refuted"
-    return "inconclusive"
-
-
-def _ex(margin: float = 0.5, u0: tuple = (9.0, 8.0), uN: tuple = (12.0, 20.0),
-        g: float = 0.5, D0: float = 0.3, DN: float = 0.2, B0: tuple | None = (8, 0.5, 0.0),
-        BN: tuple | None = (8, 0.97, 0.75), n: int = 2) -> dict:
+def text_examples(margin: float = 0.5, u0: tuple = (9.0, 8.0), uN: tuple = (12.0, 20.0),
+                  g: float = 0.5, D0: float = 0.3, DN: float = 0.2,
+                  B0: tuple | None = (8, 0.5, 0.0), BN: tuple | None = (8, 0.97, 0.75),
+                  n: int = 2) -> dict:
     """Figures of ``n`` runs for the rules' examples."""
     def u(x):
         return {"interior": True, "first_over_valley": x[0], "last_over_valley": x[1]}
@@ -312,134 +254,27 @@ def _ex(margin: float = 0.5, u0: tuple = (9.0, 8.0), uN: tuple = (12.0, 20.0),
                      for k in range(n)]}
 
 
-_GATE = Threshold(TEXT_GATE, "nats below the bigram baseline every run's validation loss must "
-                  "reach", scale="linear", step=0.01, sensitive=0.05, domain=(0.0, 10.0))
-_FACTOR = Threshold(U_FACTOR, "end blocks at least this many times the valley block make a "
-                    "macroscopic U", sensitive=1.25)
+#: the thresholds the four rules share
+GATE_THRESHOLD = Threshold(TEXT_GATE, "nats below the bigram baseline every run's validation "
+                           "loss must reach", scale="linear", step=0.01, sensitive=0.05,
+                           domain=(0.0, 10.0))
+FACTOR_THRESHOLD = Threshold(U_FACTOR, "end blocks at least this many times the valley block "
+                             "make a macroscopic U", sensitive=1.25)
 
-_SCALE = ("natural-text proxy: small causal LMs (LLaMA architecture with RoPE, 2.63 M "
-          "parameters, and GPT-2 architecture with learned positions, 2.24 M; 8 layers, hidden "
-          "128, 4 heads, L = 256) pretrained from scratch on 1.36 M tokens of the Python "
-          "documentation as prose (2,000 iterations of 16 windows, 6 passes), not the paper's "
-          "pretrained Qwen2 and GPT-2 at L = 2048 on billions of tokens")
+#: the scale of the natural-text proxies, beside the paper's
+TEXT_SCALE = ("natural-text proxy: small causal LMs (LLaMA architecture with RoPE, 2.63 M "
+              "parameters, and GPT-2 architecture with learned positions, 2.24 M; 8 layers, "
+              "hidden 128, 4 heads, L = 256) pretrained from scratch on 1.36 M tokens of the "
+              "Python documentation as prose (2,000 iterations of 16 windows, 6 passes), not "
+              "the paper's pretrained Qwen2 and GPT-2 at L = 2048 on billions of tokens")
 
-_COMMON = (
+#: the beginning of the four rules: the profiles, Step 0 and Step N, and the gate
+TEXT_RULE_COMMON = (
     f"Per stored run (configuration, seed): the final position's influence profile (exact "
     f"Jacobian, normalized per window, mean over the first 8 validation windows) at Step 0 "
     f"(iteration 0) and Step N (the last evaluation). Gate: validation loss at Step N at least "
     f"{TEXT_GATE} nats below the best smoothed bigram baseline in every run, else "
     f"inconclusive. A proxy is at most qualified.")
-
-U_TEXT_RULE = Rule(
-    text=(_COMMON + f" U test over {BINS} blocks (valley block interior, both end blocks >= "
-          f"{U_FACTOR:g} x it). A run without a U at Step 0 -> inconclusive. Every run with a U "
-          "at Step N -> qualified; every run without -> refuted; otherwise inconclusive."),
-    decide=_u_decide,
-    thresholds={"gate": _GATE, "factor": _FACTOR},
-    outcomes=("qualified", "refuted", "inconclusive"),
-    examples=(
-        Example("the paper's picture: the U kept after pretraining", _ex(), "qualified",
-                "paper"),
-        Example("pretraining flattens the profile (end blocks 1.3 x the valley)",
-                _ex(uN=(1.3, 1.2)), "refuted", "false"),
-        Example("only a recency ramp left at Step N (first block 1.1 x the valley)",
-                _ex(uN=(1.1, 9.0)), "refuted", "false"),
-        Example("the model below the gate (0.05 nats under the bigram)", _ex(margin=0.05),
-                "inconclusive", "realistic"),
-        Example("no U at Step 0", _ex(u0=(1.5, 8.0)), "inconclusive", "realistic"),
-    ),
-    fixed=MEASURED_RULES_FIXED,
-    deciding=("runs",),
-)
-
-R_TEXT_RULE = Rule(
-    text=(_COMMON + f" R = max(p(1), p(L)) / min_j p(j), g = log10(R_N / R_0). Every run g > "
-          f"+{LM_GROWTH} -> qualified (grown; the paper's 10^2 -> 10^3 is g = 1); every run "
-          f"g < -{LM_GROWTH} -> refuted; otherwise inconclusive."),
-    decide=_r_decide,
-    thresholds={"gate": _GATE,
-                "growth": Threshold(LM_GROWTH, "|log10(R_N / R_0)| beyond which the ratio has "
-                                    "grown or fallen", sensitive=2.0)},
-    outcomes=("qualified", "refuted", "inconclusive"),
-    examples=(
-        Example("the paper's figures: 10^2 -> 10^3 (g = 1)", _ex(g=1.0), "qualified", "paper"),
-        Example("pretraining lowers the peak/valley ratio fourfold (g = -0.6)", _ex(g=-0.6),
-                "refuted", "false"),
-        Example("no change (g = 0.02)", _ex(g=0.02), "inconclusive", "false"),
-        Example("the model below the gate", _ex(margin=-0.4), "inconclusive", "realistic"),
-    ),
-    fixed=MEASURED_RULES_FIXED,
-    deciding=("runs",),
-)
-
-D_TEXT_RULE = Rule(
-    text=(_COMMON + f" Valley depth D = smallest of {BINS} block means / mean block; a dead "
-          f"zone when D < {DEAD_ZONE_DEPTH:g}. A run with D_0 >= {DEAD_ZONE_DEPTH:g} -> "
-          f"inconclusive (no dead zone at Step 0). Every run D_N < {DEAD_ZONE_DEPTH:g} -> "
-          f"qualified (not filled); every run D_N >= {DEAD_ZONE_DEPTH:g} -> refuted (filled); "
-          "otherwise inconclusive."),
-    decide=_d_decide,
-    thresholds={"gate": _GATE,
-                "depth": Threshold(DEAD_ZONE_DEPTH, "valley depth D below which the middle is "
-                                   "a dead zone", sensitive=1.25)},
-    outcomes=("qualified", "refuted", "inconclusive"),
-    examples=(
-        Example("the paper's picture: the valley deepened (D 0.3 -> 0.2)", _ex(), "qualified",
-                "paper"),
-        Example("pretraining lifts the valley to 0.8 of the mean block", _ex(DN=0.8),
-                "refuted", "false"),
-        Example("no dead zone at Step 0 (D_0 0.7)", _ex(D0=0.7), "inconclusive", "realistic"),
-        Example("the model below the gate", _ex(margin=0.0), "inconclusive", "realistic"),
-    ),
-    fixed=MEASURED_RULES_FIXED,
-    deciding=("runs",),
-)
-
-B_TEXT_RULE = Rule(
-    text=(_COMMON + " Boundaries: 8 held-out windows with a document separator in "
-          "their middle half (posbias train --boundary-windows); per window, the boundary's "
-          f"percentile among the window's ordinary positions of the local ratio max(p_j, "
-          f"p_(j+1)) / median of the {2 * BOUNDARY_HALF_WIDTH} positions around "
-          "(boundary_percentile); a window has a boundary peak when the percentile exceeds "
-          f"{BOUNDARY_PEAK}. Fewer than {BOUNDARY_MIN_WINDOWS} windows in a run -> "
-          f"inconclusive; a run whose share of peak windows is >= {BOUNDARY_PEAK_SHARE} already "
-          f"at Step 0 -> inconclusive (not added by training). Every run with a share >= "
-          f"{BOUNDARY_PEAK_SHARE} at Step N -> qualified; every run with a share <= "
-          f"{BOUNDARY_NULL_SHARE} and a mean percentile <= {BOUNDARY_NULL_MEAN} at Step N -> "
-          "refuted (boundaries like any other position); otherwise inconclusive. Under the null "
-          "(boundaries ordinary) a window is a peak with probability 0.05, 4 of 8 with "
-          "probability 4e-4."),
-    decide=_b_decide,
-    thresholds={"gate": _GATE,
-                "share": Threshold(BOUNDARY_PEAK_SHARE, "share of boundary windows that must "
-                                   "be peaks", scale="linear", step=0.05, sensitive=0.15,
-                                   domain=(0.0, 1.0)),
-                "null_share": Threshold(BOUNDARY_NULL_SHARE, "share of peak windows at most "
-                                        "which boundaries are ordinary", scale="linear",
-                                        step=0.05, sensitive=0.1, domain=(0.0, 1.0)),
-                "null_mean": Threshold(BOUNDARY_NULL_MEAN, "mean percentile at most which "
-                                       "boundaries are ordinary", scale="linear", step=0.05,
-                                       sensitive=0.1, domain=(0.0, 1.0)),
-                "windows": Threshold(BOUNDARY_MIN_WINDOWS, "boundary windows a run needs",
-                                     scale="int", sensitive=1, domain=(1, 64))},
-    outcomes=("qualified", "refuted", "inconclusive"),
-    no_paper_figures="the paper reports content spikes at boundaries in words, without a "
-                     "figure of their height that this rule could take",
-    examples=(
-        Example("local peaks added at the boundaries (6 of 8 windows, mean percentile 0.97)",
-                _ex(), "qualified", "realistic"),
-        Example("boundaries like any other position (1 of 8 windows, mean 0.52)",
-                _ex(BN=(8, 0.52, 0.125)), "refuted", "false"),
-        Example("boundaries are dips (mean percentile 0.2)", _ex(BN=(8, 0.2, 0.0)), "refuted",
-                "false"),
-        Example("peaks already at Step 0", _ex(B0=(8, 0.97, 0.75)), "inconclusive", "false"),
-        Example("too few boundary windows (3)", _ex(BN=(3, 0.97, 1.0)), "inconclusive",
-                "realistic"),
-        Example("the model below the gate", _ex(margin=0.02), "inconclusive", "realistic"),
-    ),
-    fixed=MEASURED_RULES_FIXED,
-    deciding=("runs",),
-)
 
 
 # --- the evidence ------------------------------------------------------------------------------
@@ -488,7 +323,9 @@ _COMMAND = "; ".join(
 _TEXT_TRAINED: dict = {}
 
 
-def _thorough_work(ctx: CheckContext) -> list:
+def text_thorough_work(ctx: CheckContext) -> list:
+    """What ``--thorough`` re-trains for the natural-text proxies: the stored configurations
+    and seeds, one after the other; the time is the stored runs' measured wall time."""
     try:
         docs = text_stored_results(getattr(ctx, "data_dir", None))
         seconds = float(sum(r["wall_seconds"] for d in docs for r in d["runs"]))
@@ -500,6 +337,7 @@ def _thorough_work(ctx: CheckContext) -> list:
 
 def _thorough(ctx: CheckContext) -> list[dict]:
     if "docs" not in _TEXT_TRAINED:
+        # training needs torch, transformers and tokenizers (the 'models' extra): imported here
         from posbias.measurements import lm_text as lx
 
         out = []
@@ -521,8 +359,10 @@ _TEXT_PROXY = (
     "checkpoints; its verdict is about these models at this scale.")
 
 
-def _evidence(ctx: CheckContext, rule: Rule, what: str,
-              words: Mapping[str, str]) -> Evidence:
+def text_evidence(ctx: CheckContext, rule: Rule, what: str,
+                  words: Mapping[str, str]) -> Evidence:
+    """The evidence of a natural-text proxy: the stored (or, with ``--thorough``, re-trained)
+    runs summarized and decided by ``rule``, in the ``words`` of each verdict."""
     try:
         docs = _thorough(ctx) if ctx.thorough else text_stored_results(ctx.data_dir)
     except FileNotFoundError as exc:
@@ -541,7 +381,7 @@ def _evidence(ctx: CheckContext, rule: Rule, what: str,
     runs = figures["runs"]
     # the same rule on each run alone: says which runs an "every run" verdict waits for
     alone = {r["run"]: rule.decide({"runs": [r]}, rule.values()) for r in runs}
-    if _gated(runs, rule.values()):
+    if gated(runs, rule.values()):
         margins = ", ".join(f"{r['margin']:+.3f}" for r in runs)
         why = (f"gate not passed: {margins} nats below the bigram (>= {TEXT_GATE} needed); "
                "the profiles are not evidence")
@@ -549,7 +389,7 @@ def _evidence(ctx: CheckContext, rule: Rule, what: str,
         why = words.get(verdict, "runs disagree or the figures lie between the rule's bounds")
     if len(runs) > 1:
         why += " (each run alone: " + ", ".join(f"{k} {v}" for k, v in alone.items()) + ")"
-    text = (f"{_TEXT_PROXY} Result of the proxy ({_SCALE}): {why}: "
+    text = (f"{_TEXT_PROXY} Result of the proxy ({TEXT_SCALE}): {why}: "
             + "; ".join(_show(s) for s in summaries))
     kw: dict[str, Any] = {"correction": text} if verdict == "qualified" else (
         {"counterexample": text} if verdict == "refuted" else {"discrepancy": text})
@@ -560,8 +400,8 @@ def _evidence(ctx: CheckContext, rule: Rule, what: str,
                   f"|g| > {LM_GROWTH}; dead zone D < {DEAD_ZONE_DEPTH:g}; boundary peak "
                   f"percentile > {BOUNDARY_PEAK}",
         cases=len(summaries), figures=figures,
-        parameters={"scale": _SCALE, "source": ("re-trained (--thorough)" if ctx.thorough
-                                                else "stored results")},
+        parameters={"scale": TEXT_SCALE, "source": ("re-trained (--thorough)" if ctx.thorough
+                                                    else "stored results")},
         details={"rule": rule.text, "provenance": _provenance(docs), "each_run_alone": alone,
                  "beside_the_rule": {s["run"]: s["diagnostics"] for s in summaries},
                  "boundary_percentiles": {s["run"]: {"step0": (s["B0"] or {}).get("percentiles"),
@@ -584,91 +424,17 @@ _TEST = Setting(
     measure="exact input-output Jacobian norm of the final position")
 
 
-def _card(section: str) -> Card:
-    return Card(
-        paper=pretrained_comparison_setting(section),
-        test=_TEST, kind="proxy",
-        proof=ProofStatus("none", note="an empirical proxy experiment"),
-        differences=("a proxy: a small LM pretrained here on 1.36 M tokens of natural text "
-                     "stands in for the paper's pretrained checkpoints; two architectures "
-                     "(RoPE and learned positions, as the paper's Qwen2 and GPT-2), two seeds "
-                     "each (the machine's time)",
-                     "the rules ask for the direction at this scale (R grown by g > 0.1, the "
-                     "valley below half the mean), not the paper's magnitudes (R about 10^3, a "
-                     "tenfold growth)",))
+def text_card(section: str) -> Card:
+    """The card of a natural-text proxy of the paper's ``section`` (C10 or C11)."""
+    return proxy_card(section, _TEST, (
+        "a proxy: a small LM pretrained here on 1.36 M tokens of natural text stands in for "
+        "the paper's pretrained checkpoints; two architectures (RoPE and learned positions, as "
+        "the paper's Qwen2 and GPT-2), two seeds each (the machine's time)",
+        "the rules ask for the direction at this scale (R grown by g > 0.1, the valley below "
+        "half the mean), not the paper's magnitudes (R about 10^3, a tenfold growth)"))
 
 
-_NEEDS = ("stored results", "models (for --thorough)")
-_ASSUME = ("stored runs of posbias train --task lm-text (data/trained-lm-text/), " + _SCALE,)
-
-
-@claim(
-    f"{PAPER}:u-persists-text-proxy",
-    statement="Natural-text proxy of C10: pretraining a small causal LM on natural text keeps "
-    "the macroscopic U of its Step-0 influence profile.",
-    latex=r"U(p_0) \wedge U(p_N)",
-    expected="inconclusive", section="C10", assumptions=_ASSUME, needs=_NEEDS,
-    rule=U_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
-)
-def _u_text(ctx: CheckContext) -> Evidence:
-    return _evidence(ctx, U_TEXT_RULE, "U test of the final position's influence, Step 0 vs "
-                     "Step N, small LM pretrained on natural text",
-                     {"qualified": "the U is kept at Step N in every run, at small scale only",
-                      "refuted": "pretraining removes the U in every run",
-                      "inconclusive": "no U at Step 0 in every run, or the runs disagree"})
-
-
-@claim(
-    f"{PAPER}:pv-grows-text-proxy",
-    statement="Natural-text proxy of C10: pretraining a small causal LM on natural text raises "
-    "the peak-to-valley ratio of its influence profile.",
-    latex=r"\frac{\max(p_{N,1}, p_{N,L})}{\min_j p_{N,j}} > "
-    r"\frac{\max(p_{0,1}, p_{0,L})}{\min_j p_{0,j}}",
-    expected="inconclusive", section="C10", assumptions=_ASSUME, needs=_NEEDS,
-    rule=R_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
-)
-def _r_text(ctx: CheckContext) -> Evidence:
-    return _evidence(ctx, R_TEXT_RULE, "peak/valley ratio of the final position's influence, "
-                     "Step 0 vs Step N, small LM pretrained on natural text",
-                     {"qualified": "peak/valley grows in every run, at small scale only",
-                      "refuted": "peak/valley falls in every run"})
-
-
-@claim(
-    f"{PAPER}:dead-zone-text-proxy",
-    statement="Natural-text proxy of C11: next-token pretraining of a small causal LM on "
-    "natural text does not fill the dead zone of its Step-0 influence profile (the valley "
-    "stays below half the mean).",
-    latex=r"\frac{\min_k \bar p_{N,k}}{\operatorname{mean}_k \bar p_{N,k}} < \tfrac12",
-    expected="qualified", section="C11", assumptions=_ASSUME, needs=_NEEDS,
-    rule=D_TEXT_RULE, card=_card("C11"), thorough_work=_thorough_work,
-)
-def _d_text(ctx: CheckContext) -> Evidence:
-    return _evidence(ctx, D_TEXT_RULE, "valley depth of the final position's influence, Step 0 "
-                     "vs Step N, small LM pretrained on natural text",
-                     {"qualified": "the dead zone stays in every run, at small scale only",
-                      "refuted": "pretraining lifts the valley to at least half the mean block "
-                                 "in every run",
-                      "inconclusive": "no dead zone at Step 0 in every run, or the runs "
-                                      "disagree"})
-
-
-@claim(
-    f"{PAPER}:boundary-peaks-text-proxy",
-    statement="Natural-text proxy of C10: pretraining a small causal LM on packed documents "
-    "adds local peaks of the final position's influence at document boundaries.",
-    latex=r"\Pr\bigl[\text{percentile of } p_{N,j_b} \text{ among ordinary } j > 0.95\bigr] "
-    r"\ge \tfrac12",
-    expected="inconclusive", section="C10", assumptions=_ASSUME, needs=_NEEDS,
-    rule=B_TEXT_RULE, card=_card("C10"), thorough_work=_thorough_work,
-)
-def _b_text(ctx: CheckContext) -> Evidence:
-    return _evidence(ctx, B_TEXT_RULE, "local peaks of the final position's influence at "
-                     "document boundaries, Step 0 vs Step N, small LM pretrained on natural "
-                     "text",
-                     {"qualified": "training adds local peaks at the document boundaries in "
-                                   "every run, at small scale only",
-                      "refuted": "the boundaries are like any other position at Step N in "
-                                 "every run",
-                      "inconclusive": "too few boundary windows, peaks already at Step 0, or "
-                                      "the runs disagree"})
+#: what the natural-text proxies need, and what they assume
+TEXT_NEEDS = ("stored results", "models (for --thorough)")
+TEXT_ASSUMPTIONS = ("stored runs of posbias train --task lm-text (data/trained-lm-text/), "
+                    + TEXT_SCALE,)

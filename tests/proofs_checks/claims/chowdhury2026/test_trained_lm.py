@@ -1,6 +1,7 @@
-"""The trained-LM proxies of chowdhury2026 C10 and C11: every verdict their rules allow,
-reached from constructed profiles; the shipped runs, their provenance and the default check's
-speed (no torch); and (slow) a re-training compared with the shipped numbers."""
+"""The stored runs the trained-LM proxies of chowdhury2026 C10 and C11 read
+(data/trained-lm/): their summaries computed from the profiles, their provenance, the default
+check's speed without torch, a user's data directory in their place; and (slow) a re-training
+compared with the stored numbers."""
 
 from __future__ import annotations
 
@@ -14,96 +15,41 @@ import time
 
 import numpy as np
 import pytest
+from posbias_tests_chowdhury2026_lm import IDS, U, doc, flat
 
 from posbias.proofs_checks import registry
-from posbias.proofs_checks.claims import chowdhury2026 as ch
-
-IDS = ("chowdhury2026:u-persists-trained-proxy", "chowdhury2026:dead-zone-trained-proxy")
-L = 64
-
-
-def U(ends=24.0, valley=1.0):
-    """A U-shaped profile: end blocks ``ends`` times the interior valley."""
-    p = np.full(L, valley)
-    p[:4] = p[-4:] = ends * valley
-    p[-1] *= 3  # a recency spike on the final token
-    return (p / p.sum()).tolist()
-
-
-def flat(ramp=1.0):
-    """A nearly flat profile (no U, no dead zone), its last entry ``ramp`` times the rest."""
-    p = np.ones(L)
-    p[-1] = ramp
-    return (p / p.sum()).tolist()
-
-
-def doc(*seeds, learned=0.9):
-    """A results document: one run per (profile at Step 0, profile at Step N)."""
-    runs = []
-    for s, (p0, pn) in enumerate(seeds):
-        runs.append({"seed": s, "iterations": 100, "wall_seconds": 1.0, "history": [
-            {"iteration": 0, "final_learned": 0.0, "influence": p0},
-            {"iteration": 100, "final_learned": learned, "influence": pn}]})
-    return {"runs": runs}
-
-
-def verdicts(d):
-    s = ch.lm_summaries(d)
-    return ch.u_persists_trained_verdict(s)[0], ch.dead_zone_trained_verdict(s)[0]
+from posbias.proofs_checks.claims.chowdhury2026._lm import (
+    LM_GROWTH,
+    LM_SEEDS,
+    LM_STORED,
+    LM_THOROUGH,
+    lm_stored_results,
+    lm_summaries,
+)
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import DEAD_ZONE_DEPTH, valley_depth
 
 
 def test_valley_depth_and_growth_are_computed_from_the_profile():
-    s = ch.lm_summaries(doc((U(12), U(24))))[0]
-    assert s["u0"]["u"] and s["uN"]["u"] and s["g"] > ch.LM_GROWTH
-    assert s["D0"] < ch.DEAD_ZONE_DEPTH and s["DN"] < s["D0"]
-    assert ch.valley_depth(flat()) == pytest.approx(1.0)
-
-
-@pytest.mark.parametrize("seeds, learned, u_verdict, words", [
-    # the U kept and sharper in both seeds: qualified (small scale)
-    ([(U(12), U(24)), (U(10), U(30))], 0.9, "qualified", "small scale"),
-    # the U flattened away in both seeds: refuted
-    ([(U(12), flat()), (U(10), flat(1.2))], 0.9, "refuted", "removes the U"),
-    # the U kept but peak/valley falls in both seeds: refuted
-    ([(U(24), U(10)), (U(30), U(8))], 0.9, "refuted", "falls"),
-    # seeds disagree
-    ([(U(12), U(24)), (U(10), flat())], 0.9, "inconclusive", "disagree"),
-    # no U at Step 0
-    ([(flat(), U(24)), (U(10), U(30))], 0.9, "inconclusive", "Step 0"),
-    # the task not learned: the gate
-    ([(U(12), U(24)), (U(10), U(30))], 0.3, "inconclusive", "gate not passed"),
-])
-def test_u_persists_rule_reaches_each_verdict(seeds, learned, u_verdict, words):
-    v, text = ch.u_persists_trained_verdict(ch.lm_summaries(doc(*seeds, learned=learned)))
-    assert v == u_verdict and words in text
-
-
-@pytest.mark.parametrize("seeds, learned, d_verdict, words", [
-    ([(U(12), U(24)), (U(10), U(30))], 0.9, "qualified", "stays"),
-    ([(U(12), flat()), (U(10), flat(1.2))], 0.9, "refuted", "lifts the valley"),
-    ([(U(12), U(24)), (U(10), flat())], 0.9, "inconclusive", "disagree"),
-    ([(flat(), U(24)), (U(10), U(30))], 0.9, "inconclusive", "no dead zone at Step 0"),
-    ([(U(12), flat()), (U(10), flat())], 0.2, "inconclusive", "gate not passed"),
-])
-def test_dead_zone_rule_reaches_each_verdict(seeds, learned, d_verdict, words):
-    v, text = ch.dead_zone_trained_verdict(ch.lm_summaries(doc(*seeds, learned=learned)))
-    assert v == d_verdict and words in text
+    s = lm_summaries(doc((U(12), U(24))))[0]
+    assert s["u0"]["u"] and s["uN"]["u"] and s["g"] > LM_GROWTH
+    assert s["D0"] < DEAD_ZONE_DEPTH and s["DN"] < s["D0"]
+    assert valley_depth(flat()) == pytest.approx(1.0)
 
 
 def test_a_run_without_a_step0_profile_is_rejected():
     d = doc((U(), U()))
     d["runs"][0]["history"] = d["runs"][0]["history"][1:]
     with pytest.raises(ValueError, match="Step 0"):
-        ch.lm_summaries(d)
+        lm_summaries(d)
 
 
 # --- the shipped runs -----------------------------------------------------------------------
 
 def test_shipped_runs_have_provenance():
-    d = ch.lm_stored_results()
+    d = lm_stored_results()
     prov = d["provenance"]
     assert d["format"] == "posbias-trained-lm/1" and d["task"] == "lm-synthetic"
-    assert d["name"] == ch.LM_STORED
+    assert d["name"] == LM_STORED
     assert prov["command"].startswith("posbias train --task lm-synthetic")
     assert prov["seeds"] == [r["seed"] for r in d["runs"]] and len(prov["seeds"]) >= 2
     assert {"torch", "transformers", "python", "posbias"} <= set(prov["versions"])
@@ -136,17 +82,17 @@ def test_default_check_does_not_import_torch():
 
 
 def test_missing_results_are_needs_data(monkeypatch):
-    monkeypatch.setattr(ch, "LM_STORED", "absent")
+    monkeypatch.setattr("posbias.proofs_checks.claims.chowdhury2026._lm.LM_STORED", "absent")
     r = registry.run_claim(registry.get_claim(IDS[0]))
     assert r.evidence.verdict == "needs-data"
 
 
 def test_user_data_dir_overrides_the_shipped_runs(tmp_path):
-    d = ch.lm_stored_results()
+    d = lm_stored_results()
     for run in d["runs"]:
         run["history"][-1]["final_learned"] = 0.1  # below the gate
     (tmp_path / "trained-lm").mkdir()
-    (tmp_path / "trained-lm" / f"{ch.LM_STORED}.json").write_text(json.dumps(d))
+    (tmp_path / "trained-lm" / f"{LM_STORED}.json").write_text(json.dumps(d))
     ctx = registry.CheckContext(data_dir=str(tmp_path))
     for i in IDS:
         r = registry.run_claim(registry.get_claim(i), ctx)
@@ -164,7 +110,7 @@ def test_retraining_reproduces_the_shipped_numbers():
     from posbias.measurements import lm_training as lt
 
     torch.set_num_threads(1)
-    d = ch.lm_stored_results()
+    d = lm_stored_results()
     prov = d["provenance"]
     same_machine = (prov["versions"]["torch"] == torch.__version__
                     and prov["versions"]["transformers"] == transformers.__version__
@@ -224,6 +170,6 @@ def test_thorough_retrains_the_stored_configuration():
     pytest.importorskip("torch")
     from posbias.measurements import lm_training as lt
 
-    d = ch.lm_stored_results()
-    assert lt.LMTrainConfig(**ch._LM_THOROUGH).as_dict() == d["config"]
-    assert list(ch._LM_SEEDS) == d["provenance"]["seeds"]
+    d = lm_stored_results()
+    assert lt.LMTrainConfig(**LM_THOROUGH).as_dict() == d["config"]
+    assert list(LM_SEEDS) == d["provenance"]["seeds"]

@@ -1,0 +1,244 @@
+"""What the claims of chowdhury2026 about trained models (C10, C11 and their proxies) share: the
+macroscopic profile (block means) with its U test, valley depth and peak-to-valley ratio; the
+paper's setting of C10 and C11; and the data of the claims on pretrained checkpoints.
+
+Data of the pretrained claims: measurements written by ``posbias measure --model CHECKPOINT
+--text TEXT --save-influence DIR`` (stage ``pretrained``) and, optionally, ``posbias measure
+--model CHECKPOINT --random-init --save-influence DIR`` (stage ``step-0``: the same architecture
+with freshly initialized weights), read from ``DIR/measured-influence/<name>.csv`` with their
+``<name>.measurement.json`` records
+(:func:`posbias.proofs_checks.pretrained.read_measured_folder`).  A pretrained and a Step-0
+measurement are paired when their architectures (model type, layers, heads, hidden size) agree.
+Without a pretrained measurement the verdict is needs-data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from posbias.proofs_checks.cards import Card, ProofStatus, Setting
+from posbias.proofs_checks.pretrained import (
+    MeasuredRecord,
+    macroscopic_profile,
+    read_measured_folder,
+)
+from posbias.proofs_checks.registry import CheckContext, Evidence
+
+__all__ = [
+    "BINS",
+    "DEAD_ZONE_DEPTH",
+    "MEASURED_FORMAT",
+    "PAIRED_ASSUMPTIONS",
+    "PAIRED_NEEDS",
+    "PRETRAINED_PAPER",
+    "PRETRAINED_TEST",
+    "U_FACTOR",
+    "Pair",
+    "is_u",
+    "paired_measurements",
+    "peak_valley_ratio",
+    "pretrained_card",
+    "pretrained_comparison_setting",
+    "pretrained_setting",
+    "proxy_card",
+    "u_figures",
+    "u_shape_test",
+    "valley_depth",
+    "without_pairs",
+]
+
+#: macroscopic profile: mean influence over this many equal blocks of positions
+BINS = 16
+#: a macroscopic end must exceed the valley block by this factor
+U_FACTOR = 2.0
+#: a dead zone: the smallest block mean below this fraction of the mean block (1 / U_FACTOR)
+DEAD_ZONE_DEPTH = 1 / U_FACTOR
+
+
+# ------------------------------------------------------------------ the macroscopic profile
+def u_shape_test(profile: ArrayLike) -> dict:
+    """The macroscopic U test: block means ``b_1..b_BINS``; a U when the smallest block is
+    interior (not the first or the last) and both end blocks are at least ``U_FACTOR`` times it.
+
+    >>> u_shape_test([9] * 4 + [1] * 24 + [3] * 4)["u"]
+    True
+    >>> u_shape_test(list(range(32, 0, -1)))["u"]
+    False
+    """
+    b = macroscopic_profile(profile, BINS)
+    k = int(np.argmin(b))
+    first, last = float(b[0] / b[k]), float(b[-1] / b[k])
+    u = 0 < k < BINS - 1 and first >= U_FACTOR and last >= U_FACTOR
+    return {"u": bool(u), "valley_block": k + 1, "first_block/valley": f"{first:.4g}",
+            "last_block/valley": f"{last:.4g}"}
+
+
+def u_figures(profile: ArrayLike) -> dict:
+    """The figures a rule's U test reads: the valley block (1-based), whether it is interior,
+    and the end blocks over the valley block (4 digits)."""
+    b = macroscopic_profile(profile, BINS)
+    k = int(np.argmin(b))
+    return {"valley_block": k + 1, "interior": bool(0 < k < BINS - 1),
+            "first_over_valley": float(f"{b[0] / b[k]:.4g}"),
+            "last_over_valley": float(f"{b[-1] / b[k]:.4g}")}
+
+
+def is_u(x: Mapping, factor: float) -> bool:
+    """A macroscopic U on :func:`u_figures`: an interior valley and both ends ``factor`` times
+    above it."""
+    return x["interior"] and x["first_over_valley"] >= factor and x["last_over_valley"] >= factor
+
+
+def valley_depth(profile: ArrayLike) -> float:
+    """``D`` = smallest block mean / mean of the block means over :data:`BINS` blocks (1 for a
+    flat profile; a dead zone when ``D < DEAD_ZONE_DEPTH``).
+
+    >>> valley_depth([1] * 16 + [3] * 16)  # blocks 1 (x 8) and 3 (x 8): mean 2
+    0.5
+    """
+    b = macroscopic_profile(profile, BINS)
+    return float(b.min() / b.mean())
+
+
+def peak_valley_ratio(profile: ArrayLike) -> dict:
+    """``max(p(1), p(L)) / min_j p(j)`` and its parts.
+
+    >>> r = peak_valley_ratio([0.5, 0.1, 0.001, 0.2])
+    >>> round(r["ratio"], 9), r["argmin"]
+    (500.0, 3)
+    """
+    p = np.asarray(profile, dtype=float)
+    mn = float(p.min())
+    ratio = float(max(p[0], p[-1]) / mn) if mn > 0 else float("inf")
+    return {"ratio": ratio, "first/min": float(p[0] / mn) if mn > 0 else float("inf"),
+            "last/min": float(p[-1] / mn) if mn > 0 else float("inf"),
+            "argmin": int(np.argmin(p)) + 1}
+
+
+# ------------------------------------------------------------------ the paper's setting
+def pretrained_comparison_setting(section: str) -> Setting:
+    """The paper's setting of C10 and C11 (``section``): pretrained checkpoints of its
+    architectures on natural text, compared with their Step 0; the section and figure numbers
+    are not confirmed here (the abstract states the comparison)."""
+    return Setting(f"the paper's comparison of initialized and pretrained networks ({section} "
+                   "in docs/mathematics.rst, 'The setting of C10 and C11'; the abstract: "
+                   "'standard training does not overcome the topological valley'; section and "
+                   "figure of the paper not confirmed here): pretrained checkpoints of the "
+                   "paper's architectures on natural text",
+                   architecture="causal decoder with residuals (Qwen2, GPT-2)",
+                   models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on",
+                   mask="causal", L=2048, data="natural text (billions of tokens)",
+                   training="standard pretraining",
+                   measure="input-output gradient influence of the final position",
+                   unconfirmed=("models", "L"))
+
+
+PRETRAINED_PAPER: dict[str, Any] = dict(
+    architecture="causal decoder with residuals (Qwen2, GPT-2)",
+    models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
+    L=2048, data="natural text", training="standard pretraining vs Step 0",
+    measure="input-output gradient influence of the final position")
+PRETRAINED_TEST: dict[str, Any] = dict(PRETRAINED_PAPER, models="the checkpoints supplied",
+                                       L="the supplied length")
+
+
+def pretrained_card(paper_source: str) -> Card:
+    """The card of a claim on the user's pretrained measurements: the paper's setting as
+    ``paper_source`` states it, tested on the checkpoints the user supplies."""
+    return Card(
+        paper=Setting(paper_source, **PRETRAINED_PAPER, unconfirmed=("models", "L", "measure")),
+        test=Setting("user data: <data_dir>/measured-influence/ (posbias measure --model M "
+                     "--text T --save-influence, and --random-init for the Step-0 pair)",
+                     **PRETRAINED_TEST),
+        proof=ProofStatus("none", note="an empirical statement about trained checkpoints"),
+    )
+
+
+def proxy_card(section: str, test: Setting, differences: tuple[str, ...]) -> Card:
+    """The card of a proxy of the paper's ``section`` (C10 or C11): the paper's comparison of
+    pretrained checkpoints, the proxy's own ``test`` setting and how it differs."""
+    return Card(
+        paper=pretrained_comparison_setting(section),
+        test=test, kind="proxy",
+        proof=ProofStatus("none", note="an empirical proxy experiment"),
+        differences=differences)
+
+
+# ------------------------------------------------------------------ the pretrained data
+MEASURED_FORMAT = ("<data_dir>/measured-influence/<name>.csv (position,influence) with "
+                   "<name>.measurement.json (stage 'pretrained' or 'step-0', architecture), as "
+                   "written by posbias measure --model M [--random-init] --save-influence "
+                   "<data_dir>")
+
+#: the data of the claims on pretrained models: each measured pretrained profile with its pair
+PAIRED_ASSUMPTIONS = ("measured influence of pretrained models supplied in the data directory, "
+                      "each paired with a Step-0 measurement of the same architecture: "
+                      + MEASURED_FORMAT,)
+PAIRED_NEEDS = ("data: measured influence of a pretrained model and of its Step-0 architecture",)
+
+#: architecture keys (model type, layers, heads, width) of the paper's models
+_PAPER_ARCHS = {("qwen2", 24, 14, 896): "Qwen2-0.5B (24 layers)",
+                ("gpt2", 12, 12, 768): "GPT-2 small"}
+
+#: a pretrained and a Step-0 measurement of the same architecture
+Pair = tuple[MeasuredRecord, MeasuredRecord]
+
+
+def _records(ctx: CheckContext) -> tuple[list, dict, dict]:
+    recs = read_measured_folder(ctx.data_dir)
+    usable = [r for r in recs if r.profile.size >= BINS]
+    short = [r.name for r in recs if r.profile.size < BINS]
+    pre = [r for r in usable if r.stage == "pretrained"]
+    step0 = {r.architecture: r for r in usable if r.stage == "step-0"}
+    unknown = [r.name for r in recs if r.stage == "unknown"]
+    return pre, step0, {f"too short (L < {BINS})": short,
+                        "without a .measurement.json record (stage unknown, not used)": unknown}
+
+
+def paired_measurements(ctx: CheckContext) -> tuple[list[Pair] | None, list[str], dict]:
+    """(pairs of a pretrained and a Step-0 record of the same architecture, unpaired pretrained
+    names, skipped files); None for the pairs when no pretrained measurement is at hand."""
+    pre, step0, skipped = _records(ctx)
+    if not pre:
+        return None, [], skipped
+    pairs = [(r, step0[r.architecture]) for r in pre if r.architecture in step0]
+    unpaired = [r.name for r in pre if r.architecture not in step0]
+    return pairs, unpaired, skipped
+
+
+def without_pairs(rule: str, pairs: list | None, unpaired: list, skipped: dict,
+                  consequence: str) -> Evidence:
+    """needs-data for a claim on pretrained models without a pretrained/Step-0 pair; when
+    measurements were found, the ones without a Step-0 pair are named, then ``consequence``."""
+    ev = Evidence("needs-data", method="pretrained measurements from --data-dir",
+                  details={"rule": rule, "format": MEASURED_FORMAT, "skipped": skipped})
+    if pairs is not None:
+        ev.details["unpaired"] = unpaired
+        ev.method += (": no Step-0 measurement of the same architecture as "
+                      + ", ".join(unpaired) + consequence)
+    return ev
+
+
+def _arch_name(arch: tuple | None) -> str:
+    if arch in _PAPER_ARCHS:
+        return _PAPER_ARCHS[arch]
+    if not arch or arch[0] is None:
+        return "unknown architecture"
+    return f"{arch[0]} ({arch[1]} layers, {arch[2]} heads, width {arch[3]})"
+
+
+def pretrained_setting(pairs: Sequence[Pair]) -> dict:
+    """The test setting of a pretrained claim: the models and lengths of the pairs, and the
+    paper's architecture when every pair is one of the paper's models."""
+    names = tuple(dict.fromkeys(_arch_name(r.architecture) for r, _ in pairs))
+    Ls = tuple(dict.fromkeys(int(r.profile.size) for r, _ in pairs))
+    paper_arch = all(r.architecture in _PAPER_ARCHS for r, _ in pairs)
+    return {"source": "measured-influence folder of --data-dir: pretrained and Step-0 "
+                      "measurements paired by architecture",
+            "models": names if len(names) > 1 else names[0], "L": Ls if len(Ls) > 1 else Ls[0],
+            "architecture": (PRETRAINED_PAPER["architecture"] if paper_arch else
+                             "other architectures: " + ", ".join(names))}

@@ -1,0 +1,142 @@
+"""chowdhury2026:u-persists-pretrained (C10): after pretraining the macroscopic U-shaped
+influence profile persists: training adds local content spikes but does not remove the valley.
+
+The abstract ("comparing initialized and pretrained networks ... the U-shape persists") and the
+paper's pretrained experiments (section and figure not confirmed here; docs/mathematics.rst
+C10): pretrained checkpoints of its architectures on natural text, against their Step 0.
+
+The check reads the user's measurements (``--data-dir``: ``posbias measure --model M --text T
+--save-influence``, and ``--random-init`` for the Step-0 pair of the same architecture) and
+applies the macroscopic U test (16 blocks of positions, an interior valley block with both end
+blocks at least twice it) to each pretrained profile and to its Step-0 pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from posbias.proofs_checks.cards import Example, Rule, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
+    BINS,
+    PAIRED_ASSUMPTIONS,
+    PAIRED_NEEDS,
+    U_FACTOR,
+    is_u,
+    paired_measurements,
+    pretrained_card,
+    pretrained_setting,
+    u_figures,
+    without_pairs,
+)
+from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
+from posbias.proofs_checks.registry import CheckContext, Evidence, claim
+
+__all__ = ["CARD", "RULE", "check", "decide"]
+
+
+def decide(f: Mapping, t: Mapping) -> str:
+    """C10: a pretrained profile without a U refutes; a U in every pretrained profile and in its
+    Step-0 pair verifies; a U after training only qualifies (it appears rather than persists)."""
+    pairs = f["pairs"]
+    if any(not is_u(p["pretrained"], t["factor"]) for p in pairs):
+        return "refuted"
+    if all(is_u(p["step0"], t["factor"]) for p in pairs):
+        return "verified"
+    return "qualified"
+
+
+def _up(pre, s0):
+    def blk(first, last, interior=True):
+        return {"valley_block": 8 if interior else BINS, "interior": interior,
+                "first_over_valley": first, "last_over_valley": last}
+    return {"name": "m", "step0_name": "m-step0", "pretrained": blk(*pre), "step0": blk(*s0)}
+
+
+RULE = Rule(
+    text=(
+        f"Pairs: every pretrained measurement (stage 'pretrained') with a Step-0 measurement of "
+        f"the same architecture (stage 'step-0': model type, layers, heads and width agree); "
+        f"needs-data without a pretrained measurement or without any such pair (persistence "
+        f"needs both ends). Each profile -> means over {BINS} equal blocks of positions; a "
+        f"macroscopic U when the smallest block is interior and the first and last blocks are "
+        f"each >= factor x it. refuted: the pretrained profile of some pair has no U (the U does "
+        f"not persist); verified: in every pair both the pretrained and the Step-0 profile have a "
+        f"U; qualified: every pretrained profile has a U but some Step-0 profile has none (the U "
+        f"appears with training rather than persisting). Unpaired pretrained measurements are "
+        f"reported, not decided on."),
+    decide=decide,
+    thresholds={"factor": Threshold(U_FACTOR, "an end block at least this many times the valley "
+                                    "block makes a macroscopic U", sensitive=1.25)},
+    outcomes=("verified", "qualified", "refuted"),
+    examples=(
+        Example("the paper's picture: U at Step 0 and after pretraining (spikes added, valley "
+                "deepened)", {"pairs": [_up((40.0, 60.0), (10.0, 30.0))]}, "verified", "paper"),
+        Example("pretraining fills the valley: a monotone primacy profile after training",
+                {"pairs": [_up((30.0, 1.0, False), (10.0, 30.0))]}, "refuted", "false"),
+        Example("a flat pretrained profile (ends 1.3 x the valley)",
+                {"pairs": [_up((1.3, 1.2), (10.0, 30.0))]}, "refuted", "false"),
+        Example("no U at Step 0, a U after training", {"pairs": [_up((40.0, 60.0),
+                                                                      (30.0, 1.0, False))]},
+                "qualified", "realistic"),
+    ),
+    fixed=MEASURED_RULES_FIXED,
+    deciding=("pairs",),
+)
+
+
+CARD = pretrained_card(
+    "the abstract ('comparing initialized and pretrained networks ... the U-shape persists') "
+    "and the paper's pretrained experiments (section and figure not confirmed here; "
+    "docs/mathematics.rst C10)")
+
+
+@claim(
+    "chowdhury2026:u-persists-pretrained",
+    statement="After pretraining the macroscopic U-shaped influence profile persists: training "
+    "adds local content spikes but does not remove the valley.",
+    latex=r"\arg\min_k \bar p_k \in \{2,\dots,B-1\},\quad \bar p_1, \bar p_B \ge 2 \min_k \bar p_k",
+    expected="verified",
+    section="C10",
+    assumptions=PAIRED_ASSUMPTIONS,
+    needs=PAIRED_NEEDS,
+    rule=RULE,
+    card=CARD,
+)
+def check(ctx: CheckContext) -> Evidence:
+    """C10 on the user's pretrained measurements, each paired with its Step-0 measurement (see
+    RULE); needs-data without a pair."""
+    pairs, unpaired, skipped = paired_measurements(ctx)
+    rule = RULE.text
+    if not pairs:
+        return without_pairs(rule, pairs, unpaired, skipped,
+                             " (posbias measure --model M --random-init --save-influence DIR)")
+    figures: dict[str, Any] = {"pairs": [
+        {"name": r.name, "step0_name": s.name, "pretrained": u_figures(r.profile),
+         "step0": u_figures(s.profile)} for r, s in pairs]}
+    verdict = RULE.apply(figures).verdict
+
+    def show(p):
+        a, b = p["pretrained"], p["step0"]
+        return (f"{p['name']}: valley block {a['valley_block']}, ends/valley "
+                f"{a['first_over_valley']:.4g}, {a['last_over_valley']:.4g}; Step 0 "
+                f"({p['step0_name']}): valley block {b['valley_block']}, ends/valley "
+                f"{b['first_over_valley']:.4g}, {b['last_over_valley']:.4g}")
+
+    text = "; ".join(show(p) for p in figures["pairs"])
+    common: dict[str, Any] = dict(
+        method=f"macroscopic profile ({BINS} blocks) of the measured pretrained influence and "
+        "of its Step-0 pair", precision="float64",
+        tolerance=f"ends >= {U_FACTOR:g} x valley block", cases=len(pairs),
+        parameters={"bins": BINS, "factor": U_FACTOR}, figures=figures,
+        setting=pretrained_setting(pairs),
+        details={"rule": rule, "pairs": figures["pairs"], "unpaired": unpaired,
+                 "skipped": skipped})
+    if verdict == "refuted":
+        return Evidence("refuted", counterexample="no macroscopic U after pretraining: " + text,
+                        **common)
+    if verdict == "qualified":
+        return Evidence("qualified", correction="the pretrained profiles are U-shaped, but the "
+                        "Step-0 model of the same architecture is not: the U appears with "
+                        "training rather than persisting (" + text + ")", **common)
+    return Evidence("verified", discrepancy=text, **common)

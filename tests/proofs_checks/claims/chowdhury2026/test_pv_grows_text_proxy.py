@@ -1,0 +1,32 @@
+"""chowdhury2026:pv-grows-text-proxy (C10, natural-text proxy): on constructed results documents
+written to a data directory, every verdict its rule allows (the paper's picture, the gate, a
+flattened profile, a U kept without growth); the stored run read as expected."""
+
+from posbias_tests_chowdhury2026_text import IDS, U, document, flat, verdict
+
+from posbias.proofs_checks import registry
+from posbias.proofs_checks.claims.chowdhury2026._text import TEXT_GATE
+
+
+def test_the_paper_picture_is_qualified(tmp_path):
+    assert verdict(tmp_path, document(), "pv-grows") == "qualified"
+
+
+def test_below_the_gate_nothing_is_decided(tmp_path):
+    assert verdict(tmp_path, document(margin=0.05), "pv-grows") == "inconclusive"
+
+
+def test_flattened_by_training_is_refuted(tmp_path):
+    assert verdict(tmp_path, document(stepN=flat(), spikeN=1.0), "pv-grows") == "refuted"
+
+
+def test_a_kept_u_without_growth(tmp_path):
+    assert verdict(tmp_path, document(step0=U(30), stepN=U(30), spikeN=1.0),
+                   "pv-grows") == "inconclusive"
+
+
+def test_default_check_reads_the_stored_run_as_expected():
+    c = registry.get_claim(IDS["pv-grows"])
+    r = registry.run_claim(c)
+    assert r.evidence.verdict == c.expected, (c.id, r.evidence.verdict)
+    assert r.evidence.figures["runs"][0]["margin"] > TEXT_GATE
