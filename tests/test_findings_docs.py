@@ -57,7 +57,8 @@ def test_readme_tables_name_registered_claims_with_their_expected_verdicts():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for line in readme.splitlines():
         for cid in re.findall(r"`([a-z]+[0-9]*:[a-z0-9-]+)`", line):
-            if cid.split(":")[0] in ("chowdhury2026", "herasimchyk2026", "wu2025", "posbias"):
+            if cid.split(":")[0] in ("chowdhury2026", "herasimchyk2026", "wu2025", "barbero2024",
+                                     "barbero2025", "xiao2024", "wu2024", "posbias"):
                 assert cid in expected, f"README names {cid}, which is not a registered claim"
 
 

@@ -8,8 +8,8 @@ law (0 with probability 1 - (1-λα)^H, else a Cesàro law at λ_eff = λ(1-α)/
 (1-λα)^H (1-λ_eff)^H = (1-λ)^H.  A sink only takes from the middle and the end at finite L
 (by at most Hλα/L).
 
-Exact Fractions: p(L) by propagating the sink kernel (L <= 128) and by the mixture form
-(L = 512) against the closed form, on chowdhury2026's grid (its residual weights 7/100, 1/10,
+Exact Fractions: p(L) by propagating the sink kernel (L <= 16) and by the mixture form
+(L = 128, 512) against the closed form, on chowdhury2026's grid (its residual weights 7/100, 1/10,
 13/100 at its depth 24; λ = 1/10, 1/2, 9/10 at H = 1, 4, 12) with sink weights 0, 1/10, 1/2, 4/5;
 the stated atom must lie below p(L) and within Bernoulli's Hλ(1-α)/L of it; the continuum atom
 exactly; sympy (sink-moments: (1-λα)(1-λ_eff) = 1-λ for all α).
@@ -39,7 +39,7 @@ LENGTHS = (2, 16, 128, 512)
 ALPHAS = (Fraction(0), Fraction(1, 10), Fraction(1, 2), Fraction(4, 5))
 GRID = tuple((lam, DEPTH) for lam in RESIDUAL_WEIGHTS) + tuple(
     (lam, h) for lam in (Fraction(1, 10), Fraction(1, 2), Fraction(9, 10)) for h in (1, 4, 12))
-PROPAGATE_MAX = 128
+PROPAGATE_MAX = 16
 
 
 def decide(f: Mapping, t: Mapping) -> str:
@@ -149,8 +149,8 @@ def check(ctx: CheckContext, atom: Callable[[Fraction, Fraction, int], Fraction]
                               for lam in RESIDUAL_WEIGHTS}
     verdict = RULE.apply(figures).verdict
     return Evidence(
-        verdict, method="exact Fractions: the sink kernel's last entry (propagation for L <= 128, "
-        "mixture form at 512) vs ((1-λ) + λ(1-α)/L)^H and the stated atom; continuum atom; sympy",
+        verdict, method="exact Fractions: the sink kernel's last entry (propagation for L <= 16, "
+        "mixture form at 128 and 512) vs ((1-λ) + λ(1-α)/L)^H and the stated atom; continuum atom; sympy",
         discrepancy="0 (exact identity)" if verdict == "verified" else None, precision="exact",
         tolerance="exact; 0 <= p(L) - atom <= Hλ(1-α)/L", cases=cases,
         counterexample=first if verdict == "refuted" else None,
