@@ -167,8 +167,8 @@ def hausdorff_algebra_derivation() -> Derivation:
     )
 
 
-def sink_continuum_density(depth: object = H, a: object = alpha, weight: object = lam,
-                           tt: object = t) -> sympy.Expr:
+def sink_continuum_density(depth: object = H, a: sympy.Expr = alpha, weight: sympy.Expr = lam,
+                           tt: sympy.Expr = t) -> sympy.Expr:
     """``Σ_{k=1}^{H} C(H,k) (λ(1-α))^k (1-λ)^(H-k) t^(k-1)/(k-1)!`` (``t = ln(1/x)``): the
     continuous part of the sink rollout's law; a sum for an integer depth, a ``Sum`` otherwise.
 

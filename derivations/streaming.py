@@ -31,7 +31,7 @@ lam = sympy.Symbol("lambda", positive=True)
 S, W, T = sympy.symbols("S W T", integer=True, positive=True)
 
 
-def window_polynomial(sinks: int, window: int, depth: int, weight: object = lam) -> sympy.Expr:
+def window_polynomial(sinks: int, window: int, depth: int, weight: sympy.Expr = lam) -> sympy.Expr:
     """``g(z)^T`` for integer ``S``, ``W``, ``T`` (a polynomial in ``z``; ``weight`` is λ)."""
     s_ = check_integer("S", sinks, 0)
     w_ = check_integer("W", window, 1)

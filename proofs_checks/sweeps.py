@@ -306,7 +306,7 @@ def _check_point(command, point):
         from posbias.numerics.rollout import PrefixKernel, parse_kernel
 
         kernel = parse_kernel(point["kernel"])
-        if isinstance(kernel, PrefixKernel) and kernel.K > point["length"]:
+        if isinstance(kernel, PrefixKernel) and point["length"] < kernel.K:
             raise InvalidArgument("kernel", point["kernel"], f"prefix:K with K <= length "
                                   f"({point['length']})")
     if command == "rollout":

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "docs" / "findings-chowdhury2026.md", ROOT / "docs" / "findings-herasimchyk-wu.md"]
+DOCS = [ROOT / "docs" / "findings-chowdhury2026.md", ROOT / "docs" / "findings-herasimchyk-wu.md",
+        ROOT / "docs" / "findings-newer-theory.md"]
 ROW = re.compile(r"^\|\s*`(?P<id>[a-z0-9]+:[a-z0-9-]+)`\s*\|\s*(?P<scope>[a-z]+)\s*\|\s*"
                  r"(?:\*\*)?(?P<verdict>[a-z-]+)(?:\*\*)?\s*\|")
 

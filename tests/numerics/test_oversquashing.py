@@ -40,7 +40,7 @@ def test_linear_network_jacobian_is_the_scaled_path_sum():
     att = [random_causal_kernel_exact(4, r) for _ in range(3)]
     J = scalar_network_jacobian_exact(att, [F(1, 3)] * 4, (1, 2, 1), lambda x: (x, F(1)))
     bar = [[[A[i][j] + (i == j) for j in range(4)] for i in range(4)] for A in att]
-    assert J == [(F(1, 2) + 1) ** 3 * path_sum_exact(bar, 4, i) for i in range(1, 5)]
+    assert [(F(1, 2) + 1) ** 3 * path_sum_exact(bar, 4, i) for i in range(1, 5)] == J
     with pytest.raises(InvalidArgument):
         scalar_network_jacobian_exact(att, [0] * 4, (1, 0, 1))
 

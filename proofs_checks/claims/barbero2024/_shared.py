@@ -1,15 +1,14 @@
 """Helpers shared by barbero2024's claim modules: what could be read of the paper, the date the
-rules were fixed, the seeded case generator and the exact-count decision."""
+rules were fixed and the seeded case generator."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 
 from posbias.proofs_checks.claims._common import case_rng
 from posbias.proofs_checks.registry import CheckContext
 
-__all__ = ["FIXED", "PAPER", "READ", "count_decide", "rng"]
+__all__ = ["FIXED", "PAPER", "READ", "rng"]
 
 PAPER = "barbero2024"
 #: the date the rules of these claims were fixed, before their results
@@ -26,10 +25,3 @@ def rng(ctx: CheckContext, slug: str) -> random.Random:
     """The seeded generator of one claim's cases."""
     return case_rng(ctx, PAPER, slug)
 
-
-def count_decide(names: tuple[str, ...]):
-    """A decision on exact counts: refuted when any of ``names`` exceeds the allowed count
-    (``t["allowed"]``, 0), verified otherwise."""
-    def decide(f: Mapping, t: Mapping) -> str:
-        return "refuted" if any(f[n] > t["allowed"] for n in names) else "verified"
-    return decide

@@ -121,7 +121,8 @@ def _kernels(ctx: CheckContext, identity_rows: bool) -> list[tuple[str, list]]:
 def check(ctx: CheckContext, identity_rows: bool = False) -> Evidence:
     """The limit on generated kernels; ``identity_rows=True`` drops the assumption (rows reading
     only themselves), a false version for the tests."""
-    failures, gaps, rows = 0, [], {}
+    failures, gaps = 0, []
+    rows: dict[str, dict[str, str]] = {}
     first: str | None = None
     for name, lam in _kernels(ctx, identity_rows):
         n = len(lam)

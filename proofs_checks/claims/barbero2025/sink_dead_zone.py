@@ -74,12 +74,11 @@ RULE = Rule(
         Example("each term scaled by (1-α)^k: ρ(1/2) falls from 0.35..0.55 to 0.032..0.071 at "
                 "α = 4/5", {"domination_failures": 0, "ratio_max": 0.86, "route_gap": 1.3e-3,
                             "symbolic_proven": True}, "verified"),
-        Example("false: a sink fills the middle (attention to the sink read as extra mixing, "
-                "ρ_sink(1/2) > ρ(1/2))", {"domination_failures": 120, "ratio_max": 1.7,
-                                           "route_gap": 1.3e-3, "symbolic_proven": True},
-                "refuted", "false"),
+        Example("false: a sink fills the middle (ρ_sink = (1+α)ρ: attention to the sink read as "
+                "extra mixing)", {"domination_failures": 0, "ratio_max": 1.8, "route_gap": 0.949,
+                                  "symbolic_proven": True}, "refuted", "false"),
         Example("false: every term scaled by (1-α)^H (the wrong exponent): the rollout does not "
-                "follow it", {"domination_failures": 0, "ratio_max": 0.08, "route_gap": 0.9,
+                "follow it", {"domination_failures": 0, "ratio_max": 0.0798, "route_gap": 7.8e15,
                               "symbolic_proven": True}, "refuted", "false"),
         Example("the numbers agree but an identity is open", {"domination_failures": 0,
                 "ratio_max": 0.86, "route_gap": 1.3e-3, "symbolic_proven": False}, "inconclusive"),
