@@ -162,6 +162,7 @@ from posbias.numerics.schedules import (
     power_schedule,
 )
 from posbias.numerics.sinks import (
+    GenericKernel,
     SinkKernel,
     StreamingKernel,
     sink_moments_exact,
@@ -185,6 +186,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "DecayKernel",
     "DenseKernel",
     "Dominance",
+    "GenericKernel",
     "KERNEL_FAMILIES",
     "KERNEL_SPECS",
     "KNOWN_MODELS",

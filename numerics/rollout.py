@@ -64,7 +64,7 @@ from posbias.numerics.kernels import (
     validate_kernel_precise,
 )
 from posbias.numerics.schedules import ScheduleLike, as_schedule
-from posbias.numerics.sinks import SinkKernel, StreamingKernel
+from posbias.numerics.sinks import GenericKernel, SinkKernel, StreamingKernel
 from posbias.validation import (
     MAX_DENSE_LENGTH,
     MAX_LENGTH,
@@ -118,7 +118,7 @@ def _no_path(kernel: Kernel, path: str) -> NoReturn:
                           "irrational entries: use the precise or the fast path)")
 
 
-class _SuffixWeighted:
+class _SuffixWeighted(GenericKernel):
     """Kernels whose row ``i`` is uniform, with weight ``1/c_i``, on a contiguous range
     ``lo_i..hi_i``: ``(v A)_j = Σ_{i: lo_i <= j <= hi_i} v_i / c_i``, computed with one pass of
     prefix sums over ``w_i = v_i / c_i`` (a difference array), ``O(L)``."""
@@ -126,13 +126,13 @@ class _SuffixWeighted:
     def _ranges(self, L: int) -> tuple[list[int], list[int], list[int]]:  # 0-indexed inclusive
         raise NotImplementedError
 
-    def _apply(self, v, zero, div):
+    def _apply(self, v: list, zero: Any, number: Any) -> list:
         L = len(v)
         lo, hi, count = self._ranges(L)
         diff = [zero] * (L + 1)
         for i in range(L):
             if v[i]:
-                w = div(v[i], count[i])
+                w = v[i] / count[i]
                 diff[lo[i]] += w
                 diff[hi[i] + 1] -= w
         out, acc = [], zero
@@ -140,14 +140,6 @@ class _SuffixWeighted:
             acc += diff[j]
             out.append(acc)
         return out
-
-    def propagate_exact(self, v: list) -> list:
-        return self._apply(v, Fraction(0), lambda x, c: x / c)
-
-    def propagate_precise(self, v: list, dps: int) -> list:
-        dps = check_dps("dps", dps)
-        with mpmath.workdps(dps):
-            return self._apply([+x for x in v], mpmath.mpf(0), lambda x, c: x / c)
 
     def propagate_fast(self, v: np.ndarray) -> np.ndarray:
         v = np.asarray(v, dtype=np.float64)

@@ -46,6 +46,7 @@ from posbias.numerics.schedules import ScheduleLike, as_schedule
 from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 __all__ = [
+    "GenericKernel",
     "SinkKernel",
     "StreamingKernel",
     "sink_moments_exact",
@@ -77,8 +78,26 @@ def _exact_lams(schedule: ScheduleLike) -> tuple[Fraction, ...]:
     return as_schedule(schedule).exact()
 
 
+class GenericKernel:
+    """A kernel whose exact and precise paths are one update written once for any arithmetic:
+    subclasses define ``_apply(v, zero, number)`` (``zero`` the arithmetic's 0, ``number`` the
+    conversion of an exact Fraction into it) and get ``propagate_exact`` (Fractions) and
+    ``propagate_precise`` (mpmath inside ``workdps(dps)``)."""
+
+    def _apply(self, v: list, zero: Any, number: Callable[[Fraction], Any]) -> list:
+        raise NotImplementedError
+
+    def propagate_exact(self, v: list) -> list:
+        return self._apply(list(v), Fraction(0), Fraction)
+
+    def propagate_precise(self, v: list, dps: int) -> list:
+        dps = check_dps("dps", dps)
+        with mpmath.workdps(dps):
+            return self._apply([+x for x in v], mpmath.mpf(0), mpmath.mpmathify)
+
+
 # ----------------------------------------------------------------------------- sink kernel
-class SinkKernel:
+class SinkKernel(GenericKernel):
     """``A = α J₁ + (1 - α) C`` (barbero2025): a sink of weight ``α`` on token 1 over uniform
     causal attention; ``α = 0`` is the Cesàro kernel, ``α = 1`` sends every row to token 1.
 
@@ -90,7 +109,8 @@ class SinkKernel:
         self.alpha = _unit(alpha, "alpha")
         self.spec = f"sink:{text.strip() if text is not None else self.alpha}"
 
-    def _apply(self, v: list, zero: Any, alpha: Any) -> list:
+    def _apply(self, v: list, zero: Any, number: Callable[[Fraction], Any]) -> list:
+        alpha = number(self.alpha)
         out = [zero] * len(v)
         acc = zero
         for i in range(len(v) - 1, -1, -1):  # suffix sums of v_i / i (the Cesàro part)
@@ -99,14 +119,6 @@ class SinkKernel:
             out[i] = (1 - alpha) * acc
         out[0] += alpha * sum(v, zero)
         return out
-
-    def propagate_exact(self, v: list) -> list:
-        return self._apply(v, Fraction(0), self.alpha)
-
-    def propagate_precise(self, v: list, dps: int) -> list:
-        dps = check_dps("dps", dps)
-        with mpmath.workdps(dps):
-            return self._apply([+x for x in v], mpmath.mpf(0), mpmath.mpmathify(self.alpha))
 
     def propagate_fast(self, v: np.ndarray) -> np.ndarray:
         v = np.asarray(v, dtype=np.float64)
@@ -241,7 +253,7 @@ def _log_window_sums(lw: np.ndarray, W: int) -> np.ndarray:
     return np.logaddexp(suffix, nxt).reshape(-1)[:L]
 
 
-class StreamingKernel:
+class StreamingKernel(GenericKernel):
     """StreamingLLM's mask with uniform attention (xiao2024): row ``i`` reads the ``S`` sink
     tokens and the ``W`` most recent tokens (itself included), uniformly on their union,
     ``|U_i| = min(i, S + W)``.  ``S = 0`` is the sliding window ``window:W``.
@@ -255,10 +267,10 @@ class StreamingKernel:
         self.W = check_integer("W", W, 1)
         self.spec = f"streaming:{self.S},{self.W}"
 
-    def _apply(self, v: list, zero: Any, div: Callable[[Any, int], Any]) -> list:
+    def _apply(self, v: list, zero: Any, number: Callable[[Fraction], Any]) -> list:
         L = len(v)
         cap = self.S + self.W
-        w = [div(v[i], min(i + 1, cap)) if v[i] else zero for i in range(L)]
+        w = [v[i] / min(i + 1, cap) if v[i] else zero for i in range(L)]
         out = _chunk_window_sums(w, self.W, zero)
         acc = zero
         for j in range(L - 1, -1, -1):  # every row i >= j reads sink j <= S
@@ -266,14 +278,6 @@ class StreamingKernel:
             if j < self.S:
                 out[j] = acc
         return out
-
-    def propagate_exact(self, v: list) -> list:
-        return self._apply(list(v), Fraction(0), lambda x, c: x / c)
-
-    def propagate_precise(self, v: list, dps: int) -> list:
-        dps = check_dps("dps", dps)
-        with mpmath.workdps(dps):
-            return self._apply([+x for x in v], mpmath.mpf(0), lambda x, c: x / c)
 
     def propagate_fast(self, v: np.ndarray) -> np.ndarray:
         v = np.asarray(v, dtype=np.float64)
