@@ -75,7 +75,7 @@ def collapse_rate_derivation() -> Derivation:
     return Derivation(
         name="collapse-rate",
         title="Rank collapse of a fixed causal kernel: rate 1/2 for every window",
-        description="A causal kernel's eigenvalues are its diagonal; for uniform attention on the "
+        description="The eigenvalues of a causal kernel are its diagonal; for uniform attention on the "
         "causal mask and on every window w >= 2 the rate of collapse is the second eigenvalue "
         "1/2, while w = 2 has a Jordan block of size L - 1 (a polynomial transient).",
         expression=expr,

@@ -57,10 +57,12 @@ N = sympy.Symbol("N", integer=True, nonnegative=True)
 x = sympy.Symbol("x")
 t = sympy.Symbol("t", positive=True)
 s = sympy.Symbol("s", positive=True)
-lam = sympy.Symbol("lambda", positive=True)
-alpha = sympy.Symbol("alpha", positive=True)
+#: the sheet's notation: alpha the residual layers' weight of attention, beta the sink's weight
+lam = sympy.Symbol("alpha", positive=True)
+alpha = sympy.Symbol("beta", positive=True)
 H = sympy.Symbol("H", integer=True, positive=True)
-L = sympy.Symbol("L", integer=True, positive=True)
+L = H  # the depth (barbero2024 writes L for the number of layers)
+mu_f = sympy.Function("mu")
 
 #: matrix sizes of the instance checks of the algebra (symbolic moments)
 SIZES = (1, 2, 3, 4, 5, 6)
@@ -131,12 +133,12 @@ def _algebra_identities() -> list:
 def hausdorff_algebra_derivation() -> Derivation:
     """Hausdorff matrices multiply by multiplying moments; I, J₁ and C are Hausdorff."""
     mu, nu = sympy.symbols("mu nu", commutative=False)
-    base = sympy.IndexedBase("mu")
     Hn = sympy.Function("H")
-    expr = sympy.Eq(Hn(mu) * Hn(nu), Hn(mu * nu))
-    entry = sympy.Eq(sympy.Function("H_{n,k}")(mu),
-                     sympy.binomial(n, k) * sympy.Sum((-1) ** m * sympy.binomial(n - k, m) * base[k + m],
-                                                      (m, 0, n - k)))
+    expr = sympy.Eq(sympy.Symbol("H_{n,k}"),
+                    sympy.binomial(n, k) * sympy.Sum((-1) ** m * sympy.binomial(n - k, m) * mu_f(k + m),
+                                                     (m, 0, n - k)))
+    entry = expr
+    product = sympy.Eq(Hn(mu) * Hn(nu), Hn(mu * nu))
     steps = (
         Step("entry formula of the Hausdorff matrix of the moments μ", entry),
         Step("Δ_{n,k} = (-1)^k C(n,k): H(μ) = Δ diag(μ) Δ (entry by entry, with m = k + j)",
@@ -146,7 +148,7 @@ def hausdorff_algebra_derivation() -> Derivation:
              "binomial theorem (induction on n by Pascal's rule)",
              sympy.Eq((1 - (1 - x)) ** n, x ** n)),
         Step("hence H(μ) H(ν) = Δ diag(μ) Δ Δ diag(ν) Δ = H(μν), and for every T the rollout of "
-             "T Hausdorff layers is the Hausdorff matrix of the product of their moments", expr),
+             "T Hausdorff layers is the Hausdorff matrix of the product of their moments", product),
         Step("moments 1, δ_k0 and 1/(k+1) give I, J₁ = 1 e_1^T and the Cesàro matrix",
              sympy.Eq(sympy.Sum((-1) ** m * sympy.binomial(n - k, m) / (k + m + 1), (m, 0, n - k)),
                       sympy.factorial(k) * sympy.factorial(n - k) / sympy.factorial(n + 1))),
@@ -154,11 +156,11 @@ def hausdorff_algebra_derivation() -> Derivation:
     return Derivation(
         name="hausdorff-algebra",
         title="Hausdorff matrices multiply by multiplying moments",
-        description="H(μ) = Δ diag(μ) Δ with Δ an involution, so H(μ)H(ν) = H(μν) for all sizes; "
-        "the identity, the first-token matrix J₁ and the Cesàro matrix are Hausdorff (moments 1, "
-        "δ_k0, 1/(k+1)).",
+        description="The Hausdorff matrix of the moments mu is Delta diag(mu) Delta with Delta an "
+        "involution, so a product of Hausdorff matrices is the Hausdorff matrix of the products "
+        "of their moments, for all sizes; the identity, the first-token matrix J_1 and the Cesàro "
+        "matrix are Hausdorff (moments 1, delta_k0, 1/(k+1)).",
         expression=expr,
-        equations=(entry,),
         assumptions=("0-indexed rows n and columns k, k <= n", "moments any numbers (symbols)"),
         steps=steps,
         identities=tuple(_algebra_identities()),
@@ -190,7 +192,7 @@ def sink_moments_derivation() -> Derivation:
     kk = sympy.Symbol("k", integer=True, positive=True)
     eff = lam * (1 - alpha) / (1 - lam * alpha)
     layer = (1 - lam) + lam * (alpha * sympy.KroneckerDelta(k, 0) + (1 - alpha) / (k + 1))
-    mu_T = sympy.Eq(sympy.Function("mu_k")(L), layer ** L)
+    mu_T = sympy.Eq(mu_f(k), layer ** H)
     idents = [
         prove_equal("k >= 1: (1-λ) + λ(1-α)/(k+1) = (1-λα)[(1-λ_eff) + λ_eff/(k+1)], "
                     "λ_eff = λ(1-α)/(1-λα) (the mixture form)",
@@ -213,27 +215,30 @@ def sink_moments_derivation() -> Derivation:
                                   (1 - lam) ** h + cont, ((1 - lam) + lam * (1 - alpha) / (1 + s)) ** h,
                                   simplify=lambda e: sympy.simplify(sympy.expand(sympy.together(e)))))
     density = sympy.Eq(sympy.Function("rho_sink")(t), sink_continuum_density())
+    eff_eq = sympy.Eq(sympy.Symbol("alpha_eff"), eff)
     steps = (
         Step("linearity of H: the layer (1-λ) I + λ(α J₁ + (1-α) C) has the moments", layer),
         Step("T layers (algebra hausdorff-algebra): the product of the moments, every T", mu_T),
-        Step("k >= 1: the factor is (1-λα) times the residual Cesàro factor with λ_eff",
-             sympy.Eq(sympy.Symbol("lambda_eff"), eff)),
+        Step("k >= 1: the factor is (1-αβ) times the residual Cesàro factor with α_eff", eff_eq),
         Step("law: 0 with probability 1 - (1-λα)^H (the sink), else the product of a "
              "Binomial(H, λ_eff) number of uniforms; continuous part in t = ln(1/x)", density),
         Step("recency atom (1-λ)^H for every α; the density is the sink-free one with its k-th "
              "term scaled by (1-α)^k, so it lies below it everywhere (the dead zone deepens)",
-             sympy.Eq(sympy.Function("a")(alpha), (1 - lam) ** H)),
+             sympy.Eq(sympy.Symbol("a_H"), (1 - lam) ** H)),
     )
     return Derivation(
         name="sink-moments",
         title="A layer with an attention sink stays Hausdorff",
-        description="(1-λ)I + λ(αJ₁ + (1-α)C) has the moments (1-λ) + λ(αδ_k0 + (1-α)/(k+1)); "
-        "T layers multiply them; the profile is s·(Cesàro profile at λ_eff) + (1-s) e_1; the "
-        "recency atom (1-λ)^H does not depend on α and the density is Σ C(H,k)(λ(1-α))^k "
-        "(1-λ)^(H-k) t^(k-1)/(k-1)!.",
+        description="The layer (1-alpha)I + alpha(beta J_1 + (1-beta)C), a sink of weight beta on "
+        "token 1 (the mechanism of barbero2025; its claims write lambda for alpha and alpha for "
+        "beta), has the moments (1-alpha) + alpha(beta delta_k0 + (1-beta)/(k+1)); H layers "
+        "multiply them; the profile is s times the Cesàro profile at alpha_eff plus (1-s) on "
+        "token 1; the recency atom (1-alpha)^H does not depend on beta and the density is the "
+        "sink-free one with its k-th term scaled by (1-beta)^k.",
         expression=mu_T,
-        equations=(density, sympy.Eq(sympy.Symbol("lambda_eff"), eff)),
-        assumptions=("0 <= α <= 1, 0 < λ <= 1, λα < 1", "H, T positive integers (symbolic)",
+        equations=(density, eff_eq),
+        assumptions=("0 <= beta <= 1, 0 < alpha <= 1, alpha beta < 1", "H a positive integer "
+                     "(symbolic)",
                      "continuum limit L -> oo, t = ln(1/x)"),
         steps=steps,
         identities=tuple(idents),
@@ -248,7 +253,7 @@ def sink_moments_derivation() -> Derivation:
 def uniform_path_sum_derivation() -> Derivation:
     """barbero2024's path sum with equal uniform attention: the λ = 1/2 Cesàro rollout."""
     mu = ((1 + 1 / (k + 1)) / 2) ** L
-    expr = sympy.Eq(sympy.Function("mu_k")(L), mu)
+    expr = sympy.Eq(mu_f(k), mu)
     idents = [
         prove_equal("(I + C)/2 has the moments (1 + 1/(k+1))/2 = 1 - λ + λ/(k+1) at λ = 1/2",
                     (1 + 1 / (k + 1)) / 2, 1 - sympy.Rational(1, 2) + sympy.Rational(1, 2) / (k + 1)),
@@ -261,16 +266,18 @@ def uniform_path_sum_derivation() -> Derivation:
         Step("L layers (algebra hausdorff-algebra): the Hausdorff matrix of", expr),
         Step("for k >= 1, μ_k^L -> 0, so the limit is H(δ_k0) = J₁ = 1 e_1^T: the last token "
              "depends on the first only; 1 - P[n,0] = E[1 - (1-X)^n] <= n E[X] = n (3/4)^L",
-             sympy.Eq(sympy.Function("mu_1")(L), sympy.Rational(3, 4) ** L)),
+             sympy.Eq(mu_f(1), sympy.Rational(3, 4) ** L)),
     )
     return Derivation(
         name="uniform-path-sum",
         title="The over-squashing path sum with equal uniform attention",
-        description="((I + C)/2)^L is the Hausdorff matrix of ((1 + 1/(k+1))/2)^L, the residual "
-        "Cesàro rollout with λ = 1/2; it tends to J₁ (only the first token) at the rate (3/4)^L.",
+        description="((I + C)/2)^H (H layers, the L of barbero2024) is the Hausdorff matrix of "
+        "((1 + 1/(k+1))/2)^H, the residual Cesàro rollout with alpha = 1/2; it tends to J_1 (only "
+        "the first token) at the rate (3/4)^H.",
         expression=expr,
-        assumptions=("uniform causal attention at every layer, β = 1, β_3^(1/L) = 4, σ_ψ = 1",
-                     "L a positive integer (symbolic)"),
+        assumptions=("uniform causal attention at every layer, layer-norm constants 1 (4 per "
+                     "layer for the output norm), an MLP with Lipschitz constant 1",
+                     "H a positive integer (symbolic)"),
         steps=steps,
         identities=tuple(idents),
         paper="barbero2024",

@@ -29,7 +29,7 @@ from posbias.validation import check_integer
 __all__ = ["alternating_l1", "alternating_l1_odd", "softmax_tv_derivation"]
 
 m = sympy.Symbol("m", integer=True, positive=True)
-c = sympy.Symbol("c", positive=True)
+c = sympy.Symbol("r", positive=True)  # the ratio of the partition functions
 e = sympy.E
 LIMIT = 2 * (e - 1) / (e + 1)
 
@@ -92,7 +92,7 @@ def softmax_tv_derivation() -> Derivation:
         name="softmax-tv-limit",
         title="Softmax rows that stay apart at every length",
         description="Alternating logit sequences (1,0,1,0,...) and (0,1,0,1,...) have softmaxes "
-        "at ℓ1 distance 2(e-1)/(e+1) at every even length and in the limit of odd lengths; no "
+        "at l1 distance 2(e-1)/(e+1) at every even length and in the limit of odd lengths; no "
         "two rows with logits in [0, 1] are further apart.",
         expression=expr,
         equations=(sympy.Eq(sympy.Symbol("delta_odd"), odd),),

@@ -27,8 +27,10 @@ from posbias.validation import check_integer
 __all__ = ["streaming_derivation", "window_polynomial"]
 
 z = sympy.Symbol("z")
-lam = sympy.Symbol("lambda", positive=True)
-S, W, T = sympy.symbols("S W T", integer=True, positive=True)
+#: the sheet's notation: alpha the residual layers' weight of attention, H the depth
+lam = sympy.Symbol("alpha", positive=True)
+S, W = sympy.symbols("S W", integer=True, positive=True)
+T = sympy.Symbol("H", integer=True, positive=True)
 
 
 def window_polynomial(sinks: int, window: int, depth: int, weight: sympy.Expr = lam) -> sympy.Expr:
@@ -67,13 +69,13 @@ def streaming_derivation() -> Derivation:
     return Derivation(
         name="streaming-profile",
         title="The StreamingLLM rollout: a lazy walk with a sink",
-        description="Under S sinks plus a window of W, the last token's window profile is the "
-        "coefficient list of g(z)^T, g = 1 - λ + λ(1 - z^W)/((S+W)(1 - z)), of degree (W-1)T; "
-        "the sinks hold 1 - (1 - λS/(S+W))^T.",
+        description="Under S sinks plus a window of W, the window profile of the last token is "
+        "the coefficient list of g(z)^H, g = 1 - alpha + alpha(1 - z^W)/((S+W)(1 - z)), of "
+        "degree (W-1)H; the sinks hold 1 - (1 - alpha S/(S+W))^H.",
         expression=expr,
         equations=(sympy.Eq(sympy.Symbol("m_sink"), 1 - (1 - lam * S / (S + W)) ** T),),
         assumptions=("uniform attention on the mask", "the window part clear of the sinks: "
-                     "L - (W-1)T > S", "S, W, T positive integers"),
+                     "L - (W-1)H > S", "S, W, H positive integers"),
         steps=steps,
         identities=tuple(idents),
         paper="xiao2024",

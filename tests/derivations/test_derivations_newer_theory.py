@@ -45,5 +45,5 @@ def test_softmax_values():
 def test_window_polynomial_degree_and_mass():
     poly = sympy.Poly(window_polynomial(2, 4, 3), sympy.Symbol("z"))
     assert poly.degree() == 9
-    lam = sympy.Symbol("lambda", positive=True)
-    assert sympy.simplify(poly.eval(1) - (1 - lam * sympy.Rational(2, 6)) ** 3) == 0
+    alpha = sympy.Symbol("alpha", positive=True)  # the residual weight, in the sheet's notation
+    assert sympy.simplify(poly.eval(1) - (1 - alpha * sympy.Rational(2, 6)) ** 3) == 0

@@ -21,7 +21,7 @@ from posbias.numerics.kernels import rollout_last_row_exact
 from posbias.numerics.rollout import kernel_profile_exact
 from posbias.numerics.sinks import SinkKernel, sink_moments_exact, sink_profile_mixture_exact
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
-from posbias.proofs_checks.claims._common import derivation_by_name, latex_of_derivation
+from posbias.proofs_checks.claims._common import derivation_by_name
 from posbias.proofs_checks.claims.barbero2025._shared import (
     DEPTH,
     FIXED,
@@ -103,7 +103,9 @@ def _routes(L: int, alpha: Fraction, lams: list, moments: Callable) -> dict[str,
     statement="A layer with a sink of weight α on the first token over uniform causal attention, "
     "(1-λ)I + λ(αJ₁ + (1-α)C), is the Hausdorff matrix of the moments (1-λ) + λ(αδ_k0 + "
     "(1-α)/(k+1)), and T such layers the Hausdorff matrix of their product, for every T.",
-    latex=latex_of_derivation("sink-moments"),
+    latex=r"(1-\lambda) I + \lambda\bigl(\alpha J_1 + (1-\alpha) C\bigr) = H(\mu),\quad "
+    r"\mu_k = (1-\lambda) + \lambda\Bigl(\alpha\,\delta_{k0} + \frac{1-\alpha}{k+1}\Bigr);\quad "
+    r"\prod_{t=1}^{T} H\bigl(\mu^{(t)}\bigr) = H\Bigl(\prod_{t=1}^{T} \mu^{(t)}\Bigr)",
     expected="verified",
     section="sink layer (posbias's model)",
     assumptions=("J₁ = 1 e_1^T, C[i,j] = 1/i for j <= i", "α, λ_t rational in [0, 1]"),

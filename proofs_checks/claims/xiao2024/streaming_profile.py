@@ -32,7 +32,7 @@ from posbias.numerics.sinks import (
     streaming_sink_mass_exact,
 )
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
-from posbias.proofs_checks.claims._common import case_rng, derivation_by_name, latex_of_derivation
+from posbias.proofs_checks.claims._common import case_rng, derivation_by_name
 from posbias.proofs_checks.claims.xiao2024._shared import FIXED, PAPER, PAPER_CONFIGS, READ
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
@@ -142,7 +142,9 @@ def _scale(rows: dict) -> float:
     "its window part, the coefficient list of Π_t (1 - λ_t + λ_t(1 + z + ... + z^(W-1))/(S+W)) and "
     "on the sinks the residual Cesàro rollout of the mass that jumped there, which totals "
     "1 - Π_t(1 - λ_t S/(S+W)).",
-    latex=latex_of_derivation("streaming-profile"),
+    latex=r"p(L-d) = [z^d] \prod_{t=1}^{T}\Bigl(1 - \lambda_t + \lambda_t\,\frac{1 + z + "
+    r"\dots + z^{W-1}}{S+W}\Bigr),\qquad \sum_{s \le S} p(s) = 1 - \prod_{t=1}^{T}\Bigl(1 - "
+    r"\frac{\lambda_t S}{S+W}\Bigr)",
     expected="verified",
     section="3.2, Figure 4 (posbias's rollout of the mask)",
     assumptions=("uniform attention on the mask", "L - (W-1)T > S (the window clear of the sinks)"),
