@@ -175,7 +175,7 @@ def sink_continuum_density(depth: object = H, a: sympy.Expr = alpha, weight: sym
     continuous part of the sink rollout's law; a sum for an integer depth, a ``Sum`` otherwise.
 
     >>> sink_continuum_density(1)
-    lambda*(1 - alpha)
+    alpha*(1 - beta)
     """
     d = sympy.sympify(depth)
     i = sympy.Symbol("i", integer=True, positive=True)

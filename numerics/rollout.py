@@ -15,20 +15,18 @@ and the one driver per path rolls out the residual-aware layers
 
 Kernels here (each in ``O(L)`` per layer except the dense one):
 
-============  ===========================================================  ==============
-spec          ``A[i, j]`` (1-indexed, ``j <= i`` unless stated)            paths
-============  ===========================================================  ==============
-``cesaro``    ``1/i`` (uniform causal attention)                           all three
-``window:W``  ``1/min(i, W)`` for ``i - W < j <= i`` (wu2025 W2)           all three
-``prefix:K``  rows ``i <= K`` uniform on ``1..K``, later rows causal (W3)  all three
-``decay:M``   ``e^{-M(i-j)} / Σ_k e^{-M(i-k)}`` (ALiBi slope M, W4)        precise, fast
-``alibi:M``   the same single-head ALiBi kernel (herasimchyk2026 H2c)      precise, fast
-``sink:A``    ``A δ_{j1} + (1 - A)/i``: a sink of weight ``A`` on token 1   all three
-              over Cesàro (barbero2025; :mod:`~posbias.numerics.sinks`)
-``streaming:S,W``  uniform on ``[1, S] ∪ [i - W + 1, i]`` (S sink tokens   all three
-              plus a window of W; xiao2024, StreamingLLM)
-a matrix      any row-stochastic ``A`` (:class:`DenseKernel`)              as its entries
-============  ===========================================================  ==============
+=================  =========================================================================  ==============
+spec               ``A[i, j]`` (1-indexed, ``j <= i`` unless stated)                          paths
+=================  =========================================================================  ==============
+``cesaro``         ``1/i`` (uniform causal attention)                                         all three
+``window:W``       ``1/min(i, W)`` for ``i - W < j <= i`` (wu2025 W2)                         all three
+``prefix:K``       rows ``i <= K`` uniform on ``1..K``, later rows causal (W3)                all three
+``decay:M``        ``e^{-M(i-j)} / Σ_k e^{-M(i-k)}`` (ALiBi slope M, W4)                      precise, fast
+``alibi:M``        the same single-head ALiBi kernel (herasimchyk2026 H2c)                    precise, fast
+``sink:A``         ``A δ_{j1} + (1 - A)/i``: a sink of weight ``A`` on token 1 (barbero2025)  all three
+``streaming:S,W``  uniform on ``[1, S] ∪ [i - W + 1, i]``: S sinks, a window of W (xiao2024)  all three
+a matrix           any row-stochastic ``A`` (:class:`DenseKernel`)                            as its entries
+=================  =========================================================================  ==============
 
 ``decay:M`` and ``alibi:M`` name the same kernel (wu2025 calls it a decay mask, herasimchyk2026
 an ALiBi bias); it has irrational entries for ``M > 0``, hence no exact path (a rational ratio

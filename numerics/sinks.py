@@ -42,7 +42,7 @@ from posbias.errors import InvalidArgument
 from posbias.numerics._arith import as_rational
 from posbias.numerics.cesaro import cesaro_profile_blocks, cesaro_profile_exact
 from posbias.numerics.closed_forms import hausdorff_row_from_moments
-from posbias.numerics.schedules import ScheduleLike, as_schedule
+from posbias.numerics.schedules import ScheduleLike, as_schedule, parse_number
 from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 __all__ = [
@@ -65,8 +65,6 @@ def _unit(value: Any, parameter: str) -> Fraction:
     if isinstance(value, float) and math.isfinite(value):
         value = Fraction(value)
     elif isinstance(value, str):
-        from posbias.numerics.schedules import parse_number
-
         value = parse_number(value, parameter)
     q = as_rational(value, parameter)
     if not 0 <= q <= 1:
