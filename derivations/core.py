@@ -311,11 +311,16 @@ def derivation_names() -> list[str]:
 
 
 def _ordered() -> list[str]:
-    """Names sorted by the order of the modules in :ref:`mathematics`, then by definition order."""
+    """Names sorted by the order of the modules in :ref:`mathematics` (the modules beyond it by
+    name), then by definition order: the same whichever module was imported first."""
     rank = {m: i for i, m in enumerate(_MODULES)}
     names = list(_BUILDERS)
-    return sorted(names, key=lambda n: (rank.get(_BUILDERS[n].__module__.rsplit(".", 1)[-1],
-                                                 len(rank)), names.index(n)))
+
+    def key(n: str) -> tuple:
+        module = _BUILDERS[n].__module__.rsplit(".", 1)[-1]
+        return (rank.get(module, len(rank)), "" if module in rank else module, names.index(n))
+
+    return sorted(names, key=key)
 
 
 def get_derivation(name: str) -> Derivation:

@@ -23,6 +23,7 @@ from typing import Any
 
 import mpmath
 
+from posbias.errors import InvalidArgument
 from posbias.numerics._arith import as_rational, binomial
 from posbias.numerics.cesaro import _exact_lambdas, _precise_lambdas
 from posbias.numerics.schedules import ScheduleLike
@@ -39,6 +40,7 @@ __all__ = [
     "hausdorff_moments",
     "hausdorff_profile_exact",
     "hausdorff_row_exact",
+    "hausdorff_row_from_moments",
     "poisson_binomial_exact",
     "poisson_binomial_precise",
     "symmetric_polynomial_profile_exact",
@@ -102,6 +104,20 @@ def hausdorff_row_exact(n: int, schedule: ScheduleLike) -> list[Fraction]:
     """
     n = check_integer("n", n, 0, MAX_LENGTH - 1)
     mu = hausdorff_moments(n + 1, schedule)
+    return [_entry_from_moments(n, k, mu) for k in range(n + 1)]
+
+
+def hausdorff_row_from_moments(n: int, moments: list[Fraction]) -> list[Fraction]:
+    """Row ``n`` (0-indexed) of the Hausdorff matrix of any exact moments ``μ_0..μ_n``:
+    ``P[n, k] = C(n, k) Σ_j (-1)^j C(n-k, j) μ_{k+j}`` (exact only).
+
+    >>> hausdorff_row_from_moments(1, [Fraction(1), Fraction(0)])   # the point mass at 0: J_1
+    [Fraction(1, 1), Fraction(0, 1)]
+    """
+    n = check_integer("n", n, 0, MAX_LENGTH - 1)
+    mu = [as_rational(m, "moments") for m in moments]
+    if len(mu) < n + 1:
+        raise InvalidArgument("moments", f"{len(mu)} values", f"at least n + 1 = {n + 1}")
     return [_entry_from_moments(n, k, mu) for k in range(n + 1)]
 
 

@@ -15,20 +15,26 @@ and the one driver per path rolls out the residual-aware layers
 
 Kernels here (each in ``O(L)`` per layer except the dense one):
 
-============  ===========================================================  ==============
-spec          ``A[i, j]`` (1-indexed, ``j <= i`` unless stated)            paths
-============  ===========================================================  ==============
-``cesaro``    ``1/i`` (uniform causal attention)                           all three
-``window:W``  ``1/min(i, W)`` for ``i - W < j <= i`` (wu2025 W2)           all three
-``prefix:K``  rows ``i <= K`` uniform on ``1..K``, later rows causal (W3)  all three
-``decay:M``   ``e^{-M(i-j)} / Σ_k e^{-M(i-k)}`` (ALiBi slope M, W4)        precise, fast
-``alibi:M``   the same single-head ALiBi kernel (herasimchyk2026 H2c)      precise, fast
-a matrix      any row-stochastic ``A`` (:class:`DenseKernel`)              as its entries
-============  ===========================================================  ==============
+=================  =========================================================================  ==============
+spec               ``A[i, j]`` (1-indexed, ``j <= i`` unless stated)                          paths
+=================  =========================================================================  ==============
+``cesaro``         ``1/i`` (uniform causal attention)                                         all three
+``window:W``       ``1/min(i, W)`` for ``i - W < j <= i`` (wu2025 W2)                         all three
+``prefix:K``       rows ``i <= K`` uniform on ``1..K``, later rows causal (W3)                all three
+``decay:M``        ``e^{-M(i-j)} / Σ_k e^{-M(i-k)}`` (ALiBi slope M, W4)                      precise, fast
+``alibi:M``        the same single-head ALiBi kernel (herasimchyk2026 H2c)                    precise, fast
+``sink:A``         ``A δ_{j1} + (1 - A)/i``: a sink of weight ``A`` on token 1 (barbero2025)  all three
+``streaming:S,W``  uniform on ``[1, S] ∪ [i - W + 1, i]``: S sinks, a window of W (xiao2024)  all three
+a matrix           any row-stochastic ``A`` (:class:`DenseKernel`)                            as its entries
+=================  =========================================================================  ==============
 
 ``decay:M`` and ``alibi:M`` name the same kernel (wu2025 calls it a decay mask, herasimchyk2026
 an ALiBi bias); it has irrational entries for ``M > 0``, hence no exact path (a rational ratio
 ``r = e^{-M}`` is :func:`~posbias.numerics.kernels.decay_kernel_exact` as a dense kernel).
+
+:func:`kernel_profile_blocks` is the log-safe fast route of one kernel for every layer: block
+exponents for ``cesaro`` and ``sink:A``, natural logs for ``streaming:S,W``, and the plain
+float64 driver for the others.
 
 The Cesàro kernel with a schedule also has dedicated routes (:mod:`posbias.numerics.cesaro`:
 scaled integers, block exponents) that are faster and log-safe; the driver here is the general
@@ -38,6 +44,7 @@ about ``1e-308`` underflow to 0 (the Cesàro routes keep them).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from fractions import Fraction
@@ -55,6 +62,7 @@ from posbias.numerics.kernels import (
     validate_kernel_precise,
 )
 from posbias.numerics.schedules import ScheduleLike, as_schedule
+from posbias.numerics.sinks import GenericKernel, SinkKernel, StreamingKernel
 from posbias.validation import (
     MAX_DENSE_LENGTH,
     MAX_LENGTH,
@@ -73,13 +81,17 @@ __all__ = [
     "PrefixKernel",
     "WindowKernel",
     "kernel_profile",
+    "kernel_profile_blocks",
     "kernel_profile_exact",
     "kernel_profile_precise",
     "parse_kernel",
 ]
 
+_LN2 = math.log(2.0)
+
 #: the text forms of :func:`parse_kernel`
-KERNEL_SPECS = ("cesaro", "window:W", "prefix:K", "decay:M", "alibi:M")
+KERNEL_SPECS = ("cesaro", "window:W", "prefix:K", "decay:M", "alibi:M",
+                "sink:ALPHA", "streaming:S,W")
 
 
 
@@ -104,7 +116,7 @@ def _no_path(kernel: Kernel, path: str) -> NoReturn:
                           "irrational entries: use the precise or the fast path)")
 
 
-class _SuffixWeighted:
+class _SuffixWeighted(GenericKernel):
     """Kernels whose row ``i`` is uniform, with weight ``1/c_i``, on a contiguous range
     ``lo_i..hi_i``: ``(v A)_j = Σ_{i: lo_i <= j <= hi_i} v_i / c_i``, computed with one pass of
     prefix sums over ``w_i = v_i / c_i`` (a difference array), ``O(L)``."""
@@ -112,13 +124,13 @@ class _SuffixWeighted:
     def _ranges(self, L: int) -> tuple[list[int], list[int], list[int]]:  # 0-indexed inclusive
         raise NotImplementedError
 
-    def _apply(self, v, zero, div):
+    def _apply(self, v: list, zero: Any, number: Any) -> list:
         L = len(v)
         lo, hi, count = self._ranges(L)
         diff = [zero] * (L + 1)
         for i in range(L):
             if v[i]:
-                w = div(v[i], count[i])
+                w = v[i] / count[i]
                 diff[lo[i]] += w
                 diff[hi[i] + 1] -= w
         out, acc = [], zero
@@ -126,14 +138,6 @@ class _SuffixWeighted:
             acc += diff[j]
             out.append(acc)
         return out
-
-    def propagate_exact(self, v: list) -> list:
-        return self._apply(v, Fraction(0), lambda x, c: x / c)
-
-    def propagate_precise(self, v: list, dps: int) -> list:
-        dps = check_dps("dps", dps)
-        with mpmath.workdps(dps):
-            return self._apply([+x for x in v], mpmath.mpf(0), lambda x, c: x / c)
 
     def propagate_fast(self, v: np.ndarray) -> np.ndarray:
         v = np.asarray(v, dtype=np.float64)
@@ -243,27 +247,35 @@ class DenseKernel:
         return np.asarray(v, dtype=np.float64) @ self._entries("fast")
 
 
-_SPEC = re.compile(r"(cesaro)|(window|prefix):([0-9]{1,12})|(decay|alibi):([0-9.eE+-]{1,40})")
+_SPEC = re.compile(r"(cesaro)|(window|prefix):([0-9]{1,12})|(decay|alibi):([0-9.eE+-]{1,40})"
+                   r"|sink:([0-9./eE+-]{1,40})|streaming:([0-9]{1,12}),([0-9]{1,12})")
 
 
 def parse_kernel(spec: str) -> Kernel:
     """A kernel from its text form (``cesaro``, ``window:W``, ``prefix:K``, ``decay:M``,
-    ``alibi:M``); never evaluated as code.
+    ``alibi:M``, ``sink:ALPHA``, ``streaming:S,W``); never evaluated as code.
 
     >>> parse_kernel("window:3").spec, parse_kernel("decay:0.5").m
     ('window:3', 0.5)
     >>> parse_kernel("window:x")
     Traceback (most recent call last):
     ...
-    posbias.errors.InvalidArgument: kernel = window:x is invalid: expected one of cesaro, window:W, prefix:K, decay:M, alibi:M (W, K integers >= 1; M a real number >= 0)
+    posbias.errors.InvalidArgument: kernel = window:x is invalid: expected one of cesaro, window:W, prefix:K, decay:M, alibi:M, sink:ALPHA, streaming:S,W (W, K integers >= 1; M a real number >= 0; ALPHA a number in [0, 1]; S an integer >= 0)
     """
-    allowed = ("one of " + ", ".join(KERNEL_SPECS)
-               + " (W, K integers >= 1; M a real number >= 0)")
+    allowed = ("one of " + ", ".join(KERNEL_SPECS) + " (W, K integers >= 1; M a real number "
+               ">= 0; ALPHA a number in [0, 1]; S an integer >= 0)")
     m = _SPEC.fullmatch(spec.strip()) if isinstance(spec, str) else None
     if m is None:
         raise InvalidArgument("kernel", spec, allowed)
     if m.group(1):
         return CesaroKernel()
+    if m.group(6) is not None or m.group(7) is not None:
+        try:
+            if m.group(6) is not None:
+                return SinkKernel(m.group(6), m.group(6))
+            return StreamingKernel(int(m.group(7)), int(m.group(8)))
+        except InvalidArgument:
+            raise InvalidArgument("kernel", spec, allowed) from None
     if m.group(2):
         n = int(m.group(3))
         try:
@@ -354,3 +366,35 @@ def kernel_profile(length: int, kernels: KernelsLike, schedule: ScheduleLike) ->
     for lam, K in steps:
         v = (1.0 - lam) * v + lam * K.propagate_fast(v)
     return v
+
+
+def kernel_profile_blocks(length: int, kernel: Kernel | str,
+                          schedule: ScheduleLike) -> tuple[np.ndarray, np.ndarray]:
+    """The fast-path profile of one kernel for every layer as float64 mantissas and binary
+    exponents, ``p(j) = a_j 2^(k_j)``: log-safe for ``cesaro`` and ``sink:A`` (block exponents)
+    and ``streaming:S,W`` (natural logs), so tails far below float64's range keep their value;
+    other kernels run the plain float64 driver (:func:`kernel_profile`), whose entries below
+    about ``1e-308`` underflow to 0.
+
+    >>> a, k = kernel_profile_blocks(3, "streaming:1,1", [1.0])
+    >>> np.ldexp(a, k).round(12).tolist()
+    [0.5, 0.0, 0.5]
+    """
+    from posbias.numerics.cesaro import cesaro_profile_blocks
+
+    L = check_integer("length", length, 1, MAX_LENGTH)
+    kernel = parse_kernel(kernel) if isinstance(kernel, str) else kernel
+    if isinstance(kernel, CesaroKernel):
+        return cesaro_profile_blocks(L, as_schedule(schedule))
+    if isinstance(kernel, SinkKernel):
+        return kernel.log_blocks(L, schedule)
+    if isinstance(kernel, StreamingKernel):
+        lp = kernel.log_profile(L, schedule)
+        finite = np.isfinite(lp)
+        k = np.zeros(L, dtype=np.int64)
+        k[finite] = np.floor(lp[finite] / _LN2).astype(np.int64) + 1
+        a = np.zeros(L)
+        a[finite] = np.exp(lp[finite] - k[finite] * _LN2)
+        return a, k
+    a, e = np.frexp(kernel_profile(L, kernel, schedule))
+    return a, e.astype(np.int64)

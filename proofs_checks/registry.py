@@ -65,6 +65,16 @@ PAPERS = {
     "(v2: Structural) Theory of Position Bias in Transformers, arXiv 2602.16837",
     "wu2025": "X. Wu, Y. Wang, S. Jegelka, A. Jadbabaie, On the Emergence of Position Bias in "
     "Transformers, ICML 2025, arXiv 2502.01951",
+    "barbero2024": "F. Barbero, A. Banino, S. Kapturowski, D. Kumaran, J. G. M. Araújo, "
+    "A. Vitvitskyi, R. Pascanu, P. Veličković, Transformers need glasses! Information "
+    "over-squashing in language tasks, NeurIPS 2024, arXiv 2406.04267",
+    "barbero2025": "F. Barbero, Á. Arroyo, X. Gu, C. Perivolaropoulos, M. Bronstein, "
+    "P. Veličković, R. Pascanu, Why do LLMs attend to the first token?, COLM 2025, "
+    "arXiv 2504.02732",
+    "xiao2024": "G. Xiao, Y. Tian, B. Chen, S. Han, M. Lewis, Efficient Streaming Language "
+    "Models with Attention Sinks (StreamingLLM), ICLR 2024, arXiv 2309.17453",
+    "wu2024": "X. Wu, A. Ajorlou, Y. Wang, S. Jegelka, A. Jadbabaie, On the Role of Attention "
+    "Masks and LayerNorm in Transformers, NeurIPS 2024, arXiv 2405.18781",
     "posbias": "results derived and checked by posbias itself, beyond the papers",
 }
 

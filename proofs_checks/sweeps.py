@@ -18,8 +18,10 @@ A sweep specification (read with ``ruamel.yaml`` in safe mode: nothing in it is 
 Quantities per command (``log10_*`` are computed from the log profile, so they stay finite where
 float64 ratios would overflow):
 
-- ``profile`` (the Cesàro rollout on the fast path; parameters ``length``, ``depth`` and ``alpha``
-  or ``schedule``): ``first``, ``last``, ``min``, ``argmin``, ``first_over_min``,
+- ``profile`` (the rollout on the fast path; parameters ``length``, ``depth`` and ``alpha``
+  or ``schedule``, and ``kernel``, a spec of :func:`~posbias.numerics.rollout.parse_kernel`,
+  Cesàro by default; ``sink:A``, ``streaming:S,W`` and ``cesaro`` run log-safe):
+  ``first``, ``last``, ``min``, ``argmin``, ``first_over_min``,
   ``last_over_min``, ``log10_min``, ``log10_first_over_min``, ``log10_last_over_min``;
 - ``rollout`` (a real model's rollout config; ``config``, ``length``, ``convention``): the
   rollout summary (``first`` .. ``last_over_min``, ``sum_lambda``, ``sum_lambda_delta``) and
@@ -51,7 +53,8 @@ __all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "sweep_b
 
 #: parameters each command accepts (name -> kind)
 COMMANDS = {
-    "profile": {"length": "int", "depth": "int", "alpha": "unit", "schedule": "text"},
+    "profile": {"length": "int", "depth": "int", "alpha": "unit", "schedule": "text",
+                "kernel": "text"},
     "rollout": {"config": "text", "length": "int", "convention": "text"},
     "measure": {"arch": "text", "length": "int", "seed": "int", "layers": "int", "hidden": "int",
                 "heads": "int", "probes": "int", "samples": "int", "metric": "text",
@@ -299,6 +302,13 @@ def _check_point(command, point):
         from posbias.numerics.schedules import parse_schedule
 
         parse_schedule(point["schedule"], point.get("depth"), parameter="schedule")
+    if command == "profile" and "kernel" in point:
+        from posbias.numerics.rollout import PrefixKernel, parse_kernel
+
+        kernel = parse_kernel(point["kernel"])
+        if isinstance(kernel, PrefixKernel) and point["length"] < kernel.K:
+            raise InvalidArgument("kernel", point["kernel"], f"prefix:K with K <= length "
+                                  f"({point['length']})")
     if command == "rollout":
         from posbias.numerics.configs import CONVENTIONS
 
@@ -357,7 +367,7 @@ def load_sweep(path: str) -> Sweep:
 
 # ----------------------------------------------------------------------------- computing
 def _profile_point(p):
-    from posbias.numerics.cesaro import cesaro_profile_blocks
+    from posbias.numerics.rollout import kernel_profile_blocks
     from posbias.numerics.schedules import Schedule, parse_schedule
 
     L = p["length"]
@@ -365,7 +375,8 @@ def _profile_point(p):
         schedule: Schedule | list = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
     else:
         schedule = [p["alpha"]] * p["depth"]
-    a, e = cesaro_profile_blocks(L, schedule)  # p(j) = a_j 2^e_j, no underflow
+    # p(j) = a_j 2^e_j: no underflow for cesaro, sink:A and streaming:S,W
+    a, e = kernel_profile_blocks(L, p.get("kernel", "cesaro"), schedule)
     with np.errstate(divide="ignore"):
         lp = np.log(a) + e * math.log(2.0)
     k = int(np.argmin(lp))
@@ -377,6 +388,8 @@ def _profile_point(p):
         return (float(a[i] / a[k]), int(e[i] - e[k]))
 
     def plain(i):
+        if a[k] == 0:  # an exact zero in the profile (outside a mask's support)
+            return math.inf
         m, x = ratio(i)
         try:
             return math.ldexp(m, x)
@@ -384,6 +397,8 @@ def _profile_point(p):
             return math.inf
 
     def log10(i):
+        if a[k] == 0:
+            return math.inf
         m, x = ratio(i)
         return (math.log(m) + x * math.log(2.0)) / math.log(10.0)
 

@@ -24,6 +24,12 @@ STATUS = {
     "product-criterion": "",
     "alibi-warp": "",
     "rope-init": "d = 2, 4, 6",
+    "collapse-rate": "the Jordan block for L = 2..8",
+    "hausdorff-algebra": "",
+    "sink-moments": "",
+    "uniform-path-sum": "",
+    "softmax-tv-limit": "",
+    "streaming-profile": "the geometric sum for W = 1..6",
 }
 
 

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = ["add_parser", "compute_profile", "estimate_bytes", "run"]
 
+#: kernels whose fast path is log-safe (block exponents or logarithms), like the Cesàro route
+_LOG_SAFE = ("sink:", "streaming:")
+
 #: the smallest positive normal float64: a nonzero lambda below it cannot be carried on the
 #: fast path (it would round to a subnormal or to 0 and change the profile's support)
 _TINY = 2.2250738585072014e-308
@@ -59,7 +62,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--kernel", default="cesaro", metavar="SPEC",
                    help="attention kernel of every layer: cesaro (default; uniform causal), "
                         "window:W, prefix:K, decay:M or alibi:M (slope M >= 0; precise or fast "
-                        "path only for M > 0)")
+                        "path only for M > 0), sink:ALPHA (a sink of weight ALPHA in [0, 1] on "
+                        "token 1 over Cesàro) or streaming:S,W (S sink tokens plus a window of W)")
     p.add_argument("--length", required=True, metavar="L",
                    help="number of positions, >= 1 (the largest run is set by --max-memory)")
     p.add_argument("--depth", metavar="T", help="number of layers, >= 0 (list:/file: set it)")
@@ -235,6 +239,11 @@ def _kernel_profile(length: int, schedule: Schedule, path: str, dps: int | None,
     if path == "precise":
         # the route checks dps (check_dps): a missing one is refused there
         return {"values": rollout.kernel_profile_precise(length, kernel, schedule, cast(int, dps))}
+    if kernel.spec.startswith(_LOG_SAFE):  # mantissas and binary exponents: no underflow
+        a, k = rollout.kernel_profile_blocks(length, kernel, schedule)
+        with np.errstate(divide="ignore"):
+            log = np.log(a) + k * math.log(2.0)
+        return {"values": np.ldexp(a, k), "log": log, "blocks": (a, k)}
     values = rollout.kernel_profile(length, kernel, schedule)
     if not np.isfinite(values).all():
         raise ArithmeticError("the fast rollout produced a non-finite value")
@@ -344,7 +353,7 @@ def _header(path: str, args: argparse.Namespace, length: int, depth: int, spec: 
                  f"the block exponents; ln_min = natural log, log10_min = base-10 log)")
     kernel = getattr(args, "kernel_spec", "cesaro")
     what = "Cesàro rollout" if kernel == "cesaro" else f"{kernel} kernel rollout"
-    if path == "fast" and kernel != "cesaro":
+    if path == "fast" and kernel != "cesaro" and not kernel.startswith(_LOG_SAFE):
         shown = shown.replace("with block exponents (no underflow inside)", "(plain; values "
                               "below about 1e-308 underflow to 0)")
     return (f"# posbias profile: {what}, L={length}, T={depth}, schedule {spec}, "

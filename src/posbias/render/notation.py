@@ -46,6 +46,24 @@ SYMBOLS: dict[str, str] = {
     r"\|q\|": "Euclidean norm of the query vector q",
     "sigma": "standard deviation of each key coordinate, k ~ N(0, sigma^2 I_d)",
     "omega": "argument of a characteristic function",
+    "n": "row index of a causal matrix, 0-indexed (token n + 1)",
+    "k": "column index of a causal matrix or index of a moment, 0-indexed, k <= n",
+    "H_{n,k}": "entry (n, k) of the Hausdorff matrix of the moments mu(0), mu(1), ...: "
+               "lower-triangular, and the product of two such matrices is the one of the "
+               "products of their moments",
+    "beta": "weight of an attention sink on the first token, 0 <= beta <= 1 (the rest of the "
+            "attention of the layer uniform over the past)",
+    "alpha_eff": "weight of attention of the sink-free residual layer that a sink layer equals "
+                 "away from the first token (up to the factor 1 - alpha beta)",
+    "delta": "l1 distance (total variation without the factor 1/2) of the softmaxes of the "
+             "logit sequences (1, 0, 1, 0, ...) and (0, 1, 0, 1, ...) of even length",
+    "delta_odd": "the same distance at odd length 2m + 1",
+    "m": "half the length of a logit sequence, n = 2m or 2m + 1",
+    "S": "number of attention-sink tokens at the start (the initial tokens of StreamingLLM)",
+    "W": "window: the number of most recent tokens each token reads, itself included",
+    "m_sink": "influence of the last token held by the sink tokens",
+    "rho_2": "second eigenvalue of a uniform causal or sliding-window kernel: the rate of "
+             "rank collapse",
 }
 
 #: undefined functions, by sympy name: (arguments as written in the block, meaning)
@@ -65,6 +83,12 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "k": (("x", "y"), "continuum ALiBi kernel: the density of attention from x to y"),
     "rho^ALiBi_H": (("y",), "influence density of the final token after H ALiBi layers"),
     "varphi": (("omega",), "characteristic function of the score q^T R_theta k"),
+    "mu": (("k",), "k-th moment of a Hausdorff matrix; for a rollout, the product over its "
+                   "layers of their moments"),
+    "rho_sink": (("t",), "continuous part of the final-token influence law with a sink, in "
+                         "t = ln(1/x)"),
+    "G": (("z",), "generating function of the window profile of the last token under S sinks "
+                  "plus a window of W: the coefficient of z^d is the influence of token L - d"),
 }
 FUNCTIONS.update({f"K_{h}": FUNCTIONS["K_H"] for h in range(1, 7)})
 
@@ -82,6 +106,7 @@ SPECIAL: dict[str, tuple[str, str]] = {
     "binomial": (r"\binom{n}{k}", "binomial coefficient"),
     "assoc_laguerre": (r"L_{n}^{\left(a\right)}", "generalized Laguerre polynomial of degree n"),
     "Identity": (r"\mathbb{I}", "identity matrix"),
+    "KroneckerDelta": (r"\delta_{0 k}", "Kronecker delta: 1 when k = 0, else 0"),
 }
 
 
