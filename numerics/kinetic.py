@@ -67,7 +67,7 @@ from posbias.errors import InvalidArgument
 from posbias.numerics._arith import as_rational
 from posbias.numerics.alibi import alibi_layer, alibi_propagate
 from posbias.numerics.schedules import parse_number
-from posbias.validation import MAX_LENGTH, check_dps, check_integer
+from posbias.validation import MAX_LENGTH, check_dps, check_integer, check_real
 
 __all__ = [
     "KINETIC_SPEC",
@@ -76,6 +76,7 @@ __all__ = [
     "alibi_warp_log",
     "alibi_warp_precise",
     "kinetic_log_profile",
+    "kinetic_log_values",
     "kinetic_modes",
     "kinetic_modes_precise",
     "kinetic_profile",
@@ -86,6 +87,7 @@ __all__ = [
     "kinetic_t_crit",
     "kinetic_t_crit_precise",
     "kinetic_value_precise",
+    "kinetic_values",
     "log_psi",
     "parse_kinetic",
     "psi_bessel_precise",
@@ -543,15 +545,46 @@ def kinetic_log_profile(length: int, model: KineticModel) -> np.ndarray:
     >>> lp.shape, bool(np.isfinite(lp).all())
     ((1000000,), True)
     """
+    return kinetic_log_values(_positions(length), model)
+
+
+def kinetic_log_values(s: Any, model: KineticModel) -> np.ndarray:
+    """``ln S_t(s)`` at an array of positions ``0 < s <= 1`` (float64, log-safe; every head's
+    weight positive), the route of :func:`kinetic_log_profile`.
+
+    >>> kinetic_log_values([0.5, 1.0], parse_kinetic("kinetic:lambda=0,c=1")).round(6).tolist()
+    [0.328588, 0.0]
+    """
     if model.signed:
         raise InvalidArgument("model", model.spec, "heads with positive weights (a signed "
-                              "mixture has no logarithm: use kinetic_profile)")
-    s = _positions(length)
+                              "mixture has no logarithm: use kinetic_values)")
+    s = _checked_positions(s)
     t = float(model.t)
     acc = np.full_like(s, -np.inf)
     for h in model.heads:
         acc = np.logaddexp(acc, math.log(float(h.weight)) + _head_log(s, h, t))
     return acc
+
+
+def kinetic_values(s: Any, model: KineticModel) -> np.ndarray:
+    """``S_t(s)`` at an array of positions ``0 < s <= 1`` (float64; signed head weights
+    allowed), the route of :func:`kinetic_profile`.
+
+    >>> kinetic_values([0.5, 1.0], parse_kinetic("kinetic:lambda=0,c=1")).round(6).tolist()
+    [1.389006, 1.0]
+    """
+    s = _checked_positions(s)
+    t = float(model.t)
+    with np.errstate(over="ignore"):
+        return sum((float(h.weight) * np.exp(_head_log(s, h, t)) for h in model.heads),
+                   np.zeros_like(s))
+
+
+def _checked_positions(s: Any) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(s, dtype=float))
+    if arr.ndim != 1 or not (np.isfinite(arr).all() and (arr > 0).all() and (arr <= 1).all()):
+        raise InvalidArgument("s", f"an array of shape {arr.shape}", "positions in (0, 1]")
+    return arr
 
 
 def kinetic_profile(length: int, model: KineticModel) -> np.ndarray:
@@ -561,11 +594,7 @@ def kinetic_profile(length: int, model: KineticModel) -> np.ndarray:
     >>> kinetic_profile(2, parse_kinetic("kinetic:lambda=0,c=1")).round(6).tolist()
     [1.389006, 1.0]
     """
-    s = _positions(length)
-    t = float(model.t)
-    with np.errstate(over="ignore"):
-        return sum((float(h.weight) * np.exp(_head_log(s, h, t)) for h in model.heads),
-                   np.zeros_like(s))
+    return kinetic_values(_positions(length), model)
 
 
 def kinetic_t_crit(model: KineticModel) -> float | None:
@@ -585,6 +614,15 @@ def kinetic_t_crit(model: KineticModel) -> float | None:
 
 
 # ----------------------------------------------------------------------------- discrete
+def _as_float(x: Any, name: str) -> Any:
+    """A fast-path number: floats as they are, exact numbers and decimal text converted."""
+    if isinstance(x, str):
+        return float(parse_number(x, name))
+    if isinstance(x, Fraction):
+        return float(x)
+    return x
+
+
 def _poisson_terms(tau: float) -> int:
     """Powers of ``A`` kept: the Poisson(τ) tail beyond them is below 2^-60 of the total."""
     return int(tau + 12 * math.sqrt(tau) + 40)
@@ -601,7 +639,8 @@ def kinetic_rollout(length: int, lam: Any, tau: Any) -> np.ndarray:
     (1.0, 0.472367)
     """
     L = check_integer("length", length, 1, MAX_LENGTH)
-    lam_f, tau_f = float(_positive("lambda", lam, zero=True)), float(_positive("tau", tau, zero=True))
+    lam_f = check_real("lambda", _as_float(lam, "lambda"), 0)
+    tau_f = check_real("tau", _as_float(tau, "tau"), 0, 700)
     layer = alibi_layer([lam_f / L])
     v = np.zeros(L)
     v[-1] = 1.0

@@ -65,6 +65,8 @@ PAPERS = {
     "(v2: Structural) Theory of Position Bias in Transformers, arXiv 2602.16837",
     "wu2025": "X. Wu, Y. Wang, S. Jegelka, A. Jadbabaie, On the Emergence of Position Bias in "
     "Transformers, ICML 2025, arXiv 2502.01951",
+    "duerinckx2026": "M. Duerinckx, B. Geshkovski, S. Rossi, Kinetic theory for Transformers and "
+    "the lost-in-the-middle phenomenon, arXiv 2605.09213",
     "posbias": "results derived and checked by posbias itself, beyond the papers",
 }
 
