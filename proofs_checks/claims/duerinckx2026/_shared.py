@@ -54,9 +54,9 @@ READ = ("read: the abstract (arXiv listing; third-party summaries at scholarfeed
 def paper_setting(source: str, *, confirmed: Sequence[str] = (), **fields: Any) -> Setting:
     """The paper's setting with every field not in ``confirmed`` marked unconfirmed (read from
     the public code or inferred, not from the paper's text).  ``source`` names what of the paper
-    the statement rests on."""
-    return Setting(f"duerinckx2026 (arXiv 2605.09213), {source}; {READ}",
-                   unconfirmed=[f for f in fields if f not in confirmed], **fields)
+    the statement rests on; the note says what could be read (:data:`READ`)."""
+    return Setting(f"duerinckx2026 (arXiv 2605.09213), {source}",
+                   unconfirmed=[f for f in fields if f not in confirmed], note=READ, **fields)
 
 
 @functools.cache
@@ -110,7 +110,8 @@ def golden_minimum(f: Callable[[Any], Any], lo: Any, hi: Any, dps: int,
     ``dps`` digits, ``steps`` reductions by 0.618): ``(s, f(s))``."""
     with mpmath.workdps(dps):
         r = (mpmath.sqrt(5) - 1) / 2
-        a, b = mpmath.mpf(lo), mpmath.mpf(hi)
+        a, b = (mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction)
+                else mpmath.mpf(x) for x in (lo, hi))
         x1, x2 = b - r * (b - a), a + r * (b - a)
         f1, f2 = f(x1), f(x2)
         for _ in range(steps):
