@@ -56,8 +56,13 @@ __all__ = [
     "y",
 ]
 
-c, y, t = sympy.symbols("c y t", positive=True)
-s = sympy.Symbol("s", positive=True)
+# printed names differ from the paper's where the formula sheet already gives a letter another
+# meaning: kappa for the rate times time c, Y for psi's argument y, tau for the time t, y for the
+# position s (the attended position of alibi-warp), W(n) and r(n) for omega_n and a_n
+c = sympy.Symbol("kappa", positive=True)
+y = sympy.Symbol("Y", positive=True)
+t = sympy.Symbol("tau", positive=True)
+s = alibi.y
 k = sympy.Symbol("k", integer=True, nonnegative=True)
 m = sympy.Symbol("m", integer=True, nonnegative=True)
 H = sympy.Symbol("H", integer=True, positive=True)
@@ -65,12 +70,12 @@ n = sympy.Symbol("n", integer=True, positive=True)
 N = sympy.Symbol("N", integer=True, positive=True)
 z = sympy.Symbol("z", positive=True)
 lam = alibi.lam
-omega = sympy.IndexedBase("omega")
-a = sympy.IndexedBase("a")
+W = sympy.Function("W")  # W(n): the paper's omega_n
+r = sympy.Function("r")  # r(n): the paper's a_n
 psi = sympy.Function("psi")  # psi(c, y): the paper's psi_c(y)
-S_t = sympy.Function("S_t")
+S_t = sympy.Function("S")  # S(t, s): the paper's S_t(t, s)
 g = sympy.Function("g")  # g(c, s) = phi'(s) psi(c, Y(s)): one mode of the profile
-mu = sympy.IndexedBase("mu")  # mu_j = sum_n omega_n a_n^j
+mu1, mu2 = sympy.symbols("mu_1 mu_2", positive=True)  # mu_j = sum_n omega_n a_n^j
 
 
 def psi_term(kk: sympy.Expr = k, cc: sympy.Expr = c, yy: sympy.Expr = y) -> sympy.Expr:
@@ -169,8 +174,8 @@ def kinetic_profile_derivation() -> Derivation:
         prove_equal("lambda -> 0: Y(s) -> ln(1/s)", sympy.limit(Y, lam, 0, "+"), sympy.log(1 / s)),
     ]
     x_ = sympy.Symbol("x", positive=True)
-    profile = sympy.Sum(omega[n] * dphi * psi(a[n] * t, Y), (n, 1, N))
-    expr = sympy.Eq(S_t(s), sympy.Sum(omega[n] * g(a[n] * t, s), (n, 1, N)))
+    profile = sympy.Sum(W(n) * dphi * psi(r(n) * t, Y), (n, 1, N))
+    expr = sympy.Eq(S_t(t, s), sympy.Sum(W(n) * g(r(n) * t, s), (n, 1, N)))
     kinetic = sympy.Eq(sympy.Derivative(g(c, s), c),
                        alibi.alibi_density(1, lam, s)
                        + sympy.Integral(g(c, x_) * alibi.alibi_kernel(x_, s), (x_, s, 1)))
@@ -182,7 +187,7 @@ def kinetic_profile_derivation() -> Derivation:
         "int_s^1 g_c(x) k(x, s) dx (g_0 = 0) with the continuum ALiBi kernel k; S_t sums the "
         "modes c = a_n t with weights omega_n.",
         expression=expr,
-        equations=(mode, kinetic, sympy.Eq(S_t(s), profile)),
+        equations=(mode, kinetic, sympy.Eq(S_t(t, s), profile)),
         assumptions=("ALiBi slope lambda/L, L -> oo (the continuum kernel of alibi-warp)",
                      "0 < s <= 1, c > 0, lambda > 0 (lambda -> 0: the Hardy kernel)",
                      "k a non-negative integer (symbolic)"),
@@ -263,14 +268,15 @@ def kinetic_threshold_derivation() -> Derivation:
     w1 = sympy.simplify(dphi.subs(s, 1))
     two_terms = dphi * (c + c**2 * Y / 2)  # psi_c(0) = c, psi_c'(0) = c^2/2
     slope = sympy.diff(two_terms, s).subs(s, 1)
-    sum_a = sympy.Sum(omega[n] * a[n], (n, 1, N))
-    sum_a2 = sympy.Sum(omega[n] * a[n] ** 2, (n, 1, N))
+    sum_a = sympy.Sum(W(n) * r(n), (n, 1, N))
+    sum_a2 = sympy.Sum(W(n) * r(n) ** 2, (n, 1, N))
     A = w1 * lam * sum_a
     B = w1**2 * sum_a2 / 2
     roots = [r for r in sympy.solve(sympy.Eq(A * t - B * t**2, 0), t) if r != 0]
     t_crit = 2 * (1 - sympy.exp(-lam)) * sum_a / sum_a2
     c_crit = 2 * (1 - sympy.exp(-lam))
     higher = sympy.diff(dphi * Y ** (m + 2), s)
+    t_crit_sym, kappa_crit = sympy.symbols("tau_crit kappa_crit", positive=True)
     idents = [
         prove_equal("phi''(s) = lambda phi'(s)", sympy.diff(dphi, s), lam * dphi),
         prove_equal("Y'(1) = -phi'(1)", sympy.diff(Y, s).subs(s, 1), -w1),
@@ -281,20 +287,18 @@ def kinetic_threshold_derivation() -> Derivation:
                     slope, w1 * (lam * c - w1 * c**2 / 2)),
         prove_equal("the nonzero root of A t - B t^2 is 2 (1 - e^(-lambda)) sum omega a / sum "
                     "omega a^2", roots[0] if len(roots) == 1 else sympy.nan, t_crit),
-        prove_equal("one mode: c_crit = 2 (1 - e^(-lambda))", (t_crit * a[1]).subs(N, 1).doit(),
+        prove_equal("one mode: c_crit = 2 (1 - e^(-lambda))", (t_crit * r(1)).subs(N, 1).doit(),
                     c_crit),
         prove_equal("lambda -> 0: c_crit -> 0 (no recency without ALiBi)",
                     sympy.limit(c_crit, lam, 0, "+"), 0),
         prove_equal("lambda -> oo: c_crit -> 2", sympy.limit(c_crit, lam, sympy.oo), 2),
         *_curvature_identities(dphi, Y, c_crit),
     ]
-    slope_eq = sympy.Eq(sympy.Subs(sympy.Derivative(S_t(s), s), s, 1),
-                        w1 * sympy.Sum(omega[n] * (lam * a[n] * t - w1 * (a[n] * t) ** 2 / 2),
+    slope_eq = sympy.Eq(sympy.Subs(sympy.Derivative(S_t(t, s), s), s, 1),
+                        w1 * sympy.Sum(W(n) * (lam * r(n) * t - w1 * (r(n) * t) ** 2 / 2),
                                        (n, 1, N)))
-    expr = sympy.Eq(sympy.Symbol("t_crit"), c_crit * mu[1] / mu[2])
-    moments = sympy.Eq(mu[sympy.Symbol("j", integer=True, positive=True)],
-                       sympy.Sum(omega[n] * a[n] ** sympy.Symbol("j", integer=True, positive=True),
-                                 (n, 1, N)))
+    expr = sympy.Eq(t_crit_sym, kappa_crit * mu1 / mu2)
+    moments = (sympy.Eq(mu1, sum_a), sympy.Eq(mu2, sum_a2))
     return Derivation(
         name="kinetic-threshold",
         title="Threshold of recency in the retrieval profile",
@@ -302,9 +306,9 @@ def kinetic_threshold_derivation() -> Derivation:
         "changes sign at t_crit = 2 (1 - e^(-lambda)) sum omega_n a_n / sum omega_n a_n^2: "
         "recency at the end before, none after; 0 without ALiBi.",
         expression=expr,
-        equations=(moments, slope_eq, sympy.Eq(sympy.Symbol("c_crit"), c_crit),
+        equations=(*moments, slope_eq, sympy.Eq(kappa_crit, c_crit),
                    sympy.Eq(sympy.Subs(sympy.Derivative(g(c, s), (s, 2)), (s, c),
-                                       (1, sympy.Symbol("c_crit"))),
+                                       (1, kappa_crit)),
                             -2 * lam**3 * (sympy.exp(lam) - 4) / (3 * (sympy.exp(lam) - 1)))),
         assumptions=("lambda > 0 (t_crit -> 0 as lambda -> 0)", "a_n, omega_n > 0",
                      "k a non-negative integer (symbolic)"),
@@ -314,7 +318,7 @@ def kinetic_threshold_derivation() -> Derivation:
             Step("slope of one mode", sympy.Eq(sympy.Subs(sympy.Derivative(g(c, s), s), s, 1),
                                                w1 * (lam * c - w1 * c**2 / 2))),
             Step("sum over the modes, c = a_n t", slope_eq),
-            Step("solve for t", sympy.Eq(sympy.Symbol("t_crit"), t_crit)),
+            Step("solve for t", sympy.Eq(t_crit_sym, t_crit)),
             Step("with the moments mu_j of the modes", expr),
         ),
         identities=tuple(idents),

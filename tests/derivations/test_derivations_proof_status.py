@@ -24,6 +24,10 @@ STATUS = {
     "product-criterion": "",
     "alibi-warp": "",
     "rope-init": "d = 2, 4, 6",
+    "kinetic-bessel": "",
+    "kinetic-profile": "",
+    "kinetic-poisson": "",
+    "kinetic-threshold": "",
 }
 
 

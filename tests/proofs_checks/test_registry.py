@@ -6,7 +6,7 @@ from posbias.errors import InvalidArgument
 from posbias.proofs_checks import registry
 from posbias.proofs_checks.registry import CheckContext, Evidence, all_claims, claim, run_claim
 
-KNOWN_PAPERS = {"chowdhury2026", "herasimchyk2026", "wu2025", "posbias"}
+KNOWN_PAPERS = {"chowdhury2026", "herasimchyk2026", "wu2025", "duerinckx2026", "posbias"}
 
 
 @pytest.fixture

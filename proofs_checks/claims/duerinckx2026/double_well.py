@@ -5,11 +5,11 @@ Setting: the public code's common-M multi-head profile (four heads, λ = 3, 0.25
 sums with M = 8 and 20 modes, t = 1.5; its figure could not be read).  The check: the fast path
 reproduces the script's values; each well and the barrier between them are located by
 golden-section search on the fast path and valued on the precise path; the head weights are read
-(the public example's are signed: one is -27.5, and its profile is negative everywhere); a
-seeded grid search over *nonnegative* mixtures of two single-mode heads (λ = 1/2 .. 20,
-c = 1/5 .. 8, weights 10^-4 .. 10^4) asks whether two wells need a negative weight; single heads
-of that grid and mixtures of λ = 0 heads (the Cesàro case, no distance decay) are scanned the
-same way.
+(the public example's are signed: one is -27.5, and its profile is negative everywhere); a grid
+search over *nonnegative* mixtures of two single-mode heads with different slopes
+(λ = 1/2 .. 20, c = 1/5 .. 8, weights 10^-4 .. 10^4) asks whether two wells need a negative
+weight; single heads of that grid and mixtures of λ = 0 heads (the Cesàro case, no distance
+decay) are scanned the same way.
 """
 
 from __future__ import annotations
@@ -68,9 +68,9 @@ RULE = Rule(
     text="wells = interior local minima of a profile in 0.02 <= s <= 0.98; barrier = (the "
     "highest value between the outermost two wells - the higher well) / |the higher well|. "
     "public_*: the public code's four-head mixture (its values reproduced to public_digits "
-    "digits, wells and barrier located on the precise path); nonneg_*: the best two-head mixture "
-    "with nonnegative weights found by the grid search (largest barrier). refuted: public_wells "
-    "< 2, public_barrier < barrier_min or public_digits < digits_min; qualified: the public "
+    "digits, wells and barrier located on the fast path and valued on the precise one); "
+    "nonneg_*: the best two-head mixture with nonnegative weights and different slopes found "
+    "by the grid search (largest barrier). refuted: public_wells < 2, public_barrier < barrier_min or public_digits < digits_min; qualified: the public "
     "example holds but nonneg_wells < 2 or nonneg_barrier < barrier_min (two wells need a "
     "negative weight); verified otherwise.",
     decide=decide,
@@ -107,8 +107,8 @@ CARD = Card(
         "(write_common_m_doublewell_profile; the paper's figure could not be read)",
         model="kinetic retrieval profile, mixture of heads", heads="4, weights 1, -27.52, "
         "-1.552, 3.9e-6", pe="ALiBi, lambda = 3, 0.25, 0.25, 2", t="1.5", M="8", modes="20"),
-    test=Setting("fast-path reproduction and precise wells of the public mixture; a seeded grid "
-                 "search over nonnegative two-head mixtures",
+    test=Setting("fast-path reproduction and precise wells of the public mixture; a grid "
+                 "search over nonnegative two-head mixtures with different slopes",
                  model="kinetic retrieval profile, mixture of heads",
                  heads=("4, weights 1, -27.52, -1.552, 3.9e-6", "2 nonnegative one-mode heads"),
                  pe=("ALiBi, lambda = 3, 0.25, 0.25, 2", "ALiBi, lambda = 1/2 .. 20, and 0"),
@@ -164,14 +164,17 @@ def _public_wells(dps: int) -> dict:
 
 
 def search_two_wells(lams=SEARCH_LAMBDA, cs=SEARCH_C, weights=None) -> dict:
-    """Nonnegative mixtures ``g_1 + w g_2`` of two one-mode heads (every pair of the grid
-    ``lams x cs``, ``w`` in ``weights``, default 41 values 10^-4 .. 10^4) on :data:`WINDOW`:
-    the mixture with two wells and the largest barrier, and how many had two wells."""
+    """Nonnegative mixtures ``g_1 + w g_2`` of two one-mode heads with different slopes (every
+    such pair of the grid ``lams x cs``; with a single slope, every pair of rates), ``w`` in
+    ``weights`` (default 41 values 10^-4 .. 10^4), on :data:`WINDOW`: the mixture with two wells
+    and the largest barrier, and how many had two wells."""
     weights = np.geomspace(1e-4, 1e4, 41) if weights is None else np.asarray(weights)
     heads = [(lam, c) for lam in lams for c in cs]
     prof = {h: kinetic_values(WINDOW, KineticModel([KineticHead(h[0], c=h[1])])) for h in heads}
     best: dict = {"wells": 0, "barrier": 0.0, "count": 0}
     for h1, h2 in itertools.combinations(heads, 2):
+        if h1[0] == h2[0] and len(lams) > 1:  # heads with different slopes (one slope: any two)
+            continue
         G = prof[h1][None, :] + weights[:, None] * prof[h2][None, :]
         d = np.diff(G, axis=1)
         is_min = (d[:, :-1] < 0) & (d[:, 1:] > 0)
