@@ -113,5 +113,5 @@ def test_sweep_over_lambda_and_t(tmp_path, capsys):
 def test_sweep_bad_kinetic_points(tmp_path, capsys, grid, message):
     spec = tmp_path / "bad.yaml"
     spec.write_text("command: kinetic\ngrid:\n" + grid + "fixed:\n  length: 10\n")
-    code, out, err = _run(capsys, "sweep", str(spec), "--quiet")
+    code, _, err = _run(capsys, "sweep", str(spec), "--quiet")
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1

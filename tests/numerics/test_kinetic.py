@@ -39,7 +39,7 @@ def test_coefficients_are_exact_and_follow_the_series():
     assert all(isinstance(x, Fraction) for x in co)
     assert co == [Fraction(2, 3) ** (k + 1) / (math.factorial(k) * math.factorial(k + 1))
                   for k in range(6)]
-    with pytest.raises(InvalidArgument, match="c = 0.5"):
+    with pytest.raises(InvalidArgument, match=r"c = 0\.5"):
         psi_coefficients_exact(0.5, 3)
 
 
@@ -55,7 +55,7 @@ def test_psi_at_zero_is_c_and_precise_paths_refuse_floats():
     assert psi_series_precise("3/7", 0, 20) == psi_bessel_precise("3/7", 0, 20)
     with mpmath.workdps(20):
         assert psi_bessel_precise("3/7", 0, 20) == mpmath.mpf(3) / 7
-    with pytest.raises(InvalidArgument, match="c = 0.1"):
+    with pytest.raises(InvalidArgument, match=r"c = 0\.1"):
         psi_series_precise(0.1, 1, 20)
 
 

@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 
 from posbias.numerics.alibi import alibi_layer, alibi_rollout
-from posbias.numerics.kinetic import KineticHead, KineticModel, kinetic_rollout, kinetic_value_precise
+from posbias.numerics.kinetic import (
+    KineticHead,
+    KineticModel,
+    kinetic_rollout,
+    kinetic_value_precise,
+)
 from posbias.proofs_checks.claims.duerinckx2026 import poisson_depth_mixture as mod
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
