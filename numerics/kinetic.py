@@ -420,6 +420,7 @@ def kinetic_modes(head: KineticHead) -> tuple[np.ndarray, np.ndarray]:
         return np.ones(1), np.array([float(head.c)])
     n = np.arange(1, head.modes + 1, dtype=float)
     omega = np.exp(-0.5 * (math.pi * n / float(head.M)) ** 2)
+    assert head.beta is not None  # a head has one mode (c) or the mode sum (beta)
     return omega, n * n * iv(n, float(head.beta))
 
 

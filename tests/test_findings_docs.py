@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "docs" / "findings-chowdhury2026.md", ROOT / "docs" / "findings-herasimchyk-wu.md"]
+DOCS = [ROOT / "docs" / "findings-chowdhury2026.md", ROOT / "docs" / "findings-herasimchyk-wu.md",
+        ROOT / "docs" / "findings-duerinckx2026.md"]
 ROW = re.compile(r"^\|\s*`(?P<id>[a-z0-9]+:[a-z0-9-]+)`\s*\|\s*(?P<scope>[a-z]+)\s*\|\s*"
                  r"(?:\*\*)?(?P<verdict>[a-z-]+)(?:\*\*)?\s*\|")
 
@@ -57,7 +58,8 @@ def test_readme_tables_name_registered_claims_with_their_expected_verdicts():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for line in readme.splitlines():
         for cid in re.findall(r"`([a-z]+[0-9]*:[a-z0-9-]+)`", line):
-            if cid.split(":")[0] in ("chowdhury2026", "herasimchyk2026", "wu2025", "posbias"):
+            if cid.split(":")[0] in ("chowdhury2026", "herasimchyk2026", "wu2025", "duerinckx2026",
+                                     "posbias"):
                 assert cid in expected, f"README names {cid}, which is not a registered claim"
 
 
@@ -70,3 +72,15 @@ def test_every_verdict_came_out_of_its_rule(report):
         if r.evidence.verdict in getattr(rule, "outcomes", ()):
             assert "decision" in r.evidence.details, f"{cid}: no decision recomputed from figures"
             assert r.evidence.details["decision"]["verdict"] == r.evidence.verdict
+
+
+def test_duerinckx2026_findings_name_every_claim_with_its_scope_and_expected_verdict():
+    """The duerinckx2026 findings (cheap: against the registered expected verdicts and the scopes
+    the cards compute; the slow test above holds them to the computed verdicts)."""
+    from posbias.proofs_checks.registry import all_claims
+
+    rows = _rows(ROOT / "docs" / "findings-duerinckx2026.md")
+    claims = all_claims("duerinckx2026")
+    assert set(rows) == {c.id for c in claims}
+    for c in claims:
+        assert rows[c.id] == (c.card.resolve()["scope"], c.expected), c.id

@@ -119,15 +119,15 @@ def check(ctx: CheckContext, closed: Callable[[Any, Any, int], Any] | None = Non
         digits.append(round(min(agree), 2) if min(agree) != float("inf") else float(dps))
         worst.append({"c": str(POINTS[i][0]), "y": str(POINTS[i][1]),
                       "series": mpmath.nstr(pairs[i][0], 20), "closed": mpmath.nstr(pairs[i][1], 20)})
-    figures = {"digits": [min(d, float(p)) for d, p in zip(digits, precisions)],
-               "dps": precisions, "symbolic_open": open_}
+    shown = [min(d, float(p)) for d, p in zip(digits, precisions)]
+    figures = {"digits": shown, "dps": precisions, "symbolic_open": open_}
     verdict = RULE.apply(figures).verdict
     return Evidence(
         verdict,
         method="sympy: summation of the series and its k-th term against the defining series of "
         "I_1 (symbolic k); mpmath: series vs besseli at 24 points, at dps and 2 dps",
-        discrepancy=f"agree to {figures['digits'][0]:.1f} of {ctx.dps} and "
-                    f"{figures['digits'][1]:.1f} of {2 * ctx.dps} digits",
+        discrepancy=f"agree to {shown[0]:.1f} of {ctx.dps} and {shown[1]:.1f} of "
+                    f"{2 * ctx.dps} digits",
         precision=f"dps={ctx.dps} and {2 * ctx.dps}",
         tolerance=f"{ctx.dps - 10} of {ctx.dps} digits",
         parameters={"points": [[str(c), str(y)] for c, y in POINTS]},

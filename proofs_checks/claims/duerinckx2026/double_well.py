@@ -15,7 +15,7 @@ decay) are scanned the same way.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -163,7 +163,8 @@ def _public_wells(dps: int) -> dict:
             "min_weight": min(weights), "largest_value": float(ours.max())}
 
 
-def search_two_wells(lams=SEARCH_LAMBDA, cs=SEARCH_C, weights=None) -> dict:
+def search_two_wells(lams: Sequence[Fraction] = SEARCH_LAMBDA,
+                     cs: Sequence[Fraction] = SEARCH_C, weights: Any = None) -> dict:
     """Nonnegative mixtures ``g_1 + w g_2`` of two one-mode heads with different slopes (every
     such pair of the grid ``lams x cs``; with a single slope, every pair of rates), ``w`` in
     ``weights`` (default 41 values 10^-4 .. 10^4), on :data:`WINDOW`: the mixture with two wells

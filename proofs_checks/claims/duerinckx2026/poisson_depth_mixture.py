@@ -15,7 +15,7 @@ rollout: the ALiBi rollout with ``T`` layers of residual weight ``c/T`` approach
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -121,7 +121,8 @@ CARD = Card(
 )
 
 
-def residual_gaps(lam: Any, c: Any, L: int = 512, depths=DEPTHS) -> list[float]:
+def residual_gaps(lam: Any, c: Any, L: int = 512,
+                  depths: Sequence[int] = DEPTHS) -> list[float]:
     """Largest gap, relative to the largest entry, between the ALiBi rollout with ``T`` layers of
     residual weight ``c/T`` and the kinetic dynamics ``exp(c (A - I))`` (float64)."""
     target = kinetic_rollout(L, lam, c)

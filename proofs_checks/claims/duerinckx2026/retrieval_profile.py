@@ -15,7 +15,7 @@ the paper's mode sum (λ = 1, β = 1, t = 1.5), ``L = 256 .. 4096``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -133,7 +133,7 @@ def _discrete(L: int, model: KineticModel) -> np.ndarray:
     return out
 
 
-def interior_errors(model: KineticModel, lengths=LENGTHS,
+def interior_errors(model: KineticModel, lengths: Sequence[int] = LENGTHS,
                     formula: Callable[[int, KineticModel], Any] | None = None) -> list[float]:
     """``err(L)`` of one model for each length (relative, ``0.1 <= j/L <= 0.9``); ``formula``
     replaces the continuum profile (for tests of the rule's power)."""
