@@ -24,15 +24,17 @@ with the ALiBi warp ``phi(s) = (e^(lambda s) - 1)/(e^lambda - 1)`` of :mod:`.ali
   ``c_crit`` exactly when ``lambda < ln 4``.
 
 Method: sympy summation, differentiation and simplification; every identity symbolic in
-``c, y, lambda, s`` and in the summation index (``k`` or ``H``).
+``c, y, lambda, s`` and in the summation index (``k`` or ``H``).  The formulas print the paper's
+``c, y, t, s, omega_n, a_n`` as ``kappa, Y, tau, y, W(n), r(n)``: the formula sheet already gives
+``c, t, s, omega, a`` other meanings, and ``y`` is the attended position of alibi-warp.
 
 Paper: duerinckx2026 (arXiv 2605.09213; the formulas of its public code; the paper's text
 could not be read beyond its abstract), with chowdhury2026's ``rho_H`` (:ref:`C3 <math-c3>`) and
 the ALiBi warp (:ref:`X6 <math-x6>`).
 
->>> from posbias.derivations.kinetic import psi_closed, c, y
->>> psi_closed()
-sqrt(c)*besseli(1, 2*sqrt(c)*sqrt(y))/sqrt(y)
+>>> from posbias.derivations.kinetic import psi_closed
+>>> psi_closed()   # printed with kappa for the paper's c and Y for its y (see below)
+sqrt(kappa)*besseli(1, 2*sqrt(Y)*sqrt(kappa))/sqrt(Y)
 """
 
 from __future__ import annotations
