@@ -249,6 +249,14 @@ def _mpf(x: Any, name: str) -> Any:
     return mpmath.mpf(q.numerator) / q.denominator
 
 
+def _psi_arguments(c: Any, y: Any) -> tuple[Any, Any]:
+    """``(c, y)`` as mpf at the working precision, both ``>= 0``."""
+    cc, yy = _mpf(c, "c"), _mpf(y, "y")
+    if cc < 0 or yy < 0:
+        raise InvalidArgument("c, y", (c, y), "numbers >= 0")
+    return cc, yy
+
+
 def psi_series_precise(c: Any, y: Any, dps: int) -> Any:
     """``psi_c(y) = Σ_k c^{k+1} y^k / (k! (k+1)!)`` summed in mpmath at ``dps`` digits (10 guard
     digits; the terms decrease once ``k² > c y``, and the sum stops when a term falls below
@@ -259,9 +267,7 @@ def psi_series_precise(c: Any, y: Any, dps: int) -> Any:
     """
     dps = check_dps("dps", dps)
     with mpmath.workdps(dps + 10):
-        cc, yy = _mpf(c, "c"), _mpf(y, "y")
-        if cc < 0 or yy < 0:
-            raise InvalidArgument("c, y", (c, y), "numbers >= 0")
+        cc, yy = _psi_arguments(c, y)
         term = total = cc
         eps = mpmath.mpf(10) ** (-(dps + 10))
         k = 0
@@ -282,9 +288,7 @@ def psi_bessel_precise(c: Any, y: Any, dps: int) -> Any:
     """
     dps = check_dps("dps", dps)
     with mpmath.workdps(dps + 10):
-        cc, yy = _mpf(c, "c"), _mpf(y, "y")
-        if cc < 0 or yy < 0:
-            raise InvalidArgument("c, y", (c, y), "numbers >= 0")
+        cc, yy = _psi_arguments(c, y)
         value = cc if yy == 0 else mpmath.sqrt(cc / yy) * mpmath.besseli(1, 2 * mpmath.sqrt(cc * yy))
     with mpmath.workdps(dps):
         return +value
