@@ -130,12 +130,13 @@ def kinetic_bessel_derivation() -> Derivation:
     volterra = sympy.Eq(sympy.Derivative(psi(c, y), c), 1 + sympy.Integral(psi(c, yp), (yp, 0, y)))
     return Derivation(
         name="kinetic-bessel",
-        title="The kinetic series psi_c as a Bessel function",
-        description="psi_c(y) = sum_k c^(k+1) y^k/(k!(k+1)!) = sqrt(c/y) I_1(2 sqrt(c y)); its "
-        "c-derivative is I_0(2 sqrt(c y)) = 1 + int_0^y psi_c (a Volterra equation).",
+        title="The kinetic series psi as a Bessel function",
+        description="psi(kappa, Y), kappa^(k+1) Y^k/(k! (k+1)!) added over k >= 0, equals "
+        "sqrt(kappa/Y) I_1(2 sqrt(kappa Y)); its derivative in kappa, I_0(2 sqrt(kappa Y)), is 1 "
+        "plus its integral over 0 < Y' < Y (a Volterra equation).",
         expression=expr,
         equations=(sympy.Eq(psi(c, y), closed), volterra),
-        assumptions=("c > 0, y >= 0", "k a non-negative integer (symbolic)"),
+        assumptions=("kappa > 0, Y >= 0", "k a non-negative integer (symbolic)"),
         steps=(
             Step("the series of the public code", expr),
             Step("the defining series of I_1 at z = 2 sqrt(c y)",
@@ -185,13 +186,14 @@ def kinetic_profile_derivation() -> Derivation:
     return Derivation(
         name="kinetic-profile",
         title="The retrieval profile under the ALiBi warp",
-        description="g_c(s) = phi'(s) psi_c(Y(s)), Y = ln(1/phi), solves d g_c/dc = rho_1(s) + "
-        "int_s^1 g_c(x) k(x, s) dx (g_0 = 0) with the continuum ALiBi kernel k; S_t sums the "
-        "modes c = a_n t with weights omega_n.",
+        description="With the ALiBi warp u(y) and Y = ln(1/u), one mode g(kappa, y) = u'(y) "
+        "psi(kappa, Y) solves d g/d kappa = rho^ALiBi_1(y) plus the integral of g(kappa, x) "
+        "k(x, y) over y < x < 1 (g = 0 at kappa = 0), k the continuum ALiBi kernel; S(tau, y) "
+        "adds the modes kappa = r(n) tau with weights W(n).",
         expression=expr,
         equations=(mode, kinetic, sympy.Eq(S_t(t, s), profile)),
         assumptions=("ALiBi slope lambda/L, L -> oo (the continuum kernel of alibi-warp)",
-                     "0 < s <= 1, c > 0, lambda > 0 (lambda -> 0: the Hardy kernel)",
+                     "0 < y <= 1, kappa > 0, lambda > 0 (lambda -> 0: the Hardy kernel)",
                      "k a non-negative integer (symbolic)"),
         steps=(
             Step("one mode of the public code's profile", mode),
@@ -236,13 +238,14 @@ def kinetic_poisson_derivation() -> Derivation:
     return Derivation(
         name="kinetic-poisson",
         title="The retrieval profile as a Poisson mixture over depth",
-        description="e^(-c) phi'(s) psi_c(Y(s)) = sum_(H >= 1) e^(-c) c^H/H! rho_H^ALiBi(s): a "
-        "Poisson(c) number of attention layers, each density chowdhury2026's rho_H in the warped "
-        "variable; mass 1 - e^(-c), the atom e^(-c) on the final token.",
+        description="e^(-kappa) g(kappa, y) is the mixture of the depth-H densities "
+        "rho^ALiBi_H(y), H >= 1, with Poisson weights e^(-kappa) kappa^H/H!: the densities "
+        "rho_H of chowdhury2026 in the warped variable; mass 1 - e^(-kappa), the atom e^(-kappa) on the final "
+        "token.",
         expression=expr,
         equations=(sympy.Eq(sympy.Function("rho^ALiBi_H")(s), rho_alibi),
                    sympy.Eq(sympy.Integral(sympy.exp(-c) * g(c, s), (s, 0, 1)), 1 - sympy.exp(-c))),
-        assumptions=("H a positive integer (symbolic)", "c > 0", "0 < s <= 1, lambda > 0"),
+        assumptions=("H a positive integer (symbolic)", "kappa > 0", "0 < y <= 1, lambda > 0"),
         steps=(
             Step("chowdhury2026's density in the warped variable (alibi-warp)",
                  sympy.Eq(sympy.Function("rho^ALiBi_H")(s), rho_alibi)),
@@ -304,15 +307,16 @@ def kinetic_threshold_derivation() -> Derivation:
     return Derivation(
         name="kinetic-threshold",
         title="Threshold of recency in the retrieval profile",
-        description="dS_t/ds(1) = phi'(1) sum_n omega_n (lambda a_n t - phi'(1)(a_n t)^2/2) "
-        "changes sign at t_crit = 2 (1 - e^(-lambda)) sum omega_n a_n / sum omega_n a_n^2: "
-        "recency at the end before, none after; 0 without ALiBi.",
+        description="The slope of S(tau, y) at y = 1 is u'(1) times W(n) (lambda r(n) tau - "
+        "u'(1) (r(n) tau)^2/2) added over n: it changes sign at tau_crit = kappa_crit mu_1/mu_2, "
+        "kappa_crit = 2 (1 - e^(-lambda)); recency at the end before, none after; 0 without "
+        "ALiBi.",
         expression=expr,
         equations=(*moments, slope_eq, sympy.Eq(kappa_crit, c_crit),
                    sympy.Eq(sympy.Subs(sympy.Derivative(g(c, s), (s, 2)), (s, c),
                                        (1, kappa_crit)),
                             -2 * lam**3 * (sympy.exp(lam) - 4) / (3 * (sympy.exp(lam) - 1)))),
-        assumptions=("lambda > 0 (t_crit -> 0 as lambda -> 0)", "a_n, omega_n > 0",
+        assumptions=("lambda > 0 (tau_crit -> 0 as lambda -> 0)", "r(n), W(n) > 0",
                      "k a non-negative integer (symbolic)"),
         steps=(
             Step("only the terms k = 0, 1 of psi_c contribute at s = 1 (Y(1) = 0)",

@@ -48,11 +48,12 @@ SYMBOLS: dict[str, str] = {
     "omega": "argument of a characteristic function",
     # the kinetic profile of duerinckx2026 (letters the sheet does not use elsewhere)
     "Y": "log-warp of an attended position y, Y = ln(1/u) >= 0 (u its warped position)",
-    "kappa": "rate times time of one mode of the kinetic profile (duerinckx2026's c), kappa > 0",
-    "tau": "time of the kinetic dynamics (duerinckx2026's t), tau > 0",
+    "kappa": "rate times time of one mode of the kinetic profile, positive (written c in the "
+             "kinetic paper)",
+    "tau": "time of the kinetic dynamics, tau > 0 (written t in the kinetic paper)",
     "N": "number of Fourier modes of the kinetic profile",
-    "mu_1": "first moment of the modes, the sum of W(n) r(n) over n",
-    "mu_2": "second moment of the modes, the sum of W(n) r(n)^2 over n",
+    "mu_1": "first moment of the modes: W(n) r(n) added over n",
+    "mu_2": "second moment of the modes: W(n) r(n)^2 added over n",
     "tau_crit": "time at which the slope of the kinetic profile at the final token changes sign",
     "kappa_crit": "the same threshold for one mode, in rate times time",
 }
@@ -74,15 +75,15 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "k": (("x", "y"), "continuum ALiBi kernel: the density of attention from x to y"),
     "rho^ALiBi_H": (("y",), "influence density of the final token after H ALiBi layers"),
     "varphi": (("omega",), "characteristic function of the score q^T R_theta k"),
-    "psi": (("kappa", "Y"), "the series of the kinetic profile, the sum over k of "
-                            "kappa^(k+1) Y^k/(k! (k+1)!) (duerinckx2026's psi_c(y))"),
+    "psi": (("kappa", "Y"), "the series of the kinetic profile: the first argument to the power "
+                            "k+1 times Y^k/(k! (k+1)!), added over k >= 0"),
     "g": (("kappa", "y"), "one mode of the kinetic retrieval profile over attended positions y"),
     "S": (("tau", "y"), "the kinetic retrieval profile at time tau over attended positions y "
-                        "(duerinckx2026's S_t(s))"),
-    "W": (("n",), "weight of mode n of the kinetic profile, W(n) > 0 (duerinckx2026's "
-                  "omega_n = exp(-pi^2 n^2/(2 M^2)))"),
-    "r": (("n",), "rate of mode n of the kinetic profile, r(n) > 0 (duerinckx2026's "
-                  "a_n = n^2 I_n(beta))"),
+                        "(written S_t(s) in the kinetic paper)"),
+    "W": (("n",), "weight of mode n of the kinetic profile, W(n) = exp(-pi^2 n^2/(2 M^2)) in the "
+                  "kinetic paper"),
+    "r": (("n",), "rate of mode n of the kinetic profile, r(n) = n^2 I_n(beta) in the kinetic "
+                  "paper"),
 }
 FUNCTIONS.update({f"K_{h}": FUNCTIONS["K_H"] for h in range(1, 7)})
 
@@ -100,8 +101,8 @@ SPECIAL: dict[str, tuple[str, str]] = {
     "binomial": (r"\binom{n}{k}", "binomial coefficient"),
     "assoc_laguerre": (r"L_{n}^{\left(a\right)}", "generalized Laguerre polynomial of degree n"),
     "Identity": (r"\mathbb{I}", "identity matrix"),
-    "besseli": (r"I_{\nu}\left(z\right)", "modified Bessel function of the first kind of order "
-                "nu, the sum over k of (z/2)^(2k+nu)/(k! Gamma(k+nu+1))"),
+    "besseli": (r"I_{\nu}\left(z\right)", "modified Bessel function of the first kind (orders 0 "
+                "and 1 here): for order 1, (z/2)^(2k+1)/(k! (k+1)!) added over k >= 0"),
 }
 
 
