@@ -137,9 +137,11 @@ CARD = Card(
                  "a_n = n^2 I_n(beta), omega_n = exp(-pi^2 n^2/(2 M^2))", pe="ALiBi, lambda = 1",
                  M="8", modes="20", beta="0.1 .. 4.8",
                  t="0.25 .. 5 (time sweep at beta = 1)"),
-    proof=ProofStatus("all", note="the slope and t_crit are proven for every lambda, mode weights "
-                      "and rates; that the interior minimum appears exactly below t_crit is "
-                      "checked numerically at lambda = 1"),
+    proof=ProofStatus("numeric", note="proven for every lambda, weights and rates: the slope at "
+                      "the end, t_crit, and an interior minimum below t_crit (the profile diverges "
+                      "as s -> 0 and rises at s = 1); checked numerically at lambda = 1: no interior "
+                      "minimum above t_crit (false for lambda > ln 4: claim "
+                      "duerinckx2026:valley-past-t-crit)"),
 )
 
 
