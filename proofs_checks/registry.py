@@ -75,6 +75,8 @@ PAPERS = {
     "Models with Attention Sinks (StreamingLLM), ICLR 2024, arXiv 2309.17453",
     "wu2024": "X. Wu, A. Ajorlou, Y. Wang, S. Jegelka, A. Jadbabaie, On the Role of Attention "
     "Masks and LayerNorm in Transformers, NeurIPS 2024, arXiv 2405.18781",
+    "duerinckx2026": "M. Duerinckx, B. Geshkovski, S. Rossi, Kinetic theory for Transformers and "
+    "the lost-in-the-middle phenomenon, arXiv 2605.09213",
     "posbias": "results derived and checked by posbias itself, beyond the papers",
 }
 

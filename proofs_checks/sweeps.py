@@ -4,7 +4,7 @@ table: one row per grid point, the parameters then the computed quantities.
 
 A sweep specification (read with ``ruamel.yaml`` in safe mode: nothing in it is evaluated)::
 
-    command: profile              # profile | rollout | measure
+    command: profile              # profile | rollout | measure | kinetic
     grid:                         # every combination of these values
       alpha: {start: 0.05, stop: 1, num: 20}   # or a list: [0.1, 0.2, "1/2"]
       depth: [1, 2, 4, 8, 16, 32]
@@ -26,6 +26,12 @@ float64 ratios would overflow):
 - ``rollout`` (a real model's rollout config; ``config``, ``length``, ``convention``): the
   rollout summary (``first`` .. ``last_over_min``, ``sum_lambda``, ``sum_lambda_delta``) and
   ``w1_attention_only``;
+- ``kinetic`` (the kinetic retrieval profile of duerinckx2026 on the fast path,
+  :mod:`posbias.numerics.kinetic`; parameters ``length``, ``lambda`` and either ``c`` (one mode)
+  or ``beta`` and ``t`` (the paper's mode sum, with ``M`` and ``modes``)): ``first``, ``last``,
+  ``min``, ``argmin``, ``valley_position`` (``argmin/L``), ``first_over_min``,
+  ``last_over_min``, ``right_slope`` (``dS_t/ds`` at ``s = 1``: positive = recency at the end)
+  and ``t_crit`` (the time at which it changes sign; nan when it never does);
 - ``measure`` (a randomly initialized architecture, the ``models`` extra; ``arch``, ``length``,
   ``seed``, ``layers``, ``hidden``, ``heads``, ``probes``, ``samples``, ``metric``, ``dtype``,
   ``rope``): the measured ``first_over_min``, ``last_over_min``, ``argmin``, the best constant
@@ -59,6 +65,8 @@ COMMANDS = {
     "measure": {"arch": "text", "length": "int", "seed": "int", "layers": "int", "hidden": "int",
                 "heads": "int", "probes": "int", "samples": "int", "metric": "text",
                 "dtype": "text", "rope": "text"},
+    "kinetic": {"length": "int", "lambda": "real", "c": "real", "beta": "real", "t": "real",
+                "M": "real", "modes": "int"},
 }
 #: quantities each command computes (the table's value columns)
 METRICS = {
@@ -68,8 +76,11 @@ METRICS = {
                 "sum_lambda_delta", "w1_attention_only"),
     "measure": ("first_over_min", "last_over_min", "argmin", "best_alpha", "spearman_measured_lambda",
                 "w1_measured_lambda", "spearman_best_alpha", "w1_best_alpha"),
+    "kinetic": ("first", "last", "min", "argmin", "valley_position", "first_over_min",
+                "last_over_min", "right_slope", "t_crit"),
 }
-_REQUIRED = {"profile": ("length",), "rollout": ("config",), "measure": ("arch",)}
+_REQUIRED = {"profile": ("length",), "rollout": ("config",), "measure": ("arch",),
+             "kinetic": ("length", "lambda")}
 #: most grid points one sweep may hold
 MAX_POINTS = 1_000_000
 _KEYS = ("command", "grid", "fixed", "heatmap")
@@ -126,6 +137,19 @@ def _value(command, name, x, where):
         if f != 0 and float(f) == 0:  # never silently 0: the table would hold NaN or inf
             raise InvalidArgument(where, _shown(x), "a number in [0, 1] that a float64 can carry "
                                   "(this one underflows to 0)")
+        return float(f)
+    if kind == "real":
+        if isinstance(x, str):
+            from posbias.numerics.schedules import parse_number
+
+            f = parse_number(x, where)
+        elif isinstance(x, bool) or not isinstance(x, (numbers.Integral, float)) \
+                or not math.isfinite(float(x)):
+            raise InvalidArgument(where, _shown(x), "a number >= 0 (decimal or p/q)")
+        else:
+            f = Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+        if f < 0 or (f != 0 and float(f) == 0) or not math.isfinite(float(f)):
+            raise InvalidArgument(where, _shown(x), "a number >= 0 that a float64 can carry")
         return float(f)
     if not isinstance(x, str) or not x or len(x) > 4096:
         raise InvalidArgument(where, _shown(x), "a non-empty text")
@@ -256,6 +280,10 @@ def parse_sweep(data: Any, source: str = "<spec>") -> Sweep:
             raise InvalidArgument("grid", "alpha/schedule", "exactly one of alpha and schedule")
         if "alpha" in present and "depth" not in present:
             raise InvalidArgument("fixed.depth", "<missing>", "a value (required with alpha)")
+    if command == "kinetic" and not ({"c"} == present & {"c", "beta", "t"}
+                                     or {"beta", "t"} == present & {"c", "beta", "t"}):
+        raise InvalidArgument("grid", "c/beta/t", "either c (one mode) or beta and t (the mode "
+                              "sum), not both")
     heatmap = data.get("heatmap")
     if heatmap is not None:
         heatmap = _heatmap(command, heatmap, axes)
@@ -298,6 +326,8 @@ def _heatmap(command, spec, axes):
 
 
 def _check_point(command, point):
+    if command == "kinetic":
+        _kinetic_model(point)
     if command == "profile" and "schedule" in point:
         from posbias.numerics.schedules import parse_schedule
 
@@ -446,7 +476,47 @@ def _measure_point(p):
     }
 
 
-_POINT = {"profile": _profile_point, "rollout": _rollout_point, "measure": _measure_point}
+def _kinetic_model(p):
+    """The one-head kinetic model of a grid point (numbers as the decimals the user wrote)."""
+    from posbias.numerics.kinetic import KineticHead, KineticModel
+
+    def q(name, default=None):
+        return _decimal(p[name]) if name in p else default
+
+    try:
+        if "c" in p:
+            return KineticModel([KineticHead(q("lambda"), c=q("c"))])
+        head = KineticHead(q("lambda"), beta=q("beta"), M=q("M", 8), modes=p.get("modes", 20))
+        return KineticModel([head], t=q("t"))
+    except InvalidArgument as exc:
+        raise InvalidArgument(exc.parameter, exc.value, exc.allowed + f" (grid point {p})") from None
+
+
+def _kinetic_point(p):
+    from posbias.numerics.kinetic import kinetic_log_profile, kinetic_t_crit
+    from posbias.numerics.kinetic import kinetic_right_slope_precise as slope
+
+    model = _kinetic_model(p)
+    L = p["length"]
+    lp = kinetic_log_profile(L, model)
+    k = int(np.argmin(lp))
+    t_crit = kinetic_t_crit(model)
+
+    def ratio(i):
+        d = float(lp[i] - lp[k])
+        return math.exp(d) if d < 709 else math.inf
+
+    return {
+        "first": math.exp(lp[0]) if lp[0] < 709 else math.inf,
+        "last": math.exp(lp[-1]) if lp[-1] < 709 else math.inf,
+        "min": math.exp(lp[k]) if lp[k] < 709 else math.inf, "argmin": k + 1,
+        "valley_position": (k + 1) / L, "first_over_min": ratio(0), "last_over_min": ratio(L - 1),
+        "right_slope": float(slope(model, 20)), "t_crit": math.nan if t_crit is None else t_crit,
+    }
+
+
+_POINT = {"profile": _profile_point, "rollout": _rollout_point, "measure": _measure_point,
+          "kinetic": _kinetic_point}
 
 
 def sweep_point(command: str, params: dict) -> dict:

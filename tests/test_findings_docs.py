@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EXPLANATION = ROOT / "docs" / "explanation"
 DOCS = [EXPLANATION / "findings.md", EXPLANATION / "findings-chowdhury2026.md",
         EXPLANATION / "findings-herasimchyk-wu.md",
-        EXPLANATION / "findings-newer-theory.md"]
+        EXPLANATION / "findings-newer-theory.md",
+        EXPLANATION / "findings-duerinckx2026.md"]
 #: every page that may name a claim
 PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md",
          *sorted(p for ext in ("md", "rst") for p in (ROOT / "docs").rglob(f"*.{ext}")
@@ -87,3 +88,15 @@ def test_every_verdict_came_out_of_its_rule(report):
         if r.evidence.verdict in getattr(rule, "outcomes", ()):
             assert "decision" in r.evidence.details, f"{cid}: no decision recomputed from figures"
             assert r.evidence.details["decision"]["verdict"] == r.evidence.verdict
+
+
+def test_duerinckx2026_findings_name_every_claim_with_its_scope_and_expected_verdict():
+    """The duerinckx2026 findings (cheap: against the registered expected verdicts and the scopes
+    the cards compute; the slow test above holds them to the computed verdicts)."""
+    from posbias.proofs_checks.registry import all_claims
+
+    rows = _rows(EXPLANATION / "findings-duerinckx2026.md")
+    claims = all_claims("duerinckx2026")
+    assert set(rows) == {c.id for c in claims}
+    for c in claims:
+        assert rows[c.id] == (c.card.resolve()["scope"], c.expected), c.id

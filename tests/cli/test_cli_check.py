@@ -178,3 +178,21 @@ def test_full_check_report_compiles(tmp_path, capsys):
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", target.name],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def test_list_shows_each_statement_with_its_source(capsys):
+    """Every claim's statement is followed by where the paper states it (its card's paper
+    source), in text and in JSON."""
+    from posbias.cli.check import claim_source
+
+    code, out, _ = run(["list"], capsys)
+    lines = out.splitlines()[1:]
+    claims = registry.all_claims()
+    assert code == 0 and len(lines) == 2 * len(claims)
+    for c, (first, second) in zip(claims, zip(lines[::2], lines[1::2])):
+        assert first.startswith(c.id) and c.statement in first
+        assert second.strip() == "source: " + claim_source(c)
+        assert claim_source(c) == (c.card.paper.source if c.card else c.section)
+    code, out, _ = run(["list", "--paper", "duerinckx2026", "-f", "json"], capsys)
+    data = json.loads(out)
+    assert data and all(d["source"].startswith("duerinckx2026 (arXiv 2605.09213)") for d in data)

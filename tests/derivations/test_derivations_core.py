@@ -18,7 +18,8 @@ x = sympy.Symbol("x", positive=True)
 EXPECTED_NAMES = [
     "hardy-kernel", "hardy-kernels-explicit", "density", "primacy-tail", "residual-mixture",
     "laguerre", "schedule-mixture", "minimum-dead-zone", "summable-product", "harmonic-product",
-    "product-criterion", "alibi-warp", "rope-init",
+    "product-criterion", "alibi-warp", "rope-init", "kinetic-bessel", "kinetic-profile",
+    "kinetic-poisson", "kinetic-threshold",
     # modules beyond the theory's order come after it, by module name
     "collapse-rate", "hausdorff-algebra", "sink-moments", "uniform-path-sum", "softmax-tv-limit",
     "streaming-profile",
@@ -41,7 +42,7 @@ def test_every_derivation_is_proven_and_complete(name):
         assert i.residual == 0 or getattr(i.residual, "is_zero_matrix", False), i.label
     assert d.steps and all(isinstance(s.latex, str) and s.latex for s in d.steps)
     assert d.paper in ("chowdhury2026", "herasimchyk2026", "wu2025", "barbero2024", "barbero2025",
-                       "xiao2024", "wu2024", "posbias")
+                       "xiao2024", "wu2024", "duerinckx2026", "posbias")
     assert d.description and "\n" not in d.description
     # LaTeX comes from the package's sympy printer on the stored expression
     from posbias.render.latex import latex

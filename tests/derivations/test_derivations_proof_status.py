@@ -30,6 +30,10 @@ STATUS = {
     "uniform-path-sum": "",
     "softmax-tv-limit": "",
     "streaming-profile": "the geometric sum for W = 1..6",
+    "kinetic-bessel": "",
+    "kinetic-profile": "",
+    "kinetic-poisson": "",
+    "kinetic-threshold": "",
 }
 
 

@@ -7,7 +7,7 @@ from posbias.proofs_checks import registry
 from posbias.proofs_checks.registry import CheckContext, Evidence, all_claims, claim, run_claim
 
 KNOWN_PAPERS = {"chowdhury2026", "herasimchyk2026", "wu2025", "barbero2024", "barbero2025", "xiao2024",
-                "wu2024", "posbias"}
+                "wu2024", "duerinckx2026", "posbias"}
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from posbias.proofs_checks.registry import CheckContext, Claim, Result
 from posbias.render.reports import FORMATS, render
 from posbias.resources import duration as _duration
 
-__all__ = ["add_parser", "run_check", "run_list", "select_claims"]
+__all__ = ["add_parser", "claim_source", "run_check", "run_list", "select_claims"]
 
 
 def _import_user_modules(names: Iterable[str] | None) -> None:
@@ -103,6 +103,14 @@ def select_claims(ids: Iterable[str] | None, paper: str | None = None) -> list[C
     return chosen
 
 
+def claim_source(c: Claim) -> str:
+    """Where the paper states claim ``c``: its card's paper source (section, figure, table),
+    else the section it was registered with."""
+    if c.card is not None and c.card.paper.source:
+        return c.card.paper.source
+    return c.section or "(not stated)"
+
+
 def run_list(args: argparse.Namespace) -> int:
     check_target(args.output, args.format)
     _import_user_modules(args.import_)
@@ -113,6 +121,7 @@ def run_list(args: argparse.Namespace) -> int:
                 "id": c.id,
                 "paper": c.paper,
                 "statement": c.statement,
+                "source": claim_source(c),
                 "expected": c.expected,
                 "section": c.section,
                 "assumptions": list(c.assumptions),
@@ -123,9 +132,10 @@ def run_list(args: argparse.Namespace) -> int:
         write_output(json.dumps(data, indent=2, ensure_ascii=False), args.output, fmt="json")
         return 0
     width = max(len(c.id) for c in claims) if claims else 2
-    lines = [f"{'id'.ljust(width)}  {'expected'.ljust(12)}  statement"]
+    lines = [f"{'id'.ljust(width)}  {'expected'.ljust(12)}  statement (next line: its source)"]
     for c in claims:
         lines.append(f"{c.id.ljust(width)}  {c.expected.ljust(12)}  {c.statement}")
+        lines.append(f"{''.ljust(width)}  {''.ljust(12)}  source: {claim_source(c)}")
     write_output("\n".join(lines), args.output, fmt="text")
     return 0
 
@@ -229,7 +239,8 @@ def _run_parallel(args: argparse.Namespace, ctx: CheckContext,
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "list", help="list the registered claims",
-        description="List the registered claims: id, expected verdict, statement.",
+        description="List the registered claims: id, expected verdict, statement, and where the "
+        "paper states it (its source: section, figure or table).",
     )
     p.add_argument("--paper", help="only the claims of this paper key (e.g. chowdhury2026)")
     add_output(p, ("text", "json"), "text")

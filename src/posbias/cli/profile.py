@@ -1,14 +1,18 @@
-"""``posbias profile``: the influence profile of the residual-aware Cesàro rollout.
+"""``posbias profile``: the influence profile of the residual-aware Cesàro rollout, or the
+kinetic retrieval profile of duerinckx2026.
 
 ::
 
     posbias profile --length L [--depth T] (--alpha A | --schedule SPEC) [--exact | --dps N]
                     [-f text|csv|json] [-o FILE] [--fractions] [--summary] [--digits N]
                     [--plot FILE] [--max-memory SIZE]
+    posbias profile --length L --model kinetic:... [--dps N] [-f ...] [--summary] ...
 
 Paths: ``--exact`` (Fractions), ``--dps N`` (mpmath at N digits), neither (float64, fast).
 The summary holds ``first``, ``last``, ``argmin`` (1-indexed over all positions, smallest index on
-ties), ``min`` and ``sum``.
+ties), ``min`` and ``sum``.  ``--model`` (:data:`posbias.numerics.kinetic.KINETIC_SPEC`) gives the
+continuum profile ``S_t(j/L)``, ``j = 1..L`` (:mod:`posbias.numerics.kinetic`; no exact path:
+its values are transcendental).
 """
 
 from __future__ import annotations
@@ -59,15 +63,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "integers, decimals or p/q."
         ),
     )
-    p.add_argument("--kernel", default="cesaro", metavar="SPEC",
+    p.add_argument("--kernel", default=None, metavar="SPEC",
                    help="attention kernel of every layer: cesaro (default; uniform causal), "
                         "window:W, prefix:K, decay:M or alibi:M (slope M >= 0; precise or fast "
                         "path only for M > 0), sink:ALPHA (a sink of weight ALPHA in [0, 1] on "
                         "token 1 over Cesàro) or streaming:S,W (S sink tokens plus a window of W)")
+    p.add_argument("--model", metavar="SPEC",
+                   help="instead of a rollout, the kinetic retrieval profile S_t(j/L) of "
+                        "duerinckx2026: kinetic:lambda=L,c=C (one mode) or "
+                        "kinetic:lambda=L,beta=B,t=T[,M=M][,modes=N] (the paper's mode sum); "
+                        "precise (--dps) or fast path; no --depth, --alpha, --schedule, --kernel")
     p.add_argument("--length", required=True, metavar="L",
                    help="number of positions, >= 1 (the largest run is set by --max-memory)")
     p.add_argument("--depth", metavar="T", help="number of layers, >= 0 (list:/file: set it)")
-    g = p.add_mutually_exclusive_group(required=True)
+    g = p.add_mutually_exclusive_group()
     g.add_argument("--alpha", metavar="A", help="constant lambda in [0, 1] (same as const:A)")
     g.add_argument("--schedule", metavar="SPEC", help="schedule of lambda_t (see above)")
     q = p.add_mutually_exclusive_group()
@@ -379,11 +388,17 @@ def run(args: argparse.Namespace) -> int:
     dps = args.dps
     args.digits_value = _int_arg(args.digits, "--digits", 1, 100_000,
                                  "an integer between 1 and 100000")
+    if args.model is not None:
+        return _run_model(args, path, length, dps)
     if args.fractions and path != "exact":
         raise InvalidArgument("--fractions", "set", "only together with --exact")
+    if args.alpha is None and args.schedule is None:
+        raise InvalidArgument("--alpha", "(missing)", "--alpha A or --schedule SPEC (or --model "
+                              "SPEC for the kinetic profile)")
     schedule = _schedule(args, depth)
     from posbias.numerics.rollout import DecayKernel, PrefixKernel, parse_kernel
 
+    args.kernel = args.kernel or "cesaro"
     try:
         kernel = parse_kernel(args.kernel)
     except InvalidArgument as exc:
@@ -437,25 +452,83 @@ def run(args: argparse.Namespace) -> int:
         values = list(data["values"])
 
     args.kernel_spec = kernel.spec
-    text = _render(args, path, length, schedule, dps, values, summary, data)
+    meta = {"depth": schedule.depth,
+            "schedule": {"spec": schedule.spec,
+                         "values": schedule.value_strings(dps if path == "precise" else None)},
+            "path": path, "kernel": kernel.spec}
+    header = _header(path, args, length, schedule.depth, schedule.spec, dps)
+    text = _render(args, path, length, dps, values, summary, data, header=header, meta=meta)
     if args.plot:
-        _plot(args.plot, path, values, length, schedule)
+        _plot(args.plot, path, values,
+              f"Cesàro rollout, L={length}, T={schedule.depth}, {schedule.spec}")
     write_output(text, args.output, fmt=args.format)
     return 0
 
 
-def _render(args: argparse.Namespace, path: str, length: int, schedule: Schedule,
-            dps: int | None, values: Sequence[Any], summary: dict, data: dict) -> str:
-    depth = schedule.depth
+def _run_model(args: argparse.Namespace, path: str, length: int, dps: int | None) -> int:
+    """``--model kinetic:...``: the kinetic retrieval profile ``S_t(j/L)`` (duerinckx2026) on the
+    precise or the fast path (:mod:`posbias.numerics.kinetic`)."""
+    from posbias.numerics import kinetic
+
+    for flag, value in (("--depth", args.depth), ("--alpha", args.alpha),
+                        ("--schedule", args.schedule), ("--kernel", args.kernel)):
+        if value is not None:
+            raise InvalidArgument(flag, value, "no value together with --model (the kinetic "
+                                  "profile has no layers)")
+    if args.fractions:
+        raise InvalidArgument("--fractions", "set", "only together with --exact, not with --model")
+    try:
+        model = kinetic.parse_kinetic(args.model)
+    except InvalidArgument as exc:
+        raise InvalidArgument("--model", args.model, exc.allowed) from None
+    if path == "exact":
+        raise InvalidArgument("--exact", "set", "--dps N or the fast path with --model (the "
+                              "kinetic profile's values are transcendental: e^lambda, I_1)")
+    check_target(args.output, args.format)
+    if args.plot:
+        _check_plot_target(args.plot)
+    modes = sum(1 if h.c is not None else h.modes for h in model.heads)
+    out_bytes, out_seconds = estimate_output(path, length, 1, 0, dps, args.format == "json",
+                                             bool(args.summary))
+    check_memory(estimate_bytes(path, length, 1, 0, dps, not args.summary) + out_bytes,
+                 args.max_memory, "use --summary, a smaller --length" + (
+                     ", a smaller --dps or the fast path" if path == "precise" else ""))
+    per_value = (60e-6 + (dps or 15) * 1e-7) * modes if path == "precise" else 2e-8 * modes
+    seconds = length * per_value + out_seconds
+    if seconds > 5 and not args.quiet:
+        print(f"posbias: computing the {path} kinetic profile (L={length}): about "
+              f"{_duration(seconds)} ...", file=sys.stderr)
+    if path == "precise":
+        data: dict = {"values": kinetic.kinetic_profile_precise(length, model, cast(int, dps))}
+    else:
+        log = kinetic.kinetic_log_profile(length, model)
+        if not np.isfinite(log).all() or log.max() > 709.0:
+            raise InvalidArgument("--model", args.model, "parameters whose profile fits float64 "
+                                  "(ln S_t <= 709 everywhere): use --dps N for larger values")
+        data = {"values": np.exp(log), "log": log}
+    summary = _summary(data, path, length, dps)
+    values = list(data["values"])
+    meta = {"model": model.spec, "paper": "duerinckx2026", "path": path}
+    if path == "precise":
+        shown = f"mpmath at dps={dps}, shown to {min(args.digits_value or cast(int, dps), cast(int, dps))} significant digits"
+    else:
+        shown = (f"float64 from the log profile (log-safe), shown to "
+                 f"{min(args.digits_value or 17, 17)} significant digits")
+    header = (f"# posbias profile: kinetic retrieval profile S_t(j/L) of {model.spec} "
+              f"(duerinckx2026; a correlation, not normalized), L={length}, path {path}: {shown}")
+    text = _render(args, path, length, dps, values, summary, data, header=header, meta=meta,
+                   column="S")
+    if args.plot:
+        _plot(args.plot, path, values, f"kinetic profile {model.spec}, L={length}")
+    write_output(text, args.output, fmt=args.format)
+    return 0
+
+
+def _render(args: argparse.Namespace, path: str, length: int, dps: int | None,
+            values: Sequence[Any], summary: dict, data: dict, *, header: str, meta: dict,
+            column: str = "p") -> str:
     if args.format == "json":
-        doc = {
-            "length": length,
-            "depth": depth,
-            "schedule": {"spec": schedule.spec,
-                         "values": schedule.value_strings(dps if path == "precise" else None)},
-            "path": path,
-            "kernel": getattr(args, "kernel_spec", "cesaro"),
-        }
+        doc = {"length": length, **meta}
         if path == "precise":
             doc["dps"] = dps
         if not args.summary:
@@ -470,7 +543,7 @@ def _render(args: argparse.Namespace, path: str, length: int, schedule: Schedule
     fmt = _formatter(path, args, dps)
     sep = "," if args.format == "csv" else "  "
     # csv is data only (a header row, no comment line); the text table starts with its header
-    lines = [] if args.format == "csv" else [_header(path, args, length, depth, schedule.spec, dps)]
+    lines = [] if args.format == "csv" else [header]
     if args.summary:
         lines.append(f"quantity{sep}value")
         for key, val in summary.items():
@@ -485,7 +558,7 @@ def _render(args: argparse.Namespace, path: str, length: int, schedule: Schedule
             name = "ln_min" if key == "log_min" else key  # a natural log, named so
             lines.append(f"{name}{sep}{shown}")
     else:
-        lines.append(f"position{sep}p")
+        lines.append(f"position{sep}{column}")
         lines.extend(f"{j}{sep}{fmt(v)}" for j, v in enumerate(values, start=1))
     return "\n".join(lines) + "\n"
 
@@ -506,12 +579,11 @@ def _check_plot_target(target: str) -> None:
     _plots_module(target).check_plot_path(target, "--plot")
 
 
-def _plot(target: str, path: str, values: Sequence[Any], length: int, schedule: Schedule) -> None:
+def _plot(target: str, path: str, values: Sequence[Any], title: str) -> None:
     plots = _plots_module(target)
     if path == "exact":
         # int / int is correctly rounded in Python, for integers of any size
         arr = np.array([int(n) / int(d) for n, d in map(_pair, values)], dtype=np.float64)
     else:
         arr = np.array([float(v) for v in values], dtype=np.float64)
-    plots.plot_profile(arr, target, parameter="--plot",
-                       title=f"Cesàro rollout, L={length}, T={schedule.depth}, {schedule.spec}")
+    plots.plot_profile(arr, target, parameter="--plot", title=title)

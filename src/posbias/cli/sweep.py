@@ -56,9 +56,10 @@ def example_spec(name: str) -> str:
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "sweep",
-        help="parameter grid of profile / rollout / measure into one table and a heatmap",
+        help="parameter grid of profile / rollout / measure / kinetic into one table and a heatmap",
         description=(
-            "Compute every point of a YAML parameter grid (command: profile | rollout | measure) "
+            "Compute every point of a YAML parameter grid (command: profile | rollout | measure | "
+            "kinetic) "
             "and write one tidy table, one row per point (CSV; Parquet beside it when pyarrow is "
             "installed), and optionally a heatmap over two grid parameters. Points run in "
             "worker processes (-n) or on a Dask cluster (--scheduler; the 'scale' extra)."),
@@ -170,6 +171,12 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
         depth = point.get("depth") or 1
         return (estimate_bytes("fast", point["length"], depth, 0, None, False),
                 estimate_seconds("fast", point["length"], depth, 0, None) + 1e-3)
+    if command == "kinetic":
+        from posbias.cli.profile import estimate_bytes
+
+        modes = 1 if "c" in point else point.get("modes", 20)
+        return estimate_bytes("fast", point["length"], 1, 0, None, False), \
+            point["length"] * modes * 2e-8 + 1e-3
     if command == "rollout":
         from posbias.cli.rollout import estimate_bytes as rollout_bytes
         from posbias.numerics.configs import load_config

@@ -64,7 +64,7 @@ def escape_text(text: str) -> str:
 # prose with ASCII mathematics
 
 _GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "lambda", "mu", "pi", "rho", "sigma",
-          "tau", "theta", "Gamma", "Delta", "Lambda", "Pi", "Sigma")
+          "tau", "theta", "kappa", "psi", "nu", "Gamma", "Delta", "Lambda", "Pi", "Sigma")
 _FUNCTIONS = {"ln": r"\ln", "exp": r"\exp", "sin": r"\sin", "cos": r"\cos", "sqrt": r"\sqrt",
               "int": r"\int", "prod": r"\prod", "sum": r"\sum", "max": r"\max", "min": r"\min",
               "log": r"\log", "inf": r"\inf", "sup": r"\sup"}

@@ -64,6 +64,16 @@ SYMBOLS: dict[str, str] = {
     "m_sink": "influence of the last token held by the sink tokens",
     "rho_2": "second eigenvalue of a uniform causal or sliding-window kernel: the rate of "
              "rank collapse",
+    # the kinetic profile of duerinckx2026 (letters the sheet does not use elsewhere)
+    "Y": "log-warp of an attended position y, Y = ln(1/u) >= 0 (u its warped position)",
+    "kappa": "rate times time of one mode of the kinetic profile, positive (written c in the "
+             "kinetic paper)",
+    "tau": "time of the kinetic dynamics, tau > 0 (written t in the kinetic paper)",
+    "N": "number of Fourier modes of the kinetic profile",
+    "mu_1": "first moment of the modes: W(n) r(n) added over n",
+    "mu_2": "second moment of the modes: W(n) r(n)^2 added over n",
+    "tau_crit": "time at which the slope of the kinetic profile at the final token changes sign",
+    "kappa_crit": "the same threshold for one mode, in rate times time",
 }
 
 #: undefined functions, by sympy name: (arguments as written in the block, meaning)
@@ -89,6 +99,15 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
                          "t = ln(1/x)"),
     "G": (("z",), "generating function of the window profile of the last token under S sinks "
                   "plus a window of W: the coefficient of z^d is the influence of token L - d"),
+    "psi": (("kappa", "Y"), "the series of the kinetic profile: the first argument to the power "
+                            "k+1 times Y^k/(k! (k+1)!), added over k >= 0"),
+    "g": (("kappa", "y"), "one mode of the kinetic retrieval profile over attended positions y"),
+    "S": (("tau", "y"), "the kinetic retrieval profile at time tau over attended positions y "
+                        "(written S_t(s) in the kinetic paper)"),
+    "W": (("n",), "weight of mode n of the kinetic profile, W(n) = exp(-pi^2 n^2/(2 M^2)) in the "
+                  "kinetic paper"),
+    "r": (("n",), "rate of mode n of the kinetic profile, r(n) = n^2 I_n(beta) in the kinetic "
+                  "paper"),
 }
 FUNCTIONS.update({f"K_{h}": FUNCTIONS["K_H"] for h in range(1, 7)})
 
@@ -107,6 +126,8 @@ SPECIAL: dict[str, tuple[str, str]] = {
     "assoc_laguerre": (r"L_{n}^{\left(a\right)}", "generalized Laguerre polynomial of degree n"),
     "Identity": (r"\mathbb{I}", "identity matrix"),
     "KroneckerDelta": (r"\delta_{0 k}", "Kronecker delta: 1 when k = 0, else 0"),
+    "besseli": (r"I_{\nu}\left(z\right)", "modified Bessel function of the first kind (orders 0 "
+                "and 1 here): for order 1, (z/2)^(2k+1)/(k! (k+1)!) added over k >= 0"),
 }
 
 
