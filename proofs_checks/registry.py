@@ -259,11 +259,23 @@ class Result:
         """True when the verdict equals the expected verdict, or the data was missing."""
         return self.passes(strict=False)
 
+    @property
+    def never_computed(self) -> bool:
+        """True for a claim registered with no expected verdict of its own (``expected
+        "needs-data"``: its data could never be had where posbias was built, so no verdict was
+        ever computed to expect): whatever it gives with data is a new result, not a
+        regression."""
+        return self.expected == "needs-data"
+
     def passes(self, strict: bool = False) -> bool:
-        """True when the verdict equals the expected verdict; a needs-data verdict passes
-        unless ``strict`` (``posbias check --strict``: missing data fails the run)."""
-        if self.evidence.verdict == "needs-data" and self.expected != "needs-data":
+        """True when the verdict equals the expected verdict.  A needs-data verdict passes
+        unless ``strict`` (``posbias check --strict``: missing data fails the run); a claim that
+        was never computed (:attr:`never_computed`) passes with any verdict its data give, and
+        the reports mark that verdict as new."""
+        if self.evidence.verdict == "needs-data":
             return not strict
+        if self.never_computed:
+            return True
         return self.evidence.verdict == self.expected
 
     @property

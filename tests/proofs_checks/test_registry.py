@@ -122,10 +122,11 @@ def test_strict_makes_needs_data_fail(scratch_claim):
     assert r.passes() and not r.passes(strict=True)
     ok = run_claim(scratch_claim("testlab:fine"))
     assert registry.exit_status([ok, r]) == 0 and registry.exit_status([ok, r], strict=True) == 1
-    # a claim that expects needs-data passes either way
+    # a claim with no expected verdict (expected needs-data) that still lacks its data fails
+    # under --strict too: strict asks for every claim to be computed
     expects = run_claim(scratch_claim("testlab:expects-nodata", verdict="needs-data",
                                       expected="needs-data"))
-    assert expects.passes(strict=True)
+    assert expects.passes() and not expects.passes(strict=True)
 
 
 def test_rule_is_copied_into_the_evidence():
@@ -145,3 +146,28 @@ def test_rule_is_copied_into_the_evidence():
     finally:
         registry.unregister("testlab:ruled")
         registry.unregister("testlab:own-rule")
+
+
+def test_a_claim_never_computed_has_no_expected_verdict_to_regress_from(scratch_claim):
+    """A claim registered with expected needs-data (its data could never be had where posbias
+    was built) passes with whatever verdict its data give, reported as new; a claim with an
+    expected verdict still fails when another comes out."""
+    from posbias.render.reports import summary
+
+    for verdict in ("verified", "refuted"):
+        r = run_claim(scratch_claim(f"testlab:never-{verdict}", verdict=verdict,
+                                    expected="needs-data"))
+        assert r.never_computed and r.passes() and r.passes(strict=True)
+        assert summary([r])["new"] == [r.claim.id] and summary([r])["ok"]
+    r = run_claim(scratch_claim("testlab:known", verdict="refuted", expected="verified"))
+    assert not r.never_computed and not r.passes() and summary([r])["new"] == []
+
+
+def test_claims_never_computed_here_carry_no_expected_verdict():
+    """No pretrained weights can be downloaded where posbias is built, so the claims about
+    pretrained models were never computed: each expects needs-data, not a verdict."""
+    for cid in ("chowdhury2026:u-persists-pretrained", "chowdhury2026:peak-valley-pretrained",
+                "herasimchyk2026:empirical-match"):
+        c = registry.get_claim(cid)
+        assert run_claim(c, CheckContext()).evidence.verdict == "needs-data"
+        assert c.expected == "needs-data", cid

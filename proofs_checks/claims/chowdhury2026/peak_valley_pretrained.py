@@ -98,7 +98,9 @@ CARD = pretrained_card(
     "(initialization) to about 10^3.",
     latex=r"\frac{\max(p_1, p_L)}{\min_j p_j} \approx 10^3 > "
     r"\left.\frac{\max(p_1, p_L)}{\min_j p_j}\right|_{\text{step }0}",
-    expected="verified",
+    # no expected verdict: no pretrained weights could be had where posbias was built, so this
+    # claim was never computed; with --data-dir its verdict is reported as new
+    expected="needs-data",
     section="C10",
     assumptions=PAIRED_ASSUMPTIONS,
     needs=PAIRED_NEEDS,

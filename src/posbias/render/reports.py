@@ -41,6 +41,8 @@ def summary(results: Sequence[Result]) -> dict:
         "threshold_sensitive": [r.claim.id for r in results if r.threshold_sensitive],
         "matching_expected": sum(1 for r in results if r.evidence.verdict == r.expected),
         "needs_data": counts.get("needs-data", 0),
+        # claims with no expected verdict (never computed where posbias was built) that gave one
+        "new": [r.claim.id for r in results if r.never_computed and r.evidence.verdict != "needs-data"],
         "failed": failed,
         "ok": not failed,
         "seconds": round(sum(r.seconds for r in results), 3),
@@ -118,10 +120,12 @@ def _fig(v: object) -> str:
 
 
 def _mark(r: Result) -> str:
+    if r.evidence.verdict == "needs-data":
+        return "ok" if r.expected == "needs-data" else "skip"
+    if r.never_computed:
+        return "new"  # no expected verdict: never computed where posbias was built
     if r.evidence.verdict == r.expected:
         return "ok"
-    if r.evidence.verdict == "needs-data":
-        return "skip"
     return "FAIL"
 
 
