@@ -5,9 +5,9 @@ object, usually an ``Eq``), the steps a reader can follow (each an explanation a
 expression), the assumptions, and the list of :class:`Identity` checks that were attempted.  Each
 identity records ``lhs``, ``rhs``, the simplified residual ``lhs - rhs`` and whether it simplified
 to zero (``proven``).  A derivation is ``proven`` only when every identity it relies on closed
-symbolically; numeric spot checks are evidence, never proof (STYLE.md 7).
+symbolically; numeric spot checks are evidence, never proof.
 
-LaTeX always comes from sympy's LaTeX printer on the stored objects (STYLE.md 2): the package's
+LaTeX always comes from sympy's LaTeX printer on the stored objects: the package's
 subclass :class:`posbias.derivations.printing.PosbiasLatexPrinter`, which sets formulas as a paper
 does.
 

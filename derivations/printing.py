@@ -2,7 +2,7 @@
 
 :class:`PosbiasLatexPrinter` prints the same expression tree as sympy (only the order of the terms
 of a sum and the typography change), so a formula's LaTeX is always its stored SymPy object
-printed (STYLE.md 2).  It lives with the derivations, which print their own results
+printed.  It lives with the derivations, which print their own results
 (:func:`posbias.derivations.core.to_latex`); :mod:`posbias.render.latex` uses it for the sheet.
 
 >>> import sympy

@@ -1,7 +1,7 @@
 """Agreement of two high-precision routes, with precision escalation.
 
 Two mpmath routes are said to agree at working precision ``dps`` when their largest relative
-discrepancy is below ``10**-(dps - guard)``: "agree to dps-guard of dps digits" (STYLE.md 5).
+discrepancy is below ``10**-(dps - guard)``: "agree to dps-guard of dps digits".
 When they do not, both are recomputed at twice the precision, up to ``ctx.max_dps``; only then is
 the answer "disagree" (if the discrepancy does not shrink) or "inconclusive" (if it shrinks but
 precision ran out).

@@ -1,7 +1,7 @@
 """The ``posbias`` command line: ``list``, ``check``, ``profile``, ``latex``, ``rollout``,
 ``measure``, ``sweep``.
 
-Conventions (STYLE.md 15): ``main(argv) -> int``; results on stdout (or ``-o FILE``), progress on
+Conventions: ``main(argv) -> int``; results on stdout (or ``-o FILE``), progress on
 stderr.  Exit status: 0 every verdict as expected, 1 a verdict differs, 2 bad usage or input
 (one line naming the flag), 3 an internal error or a crashing check (one line; ``--debug``
 shows the traceback).  Each subcommand lives in its own module ``posbias/cli/<name>.py``
