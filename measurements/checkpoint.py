@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument
-from posbias.measurements.measure import _locate_blocks, _quiet_transformers, require_models_extra
+from posbias.measurements.hooks import locate_blocks, quiet_transformers, require_models_extra
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
     from torch.nn import Module
@@ -176,7 +176,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
         kwargs["attn_implementation"] = attn_implementation
     bars = transformers.utils.logging.is_progress_bar_enabled()
     transformers.utils.logging.disable_progress_bar()
-    with _quiet_transformers(transformers):
+    with quiet_transformers(transformers):
         try:
             tokenizer = transformers.AutoTokenizer.from_pretrained(where, local_files_only=local)
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -262,7 +262,7 @@ def block_checkpointing(model: Module) -> Iterator[int]:
     :func:`~posbias.measurements.measure.influence_profile`)."""
     import torch.utils.checkpoint as cp
 
-    blocks, _, _ = _locate_blocks(model)
+    blocks, _, _ = locate_blocks(model)
     saved = []
     for block in blocks:
         original = block.forward

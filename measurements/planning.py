@@ -401,7 +401,7 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     - **the measuring device**: the model and the working copies of its construction, ``3 p``
       numbers on the CPU (``p`` on an accelerator, whose share of the construction is the host's
       above), and the activations of the copies computed at once: one for ``top1-grad``, the
-      probe chunk of the Jacobian (:func:`posbias.measurements.measure._probe_chunk`: as many
+      probe chunk of the Jacobian (:func:`posbias.measurements.hooks.probe_chunk`: as many
       probe copies as fit in about 1 GiB, at least one).
 
     On the CPU the total is the figure this route was calibrated with (``itemsize (3 p + a) +
@@ -417,7 +417,7 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     ``kernel_inputs`` forward passes, once (the first run's), at :func:`cpu_flops`
     ``(threads)`` (0.4 of it in float64).  Returns the plan unchecked:
     :meth:`MeasurementPlan.check` refuses (one line, exit status 2 at the command line)."""
-    from posbias.measurements.measure import _probe_chunk
+    from posbias.measurements.hooks import probe_chunk
 
     length = check_integer("length", length, 1)
     itemsize = _ITEMSIZE.get(dtype, 8)
@@ -427,7 +427,7 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     params = layers * (4 * d * d + 3 * d * int(inter)) + 2 * int(settings["vocab_size"]) * d
     per_copy = layers * (4 * heads * length * length + 40 * length * d)
     n_probe = d if exact else int(probes)
-    copies = 1 if metric == "top1-grad" else _probe_chunk(dict(settings), length, max(1, n_probe),
+    copies = 1 if metric == "top1-grad" else probe_chunk(dict(settings), length, max(1, n_probe),
                                                            4 if dtype == "float32" else 8)
     on_cpu = device == "cpu"
     parts: list[tuple[str, str, int]] = [

@@ -17,7 +17,7 @@ off before the backward pass, which recomputes the checkpointed blocks):
 
 * :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i}\| + \|a_{t,i}\|)`, ``x_t`` the
   block input, ``a_t`` the attention sub-layer output before any residual add inside the module
-  (:class:`posbias.measurements.measure.lambda_hooks`; mean over positions, then over windows);
+  (:class:`posbias.measurements.hooks.lambda_hooks`; mean over positions, then over windows);
 * per head ``h`` the raw scores :math:`s_{ij} = q_i \cdot k_j` (queries and keys after the
   model's rotary embedding where it has one, key/value groups expanded to the query heads,
   *without* the model's scale factor): ``qk_diagonal[t, h]`` the mean over ``i`` of
@@ -51,16 +51,14 @@ import numpy as np
 
 from posbias.errors import InvalidArgument
 from posbias.measurements.checkpoint import block_checkpointing
-from posbias.measurements.measure import (
-    METRICS,
-    _locate_blocks,
+from posbias.measurements.hooks import (
     as_float64,
-    influence_profile,
     input_device,
     lambda_hooks,
+    locate_blocks,
     require_models_extra,
-    top1_grad_profiles,
 )
+from posbias.measurements.measure import METRICS, influence_profile, top1_grad_profiles
 from posbias.validation import check_choice
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
@@ -270,7 +268,7 @@ class AttentionProbe:
 
     def __enter__(self) -> AttentionProbe:
         torch, _ = require_models_extra()
-        _, attns, _ = _locate_blocks(self.model)
+        _, attns, _ = locate_blocks(self.model)
         model_type = _model_type(self.model)
         n = len(attns)
         self.calls = [0] * n
@@ -569,7 +567,7 @@ def measure_pretrained(
         (:class:`GenericAttentionProbe`) for every other model, ``"family"`` or ``"generic"``
         to choose.  The input embeddings come from ``model.get_input_embeddings()``, the
         blocks and their attention modules from the module tree, parallel-residual blocks
-        with their own lambda (:class:`~posbias.measurements.measure.lambda_hooks`); a model
+        with their own lambda (:class:`~posbias.measurements.hooks.lambda_hooks`); a model
         where one of them cannot be found is refused naming what is missing.
     progress: optional callable receiving one-line messages (one per window, with the time
         left at the rate so far).
@@ -621,7 +619,7 @@ def measure_pretrained(
         raise InvalidArgument("model", loaded.source, "a causal LM with an output head "
                               "(get_output_embeddings() gave none; top1-grad needs it)")
     try:
-        _, _, mode = _locate_blocks(model)
+        _, _, mode = locate_blocks(model)
     except InvalidArgument as exc:
         raise InvalidArgument("model", loaded.source, exc.allowed) from None
     vocab = int(embeddings.weight.shape[0])  # type: ignore[index]  # weight: Tensor | Module to torch's stubs

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from posbias.errors import InvalidArgument
 
@@ -32,6 +33,7 @@ __all__ = [
     "mpz",
     "reduced_fraction",
     "round_significant",
+    "row_times",
 ]
 
 
@@ -219,3 +221,18 @@ def round_significant(numerator: int, denominator: int, digits: int) -> str:
         return sign + body
     mant = s[0] + ("." + s[1:] if len(s) > 1 else "")
     return f"{sign}{mant}e{e:+d}"
+
+
+def row_times(v: list, A: list, zero: Any) -> list:
+    """The row vector ``v`` times the matrix ``A`` (a list of rows) in the arithmetic of
+    their entries (Fractions, or mpf at the caller's working precision), skipping zeros;
+    ``zero`` is that arithmetic's 0."""
+    n = len(A)
+    out = [zero] * n
+    for i, vi in enumerate(v):
+        if vi:
+            row = A[i]
+            for j in range(n):
+                if row[j]:
+                    out[j] += vi * row[j]
+    return out

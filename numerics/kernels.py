@@ -43,6 +43,7 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.numerics._arith import row_times
 from posbias.numerics.schedules import as_schedule
 from posbias.validation import MAX_DENSE_LENGTH, check_dps, check_integer
 
@@ -516,21 +517,6 @@ def residual_layer_exact(A: Any, lam: Any, *, causal: bool = True) -> list:
     return [[(1 - lam) * (i == j) + lam * A[i][j] for j in range(n)] for i in range(n)]
 
 
-def _row_times(v: list, A: list, zero: Any) -> list:
-    """The row vector ``v`` times the matrix ``A`` (a list of rows) in the arithmetic of
-    their entries (Fractions, or mpf at the caller's working precision), skipping zeros;
-    ``zero`` is that arithmetic's 0."""
-    n = len(A)
-    out = [zero] * n
-    for i, vi in enumerate(v):
-        if vi:
-            row = A[i]
-            for j in range(n):
-                if row[j]:
-                    out[j] += vi * row[j]
-    return out
-
-
 def rollout_last_row_exact(kernels: Any, schedule: Sequence, *, causal: bool = True) -> list:
     """Exact influence profile ``e_L^T R(T) ... R(1)`` with ``R(t) = (1-λ_t) I + λ_t A(t)``.
 
@@ -559,7 +545,7 @@ def rollout_last_row_exact(kernels: Any, schedule: Sequence, *, causal: bool = T
         A, lam = layers[t], lams[t]
         if lam == 0:
             continue
-        u = _row_times(v, A, Fraction(0))
+        u = row_times(v, A, Fraction(0))
         v = u if lam == 1 else [(1 - lam) * x + lam * y for x, y in zip(v, u)]
     return v
 
@@ -620,7 +606,7 @@ def rollout_last_row_precise(kernels: Any, schedule: Sequence, dps: int, *, caus
         v[-1] = mpmath.mpf(1)
         for t in range(len(lams) - 1, -1, -1):
             A, lam = layers[t], lams[t]
-            u = _row_times(v, A, mpmath.mpf(0))
+            u = row_times(v, A, mpmath.mpf(0))
             v = [(1 - lam) * x + lam * y for x, y in zip(v, u)]
     return v
 

@@ -468,7 +468,7 @@ def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
     if data_dir and os.path.isdir(os.path.join(data_dir, "step0")):
         folder = os.path.join(data_dir, "step0")
     try:
-        from posbias.measurements.measure import require_models_extra
+        from posbias.measurements.hooks import require_models_extra
 
         require_models_extra()
         can_measure = True

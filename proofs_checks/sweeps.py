@@ -417,10 +417,11 @@ def _rollout_point(p):
 
 def _measure_point(p):
     from posbias.measurements import measure as ms
+    from posbias.measurements.hooks import require_models_extra
     from posbias.proofs_checks import measured as mc
 
     kwargs = {k: v for k, v in p.items() if k not in ("arch", "rope")}
-    ms.require_models_extra()
+    require_models_extra()
     m = ms.measure_influence(p["arch"], rope=p.get("rope", "on") == "on", **kwargs)
     c = mc.compare_with_theory(m)
     return {

@@ -400,9 +400,9 @@ def test_checkpoint_measurement_is_planned_and_creates_its_folders(tiny, tmp_pat
 
 
 def _attention_modules(loaded):
-    from posbias.measurements.measure import _locate_blocks
+    from posbias.measurements.hooks import locate_blocks
 
-    return _locate_blocks(loaded.model)[1]
+    return locate_blocks(loaded.model)[1]
 
 
 @pytest.mark.parametrize("family, attribute, generic", [

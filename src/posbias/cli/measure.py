@@ -204,6 +204,7 @@ def _plot(path: str, m: Any, c: Any, rope: RopeComparison | None) -> None:
 def run(args: argparse.Namespace) -> int:
     from posbias.files import check_target
     from posbias.measurements import measure as ms
+    from posbias.measurements.hooks import require_models_extra
     from posbias.proofs_checks import measured as mc
 
     if args.model is not None:
@@ -212,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     if args.metric is None:
         args.metric = "jacobian"
     _validate(args)
-    ms.require_models_extra()
+    require_models_extra()
     device = _resolve_device(args)
     check_target(args.output, args.format)
     if args.plot:
@@ -553,7 +554,7 @@ def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan |
 def _run_checkpoint(args: argparse.Namespace) -> int:
     from posbias.files import check_target
     from posbias.measurements import export
-    from posbias.measurements.measure import require_models_extra
+    from posbias.measurements.hooks import require_models_extra
     from posbias.proofs_checks.pretrained import compare_with_rollout
 
     _checkpoint_preflight(args)

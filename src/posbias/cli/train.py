@@ -300,7 +300,9 @@ def _text_table(doc: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from posbias.measurements import loop
     from posbias.measurements import training as tr
+    from posbias.measurements.hooks import require_models_extra, require_torch
 
     if args.merge is not None:
         return _merge(args)
@@ -308,12 +310,12 @@ def run(args: argparse.Namespace) -> int:
     text = args.task == "lm-text"
     data: Any = None  # the lm-text corpus, tokenizer and baselines (a TextData)
     try:
-        tr._torch()
+        require_torch()
         if lm or text:
             from posbias.measurements import lm_text as lx
             from posbias.measurements import lm_training as lt
 
-            lt.measure.require_models_extra()
+            require_models_extra()
         config = _config(args)
         out = args.output or f"posbias-train-{config.name}"
         if os.path.exists(out) and not os.path.isdir(out):
@@ -347,12 +349,12 @@ def run(args: argparse.Namespace) -> int:
                       f"first-middle {d['first-middle']:+.4f}, first-last {d['first-last']:+.4f}, "
                       f"middle-last {d['middle-last']:+.4f}", file=sys.stderr, flush=True)
             log = log_icl
-        seeds, jobs = tr.check_seeds(args.seeds, args.jobs)
+        seeds, jobs = loop.check_seeds(args.seeds, args.jobs)
         from posbias.measurements.devices import check_device, resolve_device
 
         check_device("device", args.device)
-        tr.check_jobs_device(jobs, args.device)
-        tr.check_threads(args.threads, jobs, len(seeds))
+        loop.check_jobs_device(jobs, args.device)
+        loop.check_threads(args.threads, jobs, len(seeds))
         device, why = resolve_device(args.device)
         if args.verbose:
             print(f"[train] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
@@ -367,7 +369,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             planner, where = lt.plan_lm_training, lt.lm_checkpoint_path
         # a resumed run is planned for what is left (the checkpoints say how far each seed is)
-        done = (tr.completed_iterations(where(ckpt, config, s) for s in seeds)
+        done = (loop.completed_iterations(where(ckpt, config, s) for s in seeds)
                 if args.resume else 0)
         plan = planner(config, len(seeds), jobs, done=done, device=device)
         if args.verbose:
