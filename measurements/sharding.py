@@ -44,7 +44,7 @@ class DeviceMemory(dict):
 def _size(text: str, whole: str) -> int:
     value = parse_size(text)
     if value is None:
-        raise InvalidArgument("max-memory", whole, "DEVICE=SIZE,... with sizes such as 512M or "
+        raise InvalidArgument("max_memory", whole, "DEVICE=SIZE,... with sizes such as 512M or "
                               "8G")
     return value
 
@@ -61,7 +61,7 @@ def parse_device_memory(text: str) -> DeviceMemory:
     out.text = str(text)
     for part in str(text).split(","):
         if "=" not in part:
-            raise InvalidArgument("max-memory", text, "DEVICE=SIZE,... (e.g. 0=20G,cpu=64G)")
+            raise InvalidArgument("max_memory", text, "DEVICE=SIZE,... (e.g. 0=20G,cpu=64G)")
         dev, size = (x.strip() for x in part.split("=", 1))
         low = dev.lower()
         m = re.fullmatch(r"(?:cuda:)?([0-9]{1,3})", low)
@@ -71,10 +71,10 @@ def parse_device_memory(text: str) -> DeviceMemory:
         elif low in ("cpu", "mps"):
             key = low
         else:
-            raise InvalidArgument("max-memory", text, f"devices N, cuda:N, cpu or mps (not "
+            raise InvalidArgument("max_memory", text, f"devices N, cuda:N, cpu or mps (not "
                                   f"{dev!r})")
         if key in out:
-            raise InvalidArgument("max-memory", text, f"each device once ({dev!r} twice)")
+            raise InvalidArgument("max_memory", text, f"each device once ({dev!r} twice)")
         out[key] = _size(size, str(text))
     return out
 
@@ -86,12 +86,12 @@ def check_devices_present(memory: dict) -> None:
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     for key in memory:
         if isinstance(key, int) and key >= gpus:
-            raise InvalidArgument("max-memory", getattr(memory, "text", memory),
+            raise InvalidArgument("max_memory", getattr(memory, "text", memory),
                                   f"devices that are there (GPU {key} is not; this machine has "
                                   f"{gpus} CUDA device(s))")
         if key == "mps" and not (getattr(torch.backends, "mps", None)
                                  and torch.backends.mps.is_available()):
-            raise InvalidArgument("max-memory", getattr(memory, "text", memory),
+            raise InvalidArgument("max_memory", getattr(memory, "text", memory),
                                   "devices that are there (no MPS device here)")
 
 
@@ -99,7 +99,7 @@ def require_accelerate(value: object) -> Any:
     try:
         import accelerate
     except ImportError:
-        raise InvalidArgument("device-map", value, "the accelerate package installed (the "
+        raise InvalidArgument("device_map", value, "the accelerate package installed (the "
                               "'models' extra brings it: pip install 'posbias[models]')") from None
     return accelerate
 
@@ -115,7 +115,7 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
     :class:`~posbias.errors.InvalidArgument` naming ``max-memory`` when blocks would need disk
     and ``offload_folder`` is None."""
     if device_map not in DEVICE_MAPS:
-        raise InvalidArgument("device-map", device_map, "one of " + ", ".join(DEVICE_MAPS))
+        raise InvalidArgument("device_map", device_map, "one of " + ", ".join(DEVICE_MAPS))
     accelerate = require_accelerate(device_map)
     if max_memory:
         check_devices_present(max_memory)
@@ -145,7 +145,7 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
         from posbias.resources import human
 
         held = sum(v for v in (max_memory or {}).values())
-        raise InvalidArgument("max-memory", getattr(max_memory, "text", max_memory),
+        raise InvalidArgument("max_memory", getattr(max_memory, "text", max_memory),
                               f"room for the weights (about {human(size)} in {dtype}; "
                               + (f"the devices given hold {human(held)}" if max_memory
                                  else "the devices here hold less")

@@ -26,17 +26,21 @@ __all__ = [
     "check_memory",
     "dps_type",
     "flag_error",
+    "flag_of",
     "memory_limit",
     "progress",
     "seed_type",
 ]
 
-#: library (Python) parameter names -> the flag a user types.  The library names its
-#: parameters (``length``, ``dps``, ``schedule``); the command line shows its own flags.
+#: library (Python) parameter names -> the flag a user types: the one table of the command line.
+#: The library names its parameters (``length``, ``dps``, ``schedule``); the command line shows
+#: its own flags.  Every error that reaches :func:`posbias.cli.main` is shown through it
+#: (:func:`flag_error`); a subcommand whose flag differs for a name passes ``rename``.
 OPTION = {
     # shared
     "output": "--output", "format": "--format", "seed": "--seed", "dps": "--dps",
     "max_dps": "--max-dps", "max_memory": "--max-memory", "plot": "--plot",
+    "threads": "--threads", "device": "--device", "resume": "--resume",
     # profile
     "length": "--length", "depth": "--depth", "alpha": "--alpha", "schedule": "--schedule",
     "digits": "--digits", "fractions": "--fractions",
@@ -46,12 +50,21 @@ OPTION = {
     "paper": "--paper", "data_dir": "--data-dir", "import": "--import",
     # latex
     "only": "--only",
-    # measure
+    # measure --arch
     "arch": "--arch", "layers": "--layers", "hidden": "--hidden", "heads": "--heads",
     "kv_heads": "--kv-heads", "vocab": "--vocab", "probes": "--probes", "samples": "--samples",
     "metric": "--metric", "rope": "--rope", "dtype": "--dtype", "probe_dist": "--probe-dist",
-    "exact": "--exact", "threads": "--threads", "kernel_inputs": "--kernel-inputs",
-    "attention": "--attention", "device": "--device",
+    "exact": "--exact", "kernel_inputs": "--kernel-inputs", "attention": "--attention",
+    # measure --model
+    "text": "--text", "windows": "--text", "device_map": "--device-map",
+    "offload_folder": "--offload-folder", "batch_size": "--batch-size", "route": "--route",
+    # train
+    "mask": "--mask", "pe": "--pe", "residual": "--residual", "iterations": "--iterations",
+    "lr": "--lr", "weight_decay": "--weight-decay", "batch": "--batch",
+    "train_bias": "--train-bias", "eval_every": "--eval-every", "test_size": "--test-size",
+    "influence_samples": "--record-influence", "seeds": "--seeds", "jobs": "--jobs",
+    "source": "--corpus", "corpus": "--corpus", "max_documents": "--max-documents",
+    "boundary_samples": "--boundary-windows",
 }
 
 
@@ -62,6 +75,12 @@ def flag_error(exc: InvalidArgument, rename: dict | None = None) -> InvalidArgum
     if flag is None or exc.parameter.startswith("-"):
         return exc
     return InvalidArgument(flag, exc.value, exc.allowed)
+
+
+def flag_of(dest: str) -> str:
+    """The flag of a parsed option: its :data:`OPTION` entry, else argparse's own spelling of
+    the destination (``no_checkpointing`` is ``--no-checkpointing``)."""
+    return OPTION.get(dest) or "--" + dest.replace("_", "-")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,8 +15,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from posbias.cli._common import OPTION as _OPTION
-from posbias.cli._common import add_output, seed_type
+from posbias.cli._common import OPTION, add_output, flag_error, flag_of, seed_type
 from posbias.errors import InvalidArgument
 from posbias.measurements.presets import PRESETS
 
@@ -125,7 +124,7 @@ def _validate(args: argparse.Namespace) -> None:
                      ("heads", 1), ("kv_heads", 1), ("vocab", 2), ("kernel_inputs", 0)):
         value = getattr(args, name)
         if value is not None and value < lo:
-            raise InvalidArgument(_OPTION[name], value, f"an integer >= {lo}")
+            raise InvalidArgument(OPTION[name], value, f"an integer >= {lo}")
     if not 1 <= args.threads <= _max_threads():
         raise InvalidArgument("--threads", args.threads, f"an integer between 1 and {_max_threads()} "
                               f"(4 per CPU core of this machine, at most 256)")
@@ -228,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
                                         heads=args.heads, kv_heads=args.kv_heads, vocab=args.vocab,
                                         length=args.length)
         except InvalidArgument as exc:
-            raise InvalidArgument(_OPTION.get(exc.parameter, exc.parameter), exc.value, exc.allowed) from None
+            raise flag_error(exc) from None
         from posbias.measurements.planning import plan_step0
 
         # --rope both: on and off, and a second RoPE-on run with other probes (probe noise)
@@ -263,12 +262,9 @@ def run(args: argparse.Namespace) -> int:
             m = ms.measure_influence(args.arch, rope=args.rope == "on", **kwargs)
         c = mc.compare_with_theory(m)
     except InvalidArgument as exc:
-        if exc.parameter in _OPTION:
-            value = exc.value
-            if exc.parameter == "rope" and args.rope == "both":
-                value = "both"
-            raise InvalidArgument(_OPTION[exc.parameter], value, exc.allowed) from None
-        raise
+        if exc.parameter == "rope" and args.rope == "both":  # the flag's value, not one run's
+            exc = InvalidArgument(exc.parameter, "both", exc.allowed)
+        raise flag_error(exc) from None
     if args.format == "json":
         out = {"measurement": m.as_dict(), "theory": c.as_dict(m.digits)}
         if rope is not None:
@@ -365,7 +361,7 @@ def _reject_checkpoint_options(args: argparse.Namespace) -> None:
     for key in _CHECKPOINT_ONLY:
         value = getattr(args, key, None)
         if value not in (None, False):
-            raise InvalidArgument("--" + key.replace("_", "-"), value, "no value without --model")
+            raise InvalidArgument(flag_of(key), value, "no value without --model")
     if args.dtype == "bfloat16":
         raise InvalidArgument("--dtype", "bfloat16", "float32 or float64 with --arch")
 
@@ -386,14 +382,14 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
         raise InvalidArgument("--dtype", args.dtype, "float32 or bfloat16 with --model")
     for key in ("exact", "layers", "hidden", "heads", "kv_heads", "vocab"):
         if getattr(args, key) not in (None, False):
-            raise InvalidArgument("--" + key.replace("_", "-"), getattr(args, key),
+            raise InvalidArgument(flag_of(key), getattr(args, key),
                                   "no value with --model (the checkpoint fixes it)")
     if args.rope != "on":
         raise InvalidArgument("--rope", args.rope, "on with --model")
     for key, lo in (("length", 2), ("samples", 1), ("seed", 0), ("threads", 1), ("probes", 1)):
         value = getattr(args, key)
         if value < lo:
-            raise InvalidArgument("--" + key, value, f"an integer >= {lo}")
+            raise InvalidArgument(flag_of(key), value, f"an integer >= {lo}")
     if args.text is not None and not os.path.exists(args.text):
         raise InvalidArgument("--text", args.text, "an existing text file, .jsonl file or directory")
     if args.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args.name):
@@ -477,16 +473,6 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
                               route=args.route or "auto")
 
 
-_PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
-               "samples": "--samples", "seed": "--seed", "metric": "--metric",
-               "threads": "--threads", "probes": "--probes", "dtype": "--dtype",
-               "windows": "--text", "device": "--device", "resume": "--resume",
-               "max-memory": "--max-memory", "device-map": "--device-map",
-               "device_map": "--device-map", "max_memory": "--max-memory",
-               "offload_folder": "--offload-folder", "batch_size": "--batch-size",
-               "route": "--route"}
-
-
 def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan | None:
     """The per-device memory plan, and the time on the CPU, of measuring a checkpoint
     (:func:`posbias.measurements.planning.plan_measurement`) from its configuration alone,
@@ -526,8 +512,7 @@ def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan |
                 max_memory=args.max_memory if isinstance(args.max_memory, dict) else None,
                 offload_folder=args.offload_folder)
         except InvalidArgument as exc:
-            raise InvalidArgument(_PARAMETERS.get(exc.parameter, exc.parameter), exc.value,
-                                  exc.allowed) from None
+            raise flag_error(exc) from None
         first = next((d for d in placed.values() if d != "disk"), "cpu")
         run_on = f"cuda:{first}" if isinstance(first, int) else str(first)
     windows = args.samples
@@ -575,9 +560,7 @@ def _run_checkpoint(args: argparse.Namespace) -> int:
     try:
         m = _measure_checkpoint(args, device)
     except InvalidArgument as exc:
-        if exc.parameter in _PARAMETERS:
-            raise InvalidArgument(_PARAMETERS[exc.parameter], exc.value, exc.allowed) from None
-        raise
+        raise flag_error(exc) from None
     config_text = export.rollout_config_yaml(m)
     comparison = compare_with_rollout(m.profile, config_text)
     files = {}

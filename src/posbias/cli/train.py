@@ -33,6 +33,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from posbias.cli._common import flag_error, flag_of
 from posbias.errors import InvalidArgument, NeedsExtra
 
 if TYPE_CHECKING:
@@ -42,29 +43,13 @@ if TYPE_CHECKING:
 
 __all__ = ["add_parser", "run"]
 
-#: library parameter names -> the option the user typed
-_OPTION = {
-    "mask": "--mask", "pe": "--pe", "residual": "--residual", "iterations": "--iterations",
-    "lr": "--lr", "weight_decay": "--weight-decay", "batch": "--batch",
-    "train_bias": "--train-bias", "eval_every": "--eval-every", "test_size": "--test-size",
-    "influence_samples": "--record-influence", "seeds": "--seeds", "seed": "--seeds",
-    "jobs": "--jobs", "threads": "--threads", "resume": "--resume", "arch": "--arch", "layers": "--layers",
-    "hidden": "--hidden", "heads": "--heads", "length": "--length", "device": "--device",
-    "vocab": "--vocab", "source": "--corpus", "corpus": "--corpus",
-    "max_documents": "--max-documents", "boundary_samples": "--boundary-windows",
-}
-
 TASKS = ("wu2025-icl", "lm-synthetic", "lm-text")
 _LM = ("lm-synthetic", "lm-text")
-#: options of some tasks only: (dest, flag, the tasks they belong to)
-_ONLY = (("mask", "--mask", ("wu2025-icl",)), ("pe", "--pe", ("wu2025-icl",)),
-         ("residual", "--residual", ("wu2025-icl",)),
-         ("train_bias", "--train-bias", ("wu2025-icl",)),
-         ("arch", "--arch", _LM), ("layers", "--layers", _LM), ("hidden", "--hidden", _LM),
-         ("heads", "--heads", _LM), ("length", "--length", _LM),
-         ("vocab", "--vocab", ("lm-text",)), ("corpus", "--corpus", ("lm-text",)),
-         ("max_documents", "--max-documents", ("lm-text",)),
-         ("boundary_samples", "--boundary-windows", ("lm-text",)))
+#: options of some tasks only: dest -> the tasks they belong to (flags from the one table)
+_ONLY = {"mask": ("wu2025-icl",), "pe": ("wu2025-icl",), "residual": ("wu2025-icl",),
+         "train_bias": ("wu2025-icl",), "arch": _LM, "layers": _LM, "hidden": _LM,
+         "heads": _LM, "length": _LM, "vocab": ("lm-text",), "corpus": ("lm-text",),
+         "max_documents": ("lm-text",), "boundary_samples": ("lm-text",)}
 #: defaults that differ between the tasks: wu2025-icl, lm-synthetic, lm-text
 _DEFAULTS = {"iterations": (20000, 2000, 2000), "lr": (1e-3, 3e-3, 1e-3),
              "weight_decay": (1e-6, 0.01, 0.01), "batch": (128, 32, 16),
@@ -177,10 +162,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def _config(args: argparse.Namespace) -> LMTrainConfig | LMTextConfig | TrainConfig:
     lm = args.task == "lm-synthetic"
-    for dest, flag, tasks in _ONLY:
+    for dest, tasks in _ONLY.items():
         value = getattr(args, dest)
         if value is not None and args.task not in tasks:
-            raise InvalidArgument(flag, value, f"no value with --task {args.task} (it belongs "
+            raise InvalidArgument(flag_of(dest), value, f"no value with --task {args.task} (it belongs "
                                   f"to --task {' or '.join(tasks)})")
     column = TASKS.index(args.task)
     common: dict[str, Any] = {k: (getattr(args, k) if getattr(args, k) is not None
@@ -402,9 +387,8 @@ def run(args: argparse.Namespace) -> int:
                                      resume=args.resume, log=log, max_memory=args.max_memory,
                                      device=device, progress=progress, threads=args.threads)
     except InvalidArgument as exc:
-        if exc.parameter in _OPTION:
-            raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None
-        raise
+        # the one table; a single training seed is one of --seeds
+        raise flag_error(exc, {"seed": "--seeds"}) from None
     command = "posbias train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train" else None
     if isinstance(config, tr.TrainConfig):
