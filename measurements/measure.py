@@ -62,6 +62,7 @@ from posbias.measurements.hooks import (
     rotary_modules,
 )
 from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
+from posbias.numbers import rounded
 from posbias.validation import check_choice, check_integer
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
@@ -396,7 +397,7 @@ class Measurement:
     digits = 7
 
     def as_dict(self) -> dict:
-        r = functools.partial(_round, digits=self.digits)
+        r = functools.partial(rounded, digits=self.digits)
         return {
             "arch": self.arch,
             "settings": dict(self.settings.items()),
@@ -426,10 +427,6 @@ class Measurement:
 #: the sequence length of a measurement that names none (:func:`measure_influence`, ``posbias
 #: measure --length``, a sweep's ``measure`` point without ``length``)
 DEFAULT_LENGTH = 64
-
-
-def _round(x: float, digits: int) -> float:
-    return float(f"{float(x):.{digits}g}")
 
 
 def measure_influence(

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from posbias.errors import InvalidArgument, ResourceLimit
+from posbias.numbers import byte_size, duration
 from posbias.validation import check_integer
 
 __all__ = ["CPU_FLOPS_PER_THREAD", "HOST_BASE_BYTES", "STEP0_HOST_BYTES", "MeasurementPlan",
@@ -229,17 +230,13 @@ class MeasurementPlan:
 
     def describe(self) -> str:
         """The plan in lines, per device with its limit (for ``-v``)."""
-        from posbias.resources import human
-
         lines = [f"plan of {self.what} ({self.parameters:,} parameters):"]
         for dev, total in self.per_device().items():
             limit, source = self.limits.get(dev, (None, ""))
-            lim = f" of {human(limit)} ({source})" if limit is not None else ""
-            lines.append(f"  {dev}: about {human(total)}{lim}")
-            lines += [f"    {what}: {human(b)}" for d, what, b in self.parts if d == dev]
+            lim = f" of {byte_size(limit)} ({source})" if limit is not None else ""
+            lines.append(f"  {dev}: about {byte_size(total)}{lim}")
+            lines += [f"    {what}: {byte_size(b)}" for d, what, b in self.parts if d == dev]
         if self.timing:
-            from posbias.resources import duration
-
             when = "" if self.seconds is None else f"about {duration(self.seconds)}: "
             lines.append(f"  time: {when}{self.timing}")
         return "\n".join(lines)

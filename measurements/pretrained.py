@@ -59,6 +59,7 @@ from posbias.measurements.hooks import (
     require_models_extra,
 )
 from posbias.measurements.measure import METRICS, influence_profile, top1_grad_profiles
+from posbias.numbers import rounded
 from posbias.validation import check_choice
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
@@ -488,8 +489,8 @@ class PretrainedMeasurement:
         return re.sub(r"[^a-z0-9._-]+", "-", stem.lower()).strip("-.") or "model"
 
     def as_dict(self) -> dict:
-        def r(x):
-            return float(f"{float(x):.{self.digits}g}")
+        def r(x: float) -> float:
+            return rounded(x, self.digits)
 
         def table(a):
             return None if a is None else [[r(x) for x in row] for row in np.atleast_2d(a)]

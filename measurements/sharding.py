@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import byte_size
 from posbias.validation import parse_size
 
 __all__ = ["DEVICE_MAPS", "DeviceMemory", "check_devices_present", "describe_device_map",
@@ -142,12 +143,11 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
         key = _device_name(dev)
         per_device[key] = per_device.get(key, 0) + int(sizes.get(name, 0))
     if "disk" in placed.values() and offload_folder is None:
-        from posbias.resources import human
 
         held = sum(v for v in (max_memory or {}).values())
         raise InvalidArgument("max_memory", getattr(max_memory, "text", max_memory),
-                              f"room for the weights (about {human(size)} in {dtype}; "
-                              + (f"the devices given hold {human(held)}" if max_memory
+                              f"room for the weights (about {byte_size(size)} in {dtype}; "
+                              + (f"the devices given hold {byte_size(held)}" if max_memory
                                  else "the devices here hold less")
                               + "), or --offload-folder DIR for the rest on disk")
     return dict(placed), size, per_device
@@ -160,11 +160,10 @@ def _device_name(dev: Any) -> str:
 def describe_device_map(placed: dict[str, Any], per_device: dict[str, int] | None = None) -> str:
     """``"cpu: 3 module(s) (60 KiB), disk: 2 module(s) (30 KiB)"`` in the order devices first
     appear (the sizes when ``per_device`` gives them)."""
-    from posbias.resources import human
 
     counts: dict[str, int] = {}
     for dev in placed.values():
         counts[_device_name(dev)] = counts.get(_device_name(dev), 0) + 1
     return ", ".join(f"{k}: {v} module(s)"
-                     + (f" ({human(per_device[k])})" if per_device and k in per_device else "")
+                     + (f" ({byte_size(per_device[k])})" if per_device and k in per_device else "")
                      for k, v in counts.items())

@@ -43,6 +43,7 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import mp_text
 from posbias.numerics._arith import row_times
 from posbias.numerics.schedules import as_schedule
 from posbias.validation import MAX_DENSE_LENGTH, check_dps, check_integer
@@ -210,18 +211,18 @@ def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *,
                 v = _precise_scalar(x, f"{parameter}[{i + 1},{j + 1}]")
                 if v < 0:
                     raise InvalidArgument(
-                        f"{parameter}[{i + 1},{j + 1}]", mpmath.nstr(v, 15), "an entry >= 0"
+                        f"{parameter}[{i + 1},{j + 1}]", mp_text(v, 15), "an entry >= 0"
                     )
                 if causal and j > i and v != 0:
                     raise InvalidArgument(
-                        f"{parameter}[{i + 1},{j + 1}]", mpmath.nstr(v, 15),
+                        f"{parameter}[{i + 1},{j + 1}]", mp_text(v, 15),
                         "0 above the diagonal (a causal kernel is lower-triangular)",
                     )
                 conv.append(v)
             s = mpmath.fsum(conv)
             if abs(s - 1) > tol:
                 raise InvalidArgument(
-                    f"sum of row {i + 1} of {parameter}", mpmath.nstr(s, 15),
+                    f"sum of row {i + 1} of {parameter}", mp_text(s, 15),
                     f"1 within {4 * n} units of the working precision (dps={dps})",
                 )
             out.append(conv)
@@ -412,7 +413,7 @@ def decay_kernel_precise(L: int, m: Any, dps: int) -> list:
     with mpmath.workdps(dps):
         mm = _precise_scalar(m, "m")
         if mm < 0:
-            raise InvalidArgument("m", mpmath.nstr(mm, 15), "a slope m >= 0")
+            raise InvalidArgument("m", mp_text(mm, 15), "a slope m >= 0")
         q = mpmath.exp(-mm)
         out = []
         for i in range(L):

@@ -31,6 +31,7 @@ from posbias.measurements.measure import (
     measure_influence,
     measure_influence_cached,
 )
+from posbias.numbers import rounded, significant
 from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.validation import MAX_DEPTH, check_integer
@@ -61,10 +62,6 @@ __all__ = [
     "step0_data",
     "step0_run_from_record",
 ]
-
-
-def _round(x: float, digits: int) -> float:
-    return float(f"{float(x):.{digits}g}")
 
 
 def _theory_profile(length: int, schedule: Iterable[float]) -> np.ndarray:
@@ -159,7 +156,7 @@ class TheoryComparison:
     profile_best_alpha: np.ndarray
 
     def as_dict(self, digits: int = 7) -> dict:
-        r = functools.partial(_round, digits=digits)
+        r = functools.partial(rounded, digits=digits)
         out: dict[str, Any] = {}
         for k, v in self.__dict__.items():
             if isinstance(v, np.ndarray):
@@ -248,7 +245,8 @@ CLAIMED_SPEARMAN = 0.99
 CLAIMED_W1 = 0.02
 
 def fmt3(x: float) -> str:
-    return f"{x:.3g}"
+    """``x`` with 3 significant digits (:func:`posbias.numbers.significant`)."""
+    return significant(x, 3)
 
 
 # ----------------------------------------------------------------------------------------------

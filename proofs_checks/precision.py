@@ -15,6 +15,8 @@ from typing import Any
 
 import mpmath
 
+from posbias.numbers import mp_text
+
 __all__ = ["Agreement", "agree", "max_rel_discrepancy"]
 
 
@@ -74,7 +76,7 @@ def agree(
         with mpmath.workdps(d):
             disc = max_rel_discrepancy(route_a(d), route_b(d))
             tol = mpmath.mpf(10) ** (-(d - guard))
-            shown = mpmath.nstr(disc, 3) if disc else "0"
+            shown = mp_text(disc, 3, zero="0")
         history.append((d, shown))
         if disc <= tol:
             return Agreement("agree", d, d - guard, shown, tuple(history))

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import figure_text, rounded
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.validation import read_text_bounded
 
@@ -66,7 +67,7 @@ class RolloutComparison:
     def rows(self) -> list[tuple[str, dict[str, str]]]:
         """``(label, printed row)`` for measured, rollout and attention only (4 digits)."""
         def f(x: object) -> str:
-            return f"{x:.4g}" if isinstance(x, float) else str(x)
+            return figure_text(x, 4)
 
         out = [("measured", {"spearman": "-", "w1": "-",
                              **{k: f(v) for k, v in _summary(self.measured).items()}})]
@@ -76,8 +77,8 @@ class RolloutComparison:
         return out
 
     def as_dict(self) -> dict:
-        def r(x):
-            return float(f"{float(x):.7g}")
+        def r(x: float) -> float:
+            return rounded(x, 7)
 
         return {
             "rollout": {k: (r(v) if isinstance(v, float) else v)

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import stand_in
 from posbias.validation import read_text_bounded
 
 __all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "sweep_batch", "sweep_point"]
@@ -92,18 +93,13 @@ class Sweep:
         return params + list(METRICS[self.command])
 
 
-def _shown(x):
-    if isinstance(x, (list, dict)):
-        return f"a {type(x).__name__} of {len(x)} items"
-    return x
-
 
 def _value(command, name, x, where):
     """One parameter value, validated and converted (``where`` names it in errors)."""
     kind = COMMANDS[command][name]
     if kind == "int":
         if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not 0 <= int(x) <= 10**8:
-            raise InvalidArgument(where, _shown(x), "an integer between 0 and 100000000")
+            raise InvalidArgument(where, stand_in(x), "an integer between 0 and 100000000")
         if name != "depth" and name != "seed" and x < 1:
             raise InvalidArgument(where, x, "an integer >= 1")
         return int(x)
@@ -113,19 +109,19 @@ def _value(command, name, x, where):
 
             f = parse_number(x, where)
         elif isinstance(x, bool) or not isinstance(x, (numbers.Integral, float)):
-            raise InvalidArgument(where, _shown(x), "a number in [0, 1] (decimal or p/q)")
+            raise InvalidArgument(where, stand_in(x), "a number in [0, 1] (decimal or p/q)")
         else:
             if not math.isfinite(float(x)):
                 raise InvalidArgument(where, x, "a number in [0, 1] (decimal or p/q)")
             f = Fraction(x)
         if not 0 <= f <= 1:
-            raise InvalidArgument(where, _shown(x), "a number in [0, 1]")
+            raise InvalidArgument(where, stand_in(x), "a number in [0, 1]")
         if f != 0 and float(f) == 0:  # never silently 0: the table would hold NaN or inf
-            raise InvalidArgument(where, _shown(x), "a number in [0, 1] that a float64 can carry "
+            raise InvalidArgument(where, stand_in(x), "a number in [0, 1] that a float64 can carry "
                                   "(this one underflows to 0)")
         return float(f)
     if not isinstance(x, str) or not x or len(x) > 4096:
-        raise InvalidArgument(where, _shown(x), "a non-empty text")
+        raise InvalidArgument(where, stand_in(x), "a non-empty text")
     return x
 
 
@@ -152,20 +148,20 @@ def _axis(command, name, spec):
         allowed = ("start", "stop", "num", "step", "log")
         for k in spec:
             if k not in allowed:
-                raise InvalidArgument(f"{where}.{k}", _shown(spec[k]), "a known key (" + ", ".join(allowed) + ")")
+                raise InvalidArgument(f"{where}.{k}", stand_in(spec[k]), "a known key (" + ", ".join(allowed) + ")")
         for k in ("start", "stop"):
             if k not in spec:
                 raise InvalidArgument(f"{where}.{k}", "<missing>", "a number (the key is required)")
         if ("num" in spec) == ("step" in spec):
-            raise InvalidArgument(where, _shown(spec), "exactly one of num and step")
+            raise InvalidArgument(where, stand_in(spec), "exactly one of num and step")
         kind = COMMANDS[command][name]
         if kind == "text":
-            raise InvalidArgument(where, _shown(spec), "a list (a range needs a numeric parameter)")
+            raise InvalidArgument(where, stand_in(spec), "a list (a range needs a numeric parameter)")
         if kind == "int":
             for k in ("start", "stop"):
                 v = spec[k]
                 if isinstance(v, bool) or not isinstance(v, (numbers.Integral, float)) or not math.isfinite(v):
-                    raise InvalidArgument(f"{where}.{k}", _shown(v), "a number")
+                    raise InvalidArgument(f"{where}.{k}", stand_in(v), "a number")
             start, stop = spec["start"], spec["stop"]
         else:
             start = _value(command, name, spec["start"], f"{where}.start")
@@ -174,20 +170,20 @@ def _axis(command, name, spec):
             step = spec["step"]
             for k, v in (("start", start), ("stop", stop), ("step", step)):
                 if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-                    raise InvalidArgument(f"{where}.{k}", _shown(v), "an integer (a step range is over integers)")
+                    raise InvalidArgument(f"{where}.{k}", stand_in(v), "an integer (a step range is over integers)")
             if step < 1 or stop < start or (stop - start) // step + 1 > MAX_POINTS:
-                raise InvalidArgument(where, _shown(spec), f"start <= stop, step >= 1, at most {MAX_POINTS} values")
+                raise InvalidArgument(where, stand_in(spec), f"start <= stop, step >= 1, at most {MAX_POINTS} values")
             values: list = list(range(int(start), int(stop) + 1, int(step)))
         else:
             num = spec["num"]
             if isinstance(num, bool) or not isinstance(num, numbers.Integral) or not 1 <= int(num) <= MAX_POINTS:
-                raise InvalidArgument(f"{where}.num", _shown(num), f"an integer between 1 and {MAX_POINTS}")
+                raise InvalidArgument(f"{where}.num", stand_in(num), f"an integer between 1 and {MAX_POINTS}")
             log = spec.get("log", False)
             if not isinstance(log, bool):
-                raise InvalidArgument(f"{where}.log", _shown(log), "true or false")
+                raise InvalidArgument(f"{where}.log", stand_in(log), "true or false")
             lo, hi = float(start), float(stop)
             if log and not (lo > 0 and hi > 0):
-                raise InvalidArgument(where, _shown(spec), "start and stop > 0 for a geometric grid")
+                raise InvalidArgument(where, stand_in(spec), "start and stop > 0 for a geometric grid")
             if log:
                 grid = [float(v) for v in np.geomspace(lo, hi, int(num))]
             else:  # in exact decimals, rounded once: 0.05 .. 1 in 20 steps gives 0.15, not 0.15000000000000002
@@ -215,28 +211,28 @@ def parse_sweep(data: Any, source: str = "<spec>") -> Sweep:
         raise InvalidArgument("spec", source, "a YAML mapping with the keys command and grid")
     for k in data:
         if k not in _KEYS:
-            raise InvalidArgument(str(_shown(k))[:80], _shown(data[k]), "a known key (" + ", ".join(_KEYS) + ")")
+            raise InvalidArgument(str(stand_in(k))[:80], stand_in(data[k]), "a known key (" + ", ".join(_KEYS) + ")")
     command = data.get("command")
     if command not in COMMANDS:
-        raise InvalidArgument("command", _shown(command) if command is not None else "<missing>",
+        raise InvalidArgument("command", stand_in(command) if command is not None else "<missing>",
                               "one of " + ", ".join(COMMANDS))
     grid = data.get("grid")
     if not isinstance(grid, dict) or not grid:
-        raise InvalidArgument("grid", _shown(grid) if grid is not None else "<missing>",
+        raise InvalidArgument("grid", stand_in(grid) if grid is not None else "<missing>",
                               "a mapping of parameter names to lists of values")
     fixed_in = data.get("fixed") or {}
     if not isinstance(fixed_in, dict):
-        raise InvalidArgument("fixed", _shown(fixed_in), "a mapping of parameter names to values")
+        raise InvalidArgument("fixed", stand_in(fixed_in), "a mapping of parameter names to values")
     known = COMMANDS[command]
     for section, mapping in (("grid", grid), ("fixed", fixed_in)):
         for name in mapping:
             if name not in known:
-                raise InvalidArgument(f"{section}.{name}", _shown(mapping[name]),
+                raise InvalidArgument(f"{section}.{name}", stand_in(mapping[name]),
                                       f"a parameter of {command} (" + ", ".join(known) + ")")
     both = set(grid) & set(fixed_in)
     if both:
         name = sorted(both)[0]
-        raise InvalidArgument(f"fixed.{name}", _shown(fixed_in[name]), "a parameter not also in grid")
+        raise InvalidArgument(f"fixed.{name}", stand_in(fixed_in[name]), "a parameter not also in grid")
     axes = {name: _axis(command, name, spec) for name, spec in grid.items()}
     fixed = {name: _value(command, name, v, f"fixed.{name}") for name, v in fixed_in.items()}
     total = 1
@@ -264,17 +260,17 @@ def parse_sweep(data: Any, source: str = "<spec>") -> Sweep:
 
 def _heatmap(command, spec, axes):
     if not isinstance(spec, dict):
-        raise InvalidArgument("heatmap", _shown(spec), "a mapping with x, y and values")
+        raise InvalidArgument("heatmap", stand_in(spec), "a mapping with x, y and values")
     for k in spec:
         if k not in ("x", "y", "values", "title"):
-            raise InvalidArgument(f"heatmap.{k}", _shown(spec[k]), "a known key (x, y, values, title)")
+            raise InvalidArgument(f"heatmap.{k}", stand_in(spec[k]), "a known key (x, y, values, title)")
     title = spec.get("title")
     if title is not None and (not isinstance(title, str) or len(title) > 200):
-        raise InvalidArgument("heatmap.title", _shown(title), "a text of at most 200 characters")
+        raise InvalidArgument("heatmap.title", stand_in(title), "a text of at most 200 characters")
     x, y = spec.get("x"), spec.get("y")
     for key, name in (("x", x), ("y", y)):
         if name not in axes:
-            raise InvalidArgument(f"heatmap.{key}", _shown(name) if name is not None else "<missing>",
+            raise InvalidArgument(f"heatmap.{key}", stand_in(name) if name is not None else "<missing>",
                                   "a grid parameter (" + ", ".join(axes) + ")")
     if x == y:
         raise InvalidArgument("heatmap.y", y, "a grid parameter other than heatmap.x")
@@ -286,10 +282,10 @@ def _heatmap(command, spec, axes):
     if isinstance(values, str):
         values = [values]
     if not isinstance(values, list) or not values or len(values) > 4:
-        raise InvalidArgument("heatmap.values", _shown(values), "1 to 4 quantity names")
+        raise InvalidArgument("heatmap.values", stand_in(values), "1 to 4 quantity names")
     for v in values:
         if v not in METRICS[command]:
-            raise InvalidArgument("heatmap.values", _shown(v), "quantities of " + command + " ("
+            raise InvalidArgument("heatmap.values", stand_in(v), "quantities of " + command + " ("
                                   + ", ".join(METRICS[command]) + ")")
     return {"x": x, "y": y, "values": list(values), "title": title}
 

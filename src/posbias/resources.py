@@ -26,6 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
 from posbias.errors import ResourceLimit
+from posbias.numbers import byte_size, duration
+
+#: the older name of :func:`posbias.numbers.byte_size`
+human = byte_size
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -94,12 +98,6 @@ def memory_limit(max_memory: int | None = None) -> tuple[int | None, str]:
         return None, ""
     return min(found)
 
-
-def human(n: float) -> str:
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{int(n)} bytes"
 
 
 def check_memory(needed: float, max_memory: int | None, advice: str) -> None:
@@ -175,16 +173,16 @@ class Plan:
         lines = [f"plan of {self.what}:"]
         for name, b, s in self.parts:
             dev = self.placement.get(name)
-            lines.append(f"  {name}{' on ' + dev if dev else ''}: {human(b)}, {duration(s)}")
+            lines.append(f"  {name}{' on ' + dev if dev else ''}: {byte_size(b)}, {duration(s)}")
         limit, source = memory_limit()
-        lim = f" (limit {human(limit)}: {source})" if limit else ""
-        lines.append(f"  total: about {human(self.bytes)} on the host{lim}, about "
+        lim = f" (limit {byte_size(limit)}: {source})" if limit else ""
+        lines.append(f"  total: about {byte_size(self.bytes)} on the host{lim}, about "
                      f"{duration(self.seconds)}")
         for dev, b in self.per_device().items():
             if dev != "cpu":
                 acc, acc_source = accelerator_memory(dev)
-                cap = f" ({acc_source} {human(acc)})" if acc is not None else ""
-                lines.append(f"  on {dev}: about {human(b)}{cap}")
+                cap = f" ({acc_source} {byte_size(acc)})" if acc is not None else ""
+                lines.append(f"  on {dev}: about {byte_size(b)}{cap}")
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
@@ -203,14 +201,6 @@ def usable_cores() -> int:
     except AttributeError:  # pragma: no cover - not on Linux
         return max(1, os.cpu_count() or 1)
 
-
-def duration(seconds: float) -> str:
-    """A wall time as people read it: seconds, minutes or hours (at least ``1 s``)."""
-    if seconds < 90:
-        return f"{max(seconds, 1):.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 # ----------------------------------------------------------------------------- worker processes

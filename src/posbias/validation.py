@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import byte_size
 
 __all__ = [
     "MAX_DENSE_LENGTH",
@@ -241,12 +242,6 @@ def check_path(name: str, value: Any, *, must_exist: bool = True, kind: str = "f
 
 
 # ----------------------------------------------------------------------------- bounded reading
-def _nbytes(n: int) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{n} bytes"
-
 
 def check_readable(path: str | os.PathLike[str], parameter: str = "path",
                    max_bytes: int | None = None) -> str:
@@ -264,7 +259,7 @@ def check_readable(path: str | os.PathLike[str], parameter: str = "path",
     if not stat.S_ISREG(st.st_mode):
         raise InvalidArgument(parameter, path, "a regular file (not a directory, device or FIFO)")
     if max_bytes is not None and st.st_size > max_bytes:
-        raise InvalidArgument(parameter, path, f"a file of at most {_nbytes(max_bytes)}")
+        raise InvalidArgument(parameter, path, f"a file of at most {byte_size(max_bytes)}")
     return path
 
 
@@ -281,7 +276,7 @@ def read_bounded(path: str | os.PathLike[str], max_bytes: int, parameter: str = 
     except OSError as exc:
         raise InvalidArgument(parameter, path, f"a readable file ({exc.strerror})") from None
     if len(data) > max_bytes:
-        raise InvalidArgument(parameter, path, f"a file of at most {_nbytes(max_bytes)}")
+        raise InvalidArgument(parameter, path, f"a file of at most {byte_size(max_bytes)}")
     return data
 
 

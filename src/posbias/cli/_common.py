@@ -15,6 +15,11 @@ from typing import Any, Literal, Protocol
 
 from posbias import __version__
 from posbias.errors import InvalidArgument
+
+# memory_limit and check_memory live in posbias.resources (the bottom layer), so that the Python
+# entry points refuse what cannot fit exactly as the command line does; the subcommands take
+# them from here
+from posbias.resources import check_memory, memory_limit
 from posbias.validation import MAX_DPS, MIN_DPS, parse_size
 
 __all__ = [
@@ -180,13 +185,6 @@ def add_common(p: argparse.ArgumentParser, name: str, example: str) -> None:
     add("--debug", action="store_true", help="show the traceback of an internal error")
     add("--version", action="version", version=f"posbias {__version__} ({name})")
 
-
-# ---------------------------------------------------------------------------------------------
-# resources
-
-# memory_limit, check_memory and human live in posbias.resources (the bottom layer), so that
-# the Python entry points refuse what cannot fit exactly as the command line does
-from posbias.resources import check_memory, human, memory_limit  # noqa: E402,F401
 
 # ---------------------------------------------------------------------------------------------
 # progress

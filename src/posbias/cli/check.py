@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from posbias.cli._common import add_output, dps_type, progress, seed_type
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
+from posbias.numbers import duration
 from posbias.proofs_checks import registry
 from posbias.proofs_checks.registry import CheckContext, Claim, Result
 from posbias.render.reports import FORMATS, render
-from posbias.resources import duration as _duration
 
 __all__ = ["add_parser", "run_check", "run_list", "select_claims"]
 
@@ -190,10 +190,10 @@ def _announce_thorough(args: argparse.Namespace, ctx: CheckContext, claims: list
               "on this project's machine, 2 cores):", file=sys.stderr)
         for _key, what, seconds, ids in work:
             names = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-            print(f"  {what}: about {_duration(seconds)} (for {names})", file=sys.stderr)
-        print(f"  total: about {_duration(total)}", file=sys.stderr, flush=True)
+            print(f"  {what}: about {duration(seconds)} (for {names})", file=sys.stderr)
+        print(f"  total: about {duration(total)}", file=sys.stderr, flush=True)
     if total > _THOROUGH_CONFIRM_SECONDS and sys.stdin.isatty() and not args.yes:
-        raise InvalidArgument("--thorough", f"about {_duration(total)} of re-measuring and "
+        raise InvalidArgument("--thorough", f"about {duration(total)} of re-measuring and "
                               "re-training", "--yes to start it (or select fewer claims)")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from posbias.cli._common import OPTION, add_output, flag_error, flag_of, seed_type
 from posbias.errors import InvalidArgument
 from posbias.measurements.presets import PRESETS
+from posbias.numbers import rounded, significant
 
 if TYPE_CHECKING:
     from posbias.measurements.planning import MeasurementPlan
@@ -130,16 +130,13 @@ def _validate(args: argparse.Namespace) -> None:
                               f"(4 per CPU core of this machine, at most 256)")
 
 
-def _fmt(x: float | None, digits: int = 4) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float) and not math.isfinite(x):
-        return "n/a"  # a ratio to a minimum that is 0 in float: no inf/nan in a report
-    return f"{x:.{digits}g}"
+def _fmt(x: float | None) -> str:
+    # a ratio to a minimum that is 0 in float prints as n/a: no inf/nan in a report
+    return significant(x, 4, nonfinite="n/a")
 
 
 def _num(x: float | None) -> float | None:
-    return None if x is None else float(f"{x:.7g}")
+    return None if x is None else rounded(x, 7)
 
 
 def _table(m: Any, c: Any, rope: RopeComparison | None) -> str:

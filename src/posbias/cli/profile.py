@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any, cast
 import mpmath
 import numpy as np
 
-from posbias.cli._common import add_output, check_memory, dps_type, human, progress
+from posbias.cli._common import add_output, check_memory, dps_type, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, write_output
+from posbias.numbers import byte_size, duration, float_text, fraction_text, mp_text
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
-from posbias.resources import duration as _duration
 from posbias.validation import MAX_LENGTH
 
 if TYPE_CHECKING:
@@ -283,7 +283,7 @@ def _block_text(data: dict, index: int, digits: int) -> str | None:
         return None
     with mpmath.workprec(64):
         exact = mpmath.ldexp(mpmath.mpf(float(a[index])), int(k[index]))
-        return mpmath.nstr(exact, digits, min_fixed=-5, max_fixed=21)
+        return mp_text(exact, digits, min_fixed=-5, max_fixed=21)
 
 
 def _finite_log(x: float) -> float | None:
@@ -300,14 +300,8 @@ def _pair(value: Fraction | tuple[int, int]) -> tuple[int, int]:
 
 
 def _fraction_text(value: Fraction | tuple[int, int]) -> str:
-    num, den = _pair(value)
-    f = value if isinstance(value, Fraction) else reduced_fraction(num, den)
-    n, d = mpz(f.numerator), mpz(f.denominator)  # mpz prints huge integers without limits
-    return str(n) if d == 1 else f"{n}/{d}"
-
-
-def _fmt_float(x: float, digits: int) -> str:
-    return repr(float(x)) if digits >= 17 else f"{float(x):.{digits}g}"
+    """An exact value (a Fraction or an unreduced pair) as reduced ``p/q``."""
+    return fraction_text(value if isinstance(value, Fraction) else reduced_fraction(*value))
 
 
 def _formatter(path: str, args: argparse.Namespace, dps: int | None) -> Callable[[Any], str]:
@@ -320,9 +314,9 @@ def _formatter(path: str, args: argparse.Namespace, dps: int | None) -> Callable
     if path == "precise":
         assert dps is not None  # the precise path runs with --dps
         digits = min(args.digits_value or dps, dps)
-        return lambda x: mpmath.nstr(x, digits, min_fixed=-5, max_fixed=21)
+        return lambda x: mp_text(x, digits, min_fixed=-5, max_fixed=21)
     digits = min(args.digits_value or 17, 17)
-    return lambda x: _fmt_float(x, digits)
+    return lambda x: float_text(x, digits)
 
 
 def _header(path: str, args: argparse.Namespace, length: int, depth: int, spec: str,
@@ -356,7 +350,7 @@ def _json_value(path: str, value: Any, dps: int | None) -> str | float:
         return _fraction_text(value)
     if path == "precise":
         assert dps is not None  # the precise path runs with --dps
-        return mpmath.nstr(value, dps, min_fixed=-5, max_fixed=21)
+        return mp_text(value, dps, min_fixed=-5, max_fixed=21)
     return float(value)
 
 
@@ -408,7 +402,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = estimate_seconds(path, length, schedule.depth, den_bits, dps) + out_seconds
     if (seconds > 5 or (path != "fast" and length >= 2048)) and not args.quiet:
         print(f"posbias: computing the {path} profile (L={length}, T={schedule.depth}): about "
-              f"{_duration(seconds)} and {human(needed)} of memory ...", file=sys.stderr)
+              f"{duration(seconds)} and {byte_size(needed)} of memory ...", file=sys.stderr)
 
     # a bar with an ETA, one step per layer, for the slow Cesàro routes (silent off a terminal)
     slow = path != "fast" and kernel.spec == "cesaro" and seconds > 5

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posbias.cli._common import add_output, check_memory, human, progress
+from posbias.cli._common import add_output, check_memory, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
+from posbias.numbers import byte_size, significant
 
 if TYPE_CHECKING:
     from posbias.numerics.configs import RolloutConfig
@@ -107,10 +108,6 @@ def _resolve(config: str) -> str:
                           "(see posbias rollout --list)")
 
 
-def _g6(x: float) -> str:
-    return f"{float(x):.6g}"
-
-
 _ROWS = (
     ("first", "p(1)"),
     ("last", "p(L)"),
@@ -143,14 +140,14 @@ def _table(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
         row = label.ljust(22)
         for _, s in cols:
             v = s[key]
-            shown = str(v) if isinstance(v, int) else ("min underflow" if v is None else _g6(v))
+            shown = str(v) if isinstance(v, int) else ("min underflow" if v is None else significant(v, 6))
             row += shown.rjust(max(width, 14))
         lines.append(row)
     lines.append("")
     for r in results:
-        lines.append(f"W1(profile, attention only) [{r['convention']}] = {_g6(r['w1_attention_only'])}")
+        lines.append(f"W1(profile, attention only) [{r['convention']}] = {significant(r['w1_attention_only'], 6)}")
     if w1_pair is not None:
-        lines.append(f"W1(reference, corrected) = {_g6(w1_pair)}")
+        lines.append(f"W1(reference, corrected) = {significant(w1_pair, 6)}")
     return "\n".join(lines)
 
 
@@ -259,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
         # about 15 ns per (layer, head, position) on the fast path, twice per convention
         eta = 2 * len(cfgs) * L * T * H * 15e-9
         print(f"posbias rollout: L = {L}, T = {T}, H = {H} (fast path): about {eta:.0f} s and "
-              f"{human(needed)} ...", file=sys.stderr)
+              f"{byte_size(needed)} ...", file=sys.stderr)
     with progress(len(cfgs), "posbias rollout", args.quiet or not big) as bar:
         for cfg in cfgs:
             r = compute_rollout(cfg)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, cast
 
 from posbias.errors import InvalidArgument
 from posbias.files import check_writable, write_output
+from posbias.numbers import float_text
 
 if TYPE_CHECKING:
     from posbias.proofs_checks.sweeps import Sweep
@@ -93,9 +94,8 @@ def _format(text: str) -> str:
 
 
 def _cell(v: object) -> str:
-    if isinstance(v, float):
-        return repr(v) if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
-    return str(v)
+    """A table cell: a float as the shortest text that reads back as it (nan, inf, -inf)."""
+    return float_text(v) if isinstance(v, float) else str(v)
 
 
 def _csv(columns: Sequence[str], rows: Sequence[dict]) -> str:

@@ -14,17 +14,12 @@ import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.files import write_output
+from posbias.numbers import figure_text
 
 __all__ = ["plot_heatmap"]
 
 #: decades of colour on a log scale; larger values saturate (the colour bar says so)
 _DECADES = 8.0
-
-
-def _label(v: object) -> str:
-    if isinstance(v, float):
-        return f"{v:.3g}"
-    return str(v)
 
 
 def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
@@ -96,9 +91,9 @@ def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
         step_x = max(1, math.ceil(len(xs) / 10))
         step_y = max(1, math.ceil(len(ys) / 12))
         ax.set_xticks(range(0, len(xs), step_x))
-        ax.set_xticklabels([_label(v) for v in xs[::step_x]], rotation=45 if len(xs) > 6 else 0)
+        ax.set_xticklabels([figure_text(v, 3) for v in xs[::step_x]], rotation=45 if len(xs) > 6 else 0)
         ax.set_yticks(range(0, len(ys), step_y))
-        ax.set_yticklabels([_label(v) for v in ys[::step_y]])
+        ax.set_yticklabels([figure_text(v, 3) for v in ys[::step_y]])
         ax.set_xlabel(x)
         ax.set_ylabel(y)
         ax.set_title(name.replace("_over_", " / "), fontsize=10)

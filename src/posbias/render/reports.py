@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from posbias import __version__
+from posbias.numbers import figure_text
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES
 from posbias.proofs_checks.registry import Evidence, Result
 
@@ -94,7 +95,7 @@ def decided_line(r: Result) -> str:
     parts = []
     rule = r.claim.rule
     names = getattr(rule, "deciding", ()) or ()
-    figs = [f"{n} = {_fig(ev.figures[n])}" for n in names if n in ev.figures]
+    figs = [f"{n} = {figure_text(ev.figures[n], 4)}" for n in names if n in ev.figures]
     if figs and ev.verdict not in ("needs-data",) and not ev.details.get("error"):
         parts.append("; ".join(figs))
     parts.append(decided_by(ev))
@@ -105,16 +106,6 @@ def decided_line(r: Result) -> str:
         parts.append(f"{tag}flips to {f['to']} at {f['threshold']} = {f['flips_at']} "
                      f"(rule: {f['value']}; {f['distance']})")
     return " | ".join(p for p in parts if p)
-
-
-def _fig(v: object) -> str:
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fig(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_fig(x)}" for k, x in v.items()) + "}"
-    return str(v)
 
 
 def _mark(r: Result) -> str:
@@ -181,9 +172,9 @@ def _text_verbose(results: Sequence[Result]) -> str:
         if r.claim.rule_text:
             lines.append(f"  rule: {_cut(r.claim.rule_text, None)}")
         if ev.figures:
-            lines.append("  figures: " + "; ".join(f"{k} = {_fig(v)}" for k, v in ev.figures.items()))
+            lines.append("  figures: " + "; ".join(f"{k} = {figure_text(v, 4)}" for k, v in ev.figures.items()))
         if ev.alternatives:
-            lines.append("  alternatives: " + "; ".join(f"{k}: {_fig(v)}" for k, v in ev.alternatives.items()))
+            lines.append("  alternatives: " + "; ".join(f"{k}: {figure_text(v, 4)}" for k, v in ev.alternatives.items()))
         for name in fields:
             value = getattr(ev, name)
             if value not in (None, ""):
