@@ -79,6 +79,40 @@ def test_an_upward_import_breaks_the_layers(tmp_path):
     assert "BROKEN" in result.stdout
 
 
+def _with_function_import(dotted: str, line: str) -> str:
+    """The source of ``dotted`` with a function importing ``line`` appended."""
+    path = os.path.join(ROOT, *{"posbias.proofs_checks.stored": ("proofs_checks", "stored.py"),
+                               "posbias.render.tex": ("src", "posbias", "render", "tex.py"),
+                               "posbias.render.notation": ("src", "posbias", "render",
+                                                           "notation.py"),
+                               "posbias.errors": ("src", "posbias", "errors.py"),
+                               "posbias.numbers": ("src", "posbias", "numbers.py")}[dotted])
+    with open(path, encoding="utf-8") as fh:
+        return fh.read() + f"\n\ndef _planted():\n    {line}  # noqa: F401\n"
+
+
+@pytest.mark.parametrize(("module", "line"), [
+    # the two loops that function-local imports once hid: a contract fails on either
+    ("posbias.proofs_checks.stored", "from posbias.proofs_checks.measured import STEP0_PLAN"),
+    ("posbias.render.tex", "from posbias.render.reports import render"),
+    ("posbias.render.notation", "from posbias.render.latex import latex"),
+])
+def test_a_cycle_hidden_in_a_function_breaks_the_contracts(tmp_path, module, line):
+    result = _lint(_namespace(tmp_path, {module: _with_function_import(module, line)}))
+    assert result.returncode != 0
+    assert "No cycles are allowed" in result.stdout
+
+
+@pytest.mark.parametrize(("module", "line"), [
+    ("posbias.errors", "from posbias.files import write_output"),
+    ("posbias.numbers", "from posbias.errors import InvalidArgument"),
+])
+def test_the_bottom_modules_import_nothing_above_them(tmp_path, module, line):
+    result = _lint(_namespace(tmp_path, {module: _with_function_import(module, line)}))
+    assert result.returncode != 0
+    assert "BROKEN" in result.stdout
+
+
 @pytest.mark.parametrize("package", ["posbias.numerics", "posbias.measurements"])
 def test_subpackage_exports_are_the_union_of_its_modules(package):
     import importlib

@@ -14,6 +14,7 @@ from posbias import __version__
 from posbias.numbers import figure_text
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES
 from posbias.proofs_checks.registry import Evidence, Result
+from posbias.render.tex import latex_escape, prose_to_latex
 
 __all__ = ["FORMATS", "decided_by", "decided_line", "latex_escape", "render", "summary"]
 
@@ -249,57 +250,8 @@ def _json(results: Sequence[Result]) -> str:
     ) + "\n"
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
-
-_LATEX_UNICODE = {
-    "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "δ": r"$\delta$", "ε": r"$\varepsilon$",
-    "κ": r"$\kappa$", "λ": r"$\lambda$", "μ": r"$\mu$", "π": r"$\pi$", "ρ": r"$\rho$",
-    "σ": r"$\sigma$", "τ": r"$\tau$", "χ": r"$\chi$", "Γ": r"$\Gamma$", "Π": r"$\Pi$",
-    "Σ": r"$\Sigma$", "Θ": r"$\Theta$", "≥": r"$\geq$", "≤": r"$\leq$", "≈": r"$\approx$",
-    "≠": r"$\neq$", "→": r"$\to$", "⇔": r"$\Leftrightarrow$", "∞": r"$\infty$", "√": r"$\surd$",
-    "·": r"$\cdot$", "×": r"$\times$", "∈": r"$\in$", "∫": r"$\int$", "∑": r"$\sum$",
-    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "’": "'", "‘": "`", "“": "``", "”": "''",
-    "⋯": r"$\cdots$", "ℓ": r"$\ell$", "²": r"$^2$", "³": r"$^3$", "à": r"\`a", "é": r"\'e",
-    "è": r"\`e", "ü": r'\"u', "ö": r'\"o', "ä": r'\"a', "Å": r"\AA{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    r"""Escape plain text for LaTeX (pdflatex-safe: non-ASCII symbols become macros).
-
-    >>> latex_escape("λ ∈ [0,1] & 50% of x_1")
-    '$\\lambda$ $\\in$ [0,1] \\& 50\\% of x\\_1'
-    """
-    out = []
-    for ch in str(text):
-        if ch in _LATEX_SPECIAL:
-            out.append(_LATEX_SPECIAL[ch])
-        elif ch in _LATEX_UNICODE:
-            out.append(_LATEX_UNICODE[ch])
-        elif ord(ch) < 128:
-            out.append(ch)
-        else:
-            out.append("?")
-    return "".join(out)
-
-
 def _prose(text: str) -> str:
     """Text with its ASCII mathematics set as math (the LaTeX renderer's prose rule)."""
-    from posbias.render.latex import prose_to_latex
-
     return prose_to_latex(text)
 
 
@@ -384,3 +336,7 @@ def render(results: Sequence[Result], fmt: str, verbose: bool = False) -> str:
     if fmt == "text":
         return _text(results, verbose)
     return {"md": _md, "json": _json, "latex": _latex, "junit": _junit}[fmt](results)
+
+
+def _planted():
+    from posbias.render.latex import render_tex  # noqa: F401
