@@ -40,7 +40,17 @@ def _namespace(tmp_path, replace: dict | None = None) -> str:
                 continue  # laid out by its own mapping entry
             (target / name).symlink_to(os.path.join(source, name))
     for dotted, text in (replace or {}).items():
-        path = top.joinpath(*dotted.split(".")).with_suffix(".py")
+        parts = dotted.split(".")
+        folder = top
+        for part in parts[:-1]:  # a linked folder becomes a folder of links: the checkout stays
+            folder = folder / part
+            if folder.is_symlink():
+                source = folder.resolve()
+                folder.unlink()
+                folder.mkdir()
+                for entry in os.listdir(source):
+                    (folder / entry).symlink_to(source / entry)
+        path = folder / (parts[-1] + ".py")
         path.unlink()
         path.write_text(text)
     return str(top)

@@ -136,7 +136,3 @@ def notation_entries(derivations: Iterable[Derivation]) -> list[tuple[str, str, 
         entries.append(("Functions", latex(sympy.Function(name)(*sympy.symbols(args))), meaning))
     entries += [("Standard functions", *SPECIAL[c]) for c in specials]
     return entries
-
-
-def _planted():
-    from posbias.render.latex import latex  # noqa: F401

@@ -336,7 +336,3 @@ def render(results: Sequence[Result], fmt: str, verbose: bool = False) -> str:
     if fmt == "text":
         return _text(results, verbose)
     return {"md": _md, "json": _json, "latex": _latex, "junit": _junit}[fmt](results)
-
-
-def _planted():
-    from posbias.render.latex import render_tex  # noqa: F401

@@ -262,7 +262,3 @@ def prose_to_latex(text: str) -> str:
             pieces.append(escape_text(tok))
     flush()
     return " ".join(pieces)
-
-
-def _planted():
-    from posbias.render.reports import render  # noqa: F401
