@@ -27,7 +27,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument
+from posbias.measurements.devices import resolve_device
 from posbias.measurements.hooks import locate_blocks, quiet_transformers, require_models_extra
+from posbias.measurements.sharding import (
+    DEVICE_MAPS,
+    check_devices_present,
+    plan_device_map,
+    require_accelerate,
+)
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
     from torch.nn import Module
@@ -136,15 +143,8 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
             raise InvalidArgument(key, value, "True or False")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgument("seed", seed, "an integer >= 0")
-    from posbias.measurements.devices import resolve_device
 
     if device_map is not None:
-        from posbias.measurements.sharding import (
-            DEVICE_MAPS,
-            check_devices_present,
-            require_accelerate,
-        )
-
         if device_map not in DEVICE_MAPS:
             raise InvalidArgument("device_map", device_map, "one of " + ", ".join(DEVICE_MAPS))
         if device not in ("cpu", "auto"):
@@ -200,8 +200,6 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
                 raise OSError(f"no tokenizer of {model} in the local cache")
             placed = per_device = None
             if device_map is not None:
-                from posbias.measurements.sharding import plan_device_map
-
                 config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
                 placed, _, per_device = plan_device_map(
                     config, dtype=dtype, device_map=device_map, max_memory=max_memory,

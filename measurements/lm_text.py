@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from posbias.errors import InvalidArgument
+from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.measurements import measure
 from posbias.measurements.corpus import CORPUS_SOURCE, SECTIONS, build_corpus
 from posbias.measurements.devices import resolve_device
@@ -171,7 +171,6 @@ def train_tokenizer(documents: Iterable[str], vocab: int = 4096) -> Any:
     try:
         from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     except ImportError:  # pragma: no cover - tokenizers comes with transformers
-        from posbias.errors import NeedsExtra
 
         raise NeedsExtra("models", "tokenizers") from None
     tok = Tokenizer(models.BPE())
@@ -417,7 +416,6 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
     :func:`posbias.measurements.lm_training.lm_train_run`."""
     torch = require_torch()
     seed = check_integer("seed", seed, 0, 2 ** 40)
-    from posbias.measurements.devices import resolve_device
 
     device, _ = resolve_device(device)
     if resume and checkpoint_dir is None:

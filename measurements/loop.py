@@ -31,6 +31,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
+from tqdm import tqdm
 
 from posbias import __version__
 from posbias.errors import InvalidArgument
@@ -204,10 +205,6 @@ def progress_bar(progress: Any, config: Any, seed: int, start: int, end: int) ->
         progress = sys.stderr.isatty()
     if not progress or end <= start:
         return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm comes with transformers
-        return None
     return tqdm(total=config.iterations, initial=start, unit="it", file=sys.stderr,
                 desc=f"{config.name} seed {seed}", dynamic_ncols=True, leave=False)
 
@@ -263,8 +260,6 @@ def _relay_progress(queue: Any, config: Any, seeds: Iterable[int], stop: threadi
     set and the queue is drained (a thread of :func:`run_seeds`)."""
     bars: dict[int, Any] = {}
     if show:
-        from tqdm import tqdm
-
         bars = {s: tqdm(total=config.iterations, unit="it", file=sys.stderr, position=k,
                         desc=f"{config.name} seed {s}", dynamic_ncols=True, leave=False)
                 for k, s in enumerate(seeds)}

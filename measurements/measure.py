@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.measurements.devices import resolve_device
 from posbias.measurements.hooks import (
     as_float64,
     input_device,
@@ -514,7 +515,6 @@ def measure_influence(
     threads = _int(threads, "threads", 1)
     kernel_inputs = _int(kernel_inputs, "kernel_inputs", 0)
     _choice(attention, "attention", ATTENTIONS)
-    from posbias.measurements.devices import resolve_device
 
     device, _ = resolve_device(device)
     if device == "mps" and dtype == "float64":

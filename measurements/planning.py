@@ -43,7 +43,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from posbias.errors import InvalidArgument, ResourceLimit
+from posbias.measurements.hooks import probe_chunk
 from posbias.numbers import byte_size, duration
+from posbias.resources import accelerator_memory, memory_limit, usable_cores
 from posbias.validation import check_integer
 
 __all__ = ["CPU_FLOPS_PER_THREAD", "HOST_BASE_BYTES", "STEP0_HOST_BYTES", "MeasurementPlan",
@@ -80,8 +82,6 @@ def cpu_flops(threads: int) -> float:
     :data:`CPU_FLOPS_PER_THREAD` ``* t^0.85``, ``t`` the threads up to the cores this process
     may use (threads beyond them add nothing).  Calibrated on this project's machine: another
     machine computes at its own rate, so the planned time is a guide, not a bound."""
-    from posbias.resources import usable_cores
-
     threads = check_integer("threads", threads, 1)
     t = min(threads, usable_cores())
     return CPU_FLOPS_PER_THREAD * t ** _THREAD_EXPONENT
@@ -273,14 +273,11 @@ def _device_limit(dev: str, max_memory: Any) -> tuple[int | None, str]:
     limit, as for every command), a GPU's total memory.  The per-device budgets of the map
     form of ``--max-memory`` are accelerate's: they bound the weights it places there (checked
     by the placement itself), not the device's whole use."""
-    from posbias.resources import memory_limit
-
     if dev == "cpu":
         host = max_memory if isinstance(max_memory, int) and not isinstance(max_memory, bool) \
             else None
         limit, source = memory_limit(host)
         return limit, ("--max-memory allows" if host is not None else source)
-    from posbias.resources import accelerator_memory
 
     return accelerator_memory(dev)  # a GPU's total; disk and mps: None (torch reports none)
 
@@ -414,8 +411,6 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     ``kernel_inputs`` forward passes, once (the first run's), at :func:`cpu_flops`
     ``(threads)`` (0.4 of it in float64).  Returns the plan unchecked:
     :meth:`MeasurementPlan.check` refuses (one line, exit status 2 at the command line)."""
-    from posbias.measurements.hooks import probe_chunk
-
     length = check_integer("length", length, 1)
     itemsize = _ITEMSIZE.get(dtype, 8)
     d, layers = int(settings["hidden_size"]), int(settings["num_hidden_layers"])

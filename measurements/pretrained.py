@@ -40,8 +40,10 @@ import hashlib
 import inspect
 import math
 import os
+import re
 import sys
 import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -49,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from posbias import __version__
 from posbias.errors import InvalidArgument
 from posbias.measurements.checkpoint import block_checkpointing
 from posbias.measurements.hooks import (
@@ -58,8 +61,12 @@ from posbias.measurements.hooks import (
     locate_blocks,
     require_models_extra,
 )
+from posbias.measurements.journal import MeasurementJournal
 from posbias.measurements.measure import METRICS, influence_profile, top1_grad_profiles
+from posbias.measurements.planning import window_bytes
+from posbias.measurements.sharding import describe_device_map
 from posbias.numbers import rounded
+from posbias.resources import memory_limit
 from posbias.validation import check_choice
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
@@ -216,9 +223,6 @@ def _unreadable(model_type: str, attn: Any, exc: BaseException, source: str) -> 
     where the tested ``transformers`` releases keep it (a later release may have rewritten the
     attention module): names what is missing and where, the installed release (and whether it
     is among the tested ones), and the route that still reads the model where there is one."""
-    import re
-    import types
-
     version = _transformers_version()
     if isinstance(exc, KeyError):
         missing = (f"{type(attn).__name__} is called without {exc.args[0]!r}" if exc.args
@@ -482,9 +486,6 @@ class PretrainedMeasurement:
     @property
     def name(self) -> str:
         """A file-name stem for the model: the last path component, lower case."""
-        import os
-        import re
-
         stem = os.path.basename(self.model.rstrip("/\\")) or "model"
         return re.sub(r"[^a-z0-9._-]+", "-", stem.lower()).strip("-.") or "model"
 
@@ -653,9 +654,6 @@ def measure_pretrained(
         raise InvalidArgument("resume", resume, "a journal to resume from (journal=PATH)")
     book = None
     if journal is not None:
-        from posbias import __version__
-        from posbias.measurements.journal import MeasurementJournal
-
         fingerprint = {
             "model": loaded.source, "model_type": config.model_type, "dtype": loaded.dtype,
             "attn_implementation": loaded.attn_implementation, "metric": metric,
@@ -781,7 +779,6 @@ def _map_summary(loaded: LoadedCheckpoint) -> str | None:
     """Where a sharded model's modules are (None without a device map)."""
     if getattr(loaded, "device_map", None) is None:
         return None
-    from posbias.measurements.sharding import describe_device_map
 
     return describe_device_map(loaded.device_map or {}, loaded.device_bytes)
 
@@ -793,9 +790,6 @@ def _auto_batch(model: Module, length: int, remaining: int, checkpointing: bool 
     the backward pass keeps plus one block's working set), at most :data:`MAX_AUTO_BATCH` and
     the windows left; halved on out-of-memory from there."""
     import torch
-
-    from posbias.measurements.planning import window_bytes
-    from posbias.resources import memory_limit
 
     dtype = str(next(model.parameters()).dtype).rsplit(".", 1)[-1]
     parts = window_bytes(model.config, length, dtype if dtype in ("float32", "bfloat16",

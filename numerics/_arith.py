@@ -7,6 +7,7 @@ Everything here is exact: no float enters.  ``mpz`` is :class:`gmpy2.mpz` when g
 
 from __future__ import annotations
 
+import math
 import numbers
 from decimal import Decimal
 from fractions import Fraction
@@ -108,8 +109,6 @@ def lcm_upto(n: int) -> int:
         for i in range(2, n + 1):
             out = gmpy2.lcm(out, i)
     else:  # pragma: no cover
-        import math
-
         for i in range(2, n + 1):
             out = out * i // math.gcd(out, i)
     return out
@@ -127,8 +126,6 @@ def binomial(n: int, k: int) -> int:
         return 0
     if HAVE_GMPY2:
         return int(gmpy2.comb(n, k))
-    import math  # pragma: no cover
-
     return math.comb(n, k)  # pragma: no cover
 
 

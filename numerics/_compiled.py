@@ -30,6 +30,7 @@ import math
 import os
 import types
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -49,8 +50,6 @@ _KERNELS: dict[str, Callable[..., Any]] = {}
 def _fma(a, b, c):
     """``a b + c`` with one rounding (exact rational arithmetic; the compiled loops use the
     hardware instruction through ``llvm.fma``)."""
-    from fractions import Fraction
-
     return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 

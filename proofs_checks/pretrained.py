@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from posbias.errors import InvalidArgument
 from posbias.numbers import figure_text, rounded
 from posbias.numerics.compare import spearman, wasserstein1
+from posbias.numerics.configs import parse_config
 from posbias.validation import read_text_bounded
 
 __all__ = [
@@ -94,8 +95,6 @@ def compare_with_rollout(measured: ArrayLike, config_text: str, *,
                          source: str = "<measured config>") -> RolloutComparison:
     """Compare a measured profile (length ``L``) with the rollout of ``config_text`` (a rollout
     config in the reference schema, read with the reference convention, at length ``L``)."""
-    from posbias.numerics.configs import parse_config
-
     p = np.asarray(measured, dtype=float)
     cfg = parse_config(config_text, source=source, length=int(p.size))
     return RolloutComparison(p, np.asarray(cfg.profile()), np.asarray(cfg.attention_only().profile()))

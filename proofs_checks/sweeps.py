@@ -44,8 +44,15 @@ from typing import Any
 
 import numpy as np
 
-from posbias.errors import InvalidArgument
+from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.measurements import measure as ms
+from posbias.measurements.hooks import require_models_extra
 from posbias.numbers import stand_in
+from posbias.numerics.cesaro import cesaro_profile_blocks
+from posbias.numerics.configs import CONVENTIONS, load_config, rollout_summary
+from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
+from posbias.proofs_checks import measured as mc
+from posbias.proofs_checks.data import builtin_config_path, builtin_configs
 from posbias.validation import read_text_bounded
 
 __all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "sweep_batch", "sweep_point"]
@@ -105,8 +112,6 @@ def _value(command, name, x, where):
         return int(x)
     if kind == "unit":
         if isinstance(x, str):
-            from posbias.numerics.schedules import parse_number
-
             f = parse_number(x, where)
         elif isinstance(x, bool) or not isinstance(x, (numbers.Integral, float)):
             raise InvalidArgument(where, stand_in(x), "a number in [0, 1] (decimal or p/q)")
@@ -128,8 +133,6 @@ def _value(command, name, x, where):
 def _decimal(x: int | float | str | Fraction) -> Fraction:
     """The number the user wrote: a float by its shortest decimal repr, text as p/q or decimal."""
     if isinstance(x, str):
-        from posbias.numerics.schedules import parse_number
-
         return parse_number(x, "grid")
     if isinstance(x, float):
         return Fraction(repr(x))
@@ -292,14 +295,9 @@ def _heatmap(command, spec, axes):
 
 def _check_point(command, point):
     if command == "profile" and "schedule" in point:
-        from posbias.numerics.schedules import parse_schedule
-
         parse_schedule(point["schedule"], point.get("depth"), parameter="schedule")
-    if command == "rollout":
-        from posbias.numerics.configs import CONVENTIONS
-
-        if point.get("convention", "reference") not in CONVENTIONS:
-            raise InvalidArgument("convention", point["convention"], "one of " + ", ".join(CONVENTIONS))
+    if command == "rollout" and point.get("convention", "reference") not in CONVENTIONS:
+        raise InvalidArgument("convention", point["convention"], "one of " + ", ".join(CONVENTIONS))
     if command == "measure":
         choices = {"metric": ("jacobian", "top1-grad"), "dtype": ("float32", "float64"), "rope": ("on", "off")}
         for k, allowed in choices.items():
@@ -330,8 +328,6 @@ def _float_constructor(path):
 
 def load_sweep(path: str) -> Sweep:
     """Read and validate a sweep file (YAML, safe mode; the ``yaml`` extra)."""
-    from posbias.errors import NeedsExtra
-
     if not isinstance(path, str) or not os.path.isfile(path):
         raise InvalidArgument("SPEC", path, "a readable YAML sweep file")
     try:
@@ -353,9 +349,6 @@ def load_sweep(path: str) -> Sweep:
 
 # ----------------------------------------------------------------------------- computing
 def _profile_point(p):
-    from posbias.numerics.cesaro import cesaro_profile_blocks
-    from posbias.numerics.schedules import Schedule, parse_schedule
-
     L = p["length"]
     if "schedule" in p:
         schedule: Schedule | list = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
@@ -392,11 +385,6 @@ def _profile_point(p):
 
 
 def _rollout_point(p):
-    import os
-
-    from posbias.numerics.configs import load_config, rollout_summary
-    from posbias.proofs_checks.data import builtin_config_path, builtin_configs
-
     config = p["config"]
     if not os.path.exists(config):
         if config not in builtin_configs():
@@ -412,10 +400,6 @@ def _rollout_point(p):
 
 
 def _measure_point(p):
-    from posbias.measurements import measure as ms
-    from posbias.measurements.hooks import require_models_extra
-    from posbias.proofs_checks import measured as mc
-
     kwargs = {k: v for k, v in p.items() if k not in ("arch", "rope")}
     require_models_extra()
     m = ms.measure_influence(p["arch"], rope=p.get("rope", "on") == "on", **kwargs)

@@ -19,9 +19,12 @@ posbias.errors.ResourceLimit: needs about 4 MiB; --max-memory allows 1 MiB; exam
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
@@ -70,7 +73,7 @@ def _cgroup_memory() -> int | None:
 
 def _address_space_limit() -> int | None:
     try:
-        import resource
+        import resource  # POSIX only
 
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     except (ImportError, OSError, ValueError):  # pragma: no cover
@@ -216,9 +219,6 @@ def _on_sigterm(signum: int, frame: object) -> NoReturn:  # pragma: no cover - e
 def terminate_on_sigterm() -> Callable[[], object]:
     """Turn SIGTERM into :class:`Terminated` in this (main) thread; a handler the embedding
     program installed is left alone.  Returns a function that restores the previous handler."""
-    import signal
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     old = signal.getsignal(signal.SIGTERM)
@@ -251,9 +251,6 @@ def map_in_processes(fn: Callable[[_T], _R], items: Iterable[_T], workers: int, 
     interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for.
     ``initializer(*initargs)`` runs once in each worker (a queue made by :func:`spawn_queue`
     may travel there this way)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     tasks = list(items)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
                                mp_context=multiprocessing.get_context("spawn"),
@@ -270,6 +267,4 @@ def map_in_processes(fn: Callable[[_T], _R], items: Iterable[_T], workers: int, 
 def spawn_queue() -> Any:
     """A queue that the workers of :func:`map_in_processes` can write to (through its
     ``initializer``) and the parent read from."""
-    import multiprocessing
-
     return multiprocessing.get_context("spawn").Queue()

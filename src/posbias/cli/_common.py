@@ -13,6 +13,8 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any, Literal, Protocol
 
+from tqdm import tqdm
+
 from posbias import __version__
 from posbias.errors import InvalidArgument
 
@@ -206,12 +208,7 @@ class ProgressBar(Protocol):
 def progress(total: int, desc: str, quiet: bool = False) -> ProgressBar:
     """A progress bar with an ETA on standard error when it is a terminal (``tqdm``), else a
     bar that prints nothing.  Use as ``with progress(n, "claims") as bar: bar.update(1)``."""
-    disable = quiet or not sys.stderr.isatty()
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a core dependency
-        disable = True
-    if disable:
+    if quiet or not sys.stderr.isatty():
         return _Silent()
     bar: ProgressBar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
                             dynamic_ncols=True)
