@@ -152,6 +152,7 @@ from posbias.measurements.loop import (
     mean_profile,
     moved_to_device,
     next_token_loop,
+    plan_seeds,
     progress_bar,
     provenance,
     restore_training_state,
@@ -171,6 +172,7 @@ from posbias.measurements.measure import (
     measure_influence,
     measure_influence_cached,
     parameter_count,
+    plan_influence,
     top1_grad_profiles,
 )
 from posbias.measurements.planning import (
@@ -180,6 +182,7 @@ from posbias.measurements.planning import (
     MeasurementPlan,
     cpu_flops,
     model_sizes,
+    plan_checkpoint,
     plan_measurement,
     plan_step0,
     step0_matmul_parameters,
@@ -201,6 +204,7 @@ from posbias.measurements.pretrained import (
     GenericAttentionProbe,
     PretrainedMeasurement,
     measure_pretrained,
+    plan_pretrained,
 )
 from posbias.measurements.sharding import (
     DEVICE_MAPS,
@@ -358,10 +362,14 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "parameter_count",
     "parse_device_memory",
     "parse_mask",
+    "plan_checkpoint",
     "plan_device_map",
+    "plan_influence",
     "plan_lm_text",
     "plan_lm_training",
     "plan_measurement",
+    "plan_pretrained",
+    "plan_seeds",
     "plan_step0",
     "plan_training",
     "prepare_text",

@@ -364,9 +364,12 @@ class lambda_hooks:
         #: only, as when the batch holds copies of one sequence for several probes)
         self.elements = 1
         self._handles: list[Any] = []  # torch hook handles
-        self._sums: list[float] = []
-        self._tv: list[list[float]] = []
-        self._passes: list[int] = []
+        #: per layer, while recording: the sum of the per-pass lambdas, the passes recorded, and
+        #: the attention-uniformity value of every pass that returned attention weights (the
+        #: running state a resumable measurement stores and restores)
+        self.sums: list[float] = []
+        self.passes: list[int] = []
+        self.tv: list[list[float]] = []
         self.lambdas: np.ndarray | None = None
         self.attention_tv: np.ndarray | None = None
 
@@ -381,9 +384,9 @@ class lambda_hooks:
     def __enter__(self) -> lambda_hooks:
         blocks, attns, mode = locate_blocks(self.model)
         n = len(blocks)
-        self._sums = [0.0] * n
-        self._tv = [[] for _ in range(n)]
-        self._passes = [0] * n
+        self.sums = [0.0] * n
+        self.tv = [[] for _ in range(n)]
+        self.passes = [0] * n
         state: list[dict[str, Any]] = [{} for _ in range(n)]
 
         def record(t, a, x):
@@ -392,8 +395,8 @@ class lambda_hooks:
                 xb = as_float64(x.detach()[b])
                 na = ab.norm(dim=-1)
                 nx = xb.norm(dim=-1)
-                self._sums[t] += float((na / (nx + na)).mean())
-                self._passes[t] += 1
+                self.sums[t] += float((na / (nx + na)).mean())
+                self.passes[t] += 1
 
         for t, (block, attn) in enumerate(zip(blocks, attns)):
             if mode == "parallel":
@@ -408,7 +411,7 @@ class lambda_hooks:
                     a = out[0] if isinstance(out, tuple) else out
                     record(t, a, state[t].pop("x"))
                     if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
-                        self._tv[t].append(_attention_tv(out[1]))
+                        self.tv[t].append(_attention_tv(out[1]))
 
                 self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
             else:  # the attention module adds its `residual` argument itself
@@ -428,7 +431,7 @@ class lambda_hooks:
                     a = state[t].pop("a") if mode == "dense" else total - x
                     record(t, a, x)
                     if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
-                        self._tv[t].append(_attention_tv(out[1]))
+                        self.tv[t].append(_attention_tv(out[1]))
 
                 self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
         return self
@@ -447,7 +450,7 @@ class lambda_hooks:
         def attn_post(mod, args, kwargs, out):
             state[t]["a"] = out[0] if isinstance(out, tuple) else out
             if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
-                self._tv[t].append(_attention_tv(out[1]))
+                self.tv[t].append(_attention_tv(out[1]))
 
         def mlp_post(mod, args, out):
             state[t]["m"] = out[0] if isinstance(out, tuple) else out
@@ -466,10 +469,10 @@ class lambda_hooks:
         for h in self._handles:
             h.remove()
         self._handles = []
-        if self._passes and min(self._passes) > 0:
-            self.lambdas = np.array([s / p for s, p in zip(self._sums, self._passes)])
-            if all(self._tv):
-                self.attention_tv = np.array([float(np.mean(v)) for v in self._tv])
+        if self.passes and min(self.passes) > 0:
+            self.lambdas = np.array([s / p for s, p in zip(self.sums, self.passes)])
+            if all(self.tv):
+                self.attention_tv = np.array([float(np.mean(v)) for v in self.tv])
         return False
 
 

@@ -73,6 +73,7 @@ from posbias.measurements.loop import (
     mean_profile,
     moved_to_device,
     next_token_loop,
+    plan_seeds,
     provenance,
     restore_training_state,
     run_seeds,
@@ -537,7 +538,8 @@ def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))
-    plan_lm_text(config, len(seeds), jobs, device=resolve_device(device)[0]).check(max_memory)
+    plan_seeds(plan_lm_text, lm_text_checkpoint_path, config, seeds, jobs=jobs,
+               checkpoint_dir=checkpoint_dir, resume=resume, device=device).check(max_memory)
     if data is None:
         data = prepare_text(config)
     shared = data
@@ -546,7 +548,7 @@ def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,
         return lm_text_run(cfg, seed, data=shared, **kw)
 
     return run_seeds(run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
-                      resume=resume, progress=progress, log=log, device=device, threads=threads)
+                     resume=resume, progress=progress, log=log, device=device, threads=threads)
 
 
 def lm_text_results_document(config: LMTextConfig, runs: list[dict], data: TextData, *,

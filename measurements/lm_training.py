@@ -75,6 +75,7 @@ from posbias.measurements.loop import (
     mean_profile,
     moved_to_device,
     next_token_loop,
+    plan_seeds,
     provenance,
     restore_training_state,
     run_seeds,
@@ -323,13 +324,15 @@ def lm_train_seeds(config: LMTrainConfig, seeds: Iterable[int], *, jobs: int = 1
                    log: Callable[[dict[str, Any]], object] | None = None,
                    max_memory: int | None = None, device: str = "cpu",
                    threads: int = 1) -> list[dict]:
-    """Train every seed (``threads`` torch threads, default one); ``jobs > 1`` trains that many seeds at once in
-    separate single-thread processes.  Returns the run records in the order of ``seeds``.
-    A run whose plan (:func:`plan_lm_training`) does not fit is refused before it starts."""
+    """Train every seed (``threads`` torch threads, default one); ``jobs > 1`` trains that
+    many seeds at once in separate single-thread processes.  Returns the run records in the
+    order of ``seeds``.  A run whose plan (:func:`plan_lm_training`, for the iterations left when
+    it resumes) does not fit is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))
-    plan_lm_training(config, len(seeds), jobs, device=resolve_device(device)[0]).check(max_memory)
+    plan_seeds(plan_lm_training, lm_checkpoint_path, config, seeds, jobs=jobs,
+               checkpoint_dir=checkpoint_dir, resume=resume, device=device).check(max_memory)
     return run_seeds(lm_train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
                      resume=resume, progress=progress, log=log, device=device, threads=threads)
 

@@ -36,10 +36,10 @@ from tqdm import tqdm
 from posbias import __version__
 from posbias.errors import InvalidArgument
 from posbias.measurements import measure
-from posbias.measurements.devices import check_device
+from posbias.measurements.devices import check_device, resolve_device
 from posbias.measurements.hooks import require_torch
 from posbias.numbers import rounded
-from posbias.resources import map_in_processes, spawn_queue
+from posbias.resources import Plan, map_in_processes, spawn_queue
 from posbias.validation import check_choice, check_integer, check_real
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
@@ -61,6 +61,7 @@ __all__ = [
     "mean_profile",
     "moved_to_device",
     "next_token_loop",
+    "plan_seeds",
     "progress_bar",
     "provenance",
     "restore_training_state",
@@ -417,6 +418,23 @@ def iterations_left(iterations: int, eval_every: int, done: int = 0) -> tuple[in
     evals += (done == 0) + (iterations % eval_every != 0 and done < iterations)
     note = "" if done == 0 else f", resumed at iteration {done}: {left} left"
     return left, evals, note
+
+
+def plan_seeds(planner: Callable[..., Plan], where: Callable[[str, Any, int], str], config: Any,
+               seeds: Iterable[int], *, jobs: int = 1, checkpoint_dir: str | None = None,
+               resume: bool = False, device: str = "cpu") -> Plan:
+    """The plan of training ``seeds`` of ``config`` as a task's ``*_seeds`` function trains
+    them: the seeds and jobs checked, the device resolved, and a resumed run (``resume`` with
+    the ``checkpoint_dir`` of its checkpoints, at ``where(checkpoint_dir, config, seed)``)
+    planned for the iterations left (:func:`completed_iterations`).  ``planner(config, seeds,
+    jobs, done=, device=)`` is the task's planner (:func:`~posbias.measurements.training.plan_training`
+    and its siblings).  Returns the plan unchecked: :meth:`~posbias.resources.Plan.check`
+    refuses."""
+    seeds, jobs = check_seeds(seeds, jobs)
+    check_jobs_device(jobs, device)
+    done = (completed_iterations(where(checkpoint_dir, config, s) for s in seeds)
+            if resume and checkpoint_dir is not None else 0)
+    return planner(config, len(seeds), jobs, done=done, device=resolve_device(device)[0])
 
 
 def moved_to_device(parts: list, moved: list, device: str) -> tuple[list, dict[str, str]]:

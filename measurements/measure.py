@@ -62,6 +62,7 @@ from posbias.measurements.hooks import (
     rope_identity_patch,
     rotary_modules,
 )
+from posbias.measurements.planning import MeasurementPlan, plan_step0
 from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
 from posbias.numbers import rounded
 from posbias.validation import check_choice, check_integer
@@ -81,6 +82,7 @@ __all__ = [
     "measure_influence",
     "measure_influence_cached",
     "parameter_count",
+    "plan_influence",
     "top1_grad_profiles",
 ]
 
@@ -152,10 +154,10 @@ _MAX_PARAMETERS = 3 * 10**9
 # building models
 
 
-def _model_config(transformers: types.ModuleType, arch: str, **shape: Any
-                  ) -> tuple[Any, dict[str, Any], Preset]:
-    """The transformers configuration of :func:`build_model`'s model, its resolved settings
-    and preset; refuses a shape over :data:`_MAX_PARAMETERS` or one transformers rejects."""
+def _shape_settings(arch: str, **shape: Any) -> tuple[dict[str, Any], Preset]:
+    """The resolved settings of ``arch`` with the ``shape`` overrides and its preset; refuses
+    a shape over :data:`_MAX_PARAMETERS` or an odd head size for a rotary architecture (before
+    anything is planned or built)."""
     preset = _preset_for(arch)
     settings = resolve_settings(preset, **shape)
     if _approx_parameters(settings) > _MAX_PARAMETERS:
@@ -163,12 +165,20 @@ def _model_config(transformers: types.ModuleType, arch: str, **shape: Any
             "arch", arch,
             f"a shape below {_MAX_PARAMETERS // 10**9}e9 parameters (this one has about "
             f"{_approx_parameters(settings):.2g}); lower layers, hidden or vocab")
-    kwargs = {k: v for k, v in settings.items() if k not in ("model_type", "head_dim")}
-    vocab_size = settings["vocab_size"]
-    kwargs.update(bos_token_id=0, eos_token_id=min(1, vocab_size - 1), pad_token_id=None)
     if settings["head_dim"] % 2 and preset.model_type in ROTARY_MODEL_TYPES:
         raise InvalidArgument("hidden", settings["hidden_size"],
                               "hidden / heads even for a rotary architecture")
+    return settings, preset
+
+
+def _model_config(transformers: types.ModuleType, arch: str, **shape: Any
+                  ) -> tuple[Any, dict[str, Any], Preset]:
+    """The transformers configuration of :func:`build_model`'s model, its resolved settings
+    and preset; refuses a shape :func:`_shape_settings` refuses or one transformers rejects."""
+    settings, preset = _shape_settings(arch, **shape)
+    kwargs = {k: v for k, v in settings.items() if k not in ("model_type", "head_dim")}
+    vocab_size = settings["vocab_size"]
+    kwargs.update(bos_token_id=0, eos_token_id=min(1, vocab_size - 1), pad_token_id=None)
     with quiet_transformers(transformers):
         try:
             config = transformers.AutoConfig.for_model(preset.model_type, **kwargs)
@@ -430,6 +440,34 @@ class Measurement:
 DEFAULT_LENGTH = 64
 
 
+def plan_influence(arch: str, *, length: int = DEFAULT_LENGTH, layers: int | None = None,
+                   hidden: int | None = None, heads: int | None = None,
+                   kv_heads: int | None = None, vocab: int | None = None, probes: int = 8,
+                   exact: bool = False, metric: str = "jacobian", samples: int = 1,
+                   dtype: str = "float32", threads: int = 1, kernel_inputs: int = 0,
+                   device: str = "cpu", runs: int = 1, max_memory: int | None = None,
+                   what: str | None = None) -> MeasurementPlan:
+    """The plan of :func:`measure_influence` with these arguments: the memory per device and
+    the time on the CPU (:func:`posbias.measurements.planning.plan_step0`) of ``runs``
+    measurements (``posbias measure --rope both`` makes two, three with probe noise), from the
+    architecture's settings alone: nothing is built.  A preset is sized without transformers,
+    another model type from its transformers configuration defaults; ``device`` as in
+    :func:`measure_influence`; ``max_memory``: the host's limit in bytes (default: what this
+    machine and process may use).  Returns the plan unchecked: :meth:`MeasurementPlan.check`
+    refuses in one line.
+
+    >>> plan = plan_influence("tiny-llama", length=32)
+    >>> plan.what, plan.per_device()["cpu"] > 0
+    ('measuring tiny-llama at initialization (L = 32)', True)
+    """
+    settings, _ = _shape_settings(arch, layers=layers, hidden=hidden, heads=heads,
+                                  kv_heads=kv_heads, vocab=vocab, length=length)
+    return plan_step0(settings, length=length, dtype=dtype, device=resolve_device(device)[0],
+                      metric=metric, probes=probes, exact=exact, max_memory=max_memory,
+                      samples=samples, threads=threads, runs=runs, kernel_inputs=kernel_inputs,
+                      what=what or f"measuring {arch} at initialization (L = {length})")
+
+
 def measure_influence(
     arch: str,
     *,
@@ -453,6 +491,7 @@ def measure_influence(
     attention: str = "eager",
     device: str = "cpu",
     progress: Callable[[str], object] | None = None,
+    max_memory: int | None = None,
 ) -> Measurement:
     r"""Measure the Step-0 influence profile and the lambda schedule of ``arch``.
 
@@ -496,6 +535,9 @@ def measure_influence(
         CPU's within :data:`~posbias.measurements.devices.DEVICE_TOLERANCES` and records the
         device it ran on.
     progress: optional callable receiving one-line progress messages.
+    max_memory: the bytes the host may hold (default: what this machine and process may use).
+        The measurement is planned first (:func:`plan_influence`) and refused in one line
+        (:class:`~posbias.errors.ResourceLimit`) when it cannot fit, before any model is built.
 
     >>> m = measure_influence("tiny-llama", length=16, exact=True, seed=1)  # doctest: +SKIP
     >>> round(float(m.profile.sum()), 6)                                     # doctest: +SKIP
@@ -515,11 +557,15 @@ def measure_influence(
     threads = _int(threads, "threads", 1)
     kernel_inputs = _int(kernel_inputs, "kernel_inputs", 0)
     _choice(attention, "attention", ATTENTIONS)
-
+    _choice(dtype, "dtype", _DTYPES)
     device, _ = resolve_device(device)
     if device == "mps" and dtype == "float64":
         raise InvalidArgument("device", "mps", "cpu or cuda with dtype float64 (MPS has no "
                               "float64)")
+    plan_influence(arch, length=length, layers=layers, hidden=hidden, heads=heads,
+                   kv_heads=kv_heads, vocab=vocab, probes=probes, exact=exact, metric=metric,
+                   samples=samples, dtype=dtype, threads=threads, kernel_inputs=kernel_inputs,
+                   device=device, max_memory=max_memory).check()
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:

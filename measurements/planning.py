@@ -38,18 +38,21 @@ attention keeps no L x L maps.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from posbias.errors import InvalidArgument, ResourceLimit
-from posbias.measurements.hooks import probe_chunk
+from posbias.measurements.hooks import probe_chunk, require_models_extra
+from posbias.measurements.sharding import plan_device_map
 from posbias.numbers import byte_size, duration
 from posbias.resources import accelerator_memory, memory_limit, usable_cores
-from posbias.validation import check_integer
+from posbias.validation import check_integer, read_text_bounded
 
 __all__ = ["CPU_FLOPS_PER_THREAD", "HOST_BASE_BYTES", "STEP0_HOST_BYTES", "MeasurementPlan",
-           "cpu_flops", "model_sizes", "plan_measurement", "plan_step0",
+           "cpu_flops", "model_sizes", "plan_checkpoint", "plan_measurement", "plan_step0",
            "step0_matmul_parameters", "window_bytes", "window_flops"]
 
 #: host memory of a measurement before its weights: the interpreter, torch, transformers, the
@@ -268,15 +271,16 @@ def _meta_parameters(config: Any, dtype: str) -> tuple[int, int]:
     return sum(p.numel() for p in empty.parameters()), matmul
 
 
-def _device_limit(dev: str, max_memory: Any) -> tuple[int | None, str]:
+def _device_limit(dev: str, max_memory: Any, resident: int = 0) -> tuple[int | None, str]:
     """What ``dev`` may hold in all: the host's limit (an int ``max_memory`` is the process's
-    limit, as for every command), a GPU's total memory.  The per-device budgets of the map
-    form of ``--max-memory`` are accelerate's: they bound the weights it places there (checked
-    by the placement itself), not the device's whole use."""
+    limit, as for every command; ``resident`` host bytes of the plan already held, see
+    :func:`posbias.resources.memory_limit`), a GPU's total memory.  The per-device budgets of
+    the map form of ``--max-memory`` are accelerate's: they bound the weights it places there
+    (checked by the placement itself), not the device's whole use."""
     if dev == "cpu":
         host = max_memory if isinstance(max_memory, int) and not isinstance(max_memory, bool) \
             else None
-        limit, source = memory_limit(host)
+        limit, source = memory_limit(host, resident=resident)
         return limit, ("--max-memory allows" if host is not None else source)
 
     return accelerator_memory(dev)  # a GPU's total; disk and mps: None (torch reports none)
@@ -288,7 +292,7 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
                      device_bytes: Mapping[str, int] | None = None,
                      execution_device: str | None = None, offload_activations: bool = False,
                      max_memory: Any = None, what: str | None = None, windows: int = 1,
-                     threads: int = 1, probes: int = 8) -> MeasurementPlan:
+                     threads: int = 1, probes: int = 8, resident: int = 0) -> MeasurementPlan:
     """The per-device memory plan, and the time on the CPU, of measuring ``config``'s causal LM
     (a transformers configuration) at window length ``length``: host base, weights and
     activations (see the module docstring).
@@ -303,7 +307,8 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
     ``windows``, ``threads`` and ``probes`` (the Jacobian's) plan the time where the passes run
     on the CPU: ``windows`` times :func:`window_flops` at :func:`cpu_flops` ``(threads)``, and
     1.2 ms per block and pass of each batch for launching the operations (what dominates a tiny
-    model).
+    model).  ``resident``: host bytes of the plan this process already holds (the weights of a
+    loaded model), given back to an address-space limit that counts them.
     Returns the plan unchecked: :meth:`MeasurementPlan.check` refuses."""
     if dtype not in _ITEMSIZE:
         raise InvalidArgument("dtype", dtype, "one of " + ", ".join(_ITEMSIZE))
@@ -331,7 +336,7 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
                   batch * acts["kept"]))
     parts.append((run_on, "one block's internals and their gradients", acts["working"]))
     devices = {d for d, _, _ in parts}
-    limits = {d: _device_limit(d, max_memory) for d in devices}
+    limits = {d: _device_limit(d, max_memory, resident if d == "cpu" else 0) for d in devices}
     label = what or f"measuring at L = {length}"
     if batch_size == "auto":
         label += " (batch auto: planned at 1)"
@@ -459,3 +464,60 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     return MeasurementPlan(what or f"measuring at initialization at L = {length}", parts, limits,
                            params, advice="use a smaller --length, --hidden or --layers (or "
                                           "raise --max-memory)", seconds=seconds, timing=timing)
+
+
+def plan_checkpoint(model: str, *, length: int, windows: int = 1, dtype: str = "float32",
+                    device: str = "cpu", metric: str = "top1-grad", probes: int = 8,
+                    threads: int = 1, batch_size: int | str = 1, checkpointing: bool = True,
+                    offload_activations: bool = False, device_map: str | None = None,
+                    max_memory: Any = None, offload_folder: str | None = None,
+                    what: str | None = None) -> MeasurementPlan | None:
+    """The plan of measuring the checkpoint ``model`` (a directory or a name in the local
+    Hugging Face cache, as :func:`~posbias.measurements.checkpoint.load_checkpoint` takes it)
+    on ``windows`` windows of ``length`` tokens, before any weight is read: the memory per
+    device and the time on the CPU (:func:`plan_measurement`) from the checkpoint's
+    configuration alone (a directory's ``config.json`` read bounded, or a name's from the
+    cache).  With ``device_map`` the weights are placed as the map places them (computed on the
+    meta device, :func:`~posbias.measurements.sharding.plan_device_map`) and the activations go
+    to the map's first device.  ``max_memory``: the host's bytes (an int), or bytes per device
+    (a mapping, the map's budgets).  None when there is no configuration to read (loading then
+    says what is missing) or its sizes are not readable from it (the model is sized once
+    loaded).  Returns the plan unchecked: :meth:`MeasurementPlan.check` refuses."""
+    _, transformers = require_models_extra()
+    where = os.path.expanduser(model)
+    path = os.path.join(where, "config.json")
+    if os.path.isdir(where):
+        if not os.path.isfile(path):
+            return None
+        try:
+            cfg = json.loads(read_text_bounded(path, 16 * 2**20, "model"))
+        except ValueError:
+            raise InvalidArgument("model", model, f"a checkpoint whose config.json is JSON "
+                                  f"({path})") from None
+        if not isinstance(cfg, dict):
+            raise InvalidArgument("model", model, f"a config.json holding an object ({path})")
+    try:
+        config = transformers.AutoConfig.from_pretrained(where, local_files_only=True)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # not found, or a family transformers does not know: loading says
+    device_bytes, run_on = None, device
+    if device_map is not None:
+        placed, _, device_bytes = plan_device_map(
+            config, dtype=dtype, device_map=device_map,
+            max_memory=max_memory if isinstance(max_memory, dict) else None,
+            offload_folder=offload_folder)
+        first = next((d for d in placed.values() if d != "disk"), "cpu")
+        run_on = f"cuda:{first}" if isinstance(first, int) else str(first)
+    try:
+        return plan_measurement(
+            config, length=length, dtype=dtype, batch_size=batch_size,
+            checkpointing=checkpointing, device=device, metric=metric,
+            device_bytes=device_bytes, execution_device=run_on,
+            offload_activations=offload_activations,
+            max_memory=max_memory if isinstance(max_memory, int) else None,
+            what=what or f"measuring {model} at L = {length}", windows=windows,
+            threads=threads, probes=probes)
+    except InvalidArgument as exc:
+        if exc.parameter == "model":
+            return None  # sizes not readable from the configuration: sized once loaded
+        raise

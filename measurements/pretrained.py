@@ -36,6 +36,7 @@ In logits, head ``h`` of layer ``t`` reads key ``j`` from query ``i`` with
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import math
@@ -61,9 +62,9 @@ from posbias.measurements.hooks import (
     locate_blocks,
     require_models_extra,
 )
-from posbias.measurements.journal import MeasurementJournal
+from posbias.measurements.journal import MeasurementJournal, windows_done
 from posbias.measurements.measure import METRICS, influence_profile, top1_grad_profiles
-from posbias.measurements.planning import window_bytes
+from posbias.measurements.planning import MeasurementPlan, plan_measurement, window_bytes
 from posbias.measurements.sharding import describe_device_map
 from posbias.numbers import rounded
 from posbias.resources import memory_limit
@@ -84,6 +85,7 @@ __all__ = [
     "GenericAttentionProbe",
     "PretrainedMeasurement",
     "measure_pretrained",
+    "plan_pretrained",
 ]
 
 #: the largest first batch of ``batch_size="auto"``
@@ -549,6 +551,7 @@ def measure_pretrained(
     resume: bool = False,
     offload_activations: bool = False,
     batch_size: int | str = 1,
+    max_memory: int | None = None,
 ) -> PretrainedMeasurement:
     """Measure a loaded checkpoint on token windows.
 
@@ -591,8 +594,88 @@ def measure_pretrained(
         an accelerator whose activations would not fit beside its weights.  A model sharded or
         offloaded with a device map (:func:`~posbias.measurements.checkpoint.load_checkpoint`)
         is measured as it is: accelerate's hooks load each block where it runs.
+    max_memory: the bytes the host may hold (default: what this machine and process may use).
+        The measurement is planned first (:func:`plan_pretrained`, for the windows left when
+        it resumes) and refused in one line (:class:`~posbias.errors.ResourceLimit`) when it
+        cannot fit, before the first window.
     """
     torch, _ = require_models_extra()
+    generic, mode, vocab = _check_model(loaded, metric, samples, seed, threads, probes, route)
+    ids, inputs = _input_ids(torch, windows, length, samples, seed, vocab, inputs)
+    n, L = int(ids.shape[0]), int(ids.shape[1])
+    _check_run(loaded.model.config, L, metric, batch_size, resume, journal)
+    plan = plan_pretrained(
+        loaded, length=L, windows=max(1, n - (windows_done(journal) if resume and journal
+                                              else 0)),
+        metric=metric, probes=probes, threads=threads, batch_size=batch_size,
+        checkpointing=checkpointing, offload_activations=offload_activations,
+        max_memory=max_memory)
+    if plan is not None:
+        plan.check()  # before the first window
+    book = None
+    if journal is not None:
+        book = MeasurementJournal(journal, _fingerprint(loaded, torch, ids, inputs, metric,
+                                                        probes, seed, threads, checkpointing,
+                                                        generic), resume=resume)
+    model = loaded.model
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    start = time.perf_counter()
+    try:
+        ctx = block_checkpointing(model) if checkpointing else contextlib.nullcontext()
+        parked = (torch.autograd.graph.save_on_cpu(pin_memory=torch.cuda.is_available())
+                  if offload_activations else contextlib.nullcontext())
+        probe_class = GenericAttentionProbe if generic else AttentionProbe
+        with ctx, parked, lambda_hooks(model) as rec, probe_class(model) as probe:
+            windows_run = _WindowRun(torch, loaded, ids, metric, probes, batch_size,
+                                     checkpointing, rec, probe,
+                                     torch.Generator().manual_seed(seed + 1), book, progress,
+                                     start)
+            profiles, earlier = windows_run.run(journal)
+    finally:
+        torch.set_num_threads(previous)
+    return _measurement(loaded, rec, probe, profiles, inputs, L, metric, probes, seed,
+                        threads, checkpointing, offload_activations, generic, mode,
+                        earlier + time.perf_counter() - start)
+
+
+def plan_pretrained(loaded: LoadedCheckpoint, *, length: int, windows: int = 1,
+                    metric: str = "top1-grad", probes: int = 8, threads: int = 1,
+                    batch_size: int | str = 1, checkpointing: bool = True,
+                    offload_activations: bool = False,
+                    max_memory: int | None = None) -> MeasurementPlan | None:
+    """The plan of :func:`measure_pretrained` on the loaded checkpoint: its memory per device
+    and its time on the CPU (:func:`posbias.measurements.planning.plan_measurement`) for
+    ``windows`` windows of ``length`` tokens, the weights where they are (on the model's
+    device, or where its device map put them), the activations on the device the model reads
+    its inputs on.  The weights the host already holds are given back to an address-space
+    limit (``ulimit -v``), which counts them.  ``max_memory``: the host's bytes (default: what
+    this machine and process may use).  None when the model's sizes are not readable from its
+    configuration.  Returns the plan unchecked: :meth:`MeasurementPlan.check` refuses.  (Before
+    loading, :func:`posbias.measurements.planning.plan_checkpoint` plans the same measurement
+    from the checkpoint's configuration alone.)"""
+    model = loaded.model
+    mapped = loaded.device_map is not None
+    resident = sum(p.numel() * p.element_size() for p in model.parameters()
+                   if p.device.type == "cpu")
+    try:
+        return plan_measurement(
+            model.config, length=length, dtype=loaded.dtype, batch_size=batch_size,
+            checkpointing=checkpointing, device=_device_of(model), metric=metric,
+            device_bytes=loaded.device_bytes if mapped else None,
+            execution_device=_device_of(model), offload_activations=offload_activations,
+            max_memory=max_memory, what=f"measuring {loaded.source} at L = {length}",
+            windows=windows, threads=threads, probes=probes, resident=resident)
+    except InvalidArgument as exc:
+        if exc.parameter == "model":
+            return None  # sizes not readable from the configuration
+        raise
+
+
+def _check_model(loaded: LoadedCheckpoint, metric: str, samples: int, seed: int, threads: int,
+                 probes: int, route: str) -> tuple[bool, str, int]:
+    """``(generic route, how lambda is read, vocabulary size)`` after checking the arguments
+    and that the model has what a measurement reads (one line naming what is missing)."""
     if metric not in METRICS:
         raise InvalidArgument("metric", metric, "one of " + ", ".join(METRICS))
     for name, value, lo in (("samples", samples, 1), ("seed", seed, 0), ("threads", threads, 1),
@@ -624,24 +707,36 @@ def measure_pretrained(
         _, _, mode = locate_blocks(model)
     except InvalidArgument as exc:
         raise InvalidArgument("model", loaded.source, exc.allowed) from None
-    vocab = int(embeddings.weight.shape[0])  # type: ignore[index]  # weight: Tensor | Module to torch's stubs
+    return generic, mode, int(embeddings.weight.shape[0])  # type: ignore[index]  # weight: Tensor | Module to torch's stubs
+
+
+def _input_ids(torch: ModuleType, windows: np.ndarray | None, length: int | None,
+               samples: int, seed: int, vocab: int, inputs: str | None) -> tuple[Any, str]:
+    """The ``N x L`` token ids to measure (the given windows, checked against the vocabulary,
+    or random ids of the seed) and their description."""
     if windows is None:
         if isinstance(length, bool) or not isinstance(length, int) or length < 2:
             raise InvalidArgument("length", length, "an integer >= 2")
         gen = torch.Generator().manual_seed(seed)
         ids = torch.randint(0, vocab, (samples, length), generator=gen)
-        inputs = inputs or f"{samples} sequence(s) of {length} uniformly random token ids (seed {seed})"
-    else:
-        ids = torch.as_tensor(np.asarray(windows), dtype=torch.long)
-        if ids.ndim != 2 or ids.shape[1] < 2:
-            raise InvalidArgument("windows", f"an array of shape {tuple(ids.shape)}",
-                                  "an N x L array of token ids, L >= 2")
-        if int(ids.min()) < 0 or int(ids.max()) >= vocab:
-            raise InvalidArgument("windows", f"ids in [{int(ids.min())}, {int(ids.max())}]",
-                                  f"token ids in [0, {vocab - 1}] (the model's vocabulary)")
-        inputs = inputs or f"{ids.shape[0]} given window(s) of {ids.shape[1]} tokens"
-    n, L = int(ids.shape[0]), int(ids.shape[1])
-    maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len", None)
+        return ids, inputs or (f"{samples} sequence(s) of {length} uniformly random token ids "
+                               f"(seed {seed})")
+    ids = torch.as_tensor(np.asarray(windows), dtype=torch.long)
+    if ids.ndim != 2 or ids.shape[1] < 2:
+        raise InvalidArgument("windows", f"an array of shape {tuple(ids.shape)}",
+                              "an N x L array of token ids, L >= 2")
+    if int(ids.min()) < 0 or int(ids.max()) >= vocab:
+        raise InvalidArgument("windows", f"ids in [{int(ids.min())}, {int(ids.max())}]",
+                              f"token ids in [0, {vocab - 1}] (the model's vocabulary)")
+    return ids, inputs or f"{ids.shape[0]} given window(s) of {ids.shape[1]} tokens"
+
+
+def _check_run(config: Any, L: int, metric: str, batch_size: int | str, resume: bool,
+               journal: str | os.PathLike[str] | None) -> None:
+    """The window length against the model's positions, the batch size against the metric,
+    and a journal to resume from."""
+    maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len",
+                                                                         None)
     if isinstance(maxpos, int) and maxpos < L:
         raise InvalidArgument("length", L, f"at most {maxpos} (the model's maximum positions)")
     if batch_size != "auto" and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
@@ -652,118 +747,144 @@ def measure_pretrained(
                               "probes are chunked within each window)")
     if resume and journal is None:
         raise InvalidArgument("resume", resume, "a journal to resume from (journal=PATH)")
-    book = None
-    if journal is not None:
-        fingerprint = {
-            "model": loaded.source, "model_type": config.model_type, "dtype": loaded.dtype,
-            "attn_implementation": loaded.attn_implementation, "metric": metric,
-            "probes": probes if metric == "jacobian" else None, "seed": seed,
-            "threads": threads, "checkpointing": bool(checkpointing),
-            "route": "generic" if generic else "family", "device": _device_of(model),
-            "windows": n, "length": L, "inputs": inputs,
-            "ids_sha256": hashlib.sha256(ids.numpy().astype(np.int64).tobytes()).hexdigest(),
-            "posbias": __version__, "torch": torch.__version__}
-        book = MeasurementJournal(journal, fingerprint, resume=resume)
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    start = time.perf_counter()
-    try:
-        gen = torch.Generator().manual_seed(seed + 1)
-        profiles: list[np.ndarray] = []
-        earlier = 0.0  # seconds of the windows an interrupted run finished
-        ctx = block_checkpointing(model) if checkpointing else _null()
-        parked = (torch.autograd.graph.save_on_cpu(pin_memory=torch.cuda.is_available())
-                  if offload_activations else _null())
-        probe_class = GenericAttentionProbe if generic else AttentionProbe
-        with ctx, parked, lambda_hooks(model) as rec, probe_class(model) as probe:
-            def pause():  # recording stops before the backward pass recomputes the blocks
-                rec.active = probe.active = False
 
-            done = book.start() if book is not None else []
-            if done:
-                _restore(torch, rec, probe, gen, done)
-                profiles = [np.array(r["profile"], dtype=np.float64) for r in done]
-                earlier = float(done[-1]["seconds"])
-                if progress:
-                    progress(f"resumed from {journal}: {len(done)}/{n} window(s) done")
-            first = len(done)
-            if metric == "jacobian":
-                size = 1
-            elif isinstance(batch_size, int):
-                size = batch_size
+
+def _fingerprint(loaded: LoadedCheckpoint, torch: ModuleType, ids: Any, inputs: str,
+                 metric: str, probes: int, seed: int, threads: int, checkpointing: bool,
+                 generic: bool) -> dict[str, Any]:
+    """What a journal records of its measurement: a resumed run must match it."""
+    n, L = int(ids.shape[0]), int(ids.shape[1])
+    return {
+        "model": loaded.source, "model_type": loaded.model.config.model_type,
+        "dtype": loaded.dtype, "attn_implementation": loaded.attn_implementation,
+        "metric": metric, "probes": probes if metric == "jacobian" else None, "seed": seed,
+        "threads": threads, "checkpointing": bool(checkpointing),
+        "route": "generic" if generic else "family", "device": _device_of(loaded.model),
+        "windows": n, "length": L, "inputs": inputs,
+        "ids_sha256": hashlib.sha256(ids.numpy().astype(np.int64).tobytes()).hexdigest(),
+        "posbias": __version__, "torch": torch.__version__}
+
+
+class _WindowRun:
+    """The windows of one measurement, batch by batch inside the hooks: each window's profile,
+    the journal line after each batch, a batch that runs out of memory rolled back and (with
+    ``batch_size="auto"``) halved."""
+
+    def __init__(self, torch: ModuleType, loaded: LoadedCheckpoint, ids: Any, metric: str,
+                 probes: int, batch_size: int | str, checkpointing: bool, rec: lambda_hooks,
+                 probe: AttentionProbe, gen: Any, book: MeasurementJournal | None,
+                 progress: Callable[[str], object] | None, start: float) -> None:
+        self.torch, self.loaded, self.ids, self.metric = torch, loaded, ids, metric
+        self.probes, self.batch_size, self.checkpointing = probes, batch_size, checkpointing
+        self.rec, self.probe, self.gen, self.book = rec, probe, gen, book
+        self.progress, self.start = progress, start
+        self.profiles: list[np.ndarray] = []
+        self.earlier = 0.0  # seconds of the windows an interrupted run finished
+
+    def _say(self, text: str) -> None:
+        if self.progress:
+            self.progress(text)
+
+    def pause(self) -> None:  # recording stops before the backward pass recomputes the blocks
+        self.rec.active = self.probe.active = False
+
+    def run(self, journal: str | os.PathLike[str] | None) -> tuple[list[np.ndarray], float]:
+        """Every window not in the journal; returns ``(profiles, seconds of earlier runs)``."""
+        n, L = int(self.ids.shape[0]), int(self.ids.shape[1])
+        done = self.book.start() if self.book is not None else []
+        if done:
+            _restore(self.torch, self.rec, self.probe, self.gen, done)
+            self.profiles = [np.array(r["profile"], dtype=np.float64) for r in done]
+            self.earlier = float(done[-1]["seconds"])
+            self._say(f"resumed from {journal}: {len(done)}/{n} window(s) done")
+        first = s = len(done)
+        if self.metric == "jacobian":
+            size = 1
+        elif isinstance(self.batch_size, int):
+            size = self.batch_size
+        else:
+            size = _auto_batch(self.loaded.model, L, n - first, self.checkpointing)
+            self._say(f"batch size auto: {size} window(s) per pass to start")
+        while s < n:
+            b = min(size, n - s)
+            if not self._batch(s, b, L):
+                size = b // 2
+                self._say(f"out of memory at a batch of {b}: batches of {size} now")
+                continue
+            s += b
+            spent = time.perf_counter() - self.start
+            left = spent / (s - first) * (n - s)
+            self._say(f"window {s}/{n}: {self.metric} done ({self.earlier + spent:.1f} s"
+                      + (f", about {left:.0f} s left)" if s < n else ")"))
+        if self.book is not None:
+            self.book.finish()
+        return self.profiles, self.earlier
+
+    def _batch(self, s: int, b: int, L: int) -> bool:
+        """Windows ``s .. s+b-1`` measured and journaled; False when the batch ran out of
+        memory and may be halved (everything it added rolled back)."""
+        rec, probe, model = self.rec, self.probe, self.loaded.model
+        rec.active = probe.active = True
+        tv_before = [len(v) for v in rec.tv]
+        saved = _accumulators(rec, probe)
+        rec.elements = probe.elements = b
+        try:
+            if self.metric == "top1-grad":
+                rows = top1_grad_profiles(model, self.ids[s:s + b], after_forward=self.pause)
             else:
-                size = _auto_batch(model, L, n - first, checkpointing)
-                if progress:
-                    progress(f"batch size auto: {size} window(s) per pass to start")
-            s = first
-            while s < n:
-                b = min(size, n - s)
-                rec.active = probe.active = True
-                tv_before = [len(v) for v in rec._tv]
-                saved = _accumulators(rec, probe)
-                rec.elements = probe.elements = b
-                try:
-                    if metric == "top1-grad":
-                        rows = top1_grad_profiles(model, ids[s:s + b], after_forward=pause)
-                    else:
-                        rows = influence_profile(model, ids[s], metric=metric, probes=probes,
-                                                 generator=gen, chunk=1,
-                                                 after_forward=pause)[None, :]
-                except Exception as exc:
-                    if not _out_of_memory(torch, exc):
-                        raise
-                    _rollback(rec, probe, saved, tv_before)
-                    if batch_size != "auto" or b == 1:
-                        raise InvalidArgument("batch_size", batch_size, "a batch that fits (a "
-                                              f"batch of {b} window(s) of {L} tokens ran out of "
-                                              "memory" + ("" if b == 1 else "; try auto") + ")"
-                                              ) from None
-                    size = b // 2
-                    if progress:
-                        progress(f"out of memory at a batch of {b}: batches of {size} now")
-                    continue
-                finally:
-                    rec.elements = probe.elements = 1
-                for infl in rows:
-                    total = float(infl.sum())
-                    if not math.isfinite(total) or total <= 0:
-                        raise InvalidArgument("model", loaded.source, "a model whose influence "
-                                              "is finite and nonzero (got a degenerate gradient)")
-                    profiles.append(infl / total)
-                spent = time.perf_counter() - start
-                if book is not None:
-                    for i in range(b - 1):
-                        book.append({"window": s + i, "profile": _floats(profiles[s + i]),
-                                     "seconds": earlier + spent, "resumable": False})
-                    book.append(_window_record(s + b - 1, profiles[-1], rec, probe, tv_before,
-                                               gen if metric == "jacobian" else None,
-                                               earlier + spent))
-                s += b
-                if progress:
-                    left = spent / (s - first) * (n - s)
-                    progress(f"window {s}/{n}: {metric} done ({earlier + spent:.1f} s"
-                             + (f", about {left:.0f} s left)" if s < n else ")"))
-            if book is not None:
-                book.finish()
-    finally:
-        torch.set_num_threads(previous)
+                rows = influence_profile(model, self.ids[s], metric=self.metric,
+                                         probes=self.probes, generator=self.gen, chunk=1,
+                                         after_forward=self.pause)[None, :]
+        except Exception as exc:
+            if not _out_of_memory(self.torch, exc):
+                raise
+            _rollback(rec, probe, saved, tv_before)
+            if self.batch_size != "auto" or b == 1:
+                raise InvalidArgument("batch_size", self.batch_size, "a batch that fits (a "
+                                      f"batch of {b} window(s) of {L} tokens ran out of memory"
+                                      + ("" if b == 1 else "; try auto") + ")") from None
+            return False
+        finally:
+            rec.elements = probe.elements = 1
+        for infl in rows:
+            total = float(infl.sum())
+            if not math.isfinite(total) or total <= 0:
+                raise InvalidArgument("model", self.loaded.source, "a model whose influence is "
+                                      "finite and nonzero (got a degenerate gradient)")
+            self.profiles.append(infl / total)
+        if self.book is not None:
+            seconds = self.earlier + time.perf_counter() - self.start
+            for i in range(b - 1):
+                self.book.append({"window": s + i, "profile": _floats(self.profiles[s + i]),
+                                  "seconds": seconds, "resumable": False})
+            self.book.append(_window_record(s + b - 1, self.profiles[-1], rec, probe, tv_before,
+                                            self.gen if self.metric == "jacobian" else None,
+                                            seconds))
+        return True
+
+
+def _measurement(loaded: LoadedCheckpoint, rec: lambda_hooks, probe: AttentionProbe,
+                 profiles: list[np.ndarray], inputs: str, L: int, metric: str, probes: int,
+                 seed: int, threads: int, checkpointing: bool, offload_activations: bool,
+                 generic: bool, mode: str, seconds: float) -> PretrainedMeasurement:
+    """The record of a finished measurement: the mean profile, lambda, the attention figures
+    and how they were measured."""
+    model = loaded.model
     att = probe.results()
     sample_profiles = np.array(profiles)
     profile = sample_profiles.mean(axis=0)
     profile = profile / profile.sum()
-    heads = int(att["qk_diagonal"].shape[1])
-    hidden = int(config.hidden_size)
     return PretrainedMeasurement(
-        model=loaded.source, location=loaded.location, model_type=config.model_type,
-        num_layers=int(att["qk_diagonal"].shape[0]), num_heads=heads,
-        head_dim=att["head_dim"], hidden_size=hidden, length=L, metric=metric, samples=n,
-        seed=seed, dtype=loaded.dtype, attn_implementation=loaded.attn_implementation,
-        inputs=inputs, profile=profile, sample_profiles=sample_profiles,
-        lambdas=np.asarray(rec.lambdas, dtype=float), qk_diagonal=att["qk_diagonal"],
-        qk_lower=att["qk_lower"], score_scale=att["score_scale"],
-        alibi_slopes=att["alibi_slopes"], alibi_scale=att["alibi_scale"],
-        positional=_positional(model, att["alibi_slopes"]),
-        seconds=earlier + time.perf_counter() - start,
+        model=loaded.source, location=loaded.location, model_type=model.config.model_type,
+        num_layers=int(att["qk_diagonal"].shape[0]), num_heads=int(att["qk_diagonal"].shape[1]),
+        head_dim=att["head_dim"], hidden_size=int(model.config.hidden_size), length=L,
+        metric=metric, samples=len(profiles), seed=seed, dtype=loaded.dtype,
+        attn_implementation=loaded.attn_implementation, inputs=inputs, profile=profile,
+        sample_profiles=sample_profiles, lambdas=np.asarray(rec.lambdas, dtype=float),
+        qk_diagonal=att["qk_diagonal"], qk_lower=att["qk_lower"],
+        score_scale=att["score_scale"], alibi_slopes=att["alibi_slopes"],
+        alibi_scale=att["alibi_scale"], positional=_positional(model, att["alibi_slopes"]),
+        seconds=seconds,
         details={"checkpointing": bool(checkpointing), "threads": threads,
                  "device": _device_of(model),
                  "route": "generic" if generic else "family",
@@ -825,7 +946,7 @@ def _accumulators(rec: lambda_hooks, probe: AttentionProbe) -> dict[str, Any]:
     (:func:`_set_accumulators`).  The attention-uniformity lists, which only grow, are kept
     apart (their lengths mark a batch's start)."""
     return {
-        "lambda_sums": [float(x) for x in rec._sums], "lambda_passes": list(rec._passes),
+        "lambda_sums": [float(x) for x in rec.sums], "lambda_passes": list(rec.passes),
         "calls": list(probe.calls), "diag": [_floats(d) for d in probe.diag],
         "lower": [_floats(d) for d in probe.lower], "scale": list(probe.scale),
         "alibi_scale": list(probe.alibi_scale), "slopes": [_floats(x) for x in probe.slopes],
@@ -839,8 +960,8 @@ def _set_accumulators(rec: lambda_hooks, probe: AttentionProbe, state: dict[str,
     def arr(x):
         return None if x is None else np.array(x, dtype=np.float64)
 
-    rec._sums = [float(x) for x in state["lambda_sums"]]
-    rec._passes = [int(x) for x in state["lambda_passes"]]
+    rec.sums = [float(x) for x in state["lambda_sums"]]
+    rec.passes = [int(x) for x in state["lambda_passes"]]
     probe.calls = [int(x) for x in state["calls"]]
     probe.diag = [arr(x) for x in state["diag"]]
     probe.lower = [arr(x) for x in state["lower"]]
@@ -855,7 +976,7 @@ def _rollback(rec: lambda_hooks, probe: AttentionProbe, saved: dict[str, Any],
     """Undo a batch: the sums as :func:`_accumulators` saved them before it, and the
     attention-uniformity values it appended."""
     _set_accumulators(rec, probe, saved)
-    for v, k in zip(rec._tv, tv_before):
+    for v, k in zip(rec.tv, tv_before):
         del v[k:]
 
 
@@ -865,7 +986,7 @@ def _window_record(s: int, profile: np.ndarray, rec: lambda_hooks, probe: Attent
     (see :mod:`posbias.measurements.journal`)."""
     return {
         "window": s, "profile": _floats(profile), "seconds": seconds,
-        "tv": [[float(x) for x in v[k:]] for v, k in zip(rec._tv, tv_before)],
+        "tv": [[float(x) for x in v[k:]] for v, k in zip(rec.tv, tv_before)],
         **_accumulators(rec, probe),
         "rng": None if gen is None else bytes(gen.get_state().numpy()).hex(),
     }
@@ -880,15 +1001,15 @@ def _restore(torch: ModuleType, rec: lambda_hooks, probe: AttentionProbe, gen: A
         _set_accumulators(rec, probe, last)
         for r in done:
             for t, values in enumerate(r.get("tv") or []):
-                rec._tv[t].extend(float(x) for x in values)
+                rec.tv[t].extend(float(x) for x in values)
         if last["rng"] is not None:
             gen.set_state(torch.tensor(list(bytes.fromhex(last["rng"])), dtype=torch.uint8))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record with "
                               f"every accumulator ({type(exc).__name__}: {exc})") from None
-    if len(rec._sums) != len(rec._tv) or len(probe.calls) != len(rec._tv):
+    if len(rec.sums) != len(rec.tv) or len(probe.calls) != len(rec.tv):
         raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record of a "
-                              f"model with {len(rec._tv)} blocks")
+                              f"model with {len(rec.tv)} blocks")
 
 
 def _device_of(model: PreTrainedModel) -> str:
@@ -896,10 +1017,3 @@ def _device_of(model: PreTrainedModel) -> str:
     dev = input_device(model)
     return dev.type if dev.type in ("cpu", "mps") else str(dev)
 
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False

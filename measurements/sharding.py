@@ -113,7 +113,7 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
     ``"disk"``), computed on the ``meta`` device.  ``max_memory``: bytes per device
     (default: what accelerate finds free on every device); a device that is not there is
     refused (:func:`check_devices_present`).  Raises
-    :class:`~posbias.errors.InvalidArgument` naming ``max-memory`` when blocks would need disk
+    :class:`~posbias.errors.InvalidArgument` naming ``max_memory`` when blocks would need disk
     and ``offload_folder`` is None."""
     if device_map not in DEVICE_MAPS:
         raise InvalidArgument("device_map", device_map, "one of " + ", ".join(DEVICE_MAPS))

@@ -46,6 +46,7 @@ from posbias.measurements.loop import (
     iterations_left,
     library_versions,
     moved_to_device,
+    plan_seeds,
     progress_bar,
     provenance,
     restore_training_state,
@@ -352,14 +353,15 @@ def train_seeds(config: TrainConfig, seeds: Iterable[int], *, jobs: int = 1,
     (one torch thread each; with ``progress`` one bar per seed, and ``log`` for every
     evaluation with its ``seed``, relayed to this process; CPU only).  ``device`` as in
     :func:`train_run`: on an accelerator the seeds run one after another.  Returns the run
-    records in the order of
-    ``seeds``.  A run whose plan (:func:`plan_training`) does not fit in the memory the process
-    may use (or ``max_memory`` bytes) is refused before it starts.  ``threads``: torch threads
+    records in the order of ``seeds``.  A run whose plan (:func:`plan_training`, for the
+    iterations left when it resumes: :func:`~posbias.measurements.loop.plan_seeds`) does not fit
+    in the memory the process may use (or ``max_memory`` bytes) is refused before it starts.  ``threads``: torch threads
     of this process when the seeds run here, one after another (see :func:`check_threads`)."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))
-    plan_training(config, len(seeds), jobs, device=resolve_device(device)[0]).check(max_memory)
+    plan_seeds(plan_training, checkpoint_path, config, seeds, jobs=jobs,
+               checkpoint_dir=checkpoint_dir, resume=resume, device=device).check(max_memory)
     return run_seeds(train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
                      resume=resume, progress=progress, log=log, device=device, threads=threads,
                      relay=True)

@@ -2,7 +2,8 @@
 
 Kernels, schedules and last-row rollouts (Cesàro, dense, sliding window, prefix, decay, ALiBi),
 their closed forms, measured rollout configs, the distances between profiles and the seeded case
-generators of the property checks.  Never imports
+generators of the property checks, and what a computation will need before it runs (``costs``).
+Never imports
 sympy, torch or matplotlib (:ref:`claims-routes`: ``derivations``, ``numerics`` and ``measurements`` are
 independent routes).  The public names are the union of the submodules' ``__all__``.
 """
@@ -14,6 +15,7 @@ from posbias.numerics import (
     closed_forms,
     compare,
     configs,
+    costs,
     kernels,
     rollout,
     schedules,
@@ -87,6 +89,12 @@ from posbias.numerics.configs import (
     parse_config,
     rollout_summary,
 )
+from posbias.numerics.costs import (
+    alibi_rollout_bytes,
+    profile_bytes,
+    profile_output_cost,
+    profile_seconds,
+)
 from posbias.numerics.kernels import (
     decay_kernel,
     decay_kernel_exact,
@@ -142,7 +150,8 @@ from posbias.numerics.schedules import (
 )
 
 #: the public modules, in the order their names were first listed
-MODULES = (alibi, cases, cesaro, closed_forms, compare, configs, kernels, rollout, schedules)
+MODULES = (alibi, cases, cesaro, closed_forms, compare, configs, kernels, rollout, schedules,
+           costs)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
@@ -172,6 +181,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "alibi_propagate",
     "alibi_propagate_precise",
     "alibi_rollout",
+    "alibi_rollout_bytes",
     "alibi_rollout_dense",
     "alibi_rollout_dense_precise",
     "alibi_rollout_precise",
@@ -221,6 +231,9 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "prefix_kernel",
     "prefix_kernel_exact",
     "prefix_mask",
+    "profile_bytes",
+    "profile_output_cost",
+    "profile_seconds",
     "random_alibi_case",
     "random_causal_kernel_exact",
     "random_family_kernel_exact",

@@ -39,6 +39,7 @@ import itertools
 import math
 import numbers
 import os
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -47,15 +48,22 @@ import numpy as np
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.measurements import measure as ms
 from posbias.measurements.hooks import require_models_extra
+from posbias.measurements.measure import DEFAULT_LENGTH
+from posbias.measurements.planning import plan_step0
+from posbias.measurements.presets import PRESETS, resolve_settings
 from posbias.numbers import stand_in
 from posbias.numerics.cesaro import cesaro_profile_blocks
 from posbias.numerics.configs import CONVENTIONS, load_config, rollout_summary
+from posbias.numerics.costs import alibi_rollout_bytes, profile_bytes, profile_seconds
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
 from posbias.proofs_checks import measured as mc
 from posbias.proofs_checks.data import builtin_config_path, builtin_configs
+from posbias.proofs_checks.parallel import map_tasks, resolve_workers
+from posbias.resources import Plan
 from posbias.validation import read_text_bounded
 
-__all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "sweep_batch", "sweep_point"]
+__all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "plan_sweep", "point_cost",
+           "run_sweep", "sweep_batch", "sweep_point"]
 
 #: parameters each command accepts (name -> kind)
 COMMANDS = {
@@ -430,3 +438,80 @@ def sweep_batch(task: tuple) -> list:
     sweep of cheap points is cut into a few batches per worker, not one task per point)."""
     command, points = task
     return [sweep_point(command, p) for p in points]
+
+
+def _batches(points: list, workers: int) -> list:
+    """About four batches per worker (one when in process): cheap points share a task."""
+    n = max(1, min(len(points), 4 * workers if workers > 1 else 1))
+    size = -(-len(points) // n)
+    return [points[i:i + size] for i in range(0, len(points), size)]
+
+
+def point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
+    """``(bytes, seconds)`` of one grid point, from the estimates of the subcommand it runs."""
+    if command == "profile":
+        depth = point.get("depth") or 1
+        return (profile_bytes("fast", point["length"], depth, 0, None, False),
+                profile_seconds("fast", point["length"], depth, 0, None) + 1e-3)
+    if command == "rollout":
+        name = point["config"]
+        if name not in cache:
+            path = name if os.path.exists(name) or name not in builtin_configs() else builtin_config_path(name)
+            cfg = load_config(path)  # validates the config before any point is computed
+            cache[name] = (cfg.length, cfg.num_layers, cfg.num_heads)
+        L0, layers, heads = cache[name]
+        L = point.get("length") or L0
+        return alibi_rollout_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
+    arch = point["arch"]
+    if arch not in PRESETS:
+        return 0.0, 0.0  # sized by the measurement itself once transformers is loaded
+    settings = resolve_settings(PRESETS[arch], layers=point.get("layers"), hidden=point.get("hidden"),
+                                heads=point.get("heads"), length=point.get("length"))
+    # a point without a length runs at measure_influence's default length: planned at that one
+    plan = plan_step0(settings, length=point.get("length") or DEFAULT_LENGTH,
+                      dtype=point.get("dtype") or "float32",
+                      metric=point.get("metric") or "jacobian", probes=point.get("probes") or 8,
+                      samples=point.get("samples") or 1)
+    return plan.bytes, plan.seconds or 0.0
+
+
+def plan_sweep(sweep: Sweep, workers: int = 1) -> Plan:
+    """The plan of a sweep: the largest point's memory in each of ``workers`` processes at once,
+    the table (one row per point), and the points' time divided among the workers.  Each point
+    is sized by the estimates of its command (:mod:`posbias.numerics.costs` for profile and
+    rollout points, :func:`posbias.measurements.planning.plan_step0` for a preset's measure
+    point; a measure point of another model type is sized by the measurement itself)."""
+    cache: dict = {}
+    costs = [point_cost(sweep.command, p, cache) for p in sweep.points]
+    peak = max((b for b, _ in costs), default=0.0)
+    seconds = sum(s for _, s in costs) / max(1, workers)
+    rows = len(sweep.points) * (len(sweep.columns) * 24 + 200)
+    return Plan(f"the sweep of {len(sweep.points)} {sweep.command} point(s)",
+                [(f"largest point x {workers} worker(s)", peak * workers, seconds),
+                 ("table", rows * 3, len(sweep.points) * 2e-5)],
+                "use a smaller grid, smaller lengths or fewer workers")
+
+
+def run_sweep(sweep: Sweep, *, workers: int | str | None = 1, scheduler: str | None = None,
+              max_memory: int | None = None,
+              progress: Callable[[int, int], object] | None = None) -> list[dict]:
+    """The table of ``sweep``: one row per grid point, its parameters then its quantities, in
+    the order of the points.  Planned first (:func:`plan_sweep`; a sweep whose plan does not fit
+    in ``max_memory`` bytes, or the machine, is refused with one line before any point runs),
+    then computed in ``workers`` processes (``"auto"``: one per usable core) or on the Dask
+    ``scheduler`` (:func:`posbias.proofs_checks.parallel.map_tasks`), the points cut into a few
+    batches per worker.  ``progress(points done, points)`` is called as each batch finishes."""
+    n = resolve_workers(workers)
+    plan_sweep(sweep, n if scheduler is None else 1).check(max_memory)
+    batches = _batches(sweep.points, n if scheduler is None else max(n, 2))
+    done = [0]
+
+    def finished(i: int, rows: list) -> None:
+        done[0] += len(rows)
+        if progress is not None:
+            progress(done[0], len(sweep.points))
+
+    results = map_tasks(sweep_batch, [(sweep.command, b) for b in batches], workers=n,
+                        scheduler=scheduler, progress=finished)
+    return [dict(point, **values) for batch, out in zip(batches, results)
+            for point, values in zip(batch, out)]

@@ -71,7 +71,7 @@ def _cgroup_memory() -> int | None:
     return None
 
 
-def _address_space_limit() -> int | None:
+def _address_space_limit(resident: int = 0) -> int | None:
     try:
         import resource  # POSIX only
 
@@ -86,16 +86,19 @@ def _address_space_limit() -> int | None:
             used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         used = 0
-    return max(soft - used, 0)
+    return max(soft - used + resident, 0)
 
 
-def memory_limit(max_memory: int | None = None) -> tuple[int | None, str]:
-    """The bytes a run may use and where that figure comes from."""
+def memory_limit(max_memory: int | None = None, *, resident: int = 0) -> tuple[int | None, str]:
+    """The bytes a run may use and where that figure comes from.  ``resident``: bytes of the
+    run's plan that this process already holds (the weights of a model loaded before its
+    measurement is planned); the address-space limit counts what is mapped, so they are
+    given back to it, to compare with a plan that counts them."""
     if max_memory is not None:
         return max_memory, "--max-memory"
     found = [(v, what) for v, what in ((_physical_memory(), "this machine has"),
                                        (_cgroup_memory(), "this container may use"),
-                                       (_address_space_limit(), "the address-space limit (ulimit -v) leaves"))
+                                       (_address_space_limit(resident), "the address-space limit (ulimit -v) leaves"))
              if v is not None]
     if not found:
         return None, ""

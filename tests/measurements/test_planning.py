@@ -471,7 +471,7 @@ def test_step0_plan_holds_a_measured_peak():
 
 
 def test_a_sweep_point_is_planned_with_its_own_metric_and_probes():
-    from posbias.cli.sweep import _point_cost
+    from posbias.proofs_checks.sweeps import point_cost as _point_cost
 
     point = {"arch": "gpt2", "layers": 4, "hidden": 256, "heads": 8, "length": 512}
     s = _gpt2_settings()
@@ -490,8 +490,8 @@ def test_a_sweep_point_without_a_length_is_planned_at_the_length_it_runs_at():
     import inspect
 
     from posbias.cli import measure as cli_measure
-    from posbias.cli.sweep import _point_cost
     from posbias.measurements.measure import DEFAULT_LENGTH, measure_influence
+    from posbias.proofs_checks.sweeps import point_cost as _point_cost
 
     assert inspect.signature(measure_influence).parameters["length"].default == DEFAULT_LENGTH
     parser = argparse.ArgumentParser()
@@ -517,7 +517,7 @@ def test_cli_prints_the_step0_time_with_its_runs(capsys):
 
 
 def test_a_sweep_plans_the_time_of_its_measure_points():
-    from posbias.cli.sweep import _point_cost
+    from posbias.proofs_checks.sweeps import point_cost as _point_cost
 
     point = {"arch": "gpt2", "layers": 2, "hidden": 64, "heads": 4, "length": 64}
     s = _gpt2_settings(layers=2, hidden=64, heads=4, length=None)

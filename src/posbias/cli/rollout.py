@@ -31,6 +31,7 @@ from posbias.cli._common import add_output, check_memory, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
 from posbias.numbers import byte_size, significant
+from posbias.numerics.costs import alibi_rollout_bytes
 
 if TYPE_CHECKING:
     from posbias.numerics.configs import RolloutConfig
@@ -185,13 +186,6 @@ def _finite_summary(summary: dict) -> dict:
     return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in summary.items()}
 
 
-def estimate_bytes(length: int, heads: int, conventions: int) -> float:
-    """Memory of the fast ALiBi rollout from its sizes: a few ``heads x L`` float64 blocks for
-    the scan, about sixteen length-``L`` vectors per profile (profile, attention-only profile,
-    normalisers, the report's lists), for each convention."""
-    return 8.0 * length * (4 * heads + 16 * conventions) + 50e6
-
-
 def _csv(results: list) -> str:
     names = []
     cols = []
@@ -247,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
                          d_head=args.d_head)
             for c in conventions]
     L, T, H = cfgs[0].length, cfgs[0].num_layers, cfgs[0].num_heads
-    needed = estimate_bytes(L, H, len(cfgs))
+    needed = alibi_rollout_bytes(L, H, len(cfgs))
     check_memory(needed, args.max_memory, "use a smaller --length")
     big = L * T * H > 5e7
     start = time.perf_counter()
