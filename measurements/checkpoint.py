@@ -73,7 +73,7 @@ def hf_cache_dir() -> str:
     """The Hugging Face hub cache directory transformers reads (``HF_HUB_CACHE``/``HF_HOME``
     aware), as ``huggingface_hub`` resolves it."""
     try:
-        from huggingface_hub import constants
+        from huggingface_hub import constants  # the models extra
 
         return str(constants.HF_HUB_CACHE)
     except Exception:  # pragma: no cover - huggingface_hub comes with transformers
@@ -211,7 +211,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
                     config, dtype=getattr(torch, dtype),
                     **{k: v for k, v in kwargs.items() if k != "local_files_only"})
                 if placed is not None:
-                    import accelerate
+                    import accelerate  # the models extra (device maps)
 
                     net.eval()
                     net = accelerate.dispatch_model(net, device_map=placed,
@@ -258,7 +258,7 @@ def block_checkpointing(model: Module) -> Iterator[int]:
     hooks on the modules inside a block fire again when the backward pass recomputes it, so
     recorders that read the forward pass pause before the backward pass (``after_forward`` of
     :func:`~posbias.measurements.measure.influence_profile`)."""
-    import torch.utils.checkpoint as cp
+    import torch.utils.checkpoint as cp  # the models extra
 
     blocks, _, _ = locate_blocks(model)
     saved = []

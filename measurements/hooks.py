@@ -76,11 +76,11 @@ def require_models_extra() -> tuple[types.ModuleType, types.ModuleType]:
     torch is not installed: install the 'models' extra (pip install 'posbias[models]')
     """
     try:
-        import torch
+        import torch  # the models extra
     except ImportError:
         raise NeedsExtra("models", "torch") from None
     try:
-        import transformers
+        import transformers  # the models extra
     except ImportError:
         raise NeedsExtra("models", "transformers") from None
     return torch, transformers
@@ -90,7 +90,7 @@ def require_torch() -> types.ModuleType:
     """Import and return torch, or raise NeedsExtra naming the ``models`` extra (the training
     of wu2025's network needs torch but not transformers)."""
     try:
-        import torch
+        import torch  # the models extra
     except ImportError:
         raise NeedsExtra("models", "torch") from None
     return torch
@@ -176,7 +176,7 @@ def parallel_residual(config: Any) -> bool:  # a transformers PretrainedConfig
 def _decoder_lists(base: Any, n_layers: int | None) -> list[Any]:
     """ModuleLists under ``base``, shallowest first, of ``n_layers`` modules (any length when
     the configuration does not say) whose every module has an attention child."""
-    import torch.nn as nn
+    import torch.nn as nn  # the models extra
 
     found, queue = [], [base]
     while queue:
@@ -247,7 +247,7 @@ def as_float64(t: Tensor) -> Tensor:
     the sums differs, and no batch of activations crosses to the host), else on the CPU (the
     CPU's own tensors unchanged in value: ``t.cpu().double()``; MPS has no float64).  Keeps
     ``t``'s autograd graph: readings that are not differentiated detach first."""
-    import torch
+    import torch  # the models extra
 
     device = t.device if t.device.type == "cuda" else torch.device("cpu")
     return t.to(device=device, dtype=torch.float64)
@@ -257,7 +257,7 @@ def _attention_tv(weights: Tensor) -> float:
     """Mean total-variation distance of causal attention rows from uniform (C1)."""
     w = as_float64(weights.detach()[0])  # heads x L x L
     n = w.shape[-1]
-    import torch
+    import torch  # the models extra
 
     counts = torch.arange(1, n + 1, dtype=w.dtype, device=w.device)
     uniform = torch.tril(torch.ones(n, n, dtype=w.dtype, device=w.device)) / counts[:, None]
@@ -274,7 +274,7 @@ def kernel_tv(mean_attention: Tensor) -> float:
     between one layer's averaged attention ``A`` (an ``L x L`` torch tensor, rows summing to 1)
     and the Cesàro matrix (chowdhury2026 C1; herasimchyk2026's kernel is the attention averaged
     over the data)."""
-    import torch
+    import torch  # the models extra
 
     a = mean_attention.double()
     return float(0.5 * (a - _cesaro_rows(a.shape[-1], torch, a.dtype)).abs().sum(-1).mean())
@@ -484,7 +484,7 @@ def input_device(model: Module) -> Any:
     hook = getattr(emb, "_hf_hook", None)
     dev = getattr(hook, "execution_device", None)
     if dev is not None:
-        import torch
+        import torch  # the models extra
 
         return torch.device(f"cuda:{dev}" if isinstance(dev, int) else dev)
     return emb.weight.device

@@ -170,6 +170,7 @@ def train_tokenizer(documents: Iterable[str], vocab: int = 4096) -> Any:
     ``documents``, with :data:`EOT` as its only special token (id 0)."""
     vocab = check_integer("vocab", vocab, 300, 2**17)
     try:
+        # the models extra
         from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     except ImportError:  # pragma: no cover - tokenizers comes with transformers
 
@@ -300,7 +301,7 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
                           held_out_every=config.held_out_every,
                           max_documents=config.max_documents)
     if tokenizer_path and os.path.isfile(tokenizer_path):
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # the models extra
 
         try:
             tok = Tokenizer.from_file(tokenizer_path)
@@ -334,7 +335,7 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
         raise InvalidArgument("boundary_samples", config.boundary_samples,
                               f"0: no held-out document boundary fits a window of {L} tokens "
                               "with the separator in its middle half")
-    import tokenizers
+    import tokenizers  # the models extra
 
     record = {"kind": "byte-level BPE (tokenizers)", "requested_vocab": config.vocab,
               "vocab": vocab, "special_tokens": [EOT], "min_frequency": 2,
@@ -557,8 +558,8 @@ def lm_text_results_document(config: LMTextConfig, runs: list[dict], data: TextD
     """The JSON document of a training: configuration, corpus recipe, tokenizer, baselines,
     gate, runs and provenance."""
     found = library_versions()
-    import tokenizers
-    import transformers
+    import tokenizers  # the models extra
+    import transformers  # the models extra
 
     found["transformers"] = transformers.__version__
     found["tokenizers"] = tokenizers.__version__

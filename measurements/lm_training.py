@@ -343,7 +343,7 @@ def lm_results_document(config: LMTrainConfig, runs: list[dict], *,
     command, machine, threads, iterations, wall time)."""
     found = library_versions()
     try:
-        import transformers
+        import transformers  # the models extra
 
         found["transformers"] = transformers.__version__
     except ImportError:  # pragma: no cover - build_model needs it

@@ -96,7 +96,7 @@ def _on_cpu(obj: Any) -> Any:
     """``obj`` (a state dict, optimizer state, nested dicts and lists) with every tensor on
     the CPU: a checkpoint written on an accelerator is read anywhere.  On the CPU every tensor
     is returned as it is."""
-    import torch
+    import torch  # the models extra
 
     if isinstance(obj, torch.Tensor):
         return obj.cpu()

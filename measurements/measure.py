@@ -105,6 +105,7 @@ def _choice(value: object, parameter: str, allowed: Iterable[str]) -> str:
 
 
 def _known_model_types(transformers: types.ModuleType) -> list[str]:
+    # the models extra
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
     return sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)

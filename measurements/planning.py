@@ -256,8 +256,8 @@ def _meta_parameters(config: Any, dtype: str) -> tuple[int, int]:
     """(all parameters, the matrix parameters of the blocks) of ``config``'s causal LM, built
     on the ``meta`` device: the second excludes every embedding table (tokens, positions) and
     the output head, and every vector (norms, biases)."""
-    import torch
-    import transformers
+    import torch  # the models extra
+    import transformers  # the models extra
 
     with torch.device("meta"):
         empty = transformers.AutoModelForCausalLM.from_config(config,

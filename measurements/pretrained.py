@@ -215,7 +215,7 @@ def _has_alibi(model_type: str, config: Any) -> bool:
 
 
 def _transformers_version() -> str:
-    import transformers
+    import transformers  # the models extra
 
     return str(transformers.__version__)
 
@@ -371,7 +371,7 @@ def _probe_attention(module, query, key, value, attention_mask, *args, **kwargs)
     attention with the implementation the model had."""
     probe, t, original = _ROUTED[id(module)]
     if probe.active:
-        import torch
+        import torch  # the models extra
 
         if kwargs.get("softcap") is not None:
             raise InvalidArgument("model", probe.model.config.model_type, "a model without "
@@ -395,8 +395,8 @@ class GenericAttentionProbe(AttentionProbe):
     ALiBi models go through their family route, soft-capped logits are refused."""
 
     def _attach(self, torch: ModuleType, model_type: str, attns: list[Module]) -> None:
-        import transformers
-        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+        import transformers  # the models extra
+        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS  # the models extra
 
         impl = getattr(self.model.config, "_attn_implementation", None) or "eager"
         originals = []
@@ -910,7 +910,7 @@ def _auto_batch(model: Module, length: int, remaining: int, checkpointing: bool 
     planner's bytes of one window (:func:`posbias.measurements.planning.window_bytes`: what
     the backward pass keeps plus one block's working set), at most :data:`MAX_AUTO_BATCH` and
     the windows left; halved on out-of-memory from there."""
-    import torch
+    import torch  # the models extra
 
     dtype = str(next(model.parameters()).dtype).rsplit(".", 1)[-1]
     parts = window_bytes(model.config, length, dtype if dtype in ("float32", "bfloat16",

@@ -82,7 +82,7 @@ def parse_device_memory(text: str) -> DeviceMemory:
 
 def check_devices_present(memory: dict) -> None:
     """Refuse a budget for a device this machine does not have (naming ``max-memory``)."""
-    import torch
+    import torch  # the models extra
 
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     for key in memory:
@@ -98,7 +98,7 @@ def check_devices_present(memory: dict) -> None:
 
 def require_accelerate(value: object) -> Any:
     try:
-        import accelerate
+        import accelerate  # the models extra (device maps)
     except ImportError:
         raise InvalidArgument("device_map", value, "the accelerate package installed (the "
                               "'models' extra brings it: pip install 'posbias[models]')") from None
@@ -120,6 +120,7 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
     accelerate = require_accelerate(device_map)
     if max_memory:
         check_devices_present(max_memory)
+    # the models extra (accelerate for the device maps)
     import torch
     import transformers
     from accelerate.utils import compute_module_sizes, get_balanced_memory

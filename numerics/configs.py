@@ -331,8 +331,8 @@ def _table(key: str, x: object, T: int, H: int, *, lo: float | None = None,
 
 def _load_yaml(text: str, source: str) -> Any:  # the YAML document: dicts, lists, scalars
     try:
-        from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
+        from ruamel.yaml import YAML  # the yaml extra
+        from ruamel.yaml.error import YAMLError  # the yaml extra
     except ImportError:  # pragma: no cover - depends on the environment
         raise NeedsExtra("yaml", "ruamel.yaml") from None
     # nesting deeper than any config needs is refused before the parser recurses into it

@@ -70,7 +70,7 @@ def _single_threaded() -> None:
 
 def _dask_client(scheduler: str, workers: int) -> tuple[Any, Any]:
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client, LocalCluster  # the scale extra
     except ImportError:
         raise NeedsExtra("scale", "dask.distributed") from None
     if scheduler == "local":
@@ -110,7 +110,7 @@ def map_tasks(fn: Callable, items: Sequence, *, workers: int | str | None = 1, s
             client.run(_single_threaded)
             futures = client.map(fn, items, pure=False)
             index = {f.key: i for i, f in enumerate(futures)}
-            from distributed import as_completed as dask_completed
+            from distributed import as_completed as dask_completed  # the scale extra
 
             for fut in dask_completed(futures):
                 i = index[fut.key]

@@ -339,8 +339,8 @@ def load_sweep(path: str) -> Sweep:
     if not isinstance(path, str) or not os.path.isfile(path):
         raise InvalidArgument("SPEC", path, "a readable YAML sweep file")
     try:
-        from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
+        from ruamel.yaml import YAML  # the yaml extra
+        from ruamel.yaml.error import YAMLError  # the yaml extra
     except ImportError:  # pragma: no cover - depends on the environment
         raise NeedsExtra("yaml", "ruamel.yaml") from None
     text = read_text_bounded(path, 1 << 20, "SPEC")

@@ -9,6 +9,14 @@ lives.  Dunder names (``__version__``) are public; private *modules* (``numerics
 The scan reads every source file of the package (the folders of setuptools' package-dir mapping in
 pyproject.toml) with :mod:`ast`; it follows absolute imports of ``posbias``, which is the only
 form the package uses, and refuses relative imports so that none slips past it.
+
+Second rule, checked here too: an import inside a function is there for a reason, and says it.
+Every module imports what it uses at module level, so that the import-linter contracts see the
+package's real dependencies (a loop hidden in a function is still a loop).  The exceptions are
+the optional extras (torch, transformers, tokenizers, accelerate, matplotlib, ruamel.yaml, dask,
+numba, pyarrow), imported where they are needed so that the package works without them, and a
+few imports kept off the start-up of every command; each carries a comment on its line or on
+the line above it.
 """
 
 from __future__ import annotations
@@ -148,3 +156,72 @@ def test_the_exemption_is_only_the_claims_folder():
     """The exempt folder exists, and nothing outside it is exempt."""
     assert EXEMPT == ("proofs_checks/claims/",)
     assert os.path.isdir(os.path.join(ROOT, EXEMPT[0]))
+
+
+#: the top-level packages of the optional extras
+EXTRAS = {"torch", "transformers", "tokenizers", "accelerate", "huggingface_hub", "matplotlib",
+          "ruamel", "dask", "distributed", "numba", "llvmlite", "pyarrow"}
+
+
+def _commented(lines: list[str], lineno: int) -> bool:
+    """Whether the import on line ``lineno`` (1-based) has a comment on its line, or a comment
+    line heads the run of import lines it belongs to."""
+    if "#" in lines[lineno - 1]:
+        return True
+    k = lineno - 2
+    while k >= 0 and lines[k].strip().startswith(("import ", "from ")):
+        k -= 1
+    return k >= 0 and lines[k].strip().startswith("#")
+
+
+def local_imports(path: str) -> list[tuple[int, str, bool]]:
+    """``(line, module, has a reason)`` for every import inside a function of ``path``."""
+    with open(path, encoding="utf-8") as fh:
+        src = fh.read()
+    lines = src.splitlines()
+    found = []
+
+    def visit(node: ast.AST, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, True)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)) and inside:
+                module = (child.names[0].name if isinstance(child, ast.Import)
+                          else child.module or "")
+                found.append((child.lineno, module, _commented(lines, child.lineno)))
+            else:
+                visit(child, inside)
+
+    visit(ast.parse(src), False)
+    return found
+
+
+def test_every_function_local_import_has_a_reason():
+    missing = []
+    for path in sorted(package_modules().values()):
+        rel = os.path.relpath(path, ROOT).replace(os.sep, "/")
+        if rel.startswith(EXEMPT):
+            continue
+        missing += [f"{rel}:{line}: {module}" for line, module, reason in local_imports(path)
+                    if not reason]
+    assert not missing, "function-local imports without a reason:\n" + "\n".join(missing)
+
+
+def test_the_local_imports_of_the_package_are_mostly_extras():
+    """What is not an extra stays a short, known list."""
+    other = []
+    for path in sorted(package_modules().values()):
+        rel = os.path.relpath(path, ROOT).replace(os.sep, "/")
+        if rel.startswith(EXEMPT):
+            continue
+        other += [f"{rel}: {module}" for _, module, _ in local_imports(path)
+                  if module.split(".")[0] not in EXTRAS]
+    assert len(other) <= 16, other
+
+
+def test_the_scan_sees_an_import_without_a_reason(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("def f():\n    import torch  # the models extra\n    import json\n\n"
+                    "def g():\n    # kept off the start-up\n    import scipy\n")
+    assert local_imports(str(path)) == [(2, "torch", True), (3, "json", False),
+                                        (7, "scipy", True)]

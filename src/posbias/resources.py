@@ -124,7 +124,7 @@ def accelerator_memory(device: str) -> tuple[int | None, str]:
     device that is not there is refused where it is named; MPS reports no total)."""
     if not device.startswith("cuda"):
         return None, ""
-    import torch
+    import torch  # the models extra
 
     index = int(device.split(":")[1]) if ":" in device else 0
     if not torch.cuda.is_available() or index >= torch.cuda.device_count():

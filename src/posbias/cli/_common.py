@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from posbias import __version__
 from posbias.errors import InvalidArgument
+from posbias.measurements.sharding import parse_device_memory
 
 # memory_limit and check_memory live in posbias.resources (the bottom layer), so that the Python
 # entry points refuse what cannot fit exactly as the command line does; the subcommands take
@@ -119,8 +120,6 @@ def memory_type(text: object) -> Any:
     device, ``DEVICE=SIZE,...`` (``0=20G,cpu=64G``), for ``measure --model --device-map``
     (a :class:`~posbias.measurements.sharding.DeviceMemory`)."""
     if "=" in str(text):
-        from posbias.measurements.sharding import parse_device_memory
-
         try:
             return parse_device_memory(str(text))
         except InvalidArgument as exc:

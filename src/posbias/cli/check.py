@@ -14,11 +14,12 @@ import os
 import sys
 from collections.abc import Iterable
 
+from posbias.cli import InternalError
 from posbias.cli._common import add_output, dps_type, progress, seed_type
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
 from posbias.numbers import duration
-from posbias.proofs_checks import registry
+from posbias.proofs_checks import parallel, registry
 from posbias.proofs_checks.registry import CheckContext, Claim, Result
 from posbias.render.reports import FORMATS, render
 
@@ -57,8 +58,6 @@ class _InputError(InvalidArgument):
 
 
 def _import_failed(name: str, exc: BaseException) -> Exception:
-    from posbias.cli import InternalError
-
     return InternalError(f"--import {name}: the module raised {type(exc).__name__}: "
                          + " ".join(str(exc).split())[:200])
 
@@ -164,7 +163,6 @@ def run_check(args: argparse.Namespace) -> int:
             raise _InputError(f"{r.claim.id}: {error[len('InvalidArgument: '):]}")
     write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
     if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
-        from posbias.cli import InternalError
 
         first = next(r for r in results if r.claim.id == crashed[0])
         raise InternalError(f"the check of {crashed[0]} raised "
@@ -201,8 +199,6 @@ def _run_parallel(args: argparse.Namespace, ctx: CheckContext,
                   claims: list[Claim]) -> list[Result]:
     """``posbias check -n N|auto [--scheduler ADDRESS]``: the claims in worker processes or on a
     Dask cluster (posbias.proofs_checks.parallel); the same verdicts and report as a serial run."""
-    from posbias.proofs_checks import parallel
-
     workers = args.workers
     try:
         parallel.resolve_workers(workers)

@@ -20,7 +20,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from types import ModuleType
+from math import lcm
 from typing import TYPE_CHECKING, Any, cast
 
 import mpmath
@@ -30,9 +30,13 @@ from posbias.cli._common import add_output, check_memory, dps_type, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, write_output
 from posbias.numbers import byte_size, duration, float_text, fraction_text, mp_text
+from posbias.numerics import cesaro, rollout
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
+from posbias.numerics.cesaro import reduce_scaled_profile
 from posbias.numerics.costs import profile_bytes, profile_output_cost, profile_seconds
+from posbias.numerics.rollout import DecayKernel, PrefixKernel, parse_kernel
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
+from posbias.render import plots
 from posbias.validation import MAX_LENGTH
 
 if TYPE_CHECKING:
@@ -136,8 +140,6 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
     :mod:`posbias.numerics.rollout` (plain float64 on the fast path).  ``progress`` (called
     with a number of layers done) reaches the exact and precise Cesàro routes.
     """
-    from posbias.numerics import cesaro
-
     if kernel is not None and kernel.spec != "cesaro":
         return _kernel_profile(length, schedule, path, dps, kernel)
 
@@ -160,10 +162,6 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
 
 def _kernel_profile(length: int, schedule: Schedule, path: str, dps: int | None,
                     kernel: Kernel) -> dict:
-    from math import lcm
-
-    from posbias.numerics import rollout
-
     if path == "exact":
         fractions = rollout.kernel_profile_exact(length, kernel, schedule)
         D = lcm(*(x.denominator for x in fractions))
@@ -304,7 +302,6 @@ def run(args: argparse.Namespace) -> int:
     if args.fractions and path != "exact":
         raise InvalidArgument("--fractions", "set", "only together with --exact")
     schedule = _schedule(args, depth)
-    from posbias.numerics.rollout import DecayKernel, PrefixKernel, parse_kernel
 
     try:
         kernel = parse_kernel(args.kernel)
@@ -350,8 +347,6 @@ def run(args: argparse.Namespace) -> int:
         if not args.summary and (args.format == "json" or args.fractions) and "fractions" in data:
             values = data["fractions"]
         elif not args.summary and (args.format == "json" or args.fractions):
-            from posbias.numerics.cesaro import reduce_scaled_profile
-
             values = reduce_scaled_profile(length, schedule, data["num"], data["den"])
         else:
             values = [(n, data["den"]) for n in data["num"]]
@@ -412,24 +407,12 @@ def _render(args: argparse.Namespace, path: str, length: int, schedule: Schedule
     return "\n".join(lines) + "\n"
 
 
-def _plots_module(target: str) -> ModuleType:
-    try:
-        from posbias.render import plots
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("posbias"):
-            raise InvalidArgument("--plot", target,
-                                  "a build of posbias with posbias.render.plots") from None
-        raise
-    return plots
-
-
 def _check_plot_target(target: str) -> None:
     """Fail before any work when the plot cannot be written (suffix, directory, permissions)."""
-    _plots_module(target).check_plot_path(target, "--plot")
+    plots.check_plot_path(target, "--plot")
 
 
 def _plot(target: str, path: str, values: Sequence[Any], length: int, schedule: Schedule) -> None:
-    plots = _plots_module(target)
     if path == "exact":
         # int / int is correctly rounded in Python, for integers of any size
         arr = np.array([int(n) / int(d) for n, d in map(_pair, values)], dtype=np.float64)

@@ -31,7 +31,10 @@ from posbias.cli._common import add_output, check_memory, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
 from posbias.numbers import byte_size, significant
+from posbias.numerics.configs import CONVENTIONS, MAX_LENGTH, parse_config, rollout_summary
 from posbias.numerics.costs import alibi_rollout_bytes
+from posbias.proofs_checks.data import builtin_config_path, builtin_configs, is_builtin_config
+from posbias.render.plots import check_plot_path, plot_profile
 
 if TYPE_CHECKING:
     from posbias.numerics.configs import RolloutConfig
@@ -76,8 +79,6 @@ def _w1(p: np.ndarray, q: np.ndarray) -> float:
 
 def compute_rollout(cfg: RolloutConfig) -> dict:
     """Profile, attention-only profile and summaries of a :class:`RolloutConfig`."""
-    from posbias.numerics.configs import rollout_summary
-
     deltas = cfg.deltas()
     prof = cfg.profile()
     att_cfg = cfg.attention_only()
@@ -99,8 +100,6 @@ def compute_rollout(cfg: RolloutConfig) -> dict:
 
 
 def _resolve(config: str) -> str:
-    from posbias.proofs_checks.data import builtin_config_path, is_builtin_config
-
     if os.path.lexists(config):
         return config
     if is_builtin_config(config):
@@ -200,8 +199,6 @@ def _csv(results: list) -> str:
 
 def _length(text: object) -> int:
     """``--length`` as plain decimal digits, between 1 and the loader's maximum."""
-    from posbias.numerics.configs import MAX_LENGTH
-
     digits = str(text).strip()
     if not re.fullmatch(r"[0-9]{1,30}", digits) or not 1 <= int(digits) <= MAX_LENGTH:
         raise InvalidArgument("--length", text, f"an integer between 1 and {MAX_LENGTH}")
@@ -209,9 +206,6 @@ def _length(text: object) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from posbias.numerics.configs import CONVENTIONS
-    from posbias.proofs_checks.data import builtin_configs
-
     if args.list:
         write_output("\n".join(builtin_configs()), None)
         return 0
@@ -225,8 +219,6 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgument("--d-head", args.d_head, "an integer >= 1")
     check_target(args.output, args.format)
     if args.plot:
-        from posbias.render.plots import check_plot_path
-
         check_plot_path(args.plot, "--plot")
     path = _resolve(args.config)
     raw = read_bounded(path, _MAX_CONFIG_BYTES, "CONFIG")
@@ -234,7 +226,6 @@ def run(args: argparse.Namespace) -> int:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgument("CONFIG", path, "a UTF-8 YAML text file") from None
-    from posbias.numerics.configs import parse_config
 
     conventions = ["reference", "corrected"] if args.compare else [args.convention]
     cfgs = [parse_config(text, source=path, convention=c, model=args.model, length=args.length,
@@ -273,8 +264,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = _table(cfgs[0], results, w1_pair)
     if args.plot:
-        from posbias.render.plots import plot_profile
-
         r = results[-1]
         title = f"{cfgs[0].model or os.path.basename(path)}: {r['convention']} convention, L = {cfgs[0].length}"
         plot_profile(r["profile"], args.plot, title=title, attention_only=r["attention_only_profile"],

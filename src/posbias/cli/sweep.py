@@ -31,6 +31,9 @@ from typing import cast
 from posbias.errors import InvalidArgument
 from posbias.files import check_writable, write_output
 from posbias.numbers import float_text
+from posbias.proofs_checks import parallel
+from posbias.render.heatmap import plot_heatmap
+from posbias.render.plots import check_plot_path
 
 __all__ = ["EXAMPLES", "add_parser", "example_spec", "run"]
 
@@ -81,8 +84,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def _format(text: str) -> str:
-    import argparse
-
     text = str(text).strip().lower()
     if text not in ("csv", "json"):
         raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected one of csv, json")
@@ -135,8 +136,8 @@ def _parquet(columns: Sequence[str], rows: Sequence[dict], path: str) -> bool:
 
     """Write the table as Parquet (atomically) when pyarrow is importable; False otherwise."""
     try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow as pa  # optional: Parquet beside the CSV
+        import pyarrow.parquet as pq  # optional: Parquet beside the CSV
     except ImportError:
         return False
     table = pa.table({c: [r[c] for r in rows] for c in columns})
@@ -152,7 +153,9 @@ def _parquet(columns: Sequence[str], rows: Sequence[dict], path: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from posbias.proofs_checks import parallel, sweeps
+    # the sweeps' measure points load the theory comparison (scipy): imported when a sweep runs,
+    # not at the start-up of every command
+    from posbias.proofs_checks import sweeps
 
     if args.example is not None:
         write_output(example_spec(args.example), args.output)
@@ -168,8 +171,6 @@ def run(args: argparse.Namespace) -> int:
                                   f"(--format {args.format})")
         check_writable(args.output)
     if args.plot:
-        from posbias.render.plots import check_plot_path
-
         check_plot_path(args.plot, "--plot")
         if sweep.heatmap is None:
             raise InvalidArgument("--plot", args.plot, "a spec with a heatmap section (x, y, values)")
@@ -189,8 +190,6 @@ def run(args: argparse.Namespace) -> int:
     columns = sweep.columns
     text = _csv(columns, rows) if args.format == "csv" else _json(sweep.command, columns, rows)
     if args.plot:
-        from posbias.render.heatmap import plot_heatmap
-
         h = sweep.heatmap
         assert h is not None  # a spec without a heatmap section is refused with --plot above
         fixed = ", ".join(f"{k} = {v}" for k, v in sweep.fixed.items())

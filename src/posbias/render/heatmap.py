@@ -44,11 +44,11 @@ def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
     if suffix not in (".png", ".pdf"):
         raise InvalidArgument(parameter, p, "a file name ending in .png or .pdf")
     try:
-        import matplotlib
+        import matplotlib  # the plot extra
 
         matplotlib.use("Agg", force=False)
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # the plot extra
+        from matplotlib.figure import Figure  # the plot extra
     except ImportError:
         raise NeedsExtra("plot", "matplotlib") from None
     xs = sorted({r[x] for r in rows})

@@ -86,11 +86,11 @@ def _positive_floats(name, values):
 
 def _figure(ncols: int, width: float) -> tuple[Any, list[Any]]:
     try:
-        import matplotlib
+        import matplotlib  # the plot extra
 
         matplotlib.use("Agg", force=False)
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # the plot extra
+        from matplotlib.figure import Figure  # the plot extra
     except ImportError:
         raise NeedsExtra("plot", "matplotlib") from None
     fig = Figure(figsize=(width, 4.4), dpi=130)

@@ -21,10 +21,10 @@ _COPY_CHANCE = 0.5 + 1 / 64
 
 def _plt() -> Any:
     try:
-        import matplotlib
+        import matplotlib  # the plot extra
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # the plot extra
     except ImportError:
         raise NeedsExtra("plot", "matplotlib") from None
     return plt
@@ -89,7 +89,7 @@ def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
     evaluated step (rows), log colour scale, for one seed's run (wu2025-icl: tokens labelled
     item / label / query; lm-synthetic: positions 1..L)."""
     plt = _plt()
-    from matplotlib.colors import LogNorm
+    from matplotlib.colors import LogNorm  # the plot extra
 
     run = doc["runs"][seed_index]
     hist = [e for e in run["history"] if "influence" in e]
