@@ -16,6 +16,7 @@ them.
 """
 
 from posbias.measurements import (
+    attention,
     checkpoint,
     corpus,
     devices,
@@ -33,6 +34,13 @@ from posbias.measurements import (
     sharding,
     text,
     training,
+)
+from posbias.measurements.attention import (
+    PRETRAINED_FAMILIES,
+    ROUTES,
+    AttentionProbe,
+    GenericAttentionProbe,
+    has_alibi,
 )
 from posbias.measurements.checkpoint import (
     CHECKPOINT_DTYPES,
@@ -146,6 +154,7 @@ from posbias.measurements.loop import (
     check_threads,
     completed_iterations,
     final_position_profiles,
+    flat_history_csv,
     iterations_left,
     library_versions,
     load_training_state,
@@ -159,6 +168,8 @@ from posbias.measurements.loop import (
     run_result,
     run_seeds,
     seeded_generator,
+    start_run,
+    training_state,
     worker_progress,
 )
 from posbias.measurements.measure import (
@@ -198,10 +209,6 @@ from posbias.measurements.presets import (
 )
 from posbias.measurements.pretrained import (
     MAX_AUTO_BATCH,
-    PRETRAINED_FAMILIES,
-    ROUTES,
-    AttentionProbe,
-    GenericAttentionProbe,
     PretrainedMeasurement,
     measure_pretrained,
     plan_pretrained,
@@ -236,7 +243,7 @@ from posbias.measurements.training import (
 
 #: the public modules, in the order their names were first listed
 MODULES = (measure, presets, checkpoint, text, pretrained, export, icl, training, lm_training,
-           devices, corpus, lm_text, journal, sharding, planning, hooks, loop)
+           devices, corpus, lm_text, journal, sharding, planning, hooks, loop, attention)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
@@ -317,6 +324,8 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "describe_device_map",
     "final_position_influence",
     "final_position_profiles",
+    "flat_history_csv",
+    "has_alibi",
     "hf_cache_dir",
     "history_csv",
     "in_context_set",
@@ -392,6 +401,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "run_seeds",
     "save_tokenizer",
     "seeded_generator",
+    "start_run",
     "step0_matmul_parameters",
     "strip_rest",
     "text_windows",
@@ -400,6 +410,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "train_run",
     "train_seeds",
     "train_tokenizer",
+    "training_state",
     "unigram_batch",
     "window_bytes",
     "window_flops",

@@ -60,7 +60,6 @@ import numpy as np
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.measurements import measure
 from posbias.measurements.corpus import CORPUS_SOURCE, SECTIONS, build_corpus
-from posbias.measurements.devices import resolve_device
 from posbias.measurements.hooks import probe_chunk, require_torch
 from posbias.measurements.loop import (
     FlatConfig,
@@ -68,6 +67,7 @@ from posbias.measurements.loop import (
     check_seeds,
     check_threads,
     final_position_profiles,
+    flat_history_csv,
     iterations_left,
     library_versions,
     mean_profile,
@@ -75,9 +75,9 @@ from posbias.measurements.loop import (
     next_token_loop,
     plan_seeds,
     provenance,
-    restore_training_state,
     run_seeds,
-    seeded_generator,
+    start_run,
+    training_state,
 )
 from posbias.numbers import rounded
 from posbias.resources import Plan
@@ -416,12 +416,7 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
     and with ``influence_samples > 0`` the final position's normalized influence profile.
     ``checkpoint_dir``, ``resume``, ``progress``, ``log``, ``stop_after`` and ``device`` as in
     :func:`posbias.measurements.lm_training.lm_train_run`."""
-    torch = require_torch()
-    seed = check_integer("seed", seed, 0, 2 ** 40)
-
-    device, _ = resolve_device(device)
-    if resume and checkpoint_dir is None:
-        raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
+    torch, seed, device = start_run(seed, device, resume, checkpoint_dir)
     if data is None:
         data = prepare_text(config)
     if checkpoint_dir:
@@ -440,15 +435,9 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
         influence_ids = windows[: config.influence_samples, :-1]
     if config.boundary_samples and data.boundary_ids is not None:
         boundary_ids = torch.from_numpy(data.boundary_ids).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
-                                  weight_decay=config.weight_decay)
-    gen = seeded_generator(torch, seed, 3)
-    history: list[dict] = []
-    start_iter, elapsed = 0, 0.0
     path = lm_text_checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
-    if resume and path and os.path.exists(path):
-        history, start_iter, elapsed = restore_training_state(torch, path, config, seed, model, optimizer, gen,
-                                                LMTextConfig)
+    optimizer, gen, history, start_iter, elapsed = training_state(torch, config, seed, model,
+                                                                  path, resume)
     model.eval()  # dropout off: training and measurement compute the same function
     span = torch.arange(config.length + 1)
 
@@ -462,10 +451,10 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
                          boundary_ids)
 
     t0 = time.perf_counter()
-    run = next_token_loop(torch, config, seed, model, optimizer, gen, path, next_batch, evaluate,
-                      history=history, start_iter=start_iter, elapsed=elapsed,
-                      progress=progress, log=log, stop_after=stop_after, device=device,
-                      postfix=("val", "val_loss"))
+    run = next_token_loop(torch, config, seed, model, optimizer, gen, path, next_batch,
+                          evaluate, history=history, start_iter=start_iter, elapsed=elapsed,
+                          progress=progress, log=log, stop_after=stop_after, device=device,
+                          postfix=("val", "val_loss"))
     done = run["iterations"] - start_iter
     # this segment's wall time, unrounded (the record's wall_seconds is rounded to 0.1 s,
     # which is 0 for a run of a few tiny steps on a fast machine)
@@ -620,9 +609,4 @@ def lm_text_history_csv(document: dict) -> str:
     """The runs' evaluations as CSV, one row per (seed, iteration)."""
     head = ["seed", "iteration", "loss", "val_loss", "final_loss", "below_bigram",
             "below_unigram", "seconds"]
-    rows = [",".join(head)]
-    for run in document["runs"]:
-        for e in run["history"]:
-            vals = [run["seed"]] + [e[k] for k in head[1:]]
-            rows.append(",".join("" if v is None else str(v) for v in vals))
-    return "\n".join(rows) + "\n"
+    return flat_history_csv(document, head)

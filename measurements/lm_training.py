@@ -60,9 +60,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from posbias.errors import InvalidArgument
 from posbias.measurements import measure
-from posbias.measurements.devices import resolve_device
 from posbias.measurements.hooks import probe_chunk, require_torch
 from posbias.measurements.loop import (
     FlatConfig,
@@ -70,6 +68,7 @@ from posbias.measurements.loop import (
     check_seeds,
     check_threads,
     final_position_profiles,
+    flat_history_csv,
     iterations_left,
     library_versions,
     mean_profile,
@@ -77,9 +76,10 @@ from posbias.measurements.loop import (
     next_token_loop,
     plan_seeds,
     provenance,
-    restore_training_state,
     run_seeds,
     seeded_generator,
+    start_run,
+    training_state,
 )
 from posbias.numbers import rounded
 from posbias.resources import Plan
@@ -231,11 +231,7 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
     :func:`posbias.measurements.training.train_run` (the test set, weights and batches are
     drawn on the CPU and moved to ``device``; the Bayes reference stays on the CPU).
     """
-    torch = require_torch()
-    seed = check_integer("seed", seed, 0, 2 ** 40)
-    device, _ = resolve_device(device)
-    if resume and checkpoint_dir is None:
-        raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
+    torch, seed, device = start_run(seed, device, resume, checkpoint_dir)
     inputs, targets = unigram_batch(config, config.test_size, seeded_generator(torch, seed, 2))
     test = (inputs.to(device), targets.to(device), bayes_losses(config, inputs, targets))
     model, settings = _build(config, seed)
@@ -244,15 +240,9 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
     if config.influence_samples:
         influence_ids = test[0][: config.influence_samples]
         chunk = probe_chunk(settings, config.length, config.hidden, 4)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
-                                  weight_decay=config.weight_decay)
-    data = seeded_generator(torch, seed, 3)
-    history: list[dict] = []
-    start_iter, elapsed = 0, 0.0
     path = lm_checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
-    if resume and path and os.path.exists(path):
-        history, start_iter, elapsed = restore_training_state(torch, path, config, seed, model,
-                                                              optimizer, data, LMTrainConfig)
+    optimizer, data, history, start_iter, elapsed = training_state(torch, config, seed, model,
+                                                                   path, resume)
     model.eval()  # dropout off: training and measurement compute the same function
 
     def next_batch() -> tuple[Tensor, Tensor]:
@@ -369,9 +359,4 @@ def lm_history_csv(document: dict) -> str:
     """The runs' evaluations as CSV, one row per (seed, iteration)."""
     head = ["seed", "iteration", "loss", "final_loss", "final_bayes_loss", "final_learned",
             "mean_loss", "mean_bayes_loss", "learned", "final_accuracy", "seconds"]
-    rows = [",".join(head)]
-    for run in document["runs"]:
-        for e in run["history"]:
-            vals = [run["seed"]] + [e[k] for k in head[1:]]
-            rows.append(",".join("" if v is None else str(v) for v in vals))
-    return "\n".join(rows) + "\n"
+    return flat_history_csv(document, head)

@@ -55,6 +55,7 @@ __all__ = [
     "check_threads",
     "completed_iterations",
     "final_position_profiles",
+    "flat_history_csv",
     "iterations_left",
     "library_versions",
     "load_training_state",
@@ -68,6 +69,8 @@ __all__ = [
     "run_result",
     "run_seeds",
     "seeded_generator",
+    "start_run",
+    "training_state",
     "worker_progress",
 ]
 
@@ -105,6 +108,47 @@ def _on_cpu(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return type(obj)(_on_cpu(v) for v in obj)
     return obj
+
+
+def start_run(seed: int, device: str, resume: bool, checkpoint_dir: str | None
+              ) -> tuple[ModuleType, int, str]:
+    """``(torch, seed, device)`` of one seed's run: the seed checked (``0..2^40``), the device
+    resolved (:func:`~posbias.measurements.devices.resolve_device`), and a resume without a
+    checkpoint directory to resume from refused."""
+    torch = require_torch()
+    seed = check_integer("seed", seed, 0, 2 ** 40)
+    device, _ = resolve_device(device)
+    if resume and checkpoint_dir is None:
+        raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
+    return torch, seed, device
+
+
+def training_state(torch: ModuleType, config: Any, seed: int, model: Module,
+                   path: str | None, resume: bool) -> tuple[Any, Generator, list, int, float]:
+    """``(optimizer, batch generator, history, iteration, elapsed seconds)`` of a run about
+    to train: AdamW with the configuration's ``lr`` and ``weight_decay``, the batch generator
+    (stream 3 of the seed), and, when it resumes from the checkpoint at ``path``, that
+    checkpoint's state restored into all of them (:func:`restore_training_state`)."""
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
+                                  weight_decay=config.weight_decay)
+    data = seeded_generator(torch, seed, 3)
+    history: list = []
+    start_iter, elapsed = 0, 0.0
+    if resume and path and os.path.exists(path):
+        history, start_iter, elapsed = restore_training_state(torch, path, config, seed, model,
+                                                              optimizer, data, type(config))
+    return optimizer, data, history, start_iter, elapsed
+
+
+def flat_history_csv(document: dict, head: list[str]) -> str:
+    """A results document's evaluations as CSV, one row per (seed, iteration): ``head`` names
+    the columns, ``seed`` first, then keys of each history entry (empty where None)."""
+    rows = [",".join(head)]
+    for run in document["runs"]:
+        for e in run["history"]:
+            vals = [run["seed"]] + [e[k] for k in head[1:]]
+            rows.append(",".join("" if v is None else str(v) for v in vals))
+    return "\n".join(rows) + "\n"
 
 
 def restore_training_state(torch: ModuleType, path: str, config: Any, seed: int, model: Module,

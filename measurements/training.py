@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument
 from posbias.measurements import icl
-from posbias.measurements.devices import resolve_device
 from posbias.measurements.hooks import require_torch
 from posbias.measurements.loop import (
     append_evaluation,
@@ -49,10 +48,11 @@ from posbias.measurements.loop import (
     plan_seeds,
     progress_bar,
     provenance,
-    restore_training_state,
     run_result,
     run_seeds,
     seeded_generator,
+    start_run,
+    training_state,
     worker_progress,
 )
 from posbias.numbers import rounded
@@ -219,11 +219,7 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
     evaluation.  ``stop_after`` ends the run early after that many iterations (as an
     interruption would; used to test ``resume``).
     """
-    torch = require_torch()
-    seed = check_integer("seed", seed, 0, 2 ** 40)
-    device, _ = resolve_device(device)
-    if resume and checkpoint_dir is None:
-        raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
+    torch, seed, device = start_run(seed, device, resume, checkpoint_dir)
     world = icl.make_world(config.task, seeded_generator(torch, seed, 1))
     sets = _to_device(_test_sets(torch, config, world, seed), device)
     influence_inputs = None
@@ -231,15 +227,9 @@ def train_run(config: TrainConfig, seed: int, *, checkpoint_dir: str | None = No
         influence_inputs = sets["in_context"][0][: config.influence_samples]
     torch.manual_seed(16 * seed + 4)
     model = icl.build_network(config.task, config.mask, config.pe, config.residual).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
-                                  weight_decay=config.weight_decay)
-    data = seeded_generator(torch, seed, 3)
-    history: list[dict] = []
-    start_iter, elapsed = 0, 0.0
     path = checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
-    if resume and path and os.path.exists(path):
-        history, start_iter, elapsed = restore_training_state(torch, path, config, seed, model,
-                                                              optimizer, data, TrainConfig)
+    optimizer, data, history, start_iter, elapsed = training_state(torch, config, seed, model,
+                                                                   path, resume)
     model.train()
     loss_fn = torch.nn.CrossEntropyLoss()
 

@@ -440,20 +440,37 @@ def parse_config(
     T = _integer("num_layers", data["num_layers"], hi=MAX_LAYERS)
     if length is not None:
         L = _integer("length", length, hi=MAX_LENGTH)
+    window = _window(data.get("mask_config") or {})
+    H, slopes, weights, tau = _attention(data["attention_config"], T)
+    diag_raw, diag = _content(data.get("content_config"), T, H)
+    lam, schedule = _schedule(data["lambda_schedule_config"], T)
+    model_key = _model_key(model, source, data)
+    conv = conventions_for(convention, model_key or model, **overrides)
+    slopes, diag = _with_conventions(conv, slopes, diag, diag_raw, T, H)
+    layers = tuple(
+        alibi_layer(slopes[t].tolist(), diagonal=diag[t].tolist(), weights=weights[t].tolist(), temperature=tau,
+                    window=window)
+        for t in range(T)
+    )
+    return RolloutConfig(L, T, H, layers, lam, schedule, window, conv, model_key, source, data)
 
-    window = None
-    mask = data.get("mask_config") or {}
+
+def _window(mask: Any) -> int | None:
+    """The sliding window of ``mask_config`` (None for a causal mask)."""
     _mapping("mask_config", mask, ("mask_type", "window_size"))
     mtype = mask.get("mask_type", "causal")
     if mtype == "sliding_window":
-        window = _integer("mask_config.window_size", mask.get("window_size"))
-    elif mtype == "causal":
+        return _integer("mask_config.window_size", mask.get("window_size"))
+    if mtype == "causal":
         if mask.get("window_size") is not None:
             raise InvalidArgument("mask_config.window_size", stand_in(mask["window_size"]), "null for a causal mask")
-    else:
-        raise InvalidArgument("mask_config.mask_type", stand_in(mtype), "causal or sliding_window (causal masks only)")
+        return None
+    raise InvalidArgument("mask_config.mask_type", stand_in(mtype), "causal or sliding_window (causal masks only)")
 
-    att = _mapping("attention_config", data["attention_config"],
+
+def _attention(att: Any, T: int) -> tuple[int, np.ndarray, np.ndarray, float]:
+    """``(heads, slopes, head weights, softmax temperature)`` of ``attention_config``."""
+    att = _mapping("attention_config", att,
                    ("num_heads", "alibi_slopes", "head_weights", "softmax_temperature"),
                    required=("num_heads", "alibi_slopes"))
     H = _integer("attention_config.num_heads", att["num_heads"], hi=MAX_HEADS)
@@ -472,8 +489,12 @@ def parse_config(
                 raise InvalidArgument("attention_config.head_weights", stand_in(hw), "rows with a positive sum")
     tau = _number("attention_config.softmax_temperature", att.get("softmax_temperature", 1.0),
                   lo=0.0, lo_open=True, what="a finite number > 0")
+    return H, slopes, weights, tau
 
-    cc = data.get("content_config")
+
+def _content(cc: Any, T: int, H: int) -> tuple[Any, np.ndarray]:
+    """``(diagonal scores as written, as a T x H table)`` of ``content_config`` (the base
+    scores are validated: they cancel in the rollout)."""
     if cc is None:
         cc = {"diagonal_scores": [[0.0]], "base_scores": [[0.0]]}
     _mapping("content_config", cc, ("diagonal_scores", "base_scores"), required=("diagonal_scores",))
@@ -481,20 +502,28 @@ def parse_config(
     diag = _table("content_config.diagonal_scores", diag_raw, T, H)
     if cc.get("base_scores") is not None:
         _table("content_config.base_scores", cc["base_scores"], T, H)  # validated; cancels
+    return diag_raw, diag
 
-    lam, schedule = _schedule(data["lambda_schedule_config"], T)
 
+def _model_key(model: str | None, source: str, data: dict) -> str | None:
+    """The known model whose conventions apply: ``model`` when given, else the one the
+    source's name or the config's ``save_dir`` names (None when none does)."""
     if model is not None:
         model_key = model if model in KNOWN_MODELS else _model_from_name(model)
         if model_key is None:
             raise InvalidArgument("model", model, "one of " + ", ".join(KNOWN_MODELS))
-    else:
-        model_key = _model_from_name(source)
-        if model_key is None and data.get("save_dir"):
-            save_dir = data["save_dir"]
-            model_key = _model_from_name(save_dir) if isinstance(save_dir, str) else None
-    conv = conventions_for(convention, model_key or model, **overrides)
+        return model_key
+    model_key = _model_from_name(source)
+    if model_key is None and data.get("save_dir"):
+        save_dir = data["save_dir"]
+        model_key = _model_from_name(save_dir) if isinstance(save_dir, str) else None
+    return model_key
 
+
+def _with_conventions(conv: Conventions, slopes: np.ndarray, diag: np.ndarray, diag_raw: Any,
+                      T: int, H: int) -> tuple[np.ndarray, np.ndarray]:
+    """The slopes and diagonal content scores as the conventions read them (slope rule,
+    ``1/sqrt(d_head)`` scales, a single score reaching head 0 only as in the reference code)."""
     if conv.slope_rule != "given":
         slopes = np.broadcast_to(alibi_slopes(H, conv.slope_rule), (T, H)).copy()
     if conv.alibi_scale == "sqrt-d-head":
@@ -509,12 +538,7 @@ def parse_config(
         if single and H > 1:
             diag = diag.copy()
             diag[:, 1:] = 0.0
-    layers = tuple(
-        alibi_layer(slopes[t].tolist(), diagonal=diag[t].tolist(), weights=weights[t].tolist(), temperature=tau,
-                    window=window)
-        for t in range(T)
-    )
-    return RolloutConfig(L, T, H, layers, lam, schedule, window, conv, model_key, source, data)
+    return slopes, diag
 
 
 def _schedule(cfg, T):

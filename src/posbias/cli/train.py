@@ -79,6 +79,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             "logs its validation loss against unigram and bigram baselines. Needs the "
             "'models' extra (torch; transformers for the LM tasks)."),
     )
+    _add_task_options(p)
+    _add_training_options(p)
+    p.set_defaults(func=run)
+    return p
+
+
+def _add_task_options(p: argparse.ArgumentParser) -> None:
+    """--task and the options of one task or another: the network, the model, the corpus."""
     p.add_argument("--task", choices=TASKS, default="wu2025-icl")
     p.add_argument("--mask", default=None, metavar="MASK",
                    help="wu2025-icl: causal, full, window:W, prefix:K or decay:M (M > 0; "
@@ -111,6 +119,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="lm-text: also record, at every evaluation, the final position's "
                         "influence on N held-out windows with a document separator in their "
                         "middle half (the boundary-peak test; default 0)")
+
+
+def _add_training_options(p: argparse.ArgumentParser) -> None:
+    """The optimizer, seeds, evaluation, processes, device and output of a training."""
     p.add_argument("--iterations", type=int, default=None, metavar="N",
                    help="training iterations (batches) (default 20000, lm-synthetic and "
                         "lm-text 2000; wu2025: 100000)")
@@ -159,8 +171,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("-f", "--format", choices=("table", "json"), default="table",
                    help="what goes to stdout (default table)")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per evaluation on stderr")
-    p.set_defaults(func=run)
-    return p
 
 
 def _config(args: argparse.Namespace) -> lt.LMTrainConfig | lx.LMTextConfig | tr.TrainConfig:

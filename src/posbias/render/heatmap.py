@@ -9,6 +9,7 @@ import io
 import math
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -88,15 +89,7 @@ def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
                 cs = ax.contour(np.arange(len(xs)), np.arange(len(ys)), shown, levels=[2.0],
                                 colors="white", linewidths=1.4)
                 ax.clabel(cs, fmt={2.0: "10²"}, fontsize=8)
-        step_x = max(1, math.ceil(len(xs) / 10))
-        step_y = max(1, math.ceil(len(ys) / 12))
-        ax.set_xticks(range(0, len(xs), step_x))
-        ax.set_xticklabels([figure_text(v, 3) for v in xs[::step_x]], rotation=45 if len(xs) > 6 else 0)
-        ax.set_yticks(range(0, len(ys), step_y))
-        ax.set_yticklabels([figure_text(v, 3) for v in ys[::step_y]])
-        ax.set_xlabel(x)
-        ax.set_ylabel(y)
-        ax.set_title(name.replace("_over_", " / "), fontsize=10)
+        _label_axes(ax, xs, ys, x, y, name)
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
@@ -106,3 +99,17 @@ def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
     fig.savefig(buf, format=suffix[1:])
     write_output(buf.getvalue(), p, parameter, fmt=suffix[1:])
     return p
+
+
+def _label_axes(ax: Any, xs: list, ys: list, x: str, y: str, name: str) -> None:
+    """Tick labels with the grid's values (at most about ten per axis), the axes' names and
+    the quantity's title."""
+    step_x = max(1, math.ceil(len(xs) / 10))
+    step_y = max(1, math.ceil(len(ys) / 12))
+    ax.set_xticks(range(0, len(xs), step_x))
+    ax.set_xticklabels([figure_text(v, 3) for v in xs[::step_x]], rotation=45 if len(xs) > 6 else 0)
+    ax.set_yticks(range(0, len(ys), step_y))
+    ax.set_yticklabels([figure_text(v, 3) for v in ys[::step_y]])
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.set_title(name.replace("_over_", " / "), fontsize=10)
