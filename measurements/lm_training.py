@@ -198,7 +198,8 @@ def _evaluate(torch: ModuleType, model: Any, test: tuple[Tensor, Tensor, Tensor]
     uniform = math.log(config.tokens)
     final, final_bayes = float(loss[:, -1].mean()), float(bayes[:, -1].mean())
     mean, mean_bayes = float(loss.mean()), float(bayes.mean())
-    entry: dict[str, Any] = {"final_loss": rounded(final, 6), "final_bayes_loss": rounded(final_bayes, 6),
+    entry: dict[str, Any] = {"final_loss": rounded(final, 6),
+             "final_bayes_loss": rounded(final_bayes, 6),
              "final_learned": rounded((uniform - final) / (uniform - final_bayes), 6),
              "mean_loss": rounded(mean, 6), "mean_bayes_loss": rounded(mean_bayes, 6),
              "learned": rounded((uniform - mean) / (uniform - mean_bayes), 6),

@@ -471,8 +471,8 @@ def plan_seeds(planner: Callable[..., Plan], where: Callable[[str, Any, int], st
     them: the seeds and jobs checked, the device resolved, and a resumed run (``resume`` with
     the ``checkpoint_dir`` of its checkpoints, at ``where(checkpoint_dir, config, seed)``)
     planned for the iterations left (:func:`completed_iterations`).  ``planner(config, seeds,
-    jobs, done=, device=)`` is the task's planner (:func:`~posbias.measurements.training.plan_training`
-    and its siblings).  Returns the plan unchecked: :meth:`~posbias.resources.Plan.check`
+    jobs, done=, device=)`` is the task's planner
+    (:func:`~posbias.measurements.training.plan_training` and its siblings).  Returns the plan unchecked: :meth:`~posbias.resources.Plan.check`
     refuses."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)

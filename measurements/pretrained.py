@@ -354,7 +354,8 @@ def _check_model(loaded: LoadedCheckpoint, metric: str, samples: int, seed: int,
         _, _, mode = locate_blocks(model)
     except InvalidArgument as exc:
         raise InvalidArgument("model", loaded.source, exc.allowed) from None
-    return generic, mode, int(embeddings.weight.shape[0])  # type: ignore[index]  # weight: Tensor | Module to torch's stubs
+    # the embeddings' weight is Tensor | Module to torch's stubs
+    return generic, mode, int(embeddings.weight.shape[0])  # type: ignore[index]
 
 
 def _input_ids(torch: ModuleType, windows: np.ndarray | None, length: int | None,

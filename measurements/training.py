@@ -345,8 +345,9 @@ def train_seeds(config: TrainConfig, seeds: Iterable[int], *, jobs: int = 1,
     :func:`train_run`: on an accelerator the seeds run one after another.  Returns the run
     records in the order of ``seeds``.  A run whose plan (:func:`plan_training`, for the
     iterations left when it resumes: :func:`~posbias.measurements.loop.plan_seeds`) does not fit
-    in the memory the process may use (or ``max_memory`` bytes) is refused before it starts.  ``threads``: torch threads
-    of this process when the seeds run here, one after another (see :func:`check_threads`)."""
+    in the memory the process may use (or ``max_memory`` bytes) is refused before it starts.
+    ``threads``: torch threads of this process when the seeds run here, one after another (see
+    :func:`~posbias.measurements.loop.check_threads`)."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))

@@ -46,13 +46,22 @@ def package_modules(root: str = ROOT) -> dict[str, str]:
     with open(os.path.join(root, "pyproject.toml"), "rb") as fh:
         mapping = tomllib.load(fh)["tool"]["setuptools"]["package-dir"]
     modules: dict[str, str] = {}
+    mapped = {os.path.normpath(os.path.join(root, f)) for f in mapping.values()}
     for package, relative in mapping.items():
-        folder = os.path.join(root, relative)
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".py"):
-                stem = name[:-3]
-                dotted = package if stem == "__init__" else f"{package}.{stem}"
-                modules[dotted] = os.path.join(folder, name)
+        top = os.path.normpath(os.path.join(root, relative))
+        for folder, subfolders, files in os.walk(top):
+            # a subfolder mapped on its own is walked as its own package; one without an
+            # __init__.py is not a package
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__"
+                                   and os.path.normpath(os.path.join(folder, d)) not in mapped
+                                   and os.path.isfile(os.path.join(folder, d, "__init__.py")))
+            inner = os.path.relpath(folder, top).replace(os.sep, ".")
+            dotted_folder = package if inner == "." else f"{package}.{inner}"
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    stem = name[:-3]
+                    dotted = dotted_folder if stem == "__init__" else f"{dotted_folder}.{stem}"
+                    modules[dotted] = os.path.join(folder, name)
     return modules
 
 
@@ -150,6 +159,14 @@ def test_the_scan_finds_planted_uses(tmp_path):
     reported = {line.split("/")[1].split(".py")[0] for line in found}
     assert reported == set(planted), found
     assert len(found) == len(planted), found
+
+
+def test_the_scan_reads_every_subpackage():
+    """The command line and the renderers are folders of the mapped posbias package."""
+    modules = package_modules()
+    for name in ("posbias.cli.measure", "posbias.render.latex", "posbias.numbers",
+                 "posbias.measurements.loop", "posbias.proofs_checks.stored"):
+        assert name in modules, name
 
 
 def test_the_exemption_is_only_the_claims_folder():

@@ -48,7 +48,8 @@ OPTION = {
     # shared
     "output": "--output", "format": "--format", "seed": "--seed", "dps": "--dps",
     "max_dps": "--max-dps", "max_memory": "--max-memory", "plot": "--plot",
-    "threads": "--threads", "device": "--device", "resume": "--resume", "scheduler": "--scheduler",
+    "threads": "--threads", "device": "--device", "resume": "--resume",
+    "scheduler": "--scheduler",
     # profile
     "length": "--length", "depth": "--depth", "alpha": "--alpha", "schedule": "--schedule",
     "digits": "--digits", "fractions": "--fractions",

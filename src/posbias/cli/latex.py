@@ -27,7 +27,7 @@ def __getattr__(name: str) -> Any:
     # posbias.render.latex's renderers, still reachable here, load on first use (with sympy): every other subcommand's
     # start-up would otherwise pay about 0.3 s for sympy
     if name in _RENDER:
-        from posbias.render import latex
+        from posbias.render import latex  # sympy: loaded on first use, as above
 
         return getattr(latex, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
