@@ -47,6 +47,7 @@ from fractions import Fraction
 from typing import Any
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import rounded, significant
 
 __all__ = [
     "NUMERIC",
@@ -449,9 +450,9 @@ def flip_point(rule: Rule, figures: Mapping, values: Mapping, verdict: str) -> d
                     else dist / th.sensitive if th.sensitive else math.inf)
             rec = {"threshold": name, "value": _json(values[name]) if not isinstance(values[name], Fraction)
                    else str(values[name]),
-                   "flips_at": float(f"{point:.6g}") if isinstance(point, float) else point,
+                   "flips_at": rounded(point, 6) if isinstance(point, float) else point,
                    "to": other,
-                   "distance": (f"a factor {dist:.3g}" if th.scale == "log" else f"{dist:.4g}"),
+                   "distance": (f"a factor {significant(dist, 3)}" if th.scale == "log" else significant(dist, 4)),
                    "sensitive": norm <= 1, "_norm": norm}
             if best is None or norm < best["_norm"]:
                 best = rec

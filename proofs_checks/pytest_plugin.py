@@ -49,6 +49,8 @@ class ClaimItem(pytest.Item):
         self.result: Result | None = None
 
     def runtest(self) -> None:
+        # the registry is loaded when a claim runs: this plugin is loaded by every pytest
+        # session of every project where posbias is installed
         from posbias.proofs_checks.registry import run_claim
 
         self.result = run_claim(self.claim, self.ctx)
@@ -88,6 +90,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                                   items: list[pytest.Item]) -> None:
     if not config.getoption("posbias"):
         return
+    # loaded only with --posbias (see runtest)
     from posbias.proofs_checks.registry import CheckContext, all_claims
 
     for name in config.getoption("posbias_import"):

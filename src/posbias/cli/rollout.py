@@ -27,9 +27,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posbias.cli._common import add_output, check_memory, human, progress
+from posbias.cli._common import add_output, check_memory, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
+from posbias.numbers import byte_size, significant
+from posbias.numerics.configs import CONVENTIONS, MAX_LENGTH, parse_config, rollout_summary
+from posbias.numerics.costs import alibi_rollout_bytes
+from posbias.proofs_checks.data import builtin_config_path, builtin_configs, is_builtin_config
+from posbias.render.plots import check_plot_path, plot_profile
 
 if TYPE_CHECKING:
     from posbias.numerics.configs import RolloutConfig
@@ -74,8 +79,6 @@ def _w1(p: np.ndarray, q: np.ndarray) -> float:
 
 def compute_rollout(cfg: RolloutConfig) -> dict:
     """Profile, attention-only profile and summaries of a :class:`RolloutConfig`."""
-    from posbias.numerics.configs import rollout_summary
-
     deltas = cfg.deltas()
     prof = cfg.profile()
     att_cfg = cfg.attention_only()
@@ -97,18 +100,12 @@ def compute_rollout(cfg: RolloutConfig) -> dict:
 
 
 def _resolve(config: str) -> str:
-    from posbias.proofs_checks.data import builtin_config_path, is_builtin_config
-
     if os.path.lexists(config):
         return config
     if is_builtin_config(config):
         return builtin_config_path(config)
     raise InvalidArgument("CONFIG", config, "a readable YAML file or a shipped config name "
                           "(see posbias rollout --list)")
-
-
-def _g6(x: float) -> str:
-    return f"{float(x):.6g}"
 
 
 _ROWS = (
@@ -143,14 +140,14 @@ def _table(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
         row = label.ljust(22)
         for _, s in cols:
             v = s[key]
-            shown = str(v) if isinstance(v, int) else ("min underflow" if v is None else _g6(v))
+            shown = str(v) if isinstance(v, int) else ("min underflow" if v is None else significant(v, 6))
             row += shown.rjust(max(width, 14))
         lines.append(row)
     lines.append("")
     for r in results:
-        lines.append(f"W1(profile, attention only) [{r['convention']}] = {_g6(r['w1_attention_only'])}")
+        lines.append(f"W1(profile, attention only) [{r['convention']}] = {significant(r['w1_attention_only'], 6)}")
     if w1_pair is not None:
-        lines.append(f"W1(reference, corrected) = {_g6(w1_pair)}")
+        lines.append(f"W1(reference, corrected) = {significant(w1_pair, 6)}")
     return "\n".join(lines)
 
 
@@ -188,13 +185,6 @@ def _finite_summary(summary: dict) -> dict:
     return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in summary.items()}
 
 
-def estimate_bytes(length: int, heads: int, conventions: int) -> float:
-    """Memory of the fast ALiBi rollout from its sizes: a few ``heads x L`` float64 blocks for
-    the scan, about sixteen length-``L`` vectors per profile (profile, attention-only profile,
-    normalisers, the report's lists), for each convention."""
-    return 8.0 * length * (4 * heads + 16 * conventions) + 50e6
-
-
 def _csv(results: list) -> str:
     names = []
     cols = []
@@ -209,8 +199,6 @@ def _csv(results: list) -> str:
 
 def _length(text: object) -> int:
     """``--length`` as plain decimal digits, between 1 and the loader's maximum."""
-    from posbias.numerics.configs import MAX_LENGTH
-
     digits = str(text).strip()
     if not re.fullmatch(r"[0-9]{1,30}", digits) or not 1 <= int(digits) <= MAX_LENGTH:
         raise InvalidArgument("--length", text, f"an integer between 1 and {MAX_LENGTH}")
@@ -218,9 +206,6 @@ def _length(text: object) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from posbias.numerics.configs import CONVENTIONS
-    from posbias.proofs_checks.data import builtin_configs
-
     if args.list:
         write_output("\n".join(builtin_configs()), None)
         return 0
@@ -234,8 +219,6 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgument("--d-head", args.d_head, "an integer >= 1")
     check_target(args.output, args.format)
     if args.plot:
-        from posbias.render.plots import check_plot_path
-
         check_plot_path(args.plot, "--plot")
     path = _resolve(args.config)
     raw = read_bounded(path, _MAX_CONFIG_BYTES, "CONFIG")
@@ -243,14 +226,13 @@ def run(args: argparse.Namespace) -> int:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgument("CONFIG", path, "a UTF-8 YAML text file") from None
-    from posbias.numerics.configs import parse_config
 
     conventions = ["reference", "corrected"] if args.compare else [args.convention]
     cfgs = [parse_config(text, source=path, convention=c, model=args.model, length=args.length,
                          d_head=args.d_head)
             for c in conventions]
     L, T, H = cfgs[0].length, cfgs[0].num_layers, cfgs[0].num_heads
-    needed = estimate_bytes(L, H, len(cfgs))
+    needed = alibi_rollout_bytes(L, H, len(cfgs))
     check_memory(needed, args.max_memory, "use a smaller --length")
     big = L * T * H > 5e7
     start = time.perf_counter()
@@ -259,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
         # about 15 ns per (layer, head, position) on the fast path, twice per convention
         eta = 2 * len(cfgs) * L * T * H * 15e-9
         print(f"posbias rollout: L = {L}, T = {T}, H = {H} (fast path): about {eta:.0f} s and "
-              f"{human(needed)} ...", file=sys.stderr)
+              f"{byte_size(needed)} ...", file=sys.stderr)
     with progress(len(cfgs), "posbias rollout", args.quiet or not big) as bar:
         for cfg in cfgs:
             r = compute_rollout(cfg)
@@ -282,8 +264,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = _table(cfgs[0], results, w1_pair)
     if args.plot:
-        from posbias.render.plots import plot_profile
-
         r = results[-1]
         title = f"{cfgs[0].model or os.path.basename(path)}: {r['convention']} convention, L = {cfgs[0].length}"
         plot_profile(r["profile"], args.plot, title=title, attention_only=r["attention_only_profile"],

@@ -11,8 +11,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from posbias import __version__
+from posbias.numbers import figure_text
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES
 from posbias.proofs_checks.registry import Evidence, Result
+from posbias.render.tex import latex_escape, prose_to_latex
 
 __all__ = ["FORMATS", "decided_by", "decided_line", "latex_escape", "render", "summary"]
 
@@ -96,7 +98,7 @@ def decided_line(r: Result) -> str:
     parts = []
     rule = r.claim.rule
     names = getattr(rule, "deciding", ()) or ()
-    figs = [f"{n} = {_fig(ev.figures[n])}" for n in names if n in ev.figures]
+    figs = [f"{n} = {figure_text(ev.figures[n], 4)}" for n in names if n in ev.figures]
     if figs and ev.verdict not in ("needs-data",) and not ev.details.get("error"):
         parts.append("; ".join(figs))
     parts.append(decided_by(ev))
@@ -107,16 +109,6 @@ def decided_line(r: Result) -> str:
         parts.append(f"{tag}flips to {f['to']} at {f['threshold']} = {f['flips_at']} "
                      f"(rule: {f['value']}; {f['distance']})")
     return " | ".join(p for p in parts if p)
-
-
-def _fig(v: object) -> str:
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fig(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_fig(x)}" for k, x in v.items()) + "}"
-    return str(v)
 
 
 def _mark(r: Result) -> str:
@@ -185,9 +177,9 @@ def _text_verbose(results: Sequence[Result]) -> str:
         if r.claim.rule_text:
             lines.append(f"  rule: {_cut(r.claim.rule_text, None)}")
         if ev.figures:
-            lines.append("  figures: " + "; ".join(f"{k} = {_fig(v)}" for k, v in ev.figures.items()))
+            lines.append("  figures: " + "; ".join(f"{k} = {figure_text(v, 4)}" for k, v in ev.figures.items()))
         if ev.alternatives:
-            lines.append("  alternatives: " + "; ".join(f"{k}: {_fig(v)}" for k, v in ev.alternatives.items()))
+            lines.append("  alternatives: " + "; ".join(f"{k}: {figure_text(v, 4)}" for k, v in ev.alternatives.items()))
         for name in fields:
             value = getattr(ev, name)
             if value not in (None, ""):
@@ -262,57 +254,8 @@ def _json(results: Sequence[Result]) -> str:
     ) + "\n"
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
-
-_LATEX_UNICODE = {
-    "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "δ": r"$\delta$", "ε": r"$\varepsilon$",
-    "κ": r"$\kappa$", "λ": r"$\lambda$", "μ": r"$\mu$", "π": r"$\pi$", "ρ": r"$\rho$",
-    "σ": r"$\sigma$", "τ": r"$\tau$", "χ": r"$\chi$", "Γ": r"$\Gamma$", "Π": r"$\Pi$",
-    "Σ": r"$\Sigma$", "Θ": r"$\Theta$", "≥": r"$\geq$", "≤": r"$\leq$", "≈": r"$\approx$",
-    "≠": r"$\neq$", "→": r"$\to$", "⇔": r"$\Leftrightarrow$", "∞": r"$\infty$", "√": r"$\surd$",
-    "·": r"$\cdot$", "×": r"$\times$", "∈": r"$\in$", "∫": r"$\int$", "∑": r"$\sum$",
-    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "’": "'", "‘": "`", "“": "``", "”": "''",
-    "⋯": r"$\cdots$", "ℓ": r"$\ell$", "²": r"$^2$", "³": r"$^3$", "à": r"\`a", "é": r"\'e",
-    "è": r"\`e", "ü": r'\"u', "ö": r'\"o', "ä": r'\"a', "Å": r"\AA{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    r"""Escape plain text for LaTeX (pdflatex-safe: non-ASCII symbols become macros).
-
-    >>> latex_escape("λ ∈ [0,1] & 50% of x_1")
-    '$\\lambda$ $\\in$ [0,1] \\& 50\\% of x\\_1'
-    """
-    out = []
-    for ch in str(text):
-        if ch in _LATEX_SPECIAL:
-            out.append(_LATEX_SPECIAL[ch])
-        elif ch in _LATEX_UNICODE:
-            out.append(_LATEX_UNICODE[ch])
-        elif ord(ch) < 128:
-            out.append(ch)
-        else:
-            out.append("?")
-    return "".join(out)
-
-
 def _prose(text: str) -> str:
     """Text with its ASCII mathematics set as math (the LaTeX renderer's prose rule)."""
-    from posbias.render.latex import prose_to_latex
-
     return prose_to_latex(text)
 
 
