@@ -56,6 +56,7 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.numerics._arith import row_times
 from posbias.numerics.alibi import alibi_layer, alibi_propagate, alibi_propagate_precise
+from posbias.numerics.cesaro import cesaro_profile_blocks
 from posbias.numerics.kernels import (
     validate_kernel,
     validate_kernel_exact,
@@ -380,8 +381,6 @@ def kernel_profile_blocks(length: int, kernel: Kernel | str,
     >>> np.ldexp(a, k).round(12).tolist()
     [0.5, 0.0, 0.5]
     """
-    from posbias.numerics.cesaro import cesaro_profile_blocks
-
     L = check_integer("length", length, 1, MAX_LENGTH)
     kernel = parse_kernel(kernel) if isinstance(kernel, str) else kernel
     if isinstance(kernel, CesaroKernel):

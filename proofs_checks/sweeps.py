@@ -62,6 +62,8 @@ from posbias.measurements.presets import PRESETS, resolve_settings
 from posbias.numbers import stand_in
 from posbias.numerics.configs import CONVENTIONS, load_config, rollout_summary
 from posbias.numerics.costs import alibi_rollout_bytes, profile_bytes, profile_seconds
+from posbias.numerics.kinetic import KineticHead, KineticModel, kinetic_log_profile, kinetic_t_crit
+from posbias.numerics.kinetic import kinetic_right_slope_precise as slope
 from posbias.numerics.rollout import PrefixKernel, kernel_profile_blocks, parse_kernel
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
 from posbias.proofs_checks import measured as mc
@@ -463,8 +465,6 @@ def _measure_point(p):
 
 def _kinetic_model(p):
     """The one-head kinetic model of a grid point (numbers as the decimals the user wrote)."""
-    from posbias.numerics.kinetic import KineticHead, KineticModel
-
     def q(name, default=None):
         return _decimal(p[name]) if name in p else default
 
@@ -478,9 +478,6 @@ def _kinetic_model(p):
 
 
 def _kinetic_point(p):
-    from posbias.numerics.kinetic import kinetic_log_profile, kinetic_t_crit
-    from posbias.numerics.kinetic import kinetic_right_slope_precise as slope
-
     model = _kinetic_model(p)
     L = p["length"]
     lp = kinetic_log_profile(L, model)

@@ -225,7 +225,8 @@ def test_every_function_local_import_has_a_reason():
 
 
 def test_the_local_imports_of_the_package_are_mostly_extras():
-    """What is not an extra stays a short, known list."""
+    """What is not an extra stays a short, known list (scipy's submodules and the registry's
+    claims, kept off the start-up of every command, are most of it)."""
     other = []
     for path in sorted(package_modules().values()):
         rel = os.path.relpath(path, ROOT).replace(os.sep, "/")
@@ -233,7 +234,7 @@ def test_the_local_imports_of_the_package_are_mostly_extras():
             continue
         other += [f"{rel}: {module}" for _, module, _ in local_imports(path)
                   if module.split(".")[0] not in EXTRAS]
-    assert len(other) <= 16, other
+    assert len(other) <= 18, other
 
 
 def test_the_scan_sees_an_import_without_a_reason(tmp_path):
