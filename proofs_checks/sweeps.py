@@ -399,11 +399,11 @@ def _rollout_point(p):
     import os
 
     from posbias.numerics.configs import load_config, rollout_summary
-    from posbias.proofs_checks.data import builtin_config_path, builtin_configs
+    from posbias.proofs_checks.data import builtin_config_path, is_builtin_config
 
     config = p["config"]
     if not os.path.exists(config):
-        if config not in builtin_configs():
+        if not is_builtin_config(config):
             raise InvalidArgument("config", config, "a YAML file or a shipped config name")
         config = builtin_config_path(config)
     cfg = load_config(config, convention=p.get("convention", "reference"), length=p.get("length"))

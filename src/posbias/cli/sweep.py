@@ -173,11 +173,11 @@ def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
     if command == "rollout":
         from posbias.cli.rollout import estimate_bytes as rollout_bytes
         from posbias.numerics.configs import load_config
-        from posbias.proofs_checks.data import builtin_config_path, builtin_configs
+        from posbias.proofs_checks.data import builtin_config_path, is_builtin_config
 
         name = point["config"]
         if name not in cache:
-            path = name if os.path.exists(name) or name not in builtin_configs() else builtin_config_path(name)
+            path = name if os.path.exists(name) or not is_builtin_config(name) else builtin_config_path(name)
             cfg = load_config(path)  # validates the config before any point is computed
             cache[name] = (cfg.length, cfg.num_layers, cfg.num_heads)
         L0, layers, heads = cache[name]
