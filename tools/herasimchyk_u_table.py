@@ -31,9 +31,14 @@ import sys
 import numpy as np
 
 from posbias.numerics.configs import load_config
-from posbias.proofs_checks.claims.herasimchyk2026 import u_figures, u_shaped
 from posbias.proofs_checks.data import builtin_config_path, builtin_configs, config_record
 from posbias.proofs_checks.registry import get_claim
+
+try:  # the claims of a paper in one module
+    from posbias.proofs_checks.claims.herasimchyk2026 import u_figures, u_shaped
+except ImportError:  # one module per claim, shared helpers apart
+    from posbias.proofs_checks.claims.herasimchyk2026._shared import u_figures
+    from posbias.proofs_checks.claims.herasimchyk2026.u_shape_measured_schedules import u_shaped
 
 CLAIM = "herasimchyk2026:u-shape-measured-schedules"
 PUBLIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "ml-uhh", "reference")
