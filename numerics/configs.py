@@ -19,11 +19,18 @@ A configuration file (github ml-uhh/position-bias, ``config/rollout``) holds::
       lambdas_custom: [...]         #   lambda_t = lambda_0/(t+1)^beta, t = 0..T-1), custom (T values)
     save_dir: ...                   # ignored
 
-Layer ``t`` (1-indexed) uses row ``t`` of a T-row list, or the single row of a 1-row list; a
-1-number row reaches every head (the reference code fills only head 0 with a single content
-score; that is a bug, reproduced only on request with ``content_head0_only=True``).  The base
-scores are validated but cancel in the softmax (:ref:`H2d <math-h2>`), so they never change a profile.
-Every ``lambda`` must lie in [0, 1] (the reference clips silently; here it is an error).
+Layer ``t`` (1-indexed) uses row ``t`` of a T-row list, or the single row of a 1-row list.  A
+content table whose first row holds one number (the ``mean_content`` configs: one score per layer,
+the mean over heads) is read as the reference code reads it: that score reaches **head 0 only**,
+every other head gets content 0 (its loop assigns ``content[min(h, provided_heads - 1)]``, so with
+one provided head it writes head 0 again and again).  That is what the ``reference`` convention
+does (``content_head0_only=True``), so that it reproduces the reference code's profiles on every
+config; the ``corrected`` convention gives the single score to every head, as the mean over heads
+it is (``content_head0_only=False``).  A slope row of one number reaches every head in both
+conventions, as in the reference code; so does a head-weight row of one number (uniform weights;
+the reference code fails on it when H > 1).  The base scores are validated
+but cancel in the softmax (:ref:`H2d <math-h2>`), so they never change a profile.  Every
+``lambda`` must lie in [0, 1] (the reference clips silently; here it is an error).
 
 **Conventions** (:class:`Conventions`), each defaulting to what the reference code does:
 
@@ -33,11 +40,15 @@ Every ``lambda`` must lie in [0, 1] (the reference clips silently; here it is an
   multiplied by ``1/sqrt(d_head)`` as well, as Falcon-RW does);
 * ``content_scale``: ``none`` (the scores are used as logits as they stand; reference) or
   ``sqrt-d-head`` (the stored scores are raw ``q.k`` means and are divided by ``sqrt(d_head)``,
-  as the model does before its softmax).
+  as the model does before its softmax);
+* ``content_head0_only``: ``True`` (a single content score per layer reaches head 0 only;
+  reference) or ``False`` (it reaches every head; corrected).
 
-The reference convention was determined by reproducing the reference code's own profiles
-(tests/data/ml-uhh/reference) to 1e-12 absolute: given slopes, unscaled ALiBi, raw scores used
-as logits, the softmax temperature dividing both.  The ``corrected`` preset is model-faithful:
+The reference convention was determined by reproducing the reference code's own profiles on all
+its configs (tests/data/ml-uhh/reference: every position of the 32 configs at L = 256 and of
+the 5 at L = 2048, to 1e-13 relative): given slopes, unscaled ALiBi, raw scores used as logits,
+the softmax temperature dividing both, a single content score on head 0 only.  The ``corrected``
+preset is model-faithful:
 
 ============  =============  ===========  =============  ======  ======================================
 model         slope rule     ALiBi scale  content        d_head  source of d_head
@@ -130,7 +141,7 @@ class Conventions:
     alibi_scale: str = "none"
     content_scale: str = "none"
     d_head: int | None = None
-    content_head0_only: bool = False
+    content_head0_only: bool = True
     name: str = "reference"
 
     def __post_init__(self) -> None:
@@ -139,6 +150,8 @@ class Conventions:
         for key in ("alibi_scale", "content_scale"):
             if getattr(self, key) not in _SCALES:
                 raise InvalidArgument(key, getattr(self, key), "one of " + ", ".join(_SCALES))
+        if not isinstance(self.content_head0_only, bool):
+            raise InvalidArgument("content_head0_only", self.content_head0_only, "True or False")
         if self.d_head is not None and (
             isinstance(self.d_head, bool) or not isinstance(self.d_head, int) or self.d_head < 1
         ):
@@ -169,7 +182,8 @@ def conventions_for(convention: str, model: str | None = None,
     if convention not in CONVENTIONS:
         raise InvalidArgument("convention", convention, "one of " + ", ".join(CONVENTIONS))
     if convention == "reference":
-        base: dict[str, Any] = dict(slope_rule="given", alibi_scale="none", content_scale="none", d_head=None)
+        base: dict[str, Any] = dict(slope_rule="given", alibi_scale="none", content_scale="none", d_head=None,
+                                    content_head0_only=True)
     else:
         key = _model_from_name(model) if model not in KNOWN_MODELS else model
         if key is None:
@@ -177,11 +191,12 @@ def conventions_for(convention: str, model: str | None = None,
                 raise InvalidArgument(
                     "model", model, "a known model (" + ", ".join(KNOWN_MODELS) + ") or an explicit d_head"
                 )
-            base = dict(slope_rule="bloom", alibi_scale="none", content_scale="sqrt-d-head", d_head=None)
+            base = dict(slope_rule="bloom", alibi_scale="none", content_scale="sqrt-d-head", d_head=None,
+                        content_head0_only=False)
         else:
             info = KNOWN_MODELS[key]
             base = dict(slope_rule=info.slope_rule, alibi_scale=info.alibi_scale,
-                        content_scale="sqrt-d-head", d_head=info.d_head)
+                        content_scale="sqrt-d-head", d_head=info.d_head, content_head0_only=False)
     base["name"] = convention
     base.update({k: v for k, v in overrides.items() if v is not None})
     return Conventions(**base)
@@ -418,7 +433,9 @@ def parse_config(
     ... '''
     >>> cfg = parse_config(text)
     >>> cfg.lambdas.tolist(), cfg.layers[0].diagonal.tolist()
-    ([0.5, 0.25], [1.0, 1.0])
+    ([0.5, 0.25], [1.0, 0.0])
+    >>> parse_config(text, content_head0_only=False).layers[0].diagonal.tolist()
+    [1.0, 1.0]
     >>> parse_config(text.replace("0.5, beta", "1.5, beta"))
     Traceback (most recent call last):
     ...
@@ -532,13 +549,19 @@ def _with_conventions(conv: Conventions, slopes: np.ndarray, diag: np.ndarray, d
     if conv.content_scale == "sqrt-d-head":
         assert conv.d_head is not None
         diag = diag / math.sqrt(conv.d_head)
-    if conv.content_head0_only:
-        # reproduce the reference code: a single score per layer reaches head 0 only
-        single = isinstance(diag_raw, list) and all(isinstance(r, list) and len(r) == 1 for r in diag_raw)
-        if single and H > 1:
-            diag = diag.copy()
-            diag[:, 1:] = 0.0
+    if conv.content_head0_only and H > 1 and _first_row_length(diag_raw) == 1:
+        # the reference code sizes its head loop by the first row: one provided head means that
+        # every layer's score (entry 0 of its row) reaches head 0 and no other head
+        diag = diag.copy()
+        diag[:, 1:] = 0.0
     return slopes, diag
+
+
+def _first_row_length(table: list) -> int:
+    """Number of entries in the first row of a validated ``1 or T`` by ``1 or H`` table (a flat
+    list is one row)."""
+    first = table[0]
+    return len(first) if isinstance(first, list) else len(table)
 
 
 def _schedule(cfg, T):

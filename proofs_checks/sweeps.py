@@ -67,7 +67,7 @@ from posbias.numerics.kinetic import kinetic_right_slope_precise as slope
 from posbias.numerics.rollout import PrefixKernel, kernel_profile_blocks, parse_kernel
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
 from posbias.proofs_checks import measured as mc
-from posbias.proofs_checks.data import builtin_config_path, builtin_configs
+from posbias.proofs_checks.data import builtin_config_path, is_builtin_config
 from posbias.proofs_checks.parallel import map_tasks, resolve_workers
 from posbias.resources import Plan
 from posbias.validation import read_text_bounded
@@ -438,7 +438,7 @@ def _profile_point(p):
 def _rollout_point(p):
     config = p["config"]
     if not os.path.exists(config):
-        if config not in builtin_configs():
+        if not is_builtin_config(config):
             raise InvalidArgument("config", config, "a YAML file or a shipped config name")
         config = builtin_config_path(config)
     cfg = load_config(config, convention=p.get("convention", "reference"), length=p.get("length"))
@@ -538,7 +538,7 @@ def point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
     if command == "rollout":
         name = point["config"]
         if name not in cache:
-            path = name if os.path.exists(name) or name not in builtin_configs() else builtin_config_path(name)
+            path = name if os.path.exists(name) or not is_builtin_config(name) else builtin_config_path(name)
             cfg = load_config(path)  # validates the config before any point is computed
             cache[name] = (cfg.length, cfg.num_layers, cfg.num_heads)
         L0, layers, heads = cache[name]

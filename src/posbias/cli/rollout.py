@@ -8,6 +8,12 @@ prints the summary: first, last, argmin (1-indexed), min, ``sum_t lambda_t``,
 last/min, and the normalised Wasserstein-1 distance between the two profiles.  ``--compare``
 puts the ``reference`` and ``corrected`` conventions side by side with their W1 distance.
 
+What is known of the λ schedule is printed with it: a shipped config whose λ list was not
+measured for its own length (the L = 2048 configs of a later commit of herasimchyk2026's code,
+whose lists are copied from L = 256; see ``--list``) carries a note in every format (a ``note:``
+line in the table, ``notes`` in JSON, standard error beside CSV), and so does any config run at a
+``--length`` other than the one its λ list was given for.
+
 Formats: ``text`` (``table``; about 6 significant digits), ``json`` and ``csv`` (floats as
 ``repr``, at most 17 significant digits; csv positions are 1-indexed).  No report holds a NaN or
 an infinity: a ratio to a minimum that underflowed to 0 is ``null`` in JSON and shown as
@@ -18,6 +24,7 @@ rollout is not finite is refused.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -33,7 +40,13 @@ from posbias.files import check_target, read_bounded, write_output
 from posbias.numbers import byte_size, significant
 from posbias.numerics.configs import CONVENTIONS, MAX_LENGTH, parse_config, rollout_summary
 from posbias.numerics.costs import alibi_rollout_bytes
-from posbias.proofs_checks.data import builtin_config_path, builtin_configs, is_builtin_config
+from posbias.proofs_checks.data import (
+    builtin_config_name,
+    builtin_config_path,
+    builtin_configs,
+    config_record,
+    is_builtin_config,
+)
 from posbias.render.plots import check_plot_path, plot_profile
 
 if TYPE_CHECKING:
@@ -90,6 +103,7 @@ def compute_rollout(cfg: RolloutConfig) -> dict:
             "alibi_scale": cfg.conventions.alibi_scale,
             "content_scale": cfg.conventions.content_scale,
             "d_head": cfg.conventions.d_head,
+            "content_head0_only": cfg.conventions.content_head0_only,
         },
         "profile": prof,
         "attention_only_profile": att,
@@ -120,7 +134,27 @@ _ROWS = (
 )
 
 
-def _table(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
+def lambda_notes(cfg: RolloutConfig, name: str | None) -> list[str]:
+    """What a user must know of the λ schedule of ``cfg``: the shipped config's note (``name``
+    of a shipped config, or None) and, for a custom schedule given for another sequence length
+    than the one computed, that it is reused at this length (λ ≡ 1 has nothing to reuse)."""
+    notes = []
+    if name is not None:
+        rec = config_record(name)
+        if rec.note:
+            notes.append(rec.note)
+    given = cfg.raw.get("sequence_length")
+    measured = cfg.schedule.startswith("custom") and not bool(np.all(cfg.lambdas == 1.0))
+    if measured and isinstance(given, int) and given != cfg.length:
+        notes.append(f"lambda_t of the config (given for L = {given}) used at L = {cfg.length} (--length)")
+    return notes
+
+
+def _content_fill(c: dict) -> str:
+    return "single content score on head 0 only" if c["content_head0_only"] else "single content score on every head"
+
+
+def _table(cfg: RolloutConfig, results: list, w1_pair: float | None, notes: list[str]) -> str:
     head = (f"config {cfg.source}  model {cfg.model or '?'}  L = {cfg.length}  T = {cfg.num_layers}  "
             f"H = {cfg.num_heads}  lambda: {cfg.schedule}")
     cols = []
@@ -129,11 +163,12 @@ def _table(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
         cols.append((f"{r['convention']}", r["summary"]))
         cols.append((f"{r['convention']}, lambda=1", r["attention_only_summary"]))
     width = max(len(n) for n, _ in cols) + 2
-    lines = [head]
+    lines = [head] + [f"note: {n}" for n in notes]
     for r in results:
         c = r["conventions"]
         lines.append(f"convention {r['convention']}: slopes {c['slope_rule']}, ALiBi scale {c['alibi_scale']}, "
-                     f"content scale {c['content_scale']}" + (f", d_head {c['d_head']}" if c["d_head"] else ""))
+                     f"content scale {c['content_scale']}" + (f", d_head {c['d_head']}" if c["d_head"] else "")
+                     + f", {_content_fill(c)}")
     lines.append("")
     lines.append("quantity".ljust(22) + "".join(n.rjust(max(width, 14)) for n, _ in cols))
     for key, label in _ROWS:
@@ -151,7 +186,8 @@ def _table(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
     return "\n".join(lines)
 
 
-def _json(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
+def _json(cfg: RolloutConfig, results: list, w1_pair: float | None, notes: list[str],
+          record: dict | None) -> str:
     out = {
         "config": cfg.source,
         "model": cfg.model,
@@ -160,6 +196,8 @@ def _json(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
         "num_heads": cfg.num_heads,
         "lambda_schedule": cfg.schedule,
         "lambdas": cfg.lambdas.tolist(),
+        "notes": notes,
+        "record": record,
         "path": "fast",
         "results": [
             {
@@ -205,9 +243,21 @@ def _length(text: object) -> int:
     return int(digits)
 
 
+def _listing() -> str:
+    """The shipped configs, one a line; a config whose λ list is not its own says so."""
+
+    lines = []
+    for name in builtin_configs(include_later=True):
+        rec = config_record(name)
+        lines.append(name if rec.lambda_measured_for_length else
+                     f"{name}  [L = {rec.sequence_length}; lambda_t copied from {rec.lambda_copied_from} "
+                     f"(L = {rec.lambda_length}), not measured at L = {rec.sequence_length}]")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.list:
-        write_output("\n".join(builtin_configs()), None)
+        write_output(_listing(), None)
         return 0
     if not args.config:
         raise InvalidArgument("CONFIG", "<missing>", "a YAML file or a shipped config name")
@@ -257,12 +307,18 @@ def run(args: argparse.Namespace) -> int:
     if big and not args.quiet:
         print(f"posbias rollout: done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     w1_pair = _w1(results[0]["profile"], results[1]["profile"]) if args.compare else None
+    name = builtin_config_name(path)
+    notes = lambda_notes(cfgs[0], name)
+    record = dataclasses.asdict(config_record(name)) if name is not None else None
     if args.format == "json":
-        text = _json(cfgs[0], results, w1_pair)
+        text = _json(cfgs[0], results, w1_pair, notes, record)
     elif args.format == "csv":
         text = _csv(results)
+        if not args.quiet:
+            for n in notes:
+                print(f"posbias rollout: note: {n}", file=sys.stderr)
     else:
-        text = _table(cfgs[0], results, w1_pair)
+        text = _table(cfgs[0], results, w1_pair, notes)
     if args.plot:
         r = results[-1]
         title = f"{cfgs[0].model or os.path.basename(path)}: {r['convention']} convention, L = {cfgs[0].length}"
