@@ -244,7 +244,7 @@ class Derivation:
 
 _BUILDERS: dict[str, Callable[[], Derivation]] = {}
 #: the order of docs/mathematics.rst; modules discovered beyond these come after them, by name
-_MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope")
+_MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope", "kinetic")
 
 
 def derivation(name: str) -> Callable[[Callable[[], Derivation]], Callable[[], Derivation]]:

@@ -167,8 +167,8 @@ def _math(text: str) -> str:
         elif ch in "%&#$":
             out.append("\\" + ch)
             i += 1
-        elif ch in "{}":
-            out.append(ch)
+        elif ch in "{}":  # braces outside a super- or subscript are a set, {0, 1}
+            out.append("\\" + ch)
             i += 1
         elif not ch.isascii():  # λ, ≤, ∞ ...: the text escaper's macro, in math mode
             out.append(escape_text(ch).replace("$", "") + " ")
@@ -255,7 +255,8 @@ def prose_to_latex(text: str) -> str:
             run.append(tok)
             joined = " ".join(run)
             # a clause ends here, unless inside parentheses: N(0, sigma^2 I_d)
-            if re.search(r"[,;:]$|[^.]\.$", tok) and joined.count("(") <= joined.count(")"):
+            if (re.search(r"[,;:]$|[^.]\.$", tok) and joined.count("(") <= joined.count(")")
+                    and joined.count("{") <= joined.count("}")):
                 flush()
         else:
             flush()
