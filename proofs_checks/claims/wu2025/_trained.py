@@ -26,13 +26,16 @@ The figures of wu2025 quoted here come from a third-party reading of its plots
 **What a difference means without in-context matching.**  Every rule applies the *gate*: the
 in-context accuracy on novel classes must reach :data:`GATE` = 0.75 in every seed read (random
 copying of one of the two labels present scores 1/2 + 1/(2*32) = 0.516).  A network below the
-gate does not retrieve by matching; it memorises training classes (training accuracy far above
-the in-context accuracy) and copies a context label.  Its ``Acc(X_Y) - Acc(Y_X)`` is then a
-positional preference in *which label it copies*: the quantity Figure 2 plots, but not a
-preference of in-context retrieval.  The rules say so with the verdict ``qualified`` (the
-stated sign beyond noise in every seed, gate not passed: the correction names the in-context
-and training accuracy), never ``verified``.  The other sign beyond noise in every seed is
-``refuted`` with or without the gate; no preference without the gate is ``inconclusive``.
+gate does not retrieve by in-context matching.  Its ``Acc(X_Y) - Acc(Y_X)`` is then a
+positional preference of its answers without that retrieval: the quantity Figure 2 plots, but
+not a preference of in-context retrieval.  A direction rule says so with the verdict
+``qualified`` (the stated sign beyond noise in every seed, gate not passed: the correction
+names the in-context and training accuracy), never ``verified``; the other reading beyond noise
+in every seed is ``refuted`` with or without the gate; anything else without the gate is
+``inconclusive``.  A **comparison** of two configurations (RoPE against no PE) gates *both
+arms*: a network at label-copying level cannot show a positional trade-off, so a shift with
+either arm below the gate is ``inconclusive``, whatever its sign.  A rule about **recency**
+reads middle-last too: the middle preferred over the last position beyond noise is not recency.
 
 The noise threshold of one seed's difference is ``max(k SE, floor)`` (``k`` = 3, ``floor`` =
 0.01; SE the standard error of that paired difference over the test set; a paper figure
@@ -40,7 +43,9 @@ without a reported SE gets the floor); a shift between two configurations (same 
 ``sqrt(2)`` times the larger of their thresholds.  The default check reads stored results
 (``data/trained/*.json``, with provenance: command, seeds, versions, machine, iterations, wall
 time) and never imports torch; ``--thorough`` re-trains the stored configurations at the same
-scale (lr 1e-3, 100,000 iterations, seeds 0 and 1: it does not train longer).
+scale (lr 1e-3, 100,000 iterations, seeds 0 and 1: it does not train longer).  Every rule
+decides at its reading point, the last evaluation every run it reads reached (100,000
+iterations for the stored runs); its verdict at every other evaluation is reported beside it.
 """
 
 from __future__ import annotations
@@ -69,10 +74,15 @@ __all__ = [
     "LABEL_COPYING",
     "MIN_THRESHOLD",
     "NEEDS",
+    "NOISE_TEXT",
     "NO_SE",
     "PAIRS",
+    "READING_TEXT",
+    "RECENCY_TEXT",
     "RESIDUAL_SOURCE",
     "RETRAINED",
+    "RULES_FIXED",
+    "SHIFT_GATE_TEXT",
     "STORED",
     "TASK",
     "THOROUGH_CONFIGS",
@@ -80,7 +90,7 @@ __all__ = [
     "THOROUGH_SEEDS",
     "MissingRun",
     "attention_only_command",
-    "common_summaries",
+    "common_iterations",
     "direction_check",
     "direction_decide",
     "direction_evidence",
@@ -116,6 +126,10 @@ __all__ = [
     "user_data_dir",
 ]
 
+#: the date of the commit that fixed the third reading of the trained rules (both arms of a
+#: comparison gated, middle-last read by the recency rules, the reading point stated), before
+#: the results it decides
+RULES_FIXED = "2026-12-04"
 #: in-context accuracy every seed must reach before a difference counts as in-context retrieval
 GATE = 0.75
 #: floor of the noise threshold on a difference of accuracies
@@ -134,13 +148,14 @@ STORED = {
     "causal-nope": "causal_none_res_lr0.001",
     "causal-rope": "causal_rope_res_lr0.001",
     "decay-nope": f"{DECAY_MASK.replace(':', '')}_none_res_lr0.001",
-    "full-nope": "full_none_res_lr0.003",
 }
-#: the configurations of the Figure-2 claims: (mask, pe) of the attention-only runs
+#: the configurations of the attention-only runs (no residual connections): (mask, pe) of the
+#: Figure-2 claims and of the full-mask control in their setting
 ATTENTION_ONLY = {
     "causal-nope": ("causal", "none"),
     "causal-rope": ("causal", "rope"),
     "decay-nope": (DECAY_MASK, "none"),
+    "full-nope": ("full", "none"),
 }
 #: what --thorough re-trains, per configuration, at THOROUGH_SCALE with seeds THOROUGH_SEEDS
 THOROUGH_CONFIGS: dict[str, dict[str, Any]] = {
@@ -321,24 +336,35 @@ def direction_figures(summaries: list[dict]) -> dict:
 
 
 def shift_figures(a: list[dict], b: list[dict], pair: str,
-                  names: tuple[str, str] = ("RoPE", "no PE")) -> dict:
+                  names: tuple[str, str] = ("RoPE", "no PE"), against: str | None = None) -> dict:
     """The figures of a shift rule: ``pair`` and its SE per seed for configurations ``a`` and
-    ``b`` (same seeds, same iteration), both in-context accuracies, and the shift a - b."""
+    ``b`` (same seeds, same iteration), both in-context accuracies, and the shift a - b; with
+    ``against`` the same for that pair (keys ``"<name> <against>"``, ``"<name> se <against>"``,
+    ``"shift <against>"``)."""
     by_seed = {s["seed"]: s for s in b}
     if set(by_seed) != {s["seed"] for s in a}:
         raise ValueError("the two configurations do not have the same seeds")
     b = [by_seed[s["seed"]] for s in a]
     na, nb = names
-    return {"seeds": [s["seed"] for s in a], "iteration": [s["iteration"] for s in a],
-            f"{na} {pair}": [s["difference"][pair] for s in a],
-            f"{nb} {pair}": [s["difference"][pair] for s in b],
-            f"{na} se": [s["se"][pair] for s in a], f"{nb} se": [s["se"][pair] for s in b],
-            f"{na} ic_accuracy": [s["ic_accuracy"] for s in a],
-            f"{nb} ic_accuracy": [s["ic_accuracy"] for s in b],
-            f"{na} train_accuracy": [s.get("train_accuracy") for s in a],
-            f"{nb} train_accuracy": [s.get("train_accuracy") for s in b],
-            "shift": [round(x["difference"][pair] - y["difference"][pair], 6)
-                      for x, y in zip(a, b)]}
+    out = {"seeds": [s["seed"] for s in a], "iteration": [s["iteration"] for s in a],
+           f"{na} {pair}": [s["difference"][pair] for s in a],
+           f"{nb} {pair}": [s["difference"][pair] for s in b],
+           f"{na} se": [s["se"][pair] for s in a], f"{nb} se": [s["se"][pair] for s in b],
+           f"{na} ic_accuracy": [s["ic_accuracy"] for s in a],
+           f"{nb} ic_accuracy": [s["ic_accuracy"] for s in b],
+           f"{na} train_accuracy": [s.get("train_accuracy") for s in a],
+           f"{nb} train_accuracy": [s.get("train_accuracy") for s in b],
+           "shift": [round(x["difference"][pair] - y["difference"][pair], 6)
+                     for x, y in zip(a, b)]}
+    if against:
+        out.update({f"{na} {against}": [s["difference"][against] for s in a],
+                    f"{nb} {against}": [s["difference"][against] for s in b],
+                    f"{na} se {against}": [s["se"][against] for s in a],
+                    f"{nb} se {against}": [s["se"][against] for s in b],
+                    f"shift {against}": [round(x["difference"][against]
+                                               - y["difference"][against], 6)
+                                         for x, y in zip(a, b)]})
+    return out
 
 
 def noise_threshold(se: float | None, t: Mapping) -> float:
@@ -358,12 +384,13 @@ def gate_passed(ics: Any, t: Mapping) -> bool | None:
 
 def gated_verdict(stated: Sequence[bool], other: Sequence[bool], some_stated: bool,
                   gate_failed: bool) -> str:
-    """The verdict of every trained rule from the seeds that show the stated sign beyond noise
-    (``stated``), the other sign (``other``), whether any seed shows the stated sign, and
-    whether a gate was not passed.  Gate passed (or not reported): stated in every seed ->
-    verified; no seed with the stated sign -> refuted; otherwise inconclusive.  Gate not
-    passed: stated in every seed -> qualified; the other sign in every seed -> refuted;
-    otherwise inconclusive."""
+    """The verdict of a direction rule from the seeds that show the stated preference beyond
+    noise (``stated``, its supports holding), the seeds that show the other reading
+    (``other``), whether any seed shows the stated sign of the deciding pair, and whether a
+    gate was not passed.  Gate passed (or not reported): stated in every seed -> verified; the
+    other reading in every seed, or no seed with the stated sign -> refuted; otherwise
+    inconclusive.  Gate not passed: stated in every seed -> qualified; the other reading in
+    every seed -> refuted; otherwise inconclusive."""
     if gate_failed:
         if all(stated):
             return "qualified"
@@ -372,63 +399,99 @@ def gated_verdict(stated: Sequence[bool], other: Sequence[bool], some_stated: bo
         return "inconclusive"
     if all(stated):
         return "verified"
-    if not some_stated:
+    if not some_stated or all(other):
         return "refuted"
     return "inconclusive"
 
 
-def direction_decide(pair: str, sign: int, support: str | None = None
-                     ) -> Callable[[Mapping, Mapping], str]:
-    """A rule's ``decide``: ``sign * pair`` beyond its noise threshold in every seed is the
-    stated preference (``support`` must not lie beyond noise on the other side); ``-sign *
-    pair`` beyond noise in every seed is the other preference.
+def _sides(values: Sequence, ses: Sequence, sign: int, t: Mapping,
+           pair: bool = False) -> list[int]:
+    """Per seed: +1 when ``sign * value`` lies beyond its noise threshold above 0, -1 when
+    beyond it below 0, 0 within it or unknown (None).  ``ses`` are single standard errors, or
+    (with ``pair``) pairs of them for a shift, whose threshold is ``sqrt(2)`` times the
+    larger of the two."""
+    out = []
+    for x, se in zip(values, ses):
+        if x is None:
+            out.append(0)
+            continue
+        h = (math.sqrt(2) * max(noise_threshold(se[0], t), noise_threshold(se[1], t)) if pair
+             else noise_threshold(se, t))
+        out.append(1 if sign * x > h else -1 if sign * x < -h else 0)
+    return out
 
-    gate passed (or no in-context accuracy reported): stated in every seed -> verified; no seed
-    with the stated preference -> refuted; otherwise inconclusive.  Gate not passed: stated in
-    every seed -> qualified (a preference in which label is copied, not in retrieval); the other
-    preference in every seed -> refuted; otherwise inconclusive.
+
+def direction_decide(pair: str, sign: int, support: Sequence[str] = (),
+                     against: Sequence[str] = ()) -> Callable[[Mapping, Mapping], str]:
+    """A rule's ``decide``: ``sign * pair`` beyond its noise threshold in every seed is the
+    stated preference, provided no pair of ``support`` lies beyond noise on the other side
+    (``sign * x < -noise``).  The other reading of a seed: ``pair`` beyond noise on the other
+    side, or a pair of ``against`` (a subset of ``support``) beyond noise on the other side (a
+    recency rule's middle-last above noise: the middle preferred over the last position).
+
+    Gate passed (or no in-context accuracy reported): stated in every seed -> verified; the
+    other reading in every seed, or no seed with the stated sign of ``pair`` -> refuted;
+    otherwise inconclusive.  Gate not passed: stated in every seed -> qualified (a preference
+    of a network without in-context matching); the other reading in every seed -> refuted;
+    otherwise inconclusive.
     """
+    support = (support,) if isinstance(support, str) else tuple(support)
+    if not set(against) <= set(support):
+        raise ValueError("every pair of 'against' must be a pair of 'support'")
 
     def decide(f, t):
         n = len(f[pair])
-        ses = f.get("se " + pair) or [None] * n
-        th = [noise_threshold(se, t) for se in ses]
-        main = [sign * x for x in f[pair]]
-        sup = f.get(support) if support else None
-        if support is None or sup is None:
-            sup_ok = [True] * n
-        else:
-            sse = f.get("se " + support) or [None] * n
-            sup_ok = [x is None or sign * x >= -noise_threshold(se, t) for x, se in zip(sup, sse)]
-        stated = [m > h and ok for m, h, ok in zip(main, th, sup_ok)]
-        other = [m < -h for m, h in zip(main, th)]
+
+        def side(p):
+            return _sides(f[p], f.get("se " + p) or [None] * n, sign, t)
+
+        main = side(pair)
+        sup = {p: side(p) for p in support if f.get(p) is not None}
+        stated = [m == 1 and all(sup[p][i] != -1 for p in sup) for i, m in enumerate(main)]
+        other = [m == -1 or any(sup[p][i] == -1 for p in against if p in sup)
+                 for i, m in enumerate(main)]
         gate = gate_passed(f.get("ic_accuracy") or [None] * n, t)
-        return gated_verdict(stated, other, any(m > h for m, h in zip(main, th)), gate is False)
+        return gated_verdict(stated, other, any(m == 1 for m in main), gate is False)
 
     return decide
 
 
-def shift_decide(pair: str, sign: int, a: str = "RoPE", b: str = "no PE"
-                 ) -> Callable[[Mapping, Mapping], str]:
+def shift_decide(pair: str, sign: int, against: str | None = None, a: str = "RoPE",
+                 b: str = "no PE") -> Callable[[Mapping, Mapping], str]:
     """A rule's ``decide`` on the shift ``S = pair(a) - pair(b)`` per seed, threshold
     ``sqrt(2) max(noise(a), noise(b))``: ``sign * S`` beyond it in every seed is the stated
-    shift.  Gate passed in both (or not reported): stated in every seed -> verified; no seed
-    with the stated shift -> refuted; otherwise inconclusive.  Gate not passed in either:
-    stated in every seed -> qualified; the opposite shift in every seed -> refuted; otherwise
-    inconclusive."""
+    shift, provided the shift of ``against`` (when given and reported) does not lie beyond its
+    threshold on the other side; the other reading of a seed: ``S`` beyond it on the other
+    side, or the shift of ``against`` beyond it on the other side.
+
+    **Both arms are gated**: a network at label-copying level cannot show a positional
+    trade-off, so when either configuration misses the gate in some seed the verdict is
+    inconclusive, whatever the shift.  Both gates passed (or no in-context accuracy reported):
+    stated in every seed -> verified; the other reading in every seed, or no seed with the
+    stated shift -> refuted; otherwise inconclusive."""
 
     def decide(f, t):
-        xa, xb = f[f"{a} {pair}"], f[f"{b} {pair}"]
-        n = len(xa)
-        sa = f.get(f"{a} se") or [None] * n
-        sb = f.get(f"{b} se") or [None] * n
-        th = [math.sqrt(2) * max(noise_threshold(u, t), noise_threshold(v, t)) for u, v in zip(sa, sb)]
-        s = [sign * (x - y) for x, y in zip(xa, xb)]
-        stated = [v > h for v, h in zip(s, th)]
-        other = [v < -h for v, h in zip(s, th)]
+        n = len(f[f"{a} {pair}"])
+
+        def side(p, se_a, se_b):
+            xa, xb = f[f"{a} {p}"], f[f"{b} {p}"]
+            sa = f.get(se_a) or [None] * n
+            sb = f.get(se_b) or [None] * n
+            diffs = [None if x is None or y is None else x - y for x, y in zip(xa, xb)]
+            return _sides(diffs, list(zip(sa, sb)), sign, t, pair=True)
+
+        main = side(pair, f"{a} se", f"{b} se")
+        if against and f.get(f"{a} {against}") is not None and f.get(f"{b} {against}") is not None:
+            con = side(against, f"{a} se {against}", f"{b} se {against}")
+        else:
+            con = [0] * n
+        stated = [m == 1 and c != -1 for m, c in zip(main, con)]
+        other = [m == -1 or c == -1 for m, c in zip(main, con)]
         ga = gate_passed(f.get(f"{a} ic_accuracy") or [None] * n, t)
         gb = gate_passed(f.get(f"{b} ic_accuracy") or [None] * n, t)
-        return gated_verdict(stated, other, any(stated), ga is False or gb is False)
+        if ga is False or gb is False:
+            return "inconclusive"
+        return gated_verdict(stated, other, any(m == 1 for m in main), False)
 
     return decide
 
@@ -452,14 +515,32 @@ def trained_thresholds(gate: bool = True) -> dict:
     return out
 
 
-GATE_TEXT = (f"Gate: in-context accuracy >= gate = {GATE} in every seed (random label copying "
-             f"scores {LABEL_COPYING}); below it the network memorises classes and copies a "
-             "context label, and a difference is a positional preference in which label it "
-             "copies (what Figure 2 plots), not in in-context retrieval: the stated sign then "
-             "gives qualified, never verified. Noise: a seed's difference counts beyond "
-             f"max(noise_multiple SE, floor) = max(3 SE, {MIN_THRESHOLD}) (the floor alone for a "
-             "paper figure without SE). wu2025 reports no in-context accuracy with its figures: "
-             "they are decided on their differences alone, as if the gate were passed.")
+NOISE_TEXT = (f"Noise: a seed's difference counts beyond max(noise_multiple SE, floor) = "
+              f"max(3 SE, {MIN_THRESHOLD}) (the floor alone for a paper figure without SE).")
+READING_TEXT = ("Reading point (fixed before the runs): the last evaluation every run read "
+                "reached, 100,000 iterations for the stored runs (wu2025's 100,000); the verdict "
+                "of the rule at every other evaluation is reported beside it, with the "
+                "iterations at which the decided verdict holds.")
+GATE_TEXT = (f"Gate: in-context accuracy >= gate = {GATE} in every seed (copying one of the two "
+             f"context labels at random scores {LABEL_COPYING}); below it the network does not "
+             "retrieve by in-context matching, and a difference is a positional preference of "
+             "its answers without that retrieval (what Figure 2 plots), not of in-context "
+             "retrieval: the stated sign then gives qualified, never verified. " + NOISE_TEXT
+             + " wu2025 reports no in-context accuracy with its figures: they are decided on "
+             "their differences alone, as if the gate were passed. " + READING_TEXT)
+SHIFT_GATE_TEXT = (f"Both arms are gated: in-context accuracy >= gate = {GATE} in every seed of "
+                   "each configuration compared (copying one of the two context labels at "
+                   f"random scores {LABEL_COPYING}). A network at label-copying level cannot "
+                   "show a positional trade-off: with either arm below the gate the comparison "
+                   "is inconclusive, whatever the shift, and the evidence says what each arm "
+                   "reached. " + NOISE_TEXT + " A shift counts beyond sqrt(2) times the larger "
+                   "of the two arms' thresholds. wu2025 reports no in-context accuracy with its "
+                   "figures: they are decided on their differences alone, as if both gates were "
+                   "passed. " + READING_TEXT)
+RECENCY_TEXT = ("Recency is a preference for the end, so middle-last is read too: it must not "
+                "lie beyond noise above 0 (the middle preferred over the last position), and "
+                "beyond noise above 0 in every seed contradicts recency (refuted, with or "
+                "without the gate).")
 
 
 def seed_entry(ic, fm=None, fl=None, ml=None, se=0.0055, train=None):
@@ -477,16 +558,23 @@ def example_figures(*seeds: Any) -> dict:
     return f
 
 
-def example_shift(pair, rope, nope, se=0.0055, ic_rope=None, ic_nope=None, names=("RoPE", "no PE")):
-    """The figures of a shift rule's example: ``pair`` of both configurations per seed."""
+def example_shift(pair, rope, nope, se=0.0055, ic_rope=None, ic_nope=None, names=("RoPE", "no PE"),
+                  against=None, rope_against=None, nope_against=None):
+    """The figures of a shift rule's example: ``pair`` of both configurations per seed (and
+    ``against`` when its values are given)."""
     a, b = names
     n = len(rope)
-    return {f"{a} {pair}": list(rope), f"{b} {pair}": list(nope),
-            f"{a} se": [se] * n if se is not None else [None] * n,
-            f"{b} se": [se] * n if se is not None else [None] * n,
-            f"{a} ic_accuracy": list(ic_rope or [None] * n),
-            f"{b} ic_accuracy": list(ic_nope or [None] * n),
-            "shift": [round(x - y, 6) for x, y in zip(rope, nope)]}
+    out = {f"{a} {pair}": list(rope), f"{b} {pair}": list(nope),
+           f"{a} se": [se] * n, f"{b} se": [se] * n,
+           f"{a} ic_accuracy": list(ic_rope or [None] * n),
+           f"{b} ic_accuracy": list(ic_nope or [None] * n),
+           "shift": [round(x - y, 6) for x, y in zip(rope, nope)]}
+    if against and rope_against is not None and nope_against is not None:
+        out.update({f"{a} {against}": list(rope_against), f"{b} {against}": list(nope_against),
+                    f"{a} se {against}": [se] * n, f"{b} se {against}": [se] * n,
+                    f"shift {against}": [round(x - y, 6)
+                                         for x, y in zip(rope_against, nope_against)]})
+    return out
 
 
 #: an example figure read from a paper plot, reported without a standard error
@@ -629,11 +717,11 @@ def needs_data(exc: Exception) -> Evidence:
     return Evidence("needs-data", method=f"missing: {exc}", details={"needs": str(exc)})
 
 
-def common_summaries(a_doc, b_doc):
-    """Both configurations summarized at the last iteration every run of both reached."""
-    common = min(max(e["iteration"] for e in r["history"]) for d in (a_doc, b_doc)
-                 for r in d["runs"])
-    return summarize(a_doc, common), summarize(b_doc, common), common
+def common_iterations(*docs: dict) -> list[int]:
+    """The iterations evaluated in every run of every document, in order; the last of them is
+    the rules' reading point."""
+    sets = [{e["iteration"] for e in r["history"]} for d in docs for r in d["runs"]]
+    return sorted(set.intersection(*sets)) if sets else []
 
 
 # ---- cards -----------------------------------------------------------------------------------
@@ -677,28 +765,38 @@ NEEDS = ("stored results", "models (for --thorough)")
 def direction_check(ctx: CheckContext, key: str, rule: Rule, method: str, *,
                     residual: bool) -> Evidence:
     """The check of a direction claim: the runs of ``key`` (attention-only for Figure 2, with
-    residual connections for Figure 5) summarized at their last evaluation, decided by ``rule``."""
+    residual connections for Figure 5) summarized at the reading point (the last evaluation
+    every run reached), decided by ``rule``."""
     try:
         doc = load_runs(ctx, key, residual)
     except MissingRun as exc:
         return needs_data(exc)
-    figs = direction_figures(summarize(doc))
+    its = common_iterations(doc)
+    if not its:
+        return Evidence("inconclusive", method="no common evaluation",
+                        discrepancy="the seeds of the run share no evaluated iteration")
+    figs = direction_figures(summarize(doc, its[-1]))
     return direction_evidence(rule, figs, [doc], ctx, method, [key],
                               RESIDUAL_SOURCE if residual else ATTENTION_ONLY_SOURCE)
 
 
 def rope_shift_check(ctx: CheckContext, rule: Rule, pair: str, method: str, *,
-                     residual: bool) -> Evidence:
+                     residual: bool, against: str | None = None) -> Evidence:
     """The check of a RoPE shift claim: the causal runs with RoPE and without PE, compared on
-    ``pair`` at the last iteration both reached, decided by ``rule``."""
+    ``pair`` (and ``against``) at the reading point (the last evaluation every run of both
+    reached), decided by ``rule``."""
     try:
         rope_doc = load_runs(ctx, "causal-rope", residual)
         nope_doc = load_runs(ctx, "causal-nope", residual)
     except MissingRun as exc:
         return needs_data(exc)
+    its = common_iterations(rope_doc, nope_doc)
     try:
-        rope, nope, common = common_summaries(rope_doc, nope_doc)
-        figs = shift_figures(rope, nope, pair)
+        if not its:
+            raise ValueError("the runs of the two configurations share no evaluated iteration")
+        common = its[-1]
+        figs = shift_figures(summarize(rope_doc, common), summarize(nope_doc, common), pair,
+                             against=against)
     except ValueError as exc:
         return Evidence("inconclusive", method="no common evaluation", discrepancy=str(exc))
     return shift_evidence(rule, figs, [rope_doc, nope_doc], ctx,

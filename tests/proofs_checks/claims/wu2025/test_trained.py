@@ -25,6 +25,55 @@ def test_summarize_final_and_at_an_iteration():
         trained.summarize(doc, 500)
 
 
+def test_common_iterations_is_the_reading_point():
+    """The reading point is the last evaluation every run of every document reached."""
+    e = lambda it: {"iteration": it}  # noqa: E731
+    a = _doc([(0, [e(0), e(1000), e(2000)]), (1, [e(0), e(1000)])])
+    b = _doc([(0, [e(0), e(1000), e(2000)])])
+    assert trained.common_iterations(a, b) == [0, 1000]
+    assert trained.common_iterations(b) == [0, 1000, 2000]
+    assert trained.common_iterations() == []
+
+
+def test_direction_rule_reads_against_pairs_only_among_its_support():
+    with pytest.raises(ValueError):
+        trained.direction_decide("first-middle", -1, support=("first-last",),
+                                 against=("middle-last",))
+
+
+def test_a_contradicting_pair_refutes_with_the_gate_passed():
+    """Recency rule: first-middle beyond noise below 0 in every seed, but middle-last beyond
+    noise above 0 in every seed: the other reading in every seed, refuted (gate passed or
+    not); within noise: verified (gate passed) or qualified (not)."""
+    decide = trained.direction_decide("first-middle", -1, support=("first-last", "middle-last"),
+                                      against=("middle-last",))
+    t = {"noise_multiple": 3, "floor": 0.01, "gate": 0.75}
+    figs = lambda ic, ml: {"first-middle": [-0.05, -0.06], "first-last": [-0.05, -0.06],  # noqa: E731
+                           "middle-last": [ml, ml], "ic_accuracy": [ic, ic]}
+    assert decide(figs(0.8, 0.05), t) == "refuted"
+    assert decide(figs(0.52, 0.05), t) == "refuted"
+    assert decide(figs(0.8, 0.0), t) == "verified"
+    assert decide(figs(0.52, 0.0), t) == "qualified"
+    # first-last is support without being "against": beyond noise on the other side it only
+    # withholds the stated preference
+    f = {**figs(0.8, 0.0), "first-last": [0.05, 0.05]}
+    assert decide(f, t) == "inconclusive"
+
+
+def test_a_shift_needs_both_arms_above_the_gate():
+    decide = trained.shift_decide("first-last", -1)
+    t = {"noise_multiple": 3, "floor": 0.01, "gate": 0.75}
+    for ic_a, ic_b, verdict in ((0.85, 0.85, "verified"), (0.52, 0.85, "inconclusive"),
+                                (0.85, 0.52, "inconclusive"), (0.52, 0.52, "inconclusive")):
+        f = trained.example_shift("first-last", [0.0, 0.0], [0.08, 0.08], ic_rope=[ic_a] * 2,
+                                  ic_nope=[ic_b] * 2)
+        assert decide(f, t) == verdict, (ic_a, ic_b)
+    # the opposite shift is not refuted below the gate either: nothing is shown there
+    f = trained.example_shift("first-last", [0.16, 0.16], [0.08, 0.08], ic_rope=[0.52] * 2,
+                              ic_nope=[0.52] * 2)
+    assert decide(f, t) == "inconclusive"
+
+
 def _doc(seed_histories):
     return {"runs": [{"seed": s, "history": h} for s, h in seed_histories]}
 
@@ -62,7 +111,7 @@ def test_the_stored_runs_keep_the_two_settings_apart():
     ``find_attention_only`` have none and are of their own mask and PE."""
     for key in trained.STORED:
         assert trained.stored_results(key)["config"]["residual"] is True
-    for key in trained.ATTENTION_ONLY:
+    for key in ("causal-nope", "causal-rope", "decay-nope"):
         cfg = trained.find_attention_only(key)["config"]
         assert cfg["residual"] is False and (cfg["mask"], cfg["pe"]) == trained.ATTENTION_ONLY[key]
         assert cfg["iterations"] == 100_000 and cfg["lr"] == 0.001

@@ -35,3 +35,16 @@ def test_figure5_decay_with_matching_verified_with_primacy_refuted(tmp_path, wri
     assert verdict_in(CID, tmp_path).evidence.verdict == "verified"
     write_run(tmp_path, "decay-nope", True, [(0.8, 0.05, 0.04, 0.0), (0.8, 0.06, 0.05, 0.0)])
     assert verdict_in(CID, tmp_path).evidence.verdict == "refuted"
+
+
+def test_recency_reads_middle_last(tmp_path, write_run, verdict_in):
+    """first-middle < 0 with middle-last beyond noise above 0 is a preference for the middle,
+    not recency: refuted with in-context matching and without it; recency without matching
+    (middle-last within noise) is qualified."""
+    write_run(tmp_path, "decay-nope", True, [(0.8, -0.05, 0.0, 0.05), (0.8, -0.06, -0.02, 0.04)])
+    assert verdict_in(CID, tmp_path).evidence.verdict == "refuted"
+    write_run(tmp_path, "decay-nope", True, [(0.52, -0.088, -0.025, 0.06),
+                                             (0.52, -0.098, -0.045, 0.05)])
+    assert verdict_in(CID, tmp_path).evidence.verdict == "refuted"
+    write_run(tmp_path, "decay-nope", True, [(0.52, -0.06, -0.06, -0.01), (0.52, -0.05, -0.05, 0.0)])
+    assert verdict_in(CID, tmp_path).evidence.verdict == "qualified"
