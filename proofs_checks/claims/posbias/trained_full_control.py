@@ -35,15 +35,19 @@ from posbias.proofs_checks.claims.wu2025._trained import (
     direction_figures,
     example_figures,
     load_runs,
+    memorisation,
     needs_data,
     noise_threshold,
     provenance,
+    reading_report,
     run_setting,
     seed_entry,
     show_direction,
     summarize,
     trained_thresholds,
     training_work,
+    verdict_history,
+    verdict_spans,
 )
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
@@ -156,15 +160,28 @@ def check(ctx: CheckContext) -> Evidence:
     if not its:
         return Evidence("inconclusive", method="no common evaluation",
                         discrepancy="the seeds of the run share no evaluated iteration")
-    figs = direction_figures(summarize(doc, its[-1]))
+
+    def at(it: int) -> dict:
+        return direction_figures(summarize(doc, it))
+
+    figs = at(its[-1])
     d = RULE.apply(figs)
+    history = verdict_history(RULE, its, at)
+    when = reading_report(history)
     shown = show_direction(figs)
     return Evidence(
         d.verdict, method="trained attention-only full-mask/no-PE network, paired test sets "
-        "IC_X_Y vs IC_Y_X", discrepancy=shown,
+        "IC_X_Y vs IC_Y_X", discrepancy=f"{shown} | {when}",
         precision="float32 training; accuracies exact ratios over the test sets",
         tolerance=f"noise max(3 SE, {MIN_THRESHOLD}); in-context accuracy >= 0.27",
         counterexample=shown if d.verdict == "refuted" else None,
         parameters={"configurations": ["full-nope"], "implementation": IMPLEMENTATION},
-        details={"rule": RULE.text, "provenance": [provenance(doc)]},
+        details={"rule": RULE.text, "accuracies": memorisation(figs, test_size=_size(doc)),
+                 "provenance": [provenance(doc)], "verdict_by_iteration": history,
+                 "holds_at": [[x["from"], x["to"]] for x in verdict_spans(history)
+                              if x["verdict"] == d.verdict], "when": when},
         figures=figs, setting=run_setting([doc], ctx, ATTENTION_ONLY_SOURCE))
+
+
+def _size(doc: dict) -> int | None:
+    return doc.get("config", {}).get("test_size")

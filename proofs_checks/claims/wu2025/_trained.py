@@ -89,6 +89,8 @@ __all__ = [
     "THOROUGH_SCALE",
     "THOROUGH_SEEDS",
     "MissingRun",
+    "accuracy_level",
+    "arms_reached",
     "attention_only_command",
     "common_iterations",
     "direction_check",
@@ -107,6 +109,7 @@ __all__ = [
     "not_matching",
     "paper_setting",
     "provenance",
+    "reading_report",
     "retrain",
     "rope_shift_check",
     "run_setting",
@@ -124,6 +127,8 @@ __all__ = [
     "trained_thresholds",
     "training_work",
     "user_data_dir",
+    "verdict_history",
+    "verdict_spans",
 ]
 
 #: the date of the commit that fixed the third reading of the trained rules (both arms of a
@@ -608,21 +613,88 @@ def run_setting(docs: Sequence[dict], ctx: CheckContext, source: str) -> dict:
             else "mixed"}
 
 
-def memorisation(figs: dict, prefix: str = "") -> str:
-    """The evidence's reading of the accuracies: matching or memorised classes."""
+def accuracy_level(ic: float, test_size: int | None = None) -> str:
+    """Where an in-context accuracy lies, in figures only: at or above the gate; within three
+    standard errors of random label copying (0.516; the standard error of an accuracy over
+    ``test_size`` sequences, 10,000 when not known); below it; or between it and the gate."""
+    n = test_size or 10_000
+    band = 3 * math.sqrt(LABEL_COPYING * (1 - LABEL_COPYING) / n)
+    if ic >= GATE:
+        return f"at or above the gate {GATE}"
+    if abs(ic - LABEL_COPYING) <= band:
+        return (f"below the gate {GATE}, at the level of copying one of the two context labels "
+                f"at random ({LABEL_COPYING} ± {band:.3f})")
+    if ic < LABEL_COPYING:
+        return f"below the gate {GATE} and below random label copying ({LABEL_COPYING})"
+    return f"below the gate {GATE}, above random label copying ({LABEL_COPYING})"
+
+
+def memorisation(figs: dict, prefix: str = "", test_size: int | None = None) -> str:
+    """The evidence's reading of the accuracies, per seed: the in-context accuracy and where it
+    lies (:func:`accuracy_level`), and the training accuracy beside it."""
     ic = figs.get(prefix + "ic_accuracy") or []
     tr = figs.get(prefix + "train_accuracy") or []
     parts = []
     for seed, a, b in zip(figs.get("seeds", range(len(ic))), ic, tr):
         if a is None:
             continue
-        gap = "" if b is None else f", training accuracy {b:.4f}"
-        if a >= GATE:
-            parts.append(f"seed {seed}: in-context accuracy {a:.4f}{gap}: matches in context")
-        else:
-            parts.append(f"seed {seed}: in-context accuracy {a:.4f} < gate {GATE}{gap}: "
-                         "does not match in context (classes memorised, a context label copied)")
+        gap = "" if b is None else f"; training accuracy {b:.4f} ({b - a:+.4f} from in-context)"
+        parts.append(f"seed {seed}: in-context accuracy {a:.4f}, "
+                     f"{accuracy_level(a, test_size)}{gap}")
     return "; ".join(parts)
+
+
+def _test_size(docs: Sequence[dict]) -> int | None:
+    sizes = {d.get("config", {}).get("test_size") for d in docs}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def verdict_history(rule: Rule, iterations: Sequence[int],
+                    figures_at: Callable[[int], dict]) -> list[dict]:
+    """``rule``'s verdict (thresholds at their values) at each of ``iterations``, as
+    ``{"iteration", "verdict"}``; ``figures_at(it)`` gives the rule's figures there."""
+    vals = rule.values()
+    return [{"iteration": it, "verdict": rule.decide(figures_at(it), vals)} for it in iterations]
+
+
+def verdict_spans(history: Sequence[dict]) -> list[dict]:
+    """Runs of consecutive evaluations with one verdict: ``{"verdict", "from", "to",
+    "evaluations"}`` in order."""
+    spans: list[dict] = []
+    for e in history:
+        if spans and spans[-1]["verdict"] == e["verdict"]:
+            spans[-1]["to"] = e["iteration"]
+            spans[-1]["evaluations"] += 1
+        else:
+            spans.append({"verdict": e["verdict"], "from": e["iteration"], "to": e["iteration"],
+                          "evaluations": 1})
+    return spans
+
+
+def _span_text(s: dict) -> str:
+    return f"{s['from']:,}" if s["from"] == s["to"] else f"{s['from']:,}-{s['to']:,}"
+
+
+def reading_report(history: Sequence[dict]) -> str:
+    """When the verdict holds: the verdict at the reading point (the last of ``history``), the
+    iterations at which it holds, and every other verdict with its iterations."""
+    if not history:
+        return "no evaluation common to every run read"
+    spans = verdict_spans(history)
+    decided = history[-1]["verdict"]
+    n = len(history)
+    by: dict[str, list[dict]] = {}
+    for s in spans:
+        by.setdefault(s["verdict"], []).append(s)
+    held = sum(s["evaluations"] for s in by[decided])
+    text = (f"verdict at the reading point, iteration {history[-1]['iteration']:,}: {decided}; "
+            f"it holds at iterations {', '.join(_span_text(s) for s in by[decided])} ({held} "
+            f"of {n} evaluations)")
+    others = [f"{v} at {', '.join(_span_text(s) for s in ss)}" for v, ss in by.items()
+              if v != decided]
+    if others:
+        text += "; the verdict depends on when the run is read: " + "; ".join(others)
+    return text
 
 
 def show_direction(figs: dict, pairs: Sequence[str] = PAIRS) -> str:
@@ -657,59 +729,100 @@ def not_matching(docs: Sequence[dict]) -> str:
 
 def trained_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext,
                      method: str, keys: Sequence[str], source: str, *, shown: str, reading: str,
-                     tolerance: str, qualified: str) -> Evidence:
+                     tolerance: str, qualified: str, history: Sequence[dict] = ()) -> Evidence:
     """The evidence of a trained claim: ``rule``'s verdict on ``figs``, the differences
-    ``shown`` (the counterexample when refuted), the ``reading`` of the accuracies, and when
-    qualified the correction ``qualified`` followed by what the stored history says."""
+    ``shown`` (the counterexample when refuted), the ``reading`` of the accuracies, the
+    verdict at every evaluation (``history``) with the iterations at which the decided verdict
+    holds, and when qualified the correction ``qualified`` followed by what the stored history
+    says."""
     verdict = rule.apply(figs).verdict
+    when = reading_report(history) if history else ""
     correction = None
     if verdict == "qualified":
-        correction = qualified + not_matching(docs)
+        correction = qualified + not_matching(docs) + (f"; {when}" if when else "")
+    details: dict = {"rule": rule.text, "accuracies": reading,
+                     "provenance": [provenance(x) for x in docs]}
+    if history:
+        details["verdict_by_iteration"] = list(history)
+        details["holds_at"] = [[s["from"], s["to"]] for s in verdict_spans(history)
+                               if s["verdict"] == verdict]
+        details["when"] = when
     return Evidence(
-        verdict, method=method, discrepancy=shown,
+        verdict, method=method, discrepancy=shown + (f" | {when}" if when else ""),
         precision="float32 training; accuracies exact ratios over the test sets",
         tolerance=tolerance, correction=correction,
         counterexample=shown if verdict == "refuted" else None,
         parameters={"configurations": list(keys), "implementation": IMPLEMENTATION},
-        details={"rule": rule.text, "accuracies": reading,
-                 "provenance": [provenance(x) for x in docs]},
-        figures=figs, setting=run_setting(docs, ctx, source))
+        details=details, figures=figs, setting=run_setting(docs, ctx, source))
 
 
 def direction_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext, method: str,
-                       keys: Sequence[str], source: str,
-                       pairs: Sequence[str] = PAIRS) -> Evidence:
-    """The evidence of a direction claim: every difference of every seed, the accuracies."""
-    reading = memorisation(figs)
+                       keys: Sequence[str], source: str, pairs: Sequence[str] = PAIRS,
+                       history: Sequence[dict] = ()) -> Evidence:
+    """The evidence of a direction claim: every difference of every seed, the accuracies, the
+    verdict at every evaluation."""
+    reading = memorisation(figs, test_size=_test_size(docs))
     return trained_evidence(
         rule, figs, docs, ctx, method, keys, source, shown=show_direction(figs, pairs),
-        reading=reading,
+        reading=reading, history=history,
         tolerance=f"gate in-context accuracy >= {GATE}; noise max(3 SE, {MIN_THRESHOLD})",
-        qualified=("the stated sign holds beyond noise in every seed, but the network does not "
-                   "learn in-context matching (" + reading + "): the difference is a positional "
-                   "preference in which context label is copied, not in in-context retrieval; "))
+        qualified=("the stated sign holds beyond noise in every seed, in a network below the "
+                   "gate (" + reading + "): a positional preference of its answers without "
+                   "in-context matching, not of in-context retrieval; "))
+
+
+def arms_reached(figs: dict, names: Sequence[str] = ("RoPE", "no PE"),
+                 test_size: int | None = None) -> str:
+    """What each arm of a comparison reached: its in-context accuracy per seed, and whether
+    every seed passed the gate."""
+    parts = []
+    for name in names:
+        ics = figs.get(f"{name} ic_accuracy") or []
+        known = [x for x in ics if x is not None]
+        if not known:
+            parts.append(f"{name} arm: no in-context accuracy reported")
+            continue
+        passed = len(known) == len(ics) and all(x >= GATE for x in known)
+        levels = [accuracy_level(x, test_size) for x in known]
+        values = ", ".join(f"{x:.4f}" for x in known)
+        where = (levels[0] if len(set(levels)) == 1
+                 else "; ".join(f"{x:.4f} {lv}" for x, lv in zip(known, levels)))
+        parts.append(f"{name} arm: in-context accuracy {values} ({where}): "
+                     + ("gate passed in every seed" if passed else "gate not passed"))
+    return "; ".join(parts)
 
 
 def shift_evidence(rule: Rule, figs: dict, docs: Sequence[dict], ctx: CheckContext, method: str,
-                   keys: Sequence[str], source: str,
-                   pair: str) -> Evidence:
-    """The evidence of a RoPE shift claim: ``pair`` of both configurations and the shift per
-    seed, the accuracies of both."""
-    shown = "; ".join(
-        f"seed {s}: RoPE {pair} {figs['RoPE ' + pair][i]:+.4f}±{figs['RoPE se'][i]:.4f} (in-context "
-        f"acc {figs['RoPE ic_accuracy'][i]:.4f}), no PE {figs['no PE ' + pair][i]:+.4f}±"
-        f"{figs['no PE se'][i]:.4f} (in-context acc {figs['no PE ic_accuracy'][i]:.4f}), shift "
-        f"{figs['shift'][i]:+.4f}" for i, s in enumerate(figs["seeds"]))
+                   keys: Sequence[str], source: str, pair: str, against: str | None = None,
+                   history: Sequence[dict] = ()) -> Evidence:
+    """The evidence of a RoPE shift claim: what each arm reached, ``pair`` (and ``against``)
+    of both configurations and the shift per seed, the accuracies of both, the verdict at
+    every evaluation."""
+    def one(i: int, p: str, se_a: str, se_b: str, shift: str) -> str:
+        return (f"RoPE {p} {figs['RoPE ' + p][i]:+.4f}±{figs[se_a][i]:.4f}, no PE "
+                f"{figs['no PE ' + p][i]:+.4f}±{figs[se_b][i]:.4f}, shift {figs[shift][i]:+.4f}")
+
+    size = _test_size(docs)
+    rows = []
+    for i, s in enumerate(figs["seeds"]):
+        row = (f"seed {s}: {one(i, pair, 'RoPE se', 'no PE se', 'shift')} (in-context acc RoPE "
+               f"{figs['RoPE ic_accuracy'][i]:.4f}, no PE {figs['no PE ic_accuracy'][i]:.4f})")
+        if against and f"shift {against}" in figs:
+            row += "; " + one(i, against, f"RoPE se {against}", f"no PE se {against}",
+                              f"shift {against}")
+        rows.append(row)
+    shown = arms_reached(figs, test_size=size) + " | " + "; ".join(rows)
     reading = "; ".join(x for x in (
-        "RoPE: " + memorisation(figs, "RoPE "),
+        "RoPE: " + memorisation(figs, "RoPE ", size),
         "no PE: " + memorisation({**figs, "ic_accuracy": figs["no PE ic_accuracy"],
-                                  "train_accuracy": figs["no PE train_accuracy"]})) if x)
+                                  "train_accuracy": figs["no PE train_accuracy"]},
+                                 test_size=size)) if x)
     return trained_evidence(
         rule, figs, docs, ctx, method, keys, source, shown=shown, reading=reading,
-        tolerance=f"gate in-context accuracy >= {GATE}; noise sqrt(2) max(3 SE, {MIN_THRESHOLD})",
-        qualified=("the stated shift holds beyond noise in every seed, but a configuration does "
-                   "not learn in-context matching (" + reading + "): a shift of label-copying "
-                   "preference, not of in-context retrieval; "))
+        history=history,
+        tolerance=(f"gate in-context accuracy >= {GATE} in both arms; noise sqrt(2) max(3 SE, "
+                   f"{MIN_THRESHOLD})"),
+        qualified="")
 
 
 def needs_data(exc: Exception) -> Evidence:
@@ -766,7 +879,8 @@ def direction_check(ctx: CheckContext, key: str, rule: Rule, method: str, *,
                     residual: bool) -> Evidence:
     """The check of a direction claim: the runs of ``key`` (attention-only for Figure 2, with
     residual connections for Figure 5) summarized at the reading point (the last evaluation
-    every run reached), decided by ``rule``."""
+    every run reached), decided by ``rule``; the rule's verdict at every common evaluation
+    beside it."""
     try:
         doc = load_runs(ctx, key, residual)
     except MissingRun as exc:
@@ -775,30 +889,39 @@ def direction_check(ctx: CheckContext, key: str, rule: Rule, method: str, *,
     if not its:
         return Evidence("inconclusive", method="no common evaluation",
                         discrepancy="the seeds of the run share no evaluated iteration")
-    figs = direction_figures(summarize(doc, its[-1]))
-    return direction_evidence(rule, figs, [doc], ctx, method, [key],
-                              RESIDUAL_SOURCE if residual else ATTENTION_ONLY_SOURCE)
+
+    def at(it: int) -> dict:
+        return direction_figures(summarize(doc, it))
+
+    return direction_evidence(rule, at(its[-1]), [doc], ctx, method, [key],
+                              RESIDUAL_SOURCE if residual else ATTENTION_ONLY_SOURCE,
+                              history=verdict_history(rule, its, at))
 
 
 def rope_shift_check(ctx: CheckContext, rule: Rule, pair: str, method: str, *,
                      residual: bool, against: str | None = None) -> Evidence:
     """The check of a RoPE shift claim: the causal runs with RoPE and without PE, compared on
     ``pair`` (and ``against``) at the reading point (the last evaluation every run of both
-    reached), decided by ``rule``."""
+    reached), decided by ``rule``; the rule's verdict at every common evaluation beside it."""
     try:
         rope_doc = load_runs(ctx, "causal-rope", residual)
         nope_doc = load_runs(ctx, "causal-nope", residual)
     except MissingRun as exc:
         return needs_data(exc)
     its = common_iterations(rope_doc, nope_doc)
+
+    def at(it: int) -> dict:
+        return shift_figures(summarize(rope_doc, it), summarize(nope_doc, it), pair,
+                             against=against)
+
     try:
         if not its:
             raise ValueError("the runs of the two configurations share no evaluated iteration")
-        common = its[-1]
-        figs = shift_figures(summarize(rope_doc, common), summarize(nope_doc, common), pair,
-                             against=against)
+        figs = at(its[-1])
     except ValueError as exc:
         return Evidence("inconclusive", method="no common evaluation", discrepancy=str(exc))
     return shift_evidence(rule, figs, [rope_doc, nope_doc], ctx,
-                          f"{method}, compared at iteration {common}", ["causal-rope", "causal-nope"],
-                          RESIDUAL_SOURCE if residual else ATTENTION_ONLY_SOURCE, pair)
+                          f"{method}, compared at iteration {its[-1]}",
+                          ["causal-rope", "causal-nope"],
+                          RESIDUAL_SOURCE if residual else ATTENTION_ONLY_SOURCE, pair,
+                          against=against, history=verdict_history(rule, its, at))

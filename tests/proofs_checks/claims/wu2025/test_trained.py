@@ -74,6 +74,32 @@ def test_a_shift_needs_both_arms_above_the_gate():
     assert decide(f, t) == "inconclusive"
 
 
+def test_reading_report_names_where_the_decided_verdict_holds():
+    h = [{"iteration": it, "verdict": v} for it, v in
+         ((0, "inconclusive"), (2000, "qualified"), (4000, "qualified"), (6000, "inconclusive"),
+          (8000, "qualified"))]
+    assert trained.verdict_spans(h) == [
+        {"verdict": "inconclusive", "from": 0, "to": 0, "evaluations": 1},
+        {"verdict": "qualified", "from": 2000, "to": 4000, "evaluations": 2},
+        {"verdict": "inconclusive", "from": 6000, "to": 6000, "evaluations": 1},
+        {"verdict": "qualified", "from": 8000, "to": 8000, "evaluations": 1}]
+    text = trained.reading_report(h)
+    assert text.startswith("verdict at the reading point, iteration 8,000: qualified; it holds "
+                           "at iterations 2,000-4,000, 8,000 (3 of 5 evaluations)")
+    assert text.endswith("the verdict depends on when the run is read: inconclusive at 0, 6,000")
+    same = trained.reading_report(h[1:3])
+    assert "(2 of 2 evaluations)" in same and "depends" not in same
+
+
+def test_accuracy_level_says_no_more_than_the_figures():
+    assert trained.accuracy_level(0.80).startswith("at or above the gate")
+    assert "at the level of copying" in trained.accuracy_level(0.508)  # within 3 SE of 0.516
+    assert "below random label copying" in trained.accuracy_level(0.40)
+    assert "above random label copying" in trained.accuracy_level(0.60)
+    # a smaller test set widens the band of label copying
+    assert "at the level of copying" in trained.accuracy_level(0.49, test_size=1000)
+
+
 def _doc(seed_histories):
     return {"runs": [{"seed": s, "history": h} for s, h in seed_histories]}
 

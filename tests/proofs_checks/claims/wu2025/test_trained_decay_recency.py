@@ -61,3 +61,7 @@ def test_old_decay_rule_would_have_failed_wu2025s_own_figures():
     rule = trained_decay_recency.RULE
     assert rule.decide(figs, rule.values()) == "verified"
     assert abs(figs["middle-last"][0]) < trained.MIN_THRESHOLD
+
+
+def test_the_verdict_is_reported_at_every_evaluation(shipped_is_read_over_its_history):
+    shipped_is_read_over_its_history(CID)

@@ -48,3 +48,7 @@ def test_recency_reads_middle_last(tmp_path, write_run, verdict_in):
     assert verdict_in(CID, tmp_path).evidence.verdict == "refuted"
     write_run(tmp_path, "decay-nope", True, [(0.52, -0.06, -0.06, -0.01), (0.52, -0.05, -0.05, 0.0)])
     assert verdict_in(CID, tmp_path).evidence.verdict == "qualified"
+
+
+def test_the_verdict_is_reported_at_every_evaluation(shipped_is_read_over_its_history):
+    shipped_is_read_over_its_history(CID)

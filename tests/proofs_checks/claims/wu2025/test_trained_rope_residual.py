@@ -51,3 +51,7 @@ def test_thresholds_are_data_and_the_flip_point_is_reported():
     assert flip and flip["threshold"] in trained_rope_residual.RULE.thresholds
     assert not r.threshold_sensitive
     assert set(r.decision["thresholds"]) == {"noise_multiple", "floor", "gate"}
+
+
+def test_the_verdict_is_reported_at_every_evaluation(shipped_is_read_over_its_history):
+    shipped_is_read_over_its_history(CID, "first-middle")

@@ -59,3 +59,7 @@ def test_figure2_rope_tradeoff_on_attention_only_runs(tmp_path, rope, nope, verd
 
 def test_wu2025_reported_figures_pass_the_rule(paper_figures_pass):
     paper_figures_pass(trained_rope_tradeoff.RULE, "verified")
+
+
+def test_the_verdict_is_reported_at_every_evaluation(shipped_is_read_over_its_history):
+    shipped_is_read_over_its_history(CID, "first-last", "middle-last")
