@@ -132,9 +132,10 @@ CARD = Card(
                "and Acc(middle_last) - Acc(last_middle) not above 0 (Figure 2's statement in "
                "Figure 5's setting; Figure 5's decay curve is not confirmed here)."),
     latex=r"\mathrm{Acc}(\mathrm{first}_{\mathrm{middle}}) - \mathrm{Acc}(\mathrm{middle}_{\mathrm{first}}) < 0",
-    # the network memorises classes instead of matching (in-context accuracy 0.527, training
-    # accuracy 0.71): the recency is one of label copying, hence qualified
-    expected="qualified",
+    # first-middle -0.088, -0.098 but middle-last +0.060, +0.050 beyond noise (0.019) in both
+    # seeds: the middle preferred over the last position, not recency; refuted by the rule of
+    # 2026-12-04 (formerly qualified), at 50,000-100,000 iterations; in-context accuracy 0.527
+    expected="refuted",
     assumptions=(*ASSUMPTIONS, "residual connections around attention (Figure 5)"),
     section="5",
     needs=NEEDS,
