@@ -98,6 +98,11 @@ RULE = Rule(
                 example_figures(seed_entry(0.8, -0.05, 0.0, 0.05),
                                 seed_entry(0.8, -0.06, -0.02, 0.04)),
                 "refuted", "false"),
+        Example("recency in one seed, a middle preference in the other: middle-last -0.01 and "
+                "+0.05 (ic 0.8)",
+                example_figures(seed_entry(0.8, -0.05, -0.06, -0.01),
+                                seed_entry(0.8, -0.06, -0.01, 0.05)),
+                "inconclusive", "false"),
         Example("no recency and no matching: first-middle within noise, ic 0.52",
                 example_figures(seed_entry(0.52, 0.002, 0.0), seed_entry(0.52, -0.003, 0.0)),
                 "inconclusive"),
