@@ -29,6 +29,7 @@ from posbias.proofs_checks.claims.wu2025._trained import (
     NEEDS,
     PAIRS,
     READING_TEXT,
+    REIMPLEMENTATION,
     RULES_FIXED,
     MissingRun,
     common_iterations,
@@ -120,13 +121,17 @@ RULE = Rule(
 CARD = Card(
     paper=Setting("posbias: a full mask without PE is a set function of its context "
                   "(docs/mathematics.rst W5); a control of the trained-model test machinery in "
-                  "the setting of the Figure-2 claims it controls",
-                  mask="full", pe="none", residual="off", iterations=100_000, lr=1e-3),
+                  "the setting of the Figure-2 claims it controls (wu2025's training settings "
+                  "as its text states them)",
+                  mask="full", pe="none", residual="off", training="AdamW, weight decay 1e-6",
+                  iterations=100_000, lr=1e-3, batch=128),
     test=Setting(ATTENTION_ONLY_SOURCE, mask="full", pe="none", residual="off",
-                 iterations=100_000, lr=1e-3, seeds=2),
+                 training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
+                 seeds=2, note=IMPLEMENTATION),
     kind="machinery",
     proof=ProofStatus("numeric", note="E[difference] = 0 by the symmetry of a set function; the "
-                      "check measures that the trained differences stay within noise"))
+                      "check measures that the trained differences stay within noise"),
+    implementation=REIMPLEMENTATION)
 
 
 @claim(

@@ -61,13 +61,14 @@ from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
+    "ARCHITECTURE",
     "ASSUMPTIONS",
     "ATTENTION_ONLY",
     "ATTENTION_ONLY_SOURCE",
     "DECAY_M",
     "DECAY_MASK",
     "DECAY_PAPER",
-    "FIG2_UNCONFIRMED",
+    "FIG_UNCONFIRMED",
     "GATE",
     "GATE_TEXT",
     "IMPLEMENTATION",
@@ -77,8 +78,11 @@ __all__ = [
     "NOISE_TEXT",
     "NO_SE",
     "PAIRS",
+    "PAPER_SETUP",
     "READING_TEXT",
+    "READOUT",
     "RECENCY_TEXT",
+    "REIMPLEMENTATION",
     "RESIDUAL_SOURCE",
     "RETRAINED",
     "RULES_FIXED",
@@ -88,6 +92,7 @@ __all__ = [
     "THOROUGH_CONFIGS",
     "THOROUGH_SCALE",
     "THOROUGH_SEEDS",
+    "UNBIASED",
     "MissingRun",
     "accuracy_level",
     "arms_reached",
@@ -838,31 +843,63 @@ def common_iterations(*docs: dict) -> list[int]:
 
 
 # ---- cards -----------------------------------------------------------------------------------
-TASK = ("in-context classification (Gaussian mixture): K 2048 classes, 32 labels, d 64, "
-         "N 8 items in bursts of 4, eps 0.75; unbiased training data")
-FIG2_UNCONFIRMED = ("iterations", "lr", "batch")
+TASK = ("in-context classification (Gaussian mixture, after Reddy 2024): K 2048 classes, 32 "
+        "labels, d 64, N 8 items in bursts of 4, eps 0.75")
+ARCHITECTURE = "self-attention network (SAN) after Reddy 2024"
+READOUT = "single head; the last token through a 3-layer MLP and a linear read-out"
+UNBIASED = "none (answer position uniform)"
+#: where the cards read wu2025's stated settings: its experimental-setup text as quoted on a
+#: reproducibility page (the arXiv HTML held here gives only the abstract and the introduction)
+PAPER_SETUP = ("wu2025's experimental setup as its text states it (n 8, d 64, γ 0.75, K 2048, "
+               "L 32, B 4; decay m = log 0.8; AdamW with lr 1e-3, weight decay 1e-6, batch 128, "
+               "100,000 iterations; test sets of 10,000 sequences), read as quoted on the "
+               "reproducibility page acmrep2026.k117.org/papers/"
+               "on_the_emergence_of_position_bias_in_transformers__1553a28c (the arXiv HTML "
+               "held here, arxiv.org/html/2502.01951v2, gives the abstract and the start of "
+               "the introduction only)")
+#: the fields of a trained card not read from wu2025's text: which network a figure shows
+FIG_UNCONFIRMED = ("readout", "layers", "residual", "mask", "pe", "train_bias")
+#: posbias' re-implementation of wu2025's public model, listed among every trained card's
+#: differences (an implementation, not a setting: the scope is unchanged)
+REIMPLEMENTATION = (
+    "posbias train re-implements wu2025's public model and task (xinyiwu98/position-bias-in-"
+    "attention, read, not copied): the same network and data distribution, but every batch and "
+    "test set drawn as tensors from seeded torch generators (the public code loops over samples "
+    "and draws class labels from an unseeded generator), each test sequence with its own two "
+    "novel classes (the public code draws them from a fresh set of K), the decay as a "
+    "γ^(i-j) mask (the public --mask decay), residual connections switched by --residual (the "
+    "public --not_res flag is inverted); posbias' runs are not compared here with runs of the "
+    "public code",)
 
 
-def paper_setting(fig: str, residual: str, mask: str, pe: str | tuple[str, ...], extra: str = "") -> Setting:
-    """The paper setting of a trained claim: wu2025 section 5, ``fig``, as the cards state it."""
+def paper_setting(fig: str, residual: str, mask: str, pe: str | tuple[str, ...],
+                  extra: str = "") -> Setting:
+    """The paper setting of a trained claim, ``fig`` of wu2025: its training and task settings
+    as wu2025's text states them (confirmed), which network the figure shows (unconfirmed:
+    from a third-party reading of the plot and the public code)."""
     return Setting(
-        f"wu2025 section 5, {fig} (depth 2; figures from a third-party reading of the plot, "
-        f"not confirmed against the paper's text{extra}); public code xinyiwu98/"
-        "position-bias-in-attention train.py (residual off unless --not_res is given)",
-        architecture="self-attention network (SAN), single head, 3-layer MLP readout of the "
-                     "last token", layers=2, residual=residual, mask=mask, pe=pe, data=TASK,
-        training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
-        unconfirmed=FIG2_UNCONFIRMED,
-        note="iterations 100,000 as docs/mathematics.rst W5 reads the paper; the public code's default is "
-             "--iter 50000 (lr 1e-3, batch 128 are its defaults)")
+        f"wu2025 section 5, {fig} (the section, the figure and its values as a third-party "
+        f"reading of the plot gives them, not confirmed{extra}); the training and task "
+        f"settings: {PAPER_SETUP}; which network the figure shows (depth, residual connections, "
+        "mask, PE, unbiased data) from the third-party reading and the public code "
+        "xinyiwu98/position-bias-in-attention (train.py: residual off unless --not_res is "
+        "given)",
+        architecture=ARCHITECTURE, readout=READOUT, layers=2, residual=residual, mask=mask,
+        pe=pe, data=TASK, train_bias=UNBIASED, training="AdamW, weight decay 1e-6",
+        iterations=100_000, lr=1e-3, batch=128, test_size=10_000,
+        unconfirmed=FIG_UNCONFIRMED,
+        note="confirmed from wu2025's text as quoted: architecture (a SAN after Reddy 2024), "
+             "data, training, iterations, lr, batch, test_size; the public code's defaults "
+             "agree (lr 1e-3, weight decay 1e-6, batch 128, 10,000 test sequences) except "
+             "--iter 50000")
 
 
 def tested_setting(residual: str, mask: str, pe: str | tuple[str, ...], source: str) -> Setting:
     """The test setting of a trained claim: posbias train's runs read from ``source``."""
-    return Setting(source, architecture="self-attention network (SAN), single head, 3-layer MLP "
-                   "readout of the last token", layers=2, residual=residual, mask=mask, pe=pe,
-                   data=TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3,
-                   batch=128, seeds=2, note=IMPLEMENTATION)
+    return Setting(source, architecture=ARCHITECTURE, readout=READOUT, layers=2,
+                   residual=residual, mask=mask, pe=pe, data=TASK, train_bias=UNBIASED,
+                   training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
+                   test_size=10_000, seeds=2, note=IMPLEMENTATION)
 
 
 DECAY_PAPER = "decay (gamma = 0.8, a γ^(i-j) mask)"
@@ -870,8 +907,9 @@ ATTENTION_ONLY_SOURCE = "stored attention-only runs (residual: false) of posbias
 RESIDUAL_SOURCE = "stored runs of posbias train with residual connections (data/trained/*_res_*.json)"
 
 ASSUMPTIONS = ("wu2025's in-context classification task (K = 2048, L = 32, d = 64, n = 8, "
-                "B = 4, eps = 0.75), unbiased training data",
-                "2-layer single-head self-attention network, AdamW, lr 1e-3, batch 128")
+               "B = 4, eps = 0.75), unbiased training data",
+               "2-layer single-head self-attention network, AdamW, lr 1e-3, weight decay 1e-6, "
+               "batch 128, 100,000 iterations")
 NEEDS = ("stored results", "models (for --thorough)")
 
 

@@ -23,6 +23,7 @@ from posbias.proofs_checks.claims.wu2025._trained import (
     GATE_TEXT,
     NEEDS,
     NO_SE,
+    REIMPLEMENTATION,
     RULES_FIXED,
     direction_check,
     direction_decide,
@@ -90,6 +91,7 @@ CARD = Card(
     paper=paper_setting("Figure 2", "off", "causal", "none"),
     test=tested_setting("off", "causal", "none", ATTENTION_ONLY_SOURCE),
     proof=ProofStatus("none"),
+    implementation=REIMPLEMENTATION,
 )
 
 

@@ -22,6 +22,7 @@ from posbias.proofs_checks.claims.wu2025._trained import (
     GATE_TEXT,
     NEEDS,
     NO_SE,
+    REIMPLEMENTATION,
     RESIDUAL_SOURCE,
     RULES_FIXED,
     direction_check,
@@ -88,6 +89,7 @@ CARD = Card(
     paper=paper_setting("Figure 5", "on", "causal", "none"),
     test=tested_setting("on", "causal", "none", RESIDUAL_SOURCE),
     proof=ProofStatus("none"),
+    implementation=REIMPLEMENTATION,
 )
 
 

@@ -28,6 +28,7 @@ from posbias.proofs_checks.claims.wu2025._trained import (
     NEEDS,
     NO_SE,
     RECENCY_TEXT,
+    REIMPLEMENTATION,
     RULES_FIXED,
     direction_check,
     direction_decide,
@@ -109,6 +110,7 @@ CARD = Card(
     paper=paper_setting("Figure 2", "off", DECAY_PAPER, "none"),
     test=tested_setting("off", DECAY_PAPER, "none", ATTENTION_ONLY_SOURCE),
     proof=ProofStatus("none"),
+    implementation=REIMPLEMENTATION,
 )
 
 

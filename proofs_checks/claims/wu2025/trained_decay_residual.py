@@ -18,21 +18,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule
 from posbias.proofs_checks.claims.wu2025._trained import (
     ASSUMPTIONS,
     DECAY_PAPER,
-    FIG2_UNCONFIRMED,
     GATE_TEXT,
     NEEDS,
     NO_SE,
     RECENCY_TEXT,
+    REIMPLEMENTATION,
     RESIDUAL_SOURCE,
     RULES_FIXED,
-    TASK,
     direction_check,
     direction_decide,
     example_figures,
+    paper_setting,
     seed_entry,
     tested_setting,
     trained_thresholds,
@@ -114,18 +114,15 @@ RULE = Rule(
 )
 
 CARD = Card(
-    paper=Setting(
-        "wu2025 section 5, Figure 5 (residual connections; whether it shows the decay mask is "
-        "not confirmed: the statement tested is Figure 2's decay recency in this setting)",
-        architecture="self-attention network (SAN), single head, 3-layer MLP readout of the "
-                     "last token", layers=2, residual="on", mask=DECAY_PAPER, pe="none",
-        data=TASK, training="AdamW, weight decay 1e-6", iterations=100_000, lr=1e-3, batch=128,
-        unconfirmed=("mask", *FIG2_UNCONFIRMED)),
+    paper=paper_setting("Figure 5", "on", DECAY_PAPER, "none",
+                        extra="; whether Figure 5 shows the decay mask is not confirmed: the "
+                              "statement tested is Figure 2's decay recency in this setting"),
     test=tested_setting("on", DECAY_PAPER, "none", RESIDUAL_SOURCE),
     proof=ProofStatus("none"),
     differences=("Figure 5 is not confirmed to show the decay mask: Figure 2's statement is "
                  "tested in Figure 5's setting",),
     scale_only=False,
+    implementation=REIMPLEMENTATION,
 )
 
 

@@ -20,6 +20,7 @@ from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule
 from posbias.proofs_checks.claims.wu2025._trained import (
     ASSUMPTIONS,
     NEEDS,
+    REIMPLEMENTATION,
     RESIDUAL_SOURCE,
     RULES_FIXED,
     SHIFT_GATE_TEXT,
@@ -89,6 +90,7 @@ CARD = Card(
     paper=paper_setting("Figure 5", "on", "causal", ("rope", "none")),
     test=tested_setting("on", "causal", ("rope", "none"), RESIDUAL_SOURCE),
     proof=ProofStatus("none"),
+    implementation=REIMPLEMENTATION,
 )
 
 

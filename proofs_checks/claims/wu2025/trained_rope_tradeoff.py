@@ -23,6 +23,7 @@ from posbias.proofs_checks.claims.wu2025._trained import (
     ASSUMPTIONS,
     ATTENTION_ONLY_SOURCE,
     NEEDS,
+    REIMPLEMENTATION,
     RULES_FIXED,
     SHIFT_GATE_TEXT,
     example_shift,
@@ -100,6 +101,7 @@ CARD = Card(
     paper=paper_setting("Figure 2", "off", "causal", ("rope", "none")),
     test=tested_setting("off", "causal", ("rope", "none"), ATTENTION_ONLY_SOURCE),
     proof=ProofStatus("none"),
+    implementation=REIMPLEMENTATION,
 )
 
 
