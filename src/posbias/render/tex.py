@@ -164,10 +164,7 @@ def _math(text: str) -> str:
         elif ch == "*":
             out.append(r" \cdot ")
             i += 1
-        elif ch in "%&#$":
-            out.append("\\" + ch)
-            i += 1
-        elif ch in "{}":  # braces outside a super- or subscript are a set, {0, 1}
+        elif ch in "%&#${}":  # escaped; braces outside a super- or subscript are a set, {0, 1}
             out.append("\\" + ch)
             i += 1
         elif not ch.isascii():  # λ, ≤, ∞ ...: the text escaper's macro, in math mode
