@@ -56,6 +56,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from posbias.measurements.hooks import require_torch
+from posbias.proofs_checks import gates
 from posbias.proofs_checks.cards import Rule, Setting, Threshold
 from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
@@ -141,7 +143,7 @@ __all__ = [
 #: the results it decides
 RULES_FIXED = "2026-12-04"
 #: in-context accuracy every seed must reach before a difference counts as in-context retrieval
-GATE = 0.75
+GATE = gates.ICL_GATE
 #: floor of the noise threshold on a difference of accuracies
 MIN_THRESHOLD = 0.01
 #: random copying of one of the two labels present (1/2 + 1/(2 * 32 labels))
@@ -263,7 +265,7 @@ def retrain(key: str, residual: bool = True) -> dict:
             # the training module needs torch (the 'models' extra): imported on first use
             from posbias.measurements import training as tr
 
-            tr._torch()  # the 'models' extra: torch is imported here, not with the claims
+            require_torch()
         except ImportError:
             raise MissingRun("the 'models' extra (torch)") from None
         config = tr.TrainConfig(**THOROUGH_CONFIGS[key], **THOROUGH_SCALE, residual=residual)

@@ -42,6 +42,7 @@ from posbias.measurements import loop
 from posbias.measurements import training as tr
 from posbias.measurements.devices import check_device, resolve_device
 from posbias.measurements.hooks import require_models_extra, require_torch
+from posbias.proofs_checks.gates import ICL_GATE, LM_GATE
 from posbias.render import training_plots as tp
 
 __all__ = ["add_parser", "run"]
@@ -219,10 +220,7 @@ def _final_table(doc: dict) -> str:
                      f"{e['ic_accuracy']:>14.4f}  {cells[0]:>12}  {cells[1]:>10}  {cells[2]:>11}")
     lines += ["", "Acc(X_Y) - Acc(Y_X) > 0: a preference for X (± one standard error of the "
               "paired difference). In-context accuracy of label copying at random: 0.516."]
-    # the claims are loaded (sympy, scipy) only to print the gate of a finished training
-    from posbias.proofs_checks.claims.wu2025._trained import GATE
-
-    lines.append(_gate_line("in-context accuracy", GATE,
+    lines.append(_gate_line("in-context accuracy", ICL_GATE,
                             [(r["seed"], r["history"][-1]["ic_accuracy"]) for r in doc["runs"]],
                             "its differences are a preference in which context label the network "
                             "copies, not evidence for the trained claims of wu2025"))
@@ -254,9 +252,6 @@ def _lm_table(doc: dict) -> str:
                      f"{e['final_learned']:>15.4f}  {e['learned']:>13.4f}")
     lines += ["", ("learned = (ln V - loss) / (ln V - Bayes loss): 0 ignores the context, 1 is "
                    "the Bayes optimum.")]
-    # the claims are loaded (sympy, scipy) only to print the gate of a finished training
-    from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GATE
-
     lines.append(_gate_line("learned fraction", LM_GATE,
                             [(r["seed"], r["history"][-1]["learned"]) for r in doc["runs"]],
                             "its influence profiles are not evidence for the trained-LM proxies"))
