@@ -1,4 +1,4 @@
-"""The layout of architecture 2 (docs/explanation/architecture.md) holds: the import-linter contracts in
+"""The layout (docs/explanation/architecture.md) holds: the import-linter contracts in
 pyproject.toml are kept, they can fail, and each subpackage re-exports exactly its modules'
 public names.
 
