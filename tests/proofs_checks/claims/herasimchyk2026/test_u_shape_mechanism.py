@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from posbias_tests_herasimchyk2026 import assert_verdict_equals_expected
 
 from posbias.proofs_checks.claims.herasimchyk2026 import u_shape_mechanism as mech
-from posbias.proofs_checks.registry import CheckContext
+from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 #: three configs of different models, no content (cheap: the + content stage is the + ALiBi one)
 FEW = ("no_content/bloom-7b1", "no_content/mpt-7b", "no_content/falcon-rw-7b")
@@ -82,3 +83,30 @@ def test_the_verdict_moves_with_often(real_few):
     f = real_few.figures
     assert mech.RULE.decide(f, mech.RULE.values()) == "qualified"
     assert mech.RULE.decide(f, mech.RULE.values(often=0.7)) == "refuted"
+
+
+def test_verdict_equals_expected():
+    assert_verdict_equals_expected("u-shape-mechanism")
+
+
+def test_on_the_25_residual_configs_the_u_needs_alibi():
+    """The rule (fixed before the computation) on all 25 residual configs: masking + residual give
+    no U without the final token (every valley at L-1; with the final token 20 pass the U test, the
+    final token's self-influence alone making their right arm), ALiBi makes the U in 14, content
+    keeps 10 (it makes the U for MPT-30B's per-head content and removes it in 7)."""
+    r = run_claim(get_claim("herasimchyk2026:u-shape-mechanism"), CheckContext())
+    ev = r.evidence
+    assert "error" not in ev.details, ev.details
+    assert ev.verdict == "qualified" and r.scope == "paper"
+    assert ev.figures["U-shaped by stage (without the final token)"] == {
+        mech.STAGES[0]: "0 of 25", mech.STAGES[1]: "14 of 25", mech.STAGES[2]: "10 of 25"}
+    assert ev.figures["U-shaped by stage (with the final token)"] == {
+        mech.STAGES[0]: "20 of 25", mech.STAGES[1]: "15 of 25", mech.STAGES[2]: "10 of 25"}
+    c = ev.details["what each force contributes"]
+    assert c[mech.STAGES[0]]["valley at L-1 (argmin = L-1 without the final token)"] == 25
+    assert len(c["ALiBi makes the U"]) == 14 and c["ALiBi removes the U"] == []
+    assert c["content makes the U"] == [f"all_content/{d}/mpt-30b" for d in ("dclm", "fineweb-edu", "wikipedia")]
+    assert len(c["content removes the U"]) == 7
+    # 14 of 25 = 0.56 at + ALiBi against often = 0.5: the flip point is printed
+    d = ev.details["decision"]
+    assert d["verdict"] == "qualified" and d["threshold_sensitive"]
