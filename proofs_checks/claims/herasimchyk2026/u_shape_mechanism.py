@@ -243,8 +243,8 @@ def check(ctx: CheckContext, *, names: Sequence[str] | None = None,
             s: f"{sum(_with_final_u(r, t) for r in stages[s])} of {len(names)}" for s in STAGES},
     }
     verdict = RULE.decide(figures, t)
-    details = {"rule": RULE.text, "what each force contributes": contrib,
-               "summary": _summary(contrib, len(names)),
+    summary = _summary(contrib, len(names))
+    details = {"rule": RULE.text, "what each force contributes": contrib, "summary": summary,
                "sources": {"computed live": len(names) * len(STAGES)}}
     common: dict[str, Any] = dict(
         method="fast ALiBi rollouts (float64, reference convention) of the residual configs with the "
@@ -253,7 +253,7 @@ def check(ctx: CheckContext, *, names: Sequence[str] | None = None,
         details=details, setting={"configs": len(names)} if len(names) != 25 else {})
     if verdict == "qualified":
         return Evidence("qualified", **common, correction=(
-            "the U needs ALiBi: " + details["summary"]))
+            "the U needs ALiBi: " + summary))
     if verdict == "refuted":
-        return Evidence("refuted", **common, counterexample="no stage is often U-shaped: " + details["summary"])
+        return Evidence("refuted", **common, counterexample="no stage is often U-shaped: " + summary)
     return Evidence("verified", **common)
