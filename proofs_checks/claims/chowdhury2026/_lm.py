@@ -22,15 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from posbias.numerics.shape import profile_shape
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
-    BINS,
     DEAD_ZONE_DEPTH,
     U_FACTOR,
-    peak_valley_ratio,
     proxy_card,
-    u_shape_test,
-    valley_depth,
+    u_of,
 )
 from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
@@ -133,21 +131,22 @@ def _lm_thorough() -> dict:
 
 
 def lm_summaries(doc: dict) -> list[dict]:
-    """Per seed: Step 0 (the first evaluation) and Step N (the last) of the influence profile:
-    U tests, peak/valley ratios ``R_0, R_N``, growth ``g = log10(R_N / R_0)``, valley depths
-    ``D_0, D_N``, and the learned fraction at Step N."""
+    """Per seed: Step 0 (the first evaluation) and Step N (the last) of the influence profile
+    (:func:`posbias.numerics.shape.profile_shape`): U tests, peak/valley ratios ``R_0, R_N``,
+    growth ``g = log10(R_N / R_0)``, valley depths ``D_0, D_N``, and the learned fraction at
+    Step N."""
     out = []
     for run in doc["runs"]:
         hist = [e for e in run["history"] if "influence" in e]
         if len(hist) < 2 or hist[0]["iteration"] != 0:
             raise ValueError(f"seed {run['seed']}: no influence profile at Step 0 and Step N")
-        p0, pn = hist[0]["influence"], hist[-1]["influence"]
-        r0, rn = peak_valley_ratio(p0)["ratio"], peak_valley_ratio(pn)["ratio"]
+        s0, sn = profile_shape(hist[0]["influence"]), profile_shape(hist[-1]["influence"])
         out.append({"seed": run["seed"], "iteration": hist[-1]["iteration"],
                     "learned": hist[-1]["final_learned"],
-                    "u0": u_shape_test(p0), "uN": u_shape_test(pn),
-                    "R0": r0, "RN": rn, "g": float(np.log10(rn / r0)),
-                    "D0": valley_depth(p0), "DN": valley_depth(pn)})
+                    "u0": {**u_of(s0), "u": s0.u}, "uN": {**u_of(sn), "u": sn.u},
+                    "R0": s0.peak_valley, "RN": sn.peak_valley,
+                    "g": float(np.log10(sn.peak_valley / s0.peak_valley)),
+                    "D0": s0.valley_depth, "DN": sn.valley_depth})
     return out
 
 
@@ -157,10 +156,11 @@ def lm_show(summaries: Sequence[Mapping]) -> str:
     for s in summaries:
         parts.append(
             f"seed {s['seed']} at {s['iteration']} it (learned {s['learned']:.3f}): U at Step 0 "
-            f"{s['u0']['u']} (ends/valley {s['u0']['first_block/valley']}, "
-            f"{s['u0']['last_block/valley']}), at Step N {s['uN']['u']} (valley block "
-            f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_block/valley']}, "
-            f"{s['uN']['last_block/valley']}); R {s['R0']:.3g} -> {s['RN']:.3g} (g {s['g']:+.3f}); "
+            f"{s['u0']['u']} (ends/valley {s['u0']['first_over_valley']:.4g}, "
+            f"{s['u0']['last_over_valley']:.4g}), at Step N {s['uN']['u']} (valley block "
+            f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_over_valley']:.4g}, "
+            f"{s['uN']['last_over_valley']:.4g}); R {s['R0']:.3g} -> {s['RN']:.3g} (g "
+            f"{s['g']:+.3f}); "
             f"valley depth D {s['D0']:.3f} -> {s['DN']:.3f}")
     spread = max(s["g"] for s in summaries) - min(s["g"] for s in summaries)
     return "; ".join(parts) + f"; seed spread of g {spread:.3f}"
@@ -188,9 +188,7 @@ def lm_decision(rule: Rule, summaries: list[dict]) -> tuple[str, str, bool]:
 def lm_figures(summaries: list[dict]) -> dict:
     """The figures the proxies' rules decide on, per seed (from :func:`lm_summaries`)."""
     def u(x):
-        return {"interior": 1 < x["valley_block"] < BINS,
-                "first_over_valley": float(x["first_block/valley"]),
-                "last_over_valley": float(x["last_block/valley"])}
+        return {k: x[k] for k in ("interior", "first_over_valley", "last_over_valley")}
 
     return {"seeds": [{"seed": s["seed"], "learned": float(f"{s['learned']:.4g}"),
                        "u0": u(s["u0"]), "uN": u(s["uN"]), "g": float(f"{s['g']:.4g}"),

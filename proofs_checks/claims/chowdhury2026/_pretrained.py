@@ -1,6 +1,8 @@
 """What the claims of chowdhury2026 about trained models (C10, C11 and their proxies) share: the
-macroscopic profile (block means) with its U test, valley depth and peak-to-valley ratio; the
-paper's setting of C10 and C11; and the data of the claims on pretrained checkpoints.
+figures of the macroscopic U test as the rules read them (the statistics themselves, block
+means, U factor, valley depth, peak-to-valley ratio, have one definition each in
+:mod:`posbias.numerics.shape`); the paper's setting of C10 and C11; and the data of the claims
+on pretrained checkpoints.
 
 Data of the pretrained claims: measurements written by ``posbias measure --model CHECKPOINT
 --text TEXT --save-influence DIR`` (stage ``pretrained``) and, optionally, ``posbias measure
@@ -17,15 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-from numpy.typing import ArrayLike
-
+from posbias.numerics.shape import BINS, U_FACTOR, Shape
 from posbias.proofs_checks.cards import Card, ProofStatus, Setting
-from posbias.proofs_checks.pretrained import (
-    MeasuredRecord,
-    macroscopic_profile,
-    read_measured_folder,
-)
+from posbias.proofs_checks.pretrained import MeasuredRecord, read_measured_folder
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
@@ -40,83 +36,42 @@ __all__ = [
     "Pair",
     "is_u",
     "paired_measurements",
-    "peak_valley_ratio",
     "pretrained_card",
     "pretrained_comparison_setting",
     "pretrained_setting",
     "proxy_card",
-    "u_figures",
-    "u_shape_test",
-    "valley_depth",
+    "u_of",
     "without_pairs",
 ]
 
-#: macroscopic profile: mean influence over this many equal blocks of positions
-BINS = 16
-#: a macroscopic end must exceed the valley block by this factor
-U_FACTOR = 2.0
 #: a dead zone: the smallest block mean below this fraction of the mean block (1 / U_FACTOR)
 DEAD_ZONE_DEPTH = 1 / U_FACTOR
 
 
 # ------------------------------------------------------------------ the macroscopic profile
-def u_shape_test(profile: ArrayLike) -> dict:
-    """The macroscopic U test: block means ``b_1..b_BINS``; a U when the smallest block is
-    interior (not the first or the last) and both end blocks are at least ``U_FACTOR`` times it.
+# One definition of each statistic (block means, U factor, valley depth, peak/valley ratio, end
+# atoms): numerics.shape.  These helpers only put its figures in the form the rules and the
+# reports read.
+def u_of(s: Shape) -> dict:
+    """The figures a rule's U test reads (:func:`is_u`), from a profile's
+    :class:`~posbias.numerics.shape.Shape`: the valley block (1-based), whether it is interior,
+    and the end blocks over the valley block (4 significant digits).
 
-    >>> u_shape_test([9] * 4 + [1] * 24 + [3] * 4)["u"]
-    True
-    >>> u_shape_test(list(range(32, 0, -1)))["u"]
+    >>> from posbias.numerics.shape import profile_shape
+    >>> u_of(profile_shape([9] * 4 + [1] * 24 + [3] * 4))
+    {'valley_block': 3, 'interior': True, 'first_over_valley': 9.0, 'last_over_valley': 3.0}
+    >>> is_u(u_of(profile_shape(list(range(32, 0, -1)))), U_FACTOR)
     False
     """
-    b = macroscopic_profile(profile, BINS)
-    k = int(np.argmin(b))
-    first, last = float(b[0] / b[k]), float(b[-1] / b[k])
-    u = 0 < k < BINS - 1 and first >= U_FACTOR and last >= U_FACTOR
-    return {"u": bool(u), "valley_block": k + 1, "first_block/valley": f"{first:.4g}",
-            "last_block/valley": f"{last:.4g}"}
-
-
-def u_figures(profile: ArrayLike) -> dict:
-    """The figures a rule's U test reads: the valley block (1-based), whether it is interior,
-    and the end blocks over the valley block (4 digits)."""
-    b = macroscopic_profile(profile, BINS)
-    k = int(np.argmin(b))
-    return {"valley_block": k + 1, "interior": bool(0 < k < BINS - 1),
-            "first_over_valley": float(f"{b[0] / b[k]:.4g}"),
-            "last_over_valley": float(f"{b[-1] / b[k]:.4g}")}
+    return {"valley_block": s.valley_block, "interior": s.interior_valley,
+            "first_over_valley": float(f"{s.first_block_over_valley:.4g}"),
+            "last_over_valley": float(f"{s.last_block_over_valley:.4g}")}
 
 
 def is_u(x: Mapping, factor: float) -> bool:
-    """A macroscopic U on :func:`u_figures`: an interior valley and both ends ``factor`` times
+    """A macroscopic U on :func:`u_of`: an interior valley and both ends ``factor`` times
     above it."""
     return x["interior"] and x["first_over_valley"] >= factor and x["last_over_valley"] >= factor
-
-
-def valley_depth(profile: ArrayLike) -> float:
-    """``D`` = smallest block mean / mean of the block means over :data:`BINS` blocks (1 for a
-    flat profile; a dead zone when ``D < DEAD_ZONE_DEPTH``).
-
-    >>> valley_depth([1] * 16 + [3] * 16)  # blocks 1 (x 8) and 3 (x 8): mean 2
-    0.5
-    """
-    b = macroscopic_profile(profile, BINS)
-    return float(b.min() / b.mean())
-
-
-def peak_valley_ratio(profile: ArrayLike) -> dict:
-    """``max(p(1), p(L)) / min_j p(j)`` and its parts.
-
-    >>> r = peak_valley_ratio([0.5, 0.1, 0.001, 0.2])
-    >>> round(r["ratio"], 9), r["argmin"]
-    (500.0, 3)
-    """
-    p = np.asarray(profile, dtype=float)
-    mn = float(p.min())
-    ratio = float(max(p[0], p[-1]) / mn) if mn > 0 else float("inf")
-    return {"ratio": ratio, "first/min": float(p[0] / mn) if mn > 0 else float("inf"),
-            "last/min": float(p[-1] / mn) if mn > 0 else float("inf"),
-            "argmin": int(np.argmin(p)) + 1}
 
 
 # ------------------------------------------------------------------ the paper's setting

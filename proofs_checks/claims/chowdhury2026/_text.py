@@ -32,17 +32,14 @@ from typing import Any
 
 import numpy as np
 
+from posbias.numerics.shape import profile_shape
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     DEAD_ZONE_DEPTH,
     U_FACTOR,
-    is_u,
-    peak_valley_ratio,
     proxy_card,
-    u_figures,
-    u_shape_test,
-    valley_depth,
+    u_of,
 )
 from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
@@ -164,13 +161,14 @@ def _diagnostics(run: Mapping, record: Mapping) -> dict:
         if "influence" not in e:
             continue
         p = e["influence"]
-        u = u_figures(p)
-        series.append({"iteration": e["iteration"], "u": is_u(u, U_FACTOR),
+        sh = profile_shape(p)
+        u = u_of(sh)
+        series.append({"iteration": e["iteration"], "u": sh.u,
                        "first_over_valley": u["first_over_valley"],
                        "last_over_valley": u["last_over_valley"],
-                       "R": float(f"{peak_valley_ratio(p)['ratio']:.4g}"),
-                       "R_without_final": float(f"{peak_valley_ratio(p[:-1])['ratio']:.4g}"),
-                       "D": float(f"{valley_depth(p):.4g}")})
+                       "R": float(f"{sh.peak_valley:.4g}"),
+                       "R_without_final": float(f"{profile_shape(p[:-1]).peak_valley:.4g}"),
+                       "D": float(f"{sh.valley_depth:.4g}")})
         if e.get("boundary_influence") and record:
             pooled = np.concatenate([_ordinary_ratios(q, seps) for q, seps in
                                      zip(e["boundary_influence"], record["eot_positions"])])
@@ -205,15 +203,15 @@ def text_summaries(docs: Sequence[Mapping]) -> list[dict]:
                 raise ValueError(f"{doc.get('name')} seed {run['seed']}: no influence profile "
                                  "at Step 0 and Step N")
             e0, en = hist[0], hist[-1]
-            p0, pn = e0["influence"], en["influence"]
-            r0, rn = peak_valley_ratio(p0)["ratio"], peak_valley_ratio(pn)["ratio"]
+            s0, sn = profile_shape(e0["influence"]), profile_shape(en["influence"])
             rec = doc.get("boundary_windows") or {}
             out.append({"run": f"{cfg.get('arch', '?')} seed {run['seed']}",
                         "iteration": en["iteration"], "margin": en["below_bigram"],
-                        "u0": u_shape_test(p0), "uN": u_shape_test(pn),
-                        "U0": u_figures(p0), "UN": u_figures(pn),
-                        "R0": r0, "RN": rn, "g": float(np.log10(rn / r0)),
-                        "D0": valley_depth(p0), "DN": valley_depth(pn),
+                        "u0": {**u_of(s0), "u": s0.u}, "uN": {**u_of(sn), "u": sn.u},
+                        "U0": u_of(s0), "UN": u_of(sn),
+                        "R0": s0.peak_valley, "RN": sn.peak_valley,
+                        "g": float(np.log10(sn.peak_valley / s0.peak_valley)),
+                        "D0": s0.valley_depth, "DN": sn.valley_depth,
                         "B0": _boundary_stats(e0, rec), "BN": _boundary_stats(en, rec),
                         "diagnostics": _diagnostics(run, rec)})
     return out
@@ -296,10 +294,10 @@ def _show(s: Mapping) -> str:
                    f"{series[0]['ordinary_local_ratio_p95']:.3g} -> "
                    f"{series[-1]['ordinary_local_ratio_p95']:.3g}")
     return (f"{s['run']} at {s['iteration']} it ({s['margin']:+.3f} nats below the bigram): "
-            f"U at Step 0 {s['u0']['u']} (ends/valley {s['u0']['first_block/valley']}, "
-            f"{s['u0']['last_block/valley']}), at Step N {s['uN']['u']} (valley block "
-            f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_block/valley']}, "
-            f"{s['uN']['last_block/valley']}); R {s['R0']:.3g} -> {s['RN']:.3g} (g "
+            f"U at Step 0 {s['u0']['u']} (ends/valley {s['u0']['first_over_valley']:.4g}, "
+            f"{s['u0']['last_over_valley']:.4g}), at Step N {s['uN']['u']} (valley block "
+            f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_over_valley']:.4g}, "
+            f"{s['uN']['last_over_valley']:.4g}); R {s['R0']:.3g} -> {s['RN']:.3g} (g "
             f"{s['g']:+.3f}); D {s['D0']:.3f} -> {s['DN']:.3f}; {b(s['B0'])} at Step 0, "
             f"{b(s['BN'])} at Step N" + beside)
 

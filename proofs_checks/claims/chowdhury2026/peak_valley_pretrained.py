@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from posbias.numerics.shape import profile_shape
 from posbias.proofs_checks.cards import Example, Rule, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     PAIRED_ASSUMPTIONS,
     PAIRED_NEEDS,
     paired_measurements,
-    peak_valley_ratio,
     pretrained_card,
     pretrained_setting,
     without_pairs,
@@ -116,8 +116,8 @@ def check(ctx: CheckContext) -> Evidence:
         return without_pairs(rule, pairs, unpaired, skipped, ": growth cannot be tested")
     figures: dict[str, Any] = {"pairs": [
         {"name": r.name, "step0_name": s.name,
-         "R_pretrained": float(f"{peak_valley_ratio(r.profile)['ratio']:.4g}"),
-         "R_step0": float(f"{peak_valley_ratio(s.profile)['ratio']:.4g}")}
+         "R_pretrained": float(f"{profile_shape(r.profile).peak_valley:.4g}"),
+         "R_step0": float(f"{profile_shape(s.profile).peak_valley:.4g}")}
         for r, s in pairs]}
     verdict = RULE.apply(figures).verdict
     text = "; ".join(f"{p['name']}: R = {p['R_pretrained']:.4g} after pretraining, "

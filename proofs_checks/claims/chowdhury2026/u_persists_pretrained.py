@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from posbias.numerics.shape import profile_shape
 from posbias.proofs_checks.cards import Example, Rule, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     BINS,
@@ -26,7 +27,7 @@ from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     paired_measurements,
     pretrained_card,
     pretrained_setting,
-    u_figures,
+    u_of,
     without_pairs,
 )
 from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
@@ -114,8 +115,8 @@ def check(ctx: CheckContext) -> Evidence:
         return without_pairs(rule, pairs, unpaired, skipped,
                              " (posbias measure --model M --random-init --save-influence DIR)")
     figures: dict[str, Any] = {"pairs": [
-        {"name": r.name, "step0_name": s.name, "pretrained": u_figures(r.profile),
-         "step0": u_figures(s.profile)} for r, s in pairs]}
+        {"name": r.name, "step0_name": s.name, "pretrained": u_of(profile_shape(r.profile)),
+         "step0": u_of(profile_shape(s.profile))} for r, s in pairs]}
     verdict = RULE.apply(figures).verdict
 
     def show(p):
