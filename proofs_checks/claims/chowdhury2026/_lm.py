@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from posbias.numerics.shape import profile_shape
+from posbias.numerics.shape import shape_with_and_without_final
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     DEAD_ZONE_DEPTH,
     U_FACTOR,
     proxy_card,
+    shape_figures,
     u_of,
 )
 from posbias.proofs_checks.data import data_path
@@ -140,13 +141,20 @@ def lm_summaries(doc: dict) -> list[dict]:
         hist = [e for e in run["history"] if "influence" in e]
         if len(hist) < 2 or hist[0]["iteration"] != 0:
             raise ValueError(f"seed {run['seed']}: no influence profile at Step 0 and Step N")
-        s0, sn = profile_shape(hist[0]["influence"]), profile_shape(hist[-1]["influence"])
-        out.append({"seed": run["seed"], "iteration": hist[-1]["iteration"],
-                    "learned": hist[-1]["final_learned"],
-                    "u0": {**u_of(s0), "u": s0.u}, "uN": {**u_of(sn), "u": sn.u},
+        w0 = shape_with_and_without_final(hist[0]["influence"])
+        wn = shape_with_and_without_final(hist[-1]["influence"])
+
+        def pair(s0, sn):
+            return {"u0": {**u_of(s0), "u": s0.u}, "uN": {**u_of(sn), "u": sn.u},
                     "R0": s0.peak_valley, "RN": sn.peak_valley,
                     "g": float(np.log10(sn.peak_valley / s0.peak_valley)),
-                    "D0": s0.valley_depth, "DN": sn.valley_depth})
+                    "D0": s0.valley_depth, "DN": sn.valley_depth,
+                    "atoms0": (s0.first_atom, s0.last_atom),
+                    "atomsN": (sn.first_atom, sn.last_atom)}
+
+        out.append({"seed": run["seed"], "iteration": hist[-1]["iteration"],
+                    "learned": hist[-1]["final_learned"], **pair(w0["with"], wn["with"]),
+                    "without_final": pair(w0["without"], wn["without"])})
     return out
 
 
@@ -187,22 +195,23 @@ def lm_decision(rule: Rule, summaries: list[dict]) -> tuple[str, str, bool]:
 
 def lm_figures(summaries: list[dict]) -> dict:
     """The figures the proxies' rules decide on, per seed (from :func:`lm_summaries`)."""
-    def u(x):
-        return {k: x[k] for k in ("interior", "first_over_valley", "last_over_valley")}
-
     return {"seeds": [{"seed": s["seed"], "learned": float(f"{s['learned']:.4g}"),
-                       "u0": u(s["u0"]), "uN": u(s["uN"]), "g": float(f"{s['g']:.4g}"),
-                       "D0": float(f"{s['D0']:.4g}"), "DN": float(f"{s['DN']:.4g}")}
+                       **shape_figures(s), "without_final": shape_figures(s["without_final"])}
                       for s in summaries]}
 
 
-def lm_examples(u0=(9.0, 8.0), uN=(12.0, 20.0), g=0.3, D0=0.3, DN=0.2, learned=0.9, n=2):
-    """Figures of ``n`` seeds in the form of :func:`lm_figures`, for the rules' examples."""
+def lm_examples(u0=(9.0, 8.0), uN=(12.0, 20.0), g=0.3, D0=0.3, DN=0.2, learned=0.9, n=2,
+                without_final=None):
+    """Figures of ``n`` seeds in the form of :func:`lm_figures`, for the rules' examples;
+    ``without_final`` gives the figures (``u0``, ``uN``, ``g``, ``D0``, ``DN``) that differ
+    without the final token (the others are the same both ways)."""
     def u(x):
         return {"interior": len(x) < 3 or x[2], "first_over_valley": x[0],
                 "last_over_valley": x[1]}
+    shape = {"u0": u0, "uN": uN, "g": g, "D0": D0, "DN": DN, **(without_final or {})}
+    wo = {k: (u(v) if k in ("u0", "uN") else v) for k, v in shape.items()}
     return {"seeds": [{"seed": k, "learned": learned, "u0": u(u0), "uN": u(uN), "g": g,
-                       "D0": D0, "DN": DN} for k in range(n)]}
+                       "D0": D0, "DN": DN, "without_final": dict(wo)} for k in range(n)]}
 
 
 def _lm_provenance(doc: dict) -> dict:

@@ -16,7 +16,7 @@ Without a pretrained measurement the verdict is needs-data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from posbias.numerics.shape import BINS, U_FACTOR, Shape
@@ -27,6 +27,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence
 __all__ = [
     "BINS",
     "DEAD_ZONE_DEPTH",
+    "FINAL_TOKEN_RULE",
     "MEASURED_FORMAT",
     "PAIRED_ASSUMPTIONS",
     "PAIRED_NEEDS",
@@ -34,12 +35,17 @@ __all__ = [
     "PRETRAINED_TEST",
     "U_FACTOR",
     "Pair",
+    "both",
+    "final_token_figures",
+    "final_token_words",
     "is_u",
+    "one_side",
     "paired_measurements",
     "pretrained_card",
     "pretrained_comparison_setting",
     "pretrained_setting",
     "proxy_card",
+    "shape_figures",
     "u_of",
     "without_pairs",
 ]
@@ -68,10 +74,122 @@ def u_of(s: Shape) -> dict:
             "last_over_valley": float(f"{s.last_block_over_valley:.4g}")}
 
 
+def shape_figures(s: Mapping) -> dict:
+    """The figures a proxy's rules read from one side (with or without the final token) of a
+    run's Step-0 and Step-N summary: the U tests (valley block, interior, end blocks over the
+    valley), the growth ``g`` of R and the valley depths, rounded to 4 significant digits; the
+    peak/valley ratios and the end atoms beside them.
+
+    >>> s = {"u0": {"valley_block": 8, "interior": True, "first_over_valley": 9.0,
+    ...             "last_over_valley": 3.0, "u": True}, "uN": {"valley_block": 8,
+    ...      "interior": True, "first_over_valley": 2.5, "last_over_valley": 4.0, "u": True},
+    ...      "g": 0.123456, "D0": 0.3, "DN": 0.2, "R0": 10.0, "RN": 13.3,
+    ...      "atoms0": (1.2, 30.0), "atomsN": (1.1, 3.0)}
+    >>> f = shape_figures(s); f["g"], f["uN"]["last_over_valley"], f["atoms0"]
+    (0.1235, 4.0, [1.2, 30.0])
+    """
+    def u(x):
+        return {k: x[k] for k in ("valley_block", "interior", "first_over_valley",
+                                  "last_over_valley")}
+
+    def r(x):
+        return float(f"{x:.4g}")
+
+    return {"u0": u(s["u0"]), "uN": u(s["uN"]), "g": r(s["g"]), "D0": r(s["D0"]),
+            "DN": r(s["DN"]), "R0": r(s["R0"]), "RN": r(s["RN"]),
+            "atoms0": [r(a) for a in s["atoms0"]], "atomsN": [r(a) for a in s["atomsN"]]}
+
+
 def is_u(x: Mapping, factor: float) -> bool:
     """A macroscopic U on :func:`u_of`: an interior valley and both ends ``factor`` times
     above it."""
     return x["interior"] and x["first_over_valley"] >= factor and x["last_over_valley"] >= factor
+
+
+# ------------------------------------------------------------------ with and without the final token
+#: the final-token clause every rule of the trained and pretrained claims shares
+FINAL_TOKEN_RULE = (
+    "With and without the final token: every profile statistic is computed on p(1..L) and on "
+    "p(1..L-1), the profile without the final position's influence on itself (its residual "
+    "path, the recency atom; numerics.shape: the statistics are ratios, so nothing is "
+    "renormalised), the latter under 'without_final'. A property the rule asks for (a U, a dead "
+    "zone, R grown or fallen, R in a band) holds only when it holds both ways: one that exists "
+    "only through the final token counts as absent (a U whose right arm is the final token "
+    "alone is no U). decided_by_final_token: the verdict of the rule on the figures with the "
+    "final token alone differs from its verdict on the figures without it.")
+
+
+def both(x: Mapping, key: str, holds: Callable[[Any], bool]) -> bool:
+    """``holds`` of the figure ``key`` of ``x`` with the final token and without it (``x``
+    carries its figures without the final token under ``without_final``): a property that
+    exists only through the final token does not hold.
+
+    >>> r = {"D0": 0.43, "without_final": {"D0": 0.73}}
+    >>> both(r, "D0", lambda d: d < 0.5), both(r, "D0", lambda d: d >= 0.5)
+    (False, False)
+    """
+    return bool(holds(x[key]) and holds(x["without_final"][key]))
+
+
+def one_side(figures: Any, side: str) -> Any:
+    """``figures`` as if computed on one side only: ``with`` (the figures without the final
+    token replaced by those with it) or ``without`` (the other way round), at every level.
+
+    >>> f = {"runs": [{"g": 0.4, "without_final": {"g": -0.1}}]}
+    >>> one_side(f, "with")["runs"][0]["without_final"], one_side(f, "without")["runs"][0]["g"]
+    ({'g': 0.4}, -0.1)
+    """
+    if isinstance(figures, list):
+        return [one_side(x, side) for x in figures]
+    if not isinstance(figures, Mapping):
+        return figures
+    out = {k: one_side(v, side) for k, v in figures.items() if k != "without_final"}
+    if "without_final" in figures:
+        wo = {k: one_side(v, side) for k, v in figures["without_final"].items()}
+        if side == "without":
+            out.update(wo)
+        out["without_final"] = {k: out[k] for k in wo}
+    return out
+
+
+def final_token_figures(rule: Any, figures: Mapping, items: str, name: str) -> dict:
+    """The figures that say what the final token decides: the verdicts of ``rule`` on the
+    figures with the final token only and without it, ``decided_by_final_token`` (they differ),
+    and the entries of ``figures[items]`` (runs, seeds or pairs, named by their ``name``) whose
+    verdict alone changes without the final token."""
+    t = rule.values()
+    with_, without = one_side(figures, "with"), one_side(figures, "without")
+    alone = [x[name] for x, w, o in zip(figures[items], with_[items], without[items])
+             if rule.decide({**with_, items: [w]}, t) != rule.decide({**without, items: [o]}, t)]
+    v_with, v_without = rule.decide(with_, t), rule.decide(without, t)
+    return {"verdict_with_final": v_with, "verdict_without_final": v_without,
+            "decided_by_final_token": v_with != v_without,
+            f"{items}_decided_by_final_token": alone}
+
+
+def final_token_words(entries: Sequence[Mapping], label: Callable[[Mapping], str], noun: str,
+                      properties: Sequence[tuple[str, str, Callable[[Any], bool]]]) -> str:
+    """In words, which ``properties`` (``(words, key, holds)``) of which ``entries`` (each
+    named by ``label``; ``noun`` names them all) exist only through the final token, or only
+    without it; '' when none.
+
+    >>> runs = [{"run": "a", "D0": 0.4, "without_final": {"D0": 0.7}},
+    ...         {"run": "b", "D0": 0.3, "without_final": {"D0": 0.4}}]
+    >>> final_token_words(runs, lambda r: r["run"], "run",
+    ...                   [("a dead zone at Step 0", "D0", lambda d: d < 0.5)])
+    'a dead zone at Step 0 only through the final token in a'
+    """
+    parts = []
+    for words, key, holds in properties:
+        only = [label(e) for e in entries if holds(e[key]) and not holds(e["without_final"][key])]
+        wo = [label(e) for e in entries if holds(e["without_final"][key]) and not holds(e[key])]
+        if only:
+            where = f"every {noun}" if len(only) == len(entries) > 1 else ", ".join(only)
+            parts.append(f"{words} only through the final token in {where}")
+        if wo:
+            where = f"every {noun}" if len(wo) == len(entries) > 1 else ", ".join(wo)
+            parts.append(f"{words} only without the final token in {where}")
+    return "; ".join(parts)
 
 
 # ------------------------------------------------------------------ the paper's setting

@@ -32,13 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from posbias.numerics.shape import profile_shape
+from posbias.numerics.shape import Shape, profile_shape, shape_with_and_without_final
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     DEAD_ZONE_DEPTH,
     U_FACTOR,
     proxy_card,
+    shape_figures,
     u_of,
 )
 from posbias.proofs_checks.data import data_path
@@ -203,18 +204,27 @@ def text_summaries(docs: Sequence[Mapping]) -> list[dict]:
                 raise ValueError(f"{doc.get('name')} seed {run['seed']}: no influence profile "
                                  "at Step 0 and Step N")
             e0, en = hist[0], hist[-1]
-            s0, sn = profile_shape(e0["influence"]), profile_shape(en["influence"])
+            w0 = shape_with_and_without_final(e0["influence"])
+            wn = shape_with_and_without_final(en["influence"])
             rec = doc.get("boundary_windows") or {}
             out.append({"run": f"{cfg.get('arch', '?')} seed {run['seed']}",
                         "iteration": en["iteration"], "margin": en["below_bigram"],
-                        "u0": {**u_of(s0), "u": s0.u}, "uN": {**u_of(sn), "u": sn.u},
-                        "U0": u_of(s0), "UN": u_of(sn),
-                        "R0": s0.peak_valley, "RN": sn.peak_valley,
-                        "g": float(np.log10(sn.peak_valley / s0.peak_valley)),
-                        "D0": s0.valley_depth, "DN": sn.valley_depth,
+                        **_shape_pair(w0["with"], wn["with"]),
+                        "without_final": _shape_pair(w0["without"], wn["without"]),
                         "B0": _boundary_stats(e0, rec), "BN": _boundary_stats(en, rec),
                         "diagnostics": _diagnostics(run, rec)})
     return out
+
+
+def _shape_pair(s0: Shape, sn: Shape) -> dict:
+    """The figures of a run's Step-0 and Step-N shapes (one side: with or without the final
+    token): U tests, peak/valley ratios and their parts, growth, valley depths, end atoms."""
+    return {"u0": {**u_of(s0), "u": s0.u}, "uN": {**u_of(sn), "u": sn.u},
+            "U0": u_of(s0), "UN": u_of(sn),
+            "R0": s0.peak_valley, "RN": sn.peak_valley,
+            "g": float(np.log10(sn.peak_valley / s0.peak_valley)),
+            "D0": s0.valley_depth, "DN": sn.valley_depth,
+            "atoms0": (s0.first_atom, s0.last_atom), "atomsN": (sn.first_atom, sn.last_atom)}
 
 
 def _figures(summaries: Sequence[Mapping]) -> dict:
@@ -224,9 +234,9 @@ def _figures(summaries: Sequence[Mapping]) -> dict:
                                        ("windows", "mean", "peak_share")}
 
     return {"runs": [{"run": s["run"], "margin": float(f"{s['margin']:.4g}"),
-                      "u0": s["U0"], "uN": s["UN"], "g": float(f"{s['g']:.4g}"),
-                      "D0": float(f"{s['D0']:.4g}"), "DN": float(f"{s['DN']:.4g}"),
-                      "B0": b(s["B0"]), "BN": b(s["BN"])} for s in summaries]}
+                      **shape_figures(s), "B0": b(s["B0"]), "BN": b(s["BN"]),
+                      "without_final": shape_figures(s["without_final"])}
+                     for s in summaries]}
 
 
 # --- the rules' common parts ----------------------------------------------------------------
@@ -239,17 +249,21 @@ def gated(runs: Sequence[Mapping], t: Mapping) -> bool:
 def text_examples(margin: float = 0.5, u0: tuple = (9.0, 8.0), uN: tuple = (12.0, 20.0),
                   g: float = 0.5, D0: float = 0.3, DN: float = 0.2,
                   B0: tuple | None = (8, 0.5, 0.0), BN: tuple | None = (8, 0.97, 0.75),
-                  n: int = 2) -> dict:
-    """Figures of ``n`` runs for the rules' examples."""
+                  n: int = 2, without_final: Mapping | None = None) -> dict:
+    """Figures of ``n`` runs for the rules' examples; ``without_final`` gives the figures
+    (``u0``, ``uN``, ``g``, ``D0``, ``DN``) that differ without the final token (the others are
+    the same both ways)."""
     def u(x):
         return {"interior": True, "first_over_valley": x[0], "last_over_valley": x[1]}
 
     def b(x):
         return None if x is None else {"windows": x[0], "mean": x[1], "peak_share": x[2]}
 
+    shape = {"u0": u0, "uN": uN, "g": g, "D0": D0, "DN": DN, **(without_final or {})}
+    wo = {k: (u(v) if k in ("u0", "uN") else v) for k, v in shape.items()}
     return {"runs": [{"run": f"llama seed {k}", "margin": margin, "u0": u(u0), "uN": u(uN),
-                      "g": g, "D0": D0, "DN": DN, "B0": b(B0), "BN": b(BN)}
-                     for k in range(n)]}
+                      "g": g, "D0": D0, "DN": DN, "B0": b(B0), "BN": b(BN),
+                      "without_final": dict(wo)} for k in range(n)]}
 
 
 #: the thresholds the four rules share

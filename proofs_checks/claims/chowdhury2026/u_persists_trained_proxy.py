@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Example, Rule, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._analytic import REREAD_RULES_FIXED
 from posbias.proofs_checks.claims.chowdhury2026._lm import (
     LM_ASSUMPTIONS,
     LM_GATE,
@@ -32,8 +33,13 @@ from posbias.proofs_checks.claims.chowdhury2026._lm import (
     lm_examples,
     lm_thorough_work,
 )
-from posbias.proofs_checks.claims.chowdhury2026._pretrained import BINS, U_FACTOR, is_u
-from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
+    BINS,
+    FINAL_TOKEN_RULE,
+    U_FACTOR,
+    both,
+    is_u,
+)
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "decide", "u_persists_trained_verdict"]
@@ -46,7 +52,8 @@ _RULE_TEXT = (
     f"of the final position at Step N >= {LM_GATE} in every seed, else inconclusive. A seed "
     f"without a U at Step 0 -> inconclusive. Every seed without a U at Step N, or every seed "
     f"g < -{LM_GROWTH} -> refuted. Every seed with a U at Step N and g > +{LM_GROWTH} -> "
-    f"qualified (a proxy at small scale is at most qualified). Otherwise inconclusive.")
+    f"qualified (a proxy at small scale is at most qualified). Otherwise inconclusive. "
+    + FINAL_TOKEN_RULE)
 
 
 def decide(f: Mapping, t: Mapping) -> str:
@@ -56,12 +63,16 @@ def decide(f: Mapping, t: Mapping) -> str:
     seeds = f["seeds"]
     if any(s["learned"] < t["gate"] for s in seeds):
         return "inconclusive"
-    if not all(is_u(s["u0"], t["factor"]) for s in seeds):
+
+    def u(x):
+        return is_u(x, t["factor"])
+
+    if not all(both(s, "u0", u) for s in seeds):
         return "inconclusive"
-    if (all(not is_u(s["uN"], t["factor"]) for s in seeds)
-            or all(s["g"] < -t["growth"] for s in seeds)):
+    if (all(not both(s, "uN", u) for s in seeds)
+            or all(both(s, "g", lambda g: g < -t["growth"]) for s in seeds)):
         return "refuted"
-    if all(is_u(s["uN"], t["factor"]) and s["g"] > t["growth"] for s in seeds):
+    if all(both(s, "uN", u) and both(s, "g", lambda g: g > t["growth"]) for s in seeds):
         return "qualified"
     return "inconclusive"
 
@@ -80,10 +91,16 @@ RULE = Rule(
                 lm_examples(uN=(1.3, 1.2), g=-0.4), "refuted", "false"),
         Example("the U kept but R falls in every seed", lm_examples(g=-0.5), "refuted", "false"),
         Example("the U kept without growth (g = 0)", lm_examples(g=0.0), "inconclusive", "false"),
+        Example("the Step-N U only through the final token (last block 20 x the valley with it, "
+                "1.0 x without)", lm_examples(g=1.0, without_final={"uN": (12.0, 1.0)}),
+                "refuted", "false"),
+        Example("the Step-0 U only through the final token (last block 8 x the valley with it, "
+                "1.0 x without)", lm_examples(without_final={"u0": (9.0, 1.0)}), "inconclusive",
+                "realistic"),
         Example("the task not learned (learned fraction 0.3)", lm_examples(learned=0.3),
                 "inconclusive", "realistic"),
     ),
-    fixed=MEASURED_RULES_FIXED,
+    fixed=REREAD_RULES_FIXED,
     deciding=("seeds",),
 )
 

@@ -4,6 +4,8 @@ paper's architecture; refuted when R shrinks; needs-data without a Step-0 pair."
 
 from posbias_tests_chowdhury2026_fakes import QWEN2, u_profile, verdict, write
 
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import one_side
+from posbias.proofs_checks.claims.chowdhury2026.peak_valley_pretrained import RULE, _pvp
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 PV = "chowdhury2026:peak-valley-pretrained"
@@ -51,3 +53,12 @@ def test_refuted_when_r_shrinks(tmp_path):
 def test_growth_untestable_without_a_step0_pair(tmp_path):
     write(tmp_path, "m", u_profile(1000.0, L=256), "pretrained", arch=QWEN2)
     assert verdict(PV, tmp_path).verdict == "needs-data"
+
+
+def test_growth_to_1e3_only_through_the_final_token_is_refuted():
+    """The rule reads its figures with and without the final token: a property that exists only
+    through the final token's self-influence is absent.  Read with the final token alone (the
+    rule's first reading), the same figures are verified."""
+    f = _pvp(1000.0, 100.0, 150.0)
+    assert RULE.decide(one_side(f, "with"), RULE.values()) == "verified"
+    assert RULE.decide(f, RULE.values()) == "refuted"

@@ -15,7 +15,7 @@ from posbias.proofs_checks.claims.chowdhury2026 import primacy_tail
 from posbias.proofs_checks.registry import CheckContext
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _first_token(L, H):
     return L * float(cesaro_profile(L, [1.0] * H)[0])
 
