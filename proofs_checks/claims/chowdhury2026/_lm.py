@@ -27,7 +27,9 @@ from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     DEAD_ZONE_DEPTH,
     U_FACTOR,
+    final_token_figures,
     proxy_card,
+    proxy_final_token_words,
     shape_figures,
     u_of,
 )
@@ -50,11 +52,13 @@ __all__ = [
     "lm_evidence",
     "lm_examples",
     "lm_figures",
+    "lm_final_token",
     "lm_gate",
     "lm_show",
     "lm_stored_results",
     "lm_summaries",
     "lm_thorough_work",
+    "shape_words",
 ]
 
 #: the final position's learned fraction every seed must reach before a profile counts
@@ -158,20 +162,43 @@ def lm_summaries(doc: dict) -> list[dict]:
     return out
 
 
-def lm_show(summaries: Sequence[Mapping]) -> str:
-    """The summaries in words, one seed after the other, with the seed spread of the growth."""
-    parts = []
-    for s in summaries:
-        parts.append(
-            f"seed {s['seed']} at {s['iteration']} it (learned {s['learned']:.3f}): U at Step 0 "
-            f"{s['u0']['u']} (ends/valley {s['u0']['first_over_valley']:.4g}, "
+def shape_words(s: Mapping) -> str:
+    """One side (with or without the final token) of a run's Step-0 and Step-N figures in
+    words: U tests, R, g, D and the end atoms."""
+    return (f"U at Step 0 {s['u0']['u']} (ends/valley {s['u0']['first_over_valley']:.4g}, "
             f"{s['u0']['last_over_valley']:.4g}), at Step N {s['uN']['u']} (valley block "
             f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_over_valley']:.4g}, "
             f"{s['uN']['last_over_valley']:.4g}); R {s['R0']:.3g} -> {s['RN']:.3g} (g "
-            f"{s['g']:+.3f}); "
-            f"valley depth D {s['D0']:.3f} -> {s['DN']:.3f}")
+            f"{s['g']:+.3f}); valley depth D {s['D0']:.3f} -> {s['DN']:.3f}; end atoms "
+            f"p(1)/p(2), p(end)/p(end-1) {s['atoms0'][0]:.3g}, {s['atoms0'][1]:.3g} -> "
+            f"{s['atomsN'][0]:.3g}, {s['atomsN'][1]:.3g}")
+
+
+def lm_show(summaries: Sequence[Mapping]) -> str:
+    """The summaries in words, one seed after the other, with and without the final token,
+    with the seed spread of the growth (both ways)."""
+    parts = [f"seed {s['seed']} at {s['iteration']} it (learned {s['learned']:.3f}): "
+             f"{shape_words(s)}; without the final token: {shape_words(s['without_final'])}"
+             for s in summaries]
     spread = max(s["g"] for s in summaries) - min(s["g"] for s in summaries)
-    return "; ".join(parts) + f"; seed spread of g {spread:.3f}"
+    wo = [s["without_final"]["g"] for s in summaries]
+    return "; ".join(parts) + (f"; seed spread of g {spread:.3f} ({max(wo) - min(wo):.3f} "
+                               "without the final token)")
+
+
+def lm_final_token(rule: Rule, summaries: list[dict]) -> tuple[dict, str]:
+    """What the final token decides in the seeds' figures (:func:`final_token_figures`) and, in
+    words, which properties exist only through it (or only without it) and whether the
+    verdict with the final token alone differs."""
+    figures = lm_figures(summaries)
+    final = final_token_figures(rule, figures, "seeds", "seed")
+    words = proxy_final_token_words(figures["seeds"], lambda s: f"seed {s['seed']}", "seed",
+                                    LM_GROWTH)
+    if final["decided_by_final_token"]:
+        words += ("; " if words else "") + (
+            f"the final token alone decides: {final['verdict_with_final']} with it, "
+            f"{final['verdict_without_final']} without it")
+    return final, words
 
 
 def lm_gate(summaries):
@@ -214,6 +241,15 @@ def lm_examples(u0=(9.0, 8.0), uN=(12.0, 20.0), g=0.3, D0=0.3, DN=0.2, learned=0
                        "D0": D0, "DN": DN, "without_final": dict(wo)} for k in range(n)]}
 
 
+def _rounded(x: Any) -> Any:
+    """``x`` with every float at any level to 4 significant digits."""
+    if isinstance(x, Mapping):
+        return {k: _rounded(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_rounded(v) for v in x]
+    return float(f"{x:.4g}") if isinstance(x, float) else x
+
+
 def _lm_provenance(doc: dict) -> dict:
     prov = doc.get("provenance", {})
     return {"name": doc.get("name"), "command": prov.get("command"), "seeds": prov.get("seeds"),
@@ -223,9 +259,12 @@ def _lm_provenance(doc: dict) -> dict:
             "created": prov.get("created")}
 
 
-def lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], rule: str, what: str) -> Evidence:
+def lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], the_rule: Rule,
+                what: str) -> Evidence:
     """The evidence of a trained-LM proxy: the stored (or, with ``--thorough``, re-trained)
-    runs summarized and decided by ``verdict_fn(summaries) -> (verdict, text)``."""
+    runs summarized and decided by ``verdict_fn(summaries) -> (verdict, text)`` (the verdict
+    of ``the_rule``), with what the final token decides."""
+    rule = the_rule.text
     try:
         doc = _lm_thorough() if ctx.thorough else lm_stored_results(ctx.data_dir)
     except FileNotFoundError as exc:
@@ -240,7 +279,10 @@ def lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], rule: str, wh
         return Evidence("inconclusive", method="trained-LM influence profiles",
                         discrepancy=str(exc), rule=rule, details={"rule": rule})
     verdict, text = verdict_fn(summaries)
+    final, final_words = lm_final_token(the_rule, summaries)
     text = LM_PROXY_TEXT + " Result of the proxy: " + text
+    if final_words:
+        text += "; with and without the final token: " + final_words
     kw = {"correction": text} if verdict == "qualified" else (
         {"counterexample": text} if verdict == "refuted" else {"discrepancy": text})
     return Evidence(
@@ -250,9 +292,8 @@ def lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], rule: str, wh
         cases=len(summaries), figures=lm_figures(summaries),
         parameters={"scale": LM_SCALE, "source": ("re-trained (--thorough)" if ctx.thorough
                                                   else "stored results")},
-        details={"rule": rule, "provenance": _lm_provenance(doc),
-                 "seeds": [{k: (v if not isinstance(v, float) else float(f"{v:.4g}"))
-                            for k, v in s.items()} for s in summaries]},
+        details={"rule": rule, "provenance": _lm_provenance(doc), "final_token": final,
+                 "seeds": [_rounded(s) for s in summaries]},
         **kw)
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "pretrained_comparison_setting",
     "pretrained_setting",
     "proxy_card",
+    "proxy_final_token_words",
     "shape_figures",
     "u_of",
     "without_pairs",
@@ -190,6 +191,31 @@ def final_token_words(entries: Sequence[Mapping], label: Callable[[Mapping], str
             where = f"every {noun}" if len(wo) == len(entries) > 1 else ", ".join(wo)
             parts.append(f"{words} only without the final token in {where}")
     return "; ".join(parts)
+
+
+def proxy_final_token_words(entries: Sequence[Mapping], label: Callable[[Mapping], str],
+                            noun: str, growth: float) -> str:
+    """:func:`final_token_words` for a proxy's runs or seeds (figures of
+    :func:`shape_figures`): which U, dead zone (D below :data:`DEAD_ZONE_DEPTH`) and growth of R
+    (|g| beyond ``growth``), at Step 0 and Step N, exist only through the final token or only
+    without it.
+
+    >>> run = {"run": "a", "u0": {"interior": True, "first_over_valley": 40.0,
+    ...        "last_over_valley": 4.6}, "uN": {"interior": True, "first_over_valley": 2.0,
+    ...        "last_over_valley": 27.0}, "D0": 0.17, "DN": 0.29, "g": 0.37,
+    ...        "without_final": {"u0": {"interior": False, "first_over_valley": 42.0,
+    ...        "last_over_valley": 1.0}, "uN": {"interior": True, "first_over_valley": 2.0,
+    ...        "last_over_valley": 18.0}, "D0": 0.17, "DN": 0.35, "g": -0.14}}
+    >>> proxy_final_token_words([run], lambda r: r["run"], "run", 0.1)
+    'a U at Step 0 only through the final token in a; R grown only through the final token in a'
+    """
+    return final_token_words(entries, label, noun, [
+        ("a U at Step 0", "u0", lambda x: is_u(x, U_FACTOR)),
+        ("a U at Step N", "uN", lambda x: is_u(x, U_FACTOR)),
+        ("a dead zone at Step 0", "D0", lambda d: d < DEAD_ZONE_DEPTH),
+        ("a dead zone at Step N", "DN", lambda d: d < DEAD_ZONE_DEPTH),
+        ("R grown", "g", lambda g: g > growth),
+        ("R fallen", "g", lambda g: g < -growth)])
 
 
 # ------------------------------------------------------------------ the paper's setting

@@ -32,13 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from posbias.numerics.shape import Shape, profile_shape, shape_with_and_without_final
+from posbias.numerics.shape import Shape, shape_with_and_without_final
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
-from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
+from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH, shape_words
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     DEAD_ZONE_DEPTH,
     U_FACTOR,
+    final_token_figures,
     proxy_card,
+    proxy_final_token_words,
     shape_figures,
     u_of,
 )
@@ -155,21 +157,23 @@ def _ordinary_ratios(profile: Sequence[float] | np.ndarray, separators: Sequence
 
 def _diagnostics(run: Mapping, record: Mapping) -> dict:
     """Figures beside the rules (they decide nothing): the U test, R and D at every evaluation,
-    R without the final token (its own, diagonal influence), and the 95th percentile of the
+    the same without the final token (its own, diagonal influence), and the 95th percentile of the
     ordinary positions' local ratios in the boundary windows (local spikes anywhere)."""
     series = []
     for e in run["history"]:
         if "influence" not in e:
             continue
-        p = e["influence"]
-        sh = profile_shape(p)
+        both_ways = shape_with_and_without_final(e["influence"])
+        sh, wo = both_ways["with"], both_ways["without"]
         u = u_of(sh)
         series.append({"iteration": e["iteration"], "u": sh.u,
                        "first_over_valley": u["first_over_valley"],
                        "last_over_valley": u["last_over_valley"],
                        "R": float(f"{sh.peak_valley:.4g}"),
-                       "R_without_final": float(f"{profile_shape(p[:-1]).peak_valley:.4g}"),
-                       "D": float(f"{sh.valley_depth:.4g}")})
+                       "D": float(f"{sh.valley_depth:.4g}"),
+                       "without_final": {"u": wo.u, **u_of(wo),
+                                         "R": float(f"{wo.peak_valley:.4g}"),
+                                         "D": float(f"{wo.valley_depth:.4g}")}})
         if e.get("boundary_influence") and record:
             pooled = np.concatenate([_ordinary_ratios(q, seps) for q, seps in
                                      zip(e["boundary_influence"], record["eot_positions"])])
@@ -299,21 +303,16 @@ def _show(s: Mapping) -> str:
 
     series = s["diagnostics"]["series"]
     by_eval = ", ".join(f"{x['iteration']} {'yes' if x['u'] else 'no'} "
-                        f"({x['first_over_valley']:.3g})" for x in series)
-    beside = (f"; beside the rule: U by evaluation (first block / valley) {by_eval}; R "
-              f"without the final token {series[0]['R_without_final']:.3g} -> "
-              f"{series[-1]['R_without_final']:.3g}")
+                        f"({x['first_over_valley']:.3g}; without the final token "
+                        f"{'yes' if x['without_final']['u'] else 'no'})" for x in series)
+    beside = f"; beside the rule: U by evaluation (first block / valley) {by_eval}"
     if "ordinary_local_ratio_p95" in series[-1] and "ordinary_local_ratio_p95" in series[0]:
         beside += (f"; 95th percentile of the local ratio at ordinary positions "
                    f"{series[0]['ordinary_local_ratio_p95']:.3g} -> "
                    f"{series[-1]['ordinary_local_ratio_p95']:.3g}")
     return (f"{s['run']} at {s['iteration']} it ({s['margin']:+.3f} nats below the bigram): "
-            f"U at Step 0 {s['u0']['u']} (ends/valley {s['u0']['first_over_valley']:.4g}, "
-            f"{s['u0']['last_over_valley']:.4g}), at Step N {s['uN']['u']} (valley block "
-            f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_over_valley']:.4g}, "
-            f"{s['uN']['last_over_valley']:.4g}); R {s['R0']:.3g} -> {s['RN']:.3g} (g "
-            f"{s['g']:+.3f}); D {s['D0']:.3f} -> {s['DN']:.3f}; {b(s['B0'])} at Step 0, "
-            f"{b(s['BN'])} at Step N" + beside)
+            f"{shape_words(s)}; without the final token: {shape_words(s['without_final'])}; "
+            f"{b(s['B0'])} at Step 0, {b(s['BN'])} at Step N" + beside)
 
 
 def _provenance(docs: Sequence[Mapping]) -> list[dict]:
@@ -401,6 +400,14 @@ def text_evidence(ctx: CheckContext, rule: Rule, what: str,
         why = words.get(verdict, "runs disagree or the figures lie between the rule's bounds")
     if len(runs) > 1:
         why += " (each run alone: " + ", ".join(f"{k} {v}" for k, v in alone.items()) + ")"
+    final = final_token_figures(rule, figures, "runs", "run")
+    final_words = proxy_final_token_words(runs, lambda r: r["run"], "run", LM_GROWTH)
+    if final["decided_by_final_token"]:
+        final_words += ("; " if final_words else "") + (
+            f"the final token alone decides: {final['verdict_with_final']} with it, "
+            f"{final['verdict_without_final']} without it")
+    if final_words:
+        why += "; with and without the final token: " + final_words
     text = (f"{_TEXT_PROXY} Result of the proxy ({TEXT_SCALE}): {why}: "
             + "; ".join(_show(s) for s in summaries))
     kw: dict[str, Any] = {"correction": text} if verdict == "qualified" else (
@@ -415,6 +422,7 @@ def text_evidence(ctx: CheckContext, rule: Rule, what: str,
         parameters={"scale": TEXT_SCALE, "source": ("re-trained (--thorough)" if ctx.thorough
                                                     else "stored results")},
         details={"rule": rule.text, "provenance": _provenance(docs), "each_run_alone": alone,
+                 "final_token": final,
                  "beside_the_rule": {s["run"]: s["diagnostics"] for s in summaries},
                  "boundary_percentiles": {s["run"]: {"step0": (s["B0"] or {}).get("percentiles"),
                                                      "stepN": (s["BN"] or {}).get("percentiles")}

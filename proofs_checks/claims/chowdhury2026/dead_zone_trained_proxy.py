@@ -107,11 +107,14 @@ def dead_zone_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     verdict, shown, gated = lm_decision(RULE, summaries)
     if gated:
         return verdict, shown
-    if verdict == "inconclusive" and not all(s["D0"] < DEAD_ZONE_DEPTH for s in summaries):
-        return verdict, "no dead zone at Step 0 in every seed: " + shown
+    if verdict == "inconclusive" and not all(
+            max(s["D0"], s["without_final"]["D0"]) < DEAD_ZONE_DEPTH for s in summaries):
+        return verdict, ("no dead zone at Step 0 with and without the final token in every "
+                         "seed: " + shown)
     if verdict == "refuted":
         return verdict, ("next-token training lifts the valley to at least "
-                         f"{DEAD_ZONE_DEPTH:g} x the mean block in every seed ({LM_SCALE}): "
+                         f"{DEAD_ZONE_DEPTH:g} x the mean block, with or without the final token, in every "
+                         f"seed ({LM_SCALE}): "
                          + shown)
     if verdict == "qualified":
         return verdict, (f"the dead zone stays in every seed, at small scale only ({LM_SCALE}): "
@@ -136,6 +139,6 @@ def dead_zone_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
 def check(ctx: CheckContext) -> Evidence:
     """The proxy of C11 on the stored (or re-trained) runs, decided by
     :func:`dead_zone_trained_verdict`."""
-    return lm_evidence(ctx, dead_zone_trained_verdict, RULE.text,
+    return lm_evidence(ctx, dead_zone_trained_verdict, RULE,
                        "valley depth of the final position's influence, Step 0 vs Step N, "
                        "trained small LM")

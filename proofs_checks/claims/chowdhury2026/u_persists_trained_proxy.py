@@ -114,10 +114,16 @@ def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     verdict, shown, gated = lm_decision(RULE, summaries)
     if gated:
         return verdict, shown
-    if verdict == "inconclusive" and not all(s["u0"]["u"] for s in summaries):
-        return verdict, "no U at Step 0 in every seed, nothing to persist: " + shown
+    u0 = [s["u0"]["u"] and s["without_final"]["u0"]["u"] for s in summaries]
+    if verdict == "inconclusive" and not all(u0):
+        only = [s["seed"] for s in summaries
+                if s["u0"]["u"] and not s["without_final"]["u0"]["u"]]
+        why = ("every Step-0 U is the final token alone (no U without it)" if
+               len(only) == len(summaries) else "no U at Step 0 with and without the final "
+               "token in every seed")
+        return verdict, why + ", nothing to persist: " + shown
     if verdict == "refuted":
-        lost = all(not s["uN"]["u"] for s in summaries)
+        lost = all(not (s["uN"]["u"] and s["without_final"]["uN"]["u"]) for s in summaries)
         return verdict, ("training removes the U in every seed" if lost else
                          "peak/valley falls in every seed") + f" ({LM_SCALE}): " + shown
     if verdict == "qualified":
@@ -132,7 +138,10 @@ def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     "macroscopic U of its Step-0 influence profile and the peak-to-valley ratio grows.",
     latex=r"U(p_0) \wedge U(p_N),\quad \frac{\max(p_{N,1}, p_{N,L})}{\min_j p_{N,j}} > "
     r"\frac{\max(p_{0,1}, p_{0,L})}{\min_j p_{0,j}}",
-    expected="refuted",
+    # refuted on the first reading; inconclusive since the rule reads the U test without the
+    # final token: every Step-0 U of the stored seeds is the final token alone (last block over
+    # the valley 8.3 and 8.1 with it, 1 without), so there is no U to persist or to lose
+    expected="inconclusive",
     section="C10",
     assumptions=LM_ASSUMPTIONS,
     needs=LM_NEEDS,
@@ -143,6 +152,6 @@ def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
 def check(ctx: CheckContext) -> Evidence:
     """The proxy of C10 on the stored (or re-trained) runs, decided by
     :func:`u_persists_trained_verdict`."""
-    return lm_evidence(ctx, u_persists_trained_verdict, RULE.text,
+    return lm_evidence(ctx, u_persists_trained_verdict, RULE,
                        "U test and peak/valley of the final position's influence, Step 0 vs "
                        "Step N, trained small LM")

@@ -2,6 +2,8 @@
 every verdict its rule allows, the band's edges included; the paper's picture verified at the
 paper's architecture; refuted when R shrinks; needs-data without a Step-0 pair."""
 
+import numpy as np
+import pytest
 from posbias_tests_chowdhury2026_fakes import QWEN2, u_profile, verdict, write
 
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import one_side
@@ -62,3 +64,19 @@ def test_growth_to_1e3_only_through_the_final_token_is_refuted():
     f = _pvp(1000.0, 100.0, 150.0)
     assert RULE.decide(one_side(f, "with"), RULE.values()) == "verified"
     assert RULE.decide(f, RULE.values()) == "refuted"
+
+
+def test_r_grown_to_1e3_by_the_final_token_alone(tmp_path):
+    """A measured pretrained profile whose R reaches 10^3 only through its final token (R about
+    10^1.5 without it): the check reads R both ways, refutes, and says that the final token
+    alone decides."""
+    p = np.geomspace(30.0, 1.0, 256)
+    p[-1] = 1000.0
+    write(tmp_path, "m", p, "pretrained", arch=QWEN2)
+    write(tmp_path, "m-step0", u_profile(100.0, L=256), "step-0", arch=QWEN2)
+    ev = verdict(PV, tmp_path)
+    pair = ev.figures["pairs"][0]
+    assert pair["R_pretrained"] == pytest.approx(1000.0 / 30 ** (1 / 255), rel=1e-3)
+    assert pair["without_final"]["R_pretrained"] == pytest.approx(30 ** (254 / 255), rel=1e-3)
+    assert ev.verdict == "refuted" and ev.details["final_token"]["decided_by_final_token"]
+    assert "the final token decides" in ev.counterexample

@@ -95,3 +95,18 @@ def test_a_pretrained_u_only_through_the_final_token_is_refuted():
     f = {"pairs": [_up((40.0, 60.0), (10.0, 30.0), (40.0, 1.0))]}
     assert RULE.decide(one_side(f, "with"), RULE.values()) == "verified"
     assert RULE.decide(f, RULE.values()) == "refuted"
+
+
+def test_a_measured_pretrained_u_made_by_the_final_token_alone(tmp_path):
+    """A measured pretrained profile that decreases to its last position but one, with a
+    final token 100 x its neighbour (a recency atom): a U with the final token, none without
+    it.  The check reads both, refutes, and says that the final token alone decides."""
+    p = np.geomspace(1000.0, 1.0, 256)
+    p[-1] = 100.0
+    write(tmp_path, "m", p, "pretrained", arch=QWEN2)
+    write(tmp_path, "m-step0", u_profile(100.0, L=256), "step-0", arch=QWEN2)
+    ev = verdict(U, tmp_path)
+    assert ev.verdict == "refuted"
+    assert ev.details["final_token"]["decided_by_final_token"]
+    assert ev.details["final_token"]["verdict_with_final"] == "verified"
+    assert "a U after pretraining only through the final token in m" in ev.counterexample
