@@ -206,8 +206,8 @@ def proxy_final_token_words(entries: Sequence[Mapping], label: Callable[[Mapping
     ...        "without_final": {"u0": {"interior": False, "first_over_valley": 42.0,
     ...        "last_over_valley": 1.0}, "uN": {"interior": True, "first_over_valley": 2.0,
     ...        "last_over_valley": 18.0}, "D0": 0.17, "DN": 0.35, "g": -0.14}}
-    >>> proxy_final_token_words([run], lambda r: r["run"], "run", 0.1)
-    'a U at Step 0 only through the final token in a; R grown only through the final token in a'
+    >>> proxy_final_token_words([run], lambda r: r["run"], "run", 0.1).split("; ")
+    ['a U at Step 0 only through the final token in a', 'R grown only through the final token in a', 'R fallen only without the final token in a']
     """
     return final_token_words(entries, label, noun, [
         ("a U at Step 0", "u0", lambda x: is_u(x, U_FACTOR)),
