@@ -13,7 +13,7 @@ against "about 10^3" (half a decade either side) and its growth over the Step-0 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from posbias.numerics.shape import shape_with_and_without_final
@@ -48,7 +48,7 @@ def decide(f: Mapping, t: Mapping) -> str:
     return next(v for v in ("refuted", "qualified", "verified") if v in verdicts)
 
 
-def _decide_one_side(pairs, t: Mapping) -> str:
+def _decide_one_side(pairs: Sequence[Mapping], t: Mapping) -> str:
     if any(p["R_pretrained"] <= t["no_growth"] * p["R_step0"] for p in pairs):
         return "refuted"
     if any(not t["band_lo"] <= p["R_pretrained"] <= t["band_hi"] for p in pairs):

@@ -167,7 +167,7 @@ def check(ctx: CheckContext,
     ``profile(L, H, alpha)`` replaces the Cesàro last row (a sequence, 0-indexed; default: exact
     Fractions for L <= 256, float64 above, see :func:`_cesaro_last_row`)."""
     profile = profile or (lambda L, H, a: _cesaro_last_row(L, H, a, ctx.dps))
-    per = {}
+    per: dict[str, dict[str, Any]] = {}
     with mpmath.workdps(ctx.dps):
         for alpha in RESIDUAL_ALPHAS:
             p = profile(ANALYTIC_LENGTH, ANALYTIC_DEPTH, alpha)
