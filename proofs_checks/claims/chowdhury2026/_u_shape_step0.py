@@ -1,0 +1,166 @@
+"""chowdhury2026:u-shape-step0 (C7 measured): untrained Qwen2 and GPT-2 show the U at Step 0
+("lost in the middle at birth").
+
+The abstract: "untrained Qwen2 and GPT-2 architectures exhibit this U-shape at Step 0".  Claim
+``chowdhury2026:u-shape`` decides the same words on the Cesàro model; this claim decides them
+on what they are about, the measured Step-0 influence profiles of the paper's architectures at
+the paper's scale: Qwen2-0.5B with 24 layers at the running length L = 2048 and GPT-2 small at
+its 1024 positions (``posbias measure`` at full width; stored runs, live with ``--thorough``).
+
+This module holds the claim's rule and card, fixed before the measured result they decide; the
+check that registers the claim reads them.
+
+The statistics are those of :mod:`posbias.numerics.shape`, each on the whole profile and on the
+profile without the final token's self-influence: in a residual network the final token's
+influence on itself is the residual path, an atom that can stand two orders of magnitude above
+its neighbours, and a "U" whose right arm is that one token says nothing about the middle of the
+context.  The rule says when the final token alone decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from posbias.numerics.shape import BINS, U_FACTOR, final_token_decides, shape_with_and_without_final
+from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
+
+__all__ = ["CARD", "FIXED", "RULE", "decide", "is_u", "shape_figures"]
+
+#: the date the rule was fixed, before the result it decides
+FIXED = "2026-12-04"
+
+
+def is_u(s: Mapping, factor: float) -> bool:
+    """The macroscopic U test of :mod:`posbias.numerics.shape` at ``factor``: the valley block
+    interior and both end blocks at least ``factor`` times it."""
+    return bool(s["interior_valley"]) and s["u_factor"] >= factor
+
+
+def decide(f: Mapping, t: Mapping) -> str:
+    """Every architecture a U with and without its final token verifies; one that is a U in
+    neither reading refutes; otherwise (some U rests on the final token alone) qualified."""
+    archs = f["architectures"].values()
+    both = [is_u(a["with"], t["u_factor"]) and is_u(a["without"], t["u_factor"]) for a in archs]
+    neither = [not is_u(a["with"], t["u_factor"]) and not is_u(a["without"], t["u_factor"])
+               for a in archs]
+    if all(both):
+        return "verified"
+    if any(neither):
+        return "refuted"
+    return "qualified"
+
+
+def _reading(u_factor: float, interior: bool = True) -> dict:
+    return {"u_factor": u_factor, "interior_valley": interior}
+
+
+def _arch(with_u: float, without_u: float, with_interior: bool = True,
+          without_interior: bool = True, L: int = 2048) -> dict:
+    return {"L": L, "with": _reading(with_u, with_interior),
+            "without": _reading(without_u, without_interior)}
+
+
+def _two(a: dict, b: dict) -> dict:
+    return {"architectures": {"qwen2-0.5b": a, "gpt2": dict(b, L=1024)}}
+
+
+RULE = Rule(
+    text=(
+        f"The measured Step-0 influence profile of each of the paper's architectures (Qwen2-0.5B "
+        f"with 24 layers at L = 2048, GPT-2 small at its 1024 positions; the primary length "
+        f"L = 256 only where no paper-length run is stored), pooled over seeds x inputs, in "
+        f"{BINS} consecutive blocks (posbias.numerics.shape): the valley block is the block "
+        f"with the smallest mean, and the U factor the smaller of (first block / valley block) "
+        f"and (last block / valley block). A profile is a U when its valley block is interior "
+        f"(neither the first nor the last block) and its U factor is at least u_factor. Each "
+        f"profile is read twice: whole ('with'), and without the final token's self-influence "
+        f"p(L) ('without': p(1..L-1), the residual path of the final token left out). verified: "
+        f"every architecture is a U in both readings; refuted: some architecture is a U in "
+        f"neither reading (no U at Step 0, whether or not the final token counts); qualified: "
+        f"otherwise: every architecture is a U in one reading, and the final token alone "
+        f"decides it for some (the correction names them); needs-data: no stored or live "
+        f"measurement. The other statistics of posbias.numerics.shape (peak/valley, valley "
+        f"depth, end atoms, the position of the minimum) are reported in both readings beside, "
+        f"not used."),
+    decide=decide,
+    thresholds={
+        "u_factor": Threshold(U_FACTOR, "how far both end blocks must stand above the interior "
+                              "valley block (posbias.numerics.shape.U_FACTOR)", sensitive=1.25),
+    },
+    outcomes=("verified", "qualified", "refuted"),
+    examples=(
+        Example("a macroscopic U in both architectures: end blocks 5 and 3 times the interior "
+                "valley block with or without the final token",
+                _two(_arch(5.0, 4.8), _arch(3.0, 2.9)), "verified", "realistic"),
+        Example("false: a monotone primacy profile with a recency atom on the final token only "
+                "(both architectures): with it the last block is 6.6 times the valley (the atom "
+                "spread over the block), without it the valley is the last block",
+                _two(_arch(6.6, 1.0, True, False), _arch(6.6, 1.0, True, False)), "qualified",
+                "false"),
+        Example("false: a monotone primacy profile with no recency atom: the valley is the last "
+                "block in both readings",
+                _two(_arch(1.0, 1.0, False, False), _arch(1.0, 1.0, False, False)), "refuted",
+                "false"),
+        Example("false: a flat profile (U factor 1, every block alike)",
+                _two(_arch(1.0, 1.0), _arch(1.0, 1.0)), "refuted", "false"),
+        Example("one architecture a U both ways, the other by its final token alone",
+                _two(_arch(5.0, 4.8), _arch(6.6, 1.0, True, False)), "qualified", "realistic"),
+        Example("one architecture with a U, the other with its final-token atom too small to "
+                "lift its last block to the factor (1.8)",
+                _two(_arch(1.8, 1.0), _arch(5.0, 4.8)), "refuted", "realistic"),
+    ),
+    fixed=FIXED,
+    deciding=("architectures",),
+    no_paper_figures="the abstract states the U in words; no end factor or block count of the "
+    "paper could be read",
+)
+
+
+CARD = Card(
+    paper=Setting(
+        "abstract ('untrained Qwen2 and GPT-2 architectures exhibit this U-shape at Step 0'; "
+        "'lost in the middle at birth'); section and figure not confirmed; the model sizes, the "
+        "running length and the influence measure are from third-party summaries "
+        "(docs/mathematics.rst C7-C9), not the paper",
+        architecture="causal decoder with residuals (Qwen2, GPT-2)",
+        models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
+        pe=("RoPE (Qwen2)", "learned absolute (GPT-2)"), L=2048, width="full",
+        training="none (Step 0, random initialization)",
+        measure="input-output Jacobian norm of the final position",
+        unconfirmed=("models", "L", "width", "measure")),
+    test=Setting(
+        "stored `posbias measure` runs (data/step0): Qwen2-0.5B at L = 2048 and GPT-2 small at "
+        "L = 1024, seeds 0 and 1, one random input each, 8 Rademacher probes; the U test of "
+        "posbias.numerics.shape with and without the final token",
+        architecture="causal decoder with residuals (Qwen2, GPT-2)",
+        models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
+        pe=("RoPE (Qwen2)", "learned absolute (GPT-2)"), L=(2048, 1024), width="full",
+        training="none (Step 0, random initialization)",
+        measure="input-output Jacobian norm of the final position"),
+    proof=ProofStatus("none", note="an empirical shape of random initializations"),
+    differences=("L: GPT-2 small cannot go beyond L = 1024 (its 1024 learned positions), so it "
+                 "is measured there; Qwen2-0.5B at L = 2048",
+                 "protocol: the paper's could not be read; posbias's own (8 Rademacher probes, "
+                 "one random input per seed, two seeds)"),
+)
+
+
+def shape_figures(profile: ArrayLike, factor: float = U_FACTOR) -> dict:
+    """The shape statistics of one profile (:mod:`posbias.numerics.shape`, ``BINS`` blocks) in
+    both readings, as plain dicts, and whether the final token alone decides the U test at
+    ``factor``.
+
+    >>> f = shape_figures([8, 4, 2] + [1] * 28 + [30])
+    >>> f["with"]["u"], f["without"]["u"], f["final_token_decides"]
+    (True, False, True)
+    """
+    s = shape_with_and_without_final(profile)
+    decides = final_token_decides(lambda x: is_u(x.as_dict(), factor), profile)
+    out: dict[str, Any] = {k: v.as_dict() for k, v in s.items()}
+    for k in ("with", "without"):
+        out[k]["u"] = is_u(out[k], factor)
+    out["final_token_decides"] = bool(decides["decided_by_final_token"])
+    return out

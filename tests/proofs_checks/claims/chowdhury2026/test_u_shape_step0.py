@@ -1,0 +1,94 @@
+"""chowdhury2026:u-shape-step0 (C7 measured): the rule on its examples and on constructed
+profiles, among them the plausible false version (a monotone primacy profile with a recency atom
+on the final token only), which must not pass as a U."""
+
+import numpy as np
+import pytest
+
+from posbias.numerics.shape import U_FACTOR
+from posbias.proofs_checks.claims.chowdhury2026 import _u_shape_step0 as u_shape_step0
+
+
+def test_every_example_gives_its_verdict_and_every_outcome_is_reached():
+    reached = set()
+    for ex in u_shape_step0.RULE.examples:
+        assert u_shape_step0.RULE.apply(ex.figures).verdict == ex.verdict, ex.label
+        reached.add(ex.verdict)
+    assert reached == set(u_shape_step0.RULE.outcomes)
+    assert u_shape_step0.RULE.thresholds["u_factor"].value == U_FACTOR
+
+
+def _primacy_with_final_atom(L, atom, primacy=30.0, scale=None):
+    """A monotone primacy profile (geometric fall from ``primacy`` to a flat floor 1 over the
+    first ``scale`` positions) and, on the final token only, an atom ``atom`` times its
+    neighbour."""
+    scale = scale or L // 8
+    j = np.arange(L, dtype=float)
+    p = 1.0 + (primacy - 1.0) * np.exp(-j / (scale / 5))
+    p[-1] = atom * p[-2]
+    return p
+
+
+def _macroscopic_u(L, first=5.0, last=3.0):
+    """Raised ends over an eighth of the context each, a flat valley between."""
+    p = np.ones(L)
+    p[: L // 8] = first
+    p[-(L // 8):] = last
+    return p
+
+
+def _figures(profiles):
+    out = {}
+    for arch, p in profiles.items():
+        s = u_shape_step0.shape_figures(p)
+        out[arch] = {"L": len(p),
+                     **{k: {"u_factor": s[k]["u_factor"], "interior_valley": s[k]["interior_valley"]}
+                        for k in ("with", "without")}}
+    return {"architectures": out}
+
+
+@pytest.mark.parametrize("L, atom", [(1024, 373.0), (2048, 400.0), (256, 95.0)])
+def test_false_version_primacy_plus_final_atom_is_not_a_u(L, atom):
+    """The final token's atom lifts the last block to a 'U' only with the final token; the rule
+    says the final token alone decides (qualified), never verified."""
+    p = _primacy_with_final_atom(L, atom)
+    s = u_shape_step0.shape_figures(p)
+    assert s["with"]["u"] and not s["without"]["u"] and s["final_token_decides"]
+    assert s["without"]["valley_block"] == s["without"]["bins"]  # the valley is the last block
+    verdict = u_shape_step0.RULE.apply(_figures({"a": p, "b": p})).verdict
+    assert verdict == "qualified"
+
+
+def test_false_version_with_a_small_atom_is_refuted():
+    """At L = 2048 an atom 98 times its neighbour, spread over a block of 128 positions, lifts
+    the last block to 1.76 times the floor: no U in either reading."""
+    p = _primacy_with_final_atom(2048, 98.0)
+    s = u_shape_step0.shape_figures(p)
+    assert not s["with"]["u"] and not s["without"]["u"] and not s["final_token_decides"]
+    assert s["with"]["u_factor"] == pytest.approx(1 + 97 / 128, rel=1e-3)
+    assert u_shape_step0.RULE.apply(_figures({"a": p, "b": p})).verdict == "refuted"
+
+
+def test_a_macroscopic_u_is_verified_with_and_without_the_final_token():
+    p = _macroscopic_u(1024)
+    s = u_shape_step0.shape_figures(p)
+    assert s["with"]["u"] and s["without"]["u"] and not s["final_token_decides"]
+    assert u_shape_step0.RULE.apply(_figures({"a": p, "b": _macroscopic_u(2048)})).verdict \
+        == "verified"
+
+
+def test_a_flat_or_monotone_profile_is_refuted():
+    flat = np.ones(512)
+    monotone = np.geomspace(30.0, 1.0, 512)
+    assert u_shape_step0.RULE.apply(_figures({"a": flat, "b": monotone})).verdict == "refuted"
+    assert u_shape_step0.RULE.apply(_figures({"a": _macroscopic_u(512),
+                                              "b": monotone})).verdict == "refuted"
+
+
+def test_the_flip_point_is_the_u_factor_of_the_failing_reading():
+    f = _figures({"a": _primacy_with_final_atom(2048, 98.0), "b": _macroscopic_u(1024)})
+    d = u_shape_step0.RULE.apply(f)
+    assert d.verdict == "refuted"
+    assert d.flip["threshold"] == "u_factor" and d.flip["to"] == "qualified"
+    assert d.flip["flips_at"] == pytest.approx(f["architectures"]["a"]["with"]["u_factor"],
+                                               rel=1e-5)
