@@ -355,6 +355,14 @@ class Step0Plan:
     #: ``((arch, (seed, ...)), ...)``: the seeds measured at the paper's running length (the
     #: plan's seeds when absent)
     paper_seeds: tuple = ()
+    #: ``((arch, length, seed, inputs), ...)``: RoPE-on runs whose inputs give the spread of the
+    #: profile between inputs of the same weights (the RoPE comparison's noise floor)
+    floor_runs: tuple = ()
+
+    def floor_stems(self) -> dict:
+        """``arch -> stem`` of each architecture's input-floor run."""
+        return {arch: f"{arch}-L{length}-seed{seed}-inputs{inputs}"
+                for arch, length, seed, inputs in self.floor_runs}
 
     def seeds_at_paper_length(self, arch: str) -> tuple:
         """The seeds of ``arch``'s runs at the paper's running length."""
@@ -391,6 +399,9 @@ class Step0Plan:
                     out[f"{arch}-L{L}-seed{seed}"] = argv_of(
                         arch, L, seed, 1, "on", self.probes, kernel.get(arch, 0),
                         self.paper_max_memory, dict(self.paper_attention).get(arch, "eager"))
+        stems = self.floor_stems()
+        for arch, length, seed, inputs in self.floor_runs:
+            out[stems[arch]] = argv_of(arch, length, seed, inputs, "on", self.probes)
         return out
 
     def protocol(self) -> dict:
@@ -413,7 +424,8 @@ def _default_plan() -> Step0Plan:
                      tuple(sorted(st.PAPER_LENGTHS.items())),
                      tuple(sorted(st.KERNEL_INPUTS.items())), st.PAPER_MAX_MEMORY,
                      tuple(sorted(st.PAPER_ATTENTION.items())),
-                     tuple(sorted((a, tuple(v)) for a, v in st.PAPER_SEEDS.items())))
+                     tuple(sorted((a, tuple(v)) for a, v in st.PAPER_SEEDS.items())),
+                     tuple(sorted((a, *v) for a, v in st.FLOOR_RUNS.items())))
 
 
 #: the plan the claims read (tests replace it by a tiny one)
@@ -454,7 +466,8 @@ def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
     Default run: the stored records, from ``<ctx.data_dir>/step0`` when that folder exists,
     else from the package's ``data/step0``; when one is missing it is measured live if torch
     is present, except a run at the paper's running length, which is then left out (the claims
-    decide at the primary length and their cards say so).  ``--thorough``: every run is measured live (the same commands; memoized per
+    decide at the primary length and their cards say so), and an input-floor run, also left
+    out (the RoPE comparison then needs data).  ``--thorough``: every run is measured live (the same commands; memoized per
     process).  None when a run is neither stored nor measurable (no ``models`` extra): the
     claims reading it report needs-data.
     """
@@ -478,10 +491,10 @@ def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
     if key in _STEP0_CACHE:
         return _STEP0_CACHE[key]
     out = {}
-    paper = plan.paper_stems()
+    optional = plan.paper_stems() | set(plan.floor_stems().values())
     for stem, argv in plan.runs().items():
         rec = None if ctx.thorough else st.load_record(stem, folder)
-        if rec is None and not ctx.thorough and stem in paper:
+        if rec is None and not ctx.thorough and stem in optional:
             continue  # tens of minutes each: measured live only with --thorough
         if rec is not None:
             rec = dict(rec, source="stored: " + os.path.join(folder or "posbias/proofs_checks/data/step0",

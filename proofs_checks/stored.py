@@ -18,6 +18,10 @@ measurement holds ``kernel_inputs``, ``kernel_tv``, ``kernel_tv_half`` and
 with the Cesàro matrix per layer) and ``machine.max_rss_bytes`` the peak resident memory of the
 measuring process.
 
+For the RoPE comparison the plan holds one more run per rotary architecture
+(:data:`FLOOR_RUNS`): the weights of the ``--rope both`` run with four inputs, its first two
+the same, which gives the spread of the profile between inputs of the same weights.
+
 Besides the primary length, the plan holds runs at the paper's running length
 (:data:`PAPER_LENGTHS`: L = 2048 for Qwen2-0.5B, 1024 for GPT-2 small, whose learned positions
 end there), one input per seed, with the averaged kernel (:data:`KERNEL_INPUTS`).
@@ -42,6 +46,7 @@ from posbias.proofs_checks.data import data_path
 __all__ = [
     "ARCHITECTURES",
     "DRIFT_RULE",
+    "FLOOR_RUNS",
     "KERNEL_INPUTS",
     "PAPER_ATTENTION",
     "PAPER_LENGTHS",
@@ -95,6 +100,11 @@ PAPER_MAX_MEMORY = "40G"
 #: weights kept for the backward pass do not fit this machine (Qwen2-0.5B at L = 2048 went
 #: beyond 14 GB with eager attention); the kernel inputs always run eager
 PAPER_ATTENTION = {"qwen2-0.5b": "sdpa"}
+#: the input-noise floor of the RoPE comparison (chowdhury2026 C8), per rotary architecture:
+#: ``(length, seed, inputs)`` of a RoPE-on run with the weights, probes and first two inputs of
+#: the ``--rope both`` run (same seed) and two further inputs, so that two profiles of the same
+#: weights pooled over two different pairs of inputs can be compared
+FLOOR_RUNS: dict = {}
 
 
 def argv_of(arch: str, length: int, seed: int, samples: int, rope: str,
