@@ -104,7 +104,7 @@ PAPER_ATTENTION = {"qwen2-0.5b": "sdpa"}
 #: ``(length, seed, inputs)`` of a RoPE-on run with the weights, probes and first two inputs of
 #: the ``--rope both`` run (same seed) and two further inputs, so that two profiles of the same
 #: weights pooled over two different pairs of inputs can be compared
-FLOOR_RUNS: dict = {}
+FLOOR_RUNS: dict = {"qwen2-0.5b": (256, 0, 4)}
 
 
 def argv_of(arch: str, length: int, seed: int, samples: int, rope: str,

@@ -292,7 +292,7 @@ def _shape_text(shapes: Mapping) -> str:
     "rotation does not change the law of q^T R k, and the measured Step-0 influence profiles "
     "of Qwen2-0.5B (24 layers) with and without RoPE agree (Spearman 0.99).",
     latex=latex_of_derivation("rope-init"),
-    expected="needs-data",
+    expected="verified",
     assumptions=("k ~ N(0, sigma^2 I) independent of q", "RoPE block rotations",
                  "Qwen2-0.5B at full width, L = 256, 8 probes, 2 samples, seed 0 (stored "
                  "`posbias measure --rope both` run; live with --thorough)",
