@@ -885,6 +885,7 @@ def measure_influence(
     attention: str = "eager",
     device: str = "cpu",
     progress: Callable[[str], object] | None = None,
+    ablate: Iterable[str] | str | None = None,
 ) -> Measurement:
     r"""Measure the Step-0 influence profile and the lambda schedule of ``arch``.
 
@@ -928,6 +929,11 @@ def measure_influence(
         CPU's within :data:`~posbias.measurements.devices.DEVICE_TOLERANCES` and records the
         device it ran on.
     progress: optional callable receiving one-line progress messages.
+    ablate: parts of the network switched off after construction (names of
+        :data:`posbias.measurements.ablation.ABLATIONS`, a sequence or one comma-separated
+        string; default none): ``uniform-attention`` (keys zeroed: attention exactly Cesàro),
+        ``no-mlp``, ``identity-activation``, ``no-positions``.  The settings record them
+        (``settings["ablate"]``).
 
     >>> m = measure_influence("tiny-llama", length=16, exact=True, seed=1)  # doctest: +SKIP
     >>> round(float(m.profile.sum()), 6)                                     # doctest: +SKIP
@@ -947,7 +953,10 @@ def measure_influence(
     threads = _int(threads, "threads", 1)
     kernel_inputs = _int(kernel_inputs, "kernel_inputs", 0)
     _choice(attention, "attention", ATTENTIONS)
+    from posbias.measurements.ablation import check_ablations
     from posbias.measurements.devices import resolve_device
+
+    parts = check_ablations(ablate)
 
     device, _ = resolve_device(device)
     if device == "mps" and dtype == "float64":
@@ -958,7 +967,7 @@ def measure_influence(
     try:
         return _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes,
                         exact, metric, rope, samples, dtype, probe_dist, probe_seed, progress,
-                        kernel_inputs, attention, device)
+                        kernel_inputs, attention, device, parts)
     finally:
         torch.set_num_threads(previous)
 
@@ -968,11 +977,16 @@ def _measure(torch: types.ModuleType, arch: str, length: int, layers: int | None
              seed: int, probes: int, exact: bool, metric: str, rope: bool, samples: int,
              dtype: str, probe_dist: str, probe_seed: int | None,
              progress: Callable[[str], object] | None, kernel_inputs: int = 0,
-             attention: str = "eager", device: str = "cpu") -> Measurement:
+             attention: str = "eager", device: str = "cpu",
+             ablations: tuple[str, ...] = ()) -> Measurement:
+    from posbias.measurements.ablation import ablate as ablate_model
+
     start = time.perf_counter()
     model, settings = build_model(arch, layers=layers, hidden=hidden, heads=heads,
                                   kv_heads=kv_heads, vocab=vocab, length=length, seed=seed,
                                   dtype=dtype, rope=rope, attention=attention)
+    if ablations:
+        settings = dict(settings, ablate=list(ablate_model(model, ablations)))
     # gradients are taken with respect to the inputs only: no weight gradient, and no
     # activation kept for one (the influence is the same)
     model.requires_grad_(False)

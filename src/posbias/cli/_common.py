@@ -51,7 +51,7 @@ OPTION = {
     "kv_heads": "--kv-heads", "vocab": "--vocab", "probes": "--probes", "samples": "--samples",
     "metric": "--metric", "rope": "--rope", "dtype": "--dtype", "probe_dist": "--probe-dist",
     "exact": "--exact", "threads": "--threads", "kernel_inputs": "--kernel-inputs",
-    "attention": "--attention", "device": "--device",
+    "attention": "--attention", "device": "--device", "ablate": "--ablate",
 }
 
 
