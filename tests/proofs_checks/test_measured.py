@@ -36,7 +36,8 @@ def _in_process(argv):
 
 
 MEASURED_CLAIMS = ("chowdhury2026:cesaro-stochastic", "chowdhury2026:peak-valley",
-                   "chowdhury2026:rope-init", "chowdhury2026:step0-fit")
+                   "chowdhury2026:rope-init", "chowdhury2026:step0-fit",
+                   "chowdhury2026:u-shape-step0")
 
 
 @pytest.fixture(autouse=True)

@@ -4,9 +4,11 @@ on the final token only), which must not pass as a U."""
 
 import numpy as np
 import pytest
+from posbias_tests_step0_fakes import fake_data, use_plan
 
 from posbias.numerics.shape import U_FACTOR
-from posbias.proofs_checks.claims.chowdhury2026 import _u_shape_step0 as u_shape_step0
+from posbias.proofs_checks.claims.chowdhury2026 import u_shape_step0
+from posbias.proofs_checks.registry import CheckContext
 
 
 def test_every_example_gives_its_verdict_and_every_outcome_is_reached():
@@ -92,3 +94,30 @@ def test_the_flip_point_is_the_u_factor_of_the_failing_reading():
     assert d.flip["threshold"] == "u_factor" and d.flip["to"] == "qualified"
     assert d.flip["flips_at"] == pytest.approx(f["architectures"]["a"]["with"]["u_factor"],
                                                rel=1e-5)
+
+
+# ------------------------------------------------------------------ the registered check
+def test_verdict_equals_expected(expect_verdict):
+    expect_verdict("chowdhury2026:u-shape-step0")
+
+
+def test_needs_data_without_torch_or_stored_runs(no_step0_data):
+    ev = u_shape_step0.check(CheckContext())
+    assert ev.verdict == "needs-data" and ev.rule
+
+
+def test_the_check_decides_constructed_measurements(monkeypatch):
+    """On constructed Step-0 runs (length 128 at the fake paper length): a macroscopic U in both
+    architectures verifies; a primacy profile whose only recency is the final token's atom is
+    qualified and named as resting on the final token; a profile with neither refutes."""
+    use_plan(monkeypatch)
+    ev = u_shape_step0.check(CheckContext(), data=fake_data(lambda a, L, seed, s: _macroscopic_u(L)))
+    assert ev.verdict == "verified", ev.as_dict()
+    assert ev.figures["architectures"]["arch-a"]["L"] == 128
+    ev = u_shape_step0.check(CheckContext(), data=fake_data(
+        lambda a, L, seed, s: _primacy_with_final_atom(L, 95.0)))
+    assert ev.verdict == "qualified", ev.as_dict()
+    assert "final token's self-influence alone for arch-a, arch-b" in ev.correction
+    ev = u_shape_step0.check(CheckContext(), data=fake_data(
+        lambda a, L, seed, s: _macroscopic_u(L) if a == "arch-a" else np.geomspace(30.0, 1.0, L)))
+    assert ev.verdict == "refuted" and "no U at Step 0 for arch-b," in ev.counterexample

@@ -7,8 +7,8 @@ on what they are about, the measured Step-0 influence profiles of the paper's ar
 the paper's scale: Qwen2-0.5B with 24 layers at the running length L = 2048 and GPT-2 small at
 its 1024 positions (``posbias measure`` at full width; stored runs, live with ``--thorough``).
 
-This module holds the claim's rule and card, fixed before the measured result they decide; the
-check that registers the claim reads them.
+The rule and card were fixed before the measured result they decide (FIXED); the check below
+reads them.
 
 The statistics are those of :mod:`posbias.numerics.shape`, each on the whole profile and on the
 profile without the final token's self-influence: in a residual network the final token's
@@ -25,9 +25,12 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from posbias.numerics.shape import BINS, U_FACTOR, final_token_decides, shape_with_and_without_final
+from posbias.proofs_checks import measured
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._step0 import Step0Data, step0_source
+from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
-__all__ = ["CARD", "FIXED", "RULE", "decide", "is_u", "shape_figures"]
+__all__ = ["CARD", "FIXED", "RULE", "check", "decide", "is_u", "shape_figures", "u_step0_figures"]
 
 #: the date the rule was fixed, before the result it decides
 FIXED = "2026-12-04"
@@ -164,3 +167,100 @@ def shape_figures(profile: ArrayLike, factor: float = U_FACTOR) -> dict:
         out[k]["u"] = is_u(out[k], factor)
     out["final_token_decides"] = bool(decides["decided_by_final_token"])
     return out
+
+
+def u_step0_figures(data: Step0Data) -> dict:
+    """Per architecture at the decision length (the paper's running length when stored): the
+    shape statistics of the pooled profile (seeds x inputs) and of each seed's, with and
+    without the final token."""
+    t = RULE.values()
+    out = {}
+    for arch in measured.STEP0_PLAN.architectures:
+        runs, at_paper = measured.decision_runs(data, arch)
+        pooled = shape_figures(measured.pooled_profile(runs), t["u_factor"])
+        out[arch] = {"L": runs[0].length, "paper_length": at_paper,
+                     "layers": runs[0].settings.get("num_hidden_layers"),
+                     "seeds": [r.seed for r in runs], "inputs": sum(r.samples for r in runs),
+                     "pooled": pooled,
+                     "per_seed": {str(r.seed): shape_figures(r.profile, t["u_factor"])
+                                  for r in runs}}
+    return out
+
+
+def _reading_in_words(s: dict, factor: float) -> str:
+    return (f"{'a U' if is_u(s, factor) else 'no U'}: valley block {s['valley_block']}/{s['bins']}"
+            f", first/valley block {s['first_block_over_valley']:.3g}, last/valley block "
+            f"{s['last_block_over_valley']:.3g}, minimum at position {s['argmin']} of {s['L']}, "
+            f"last atom {s['last_atom']:.3g}")
+
+
+def _in_words(figs: dict, factor: float) -> str:
+    parts = []
+    for a, f in figs.items():
+        p = f["pooled"]
+        seeds = "; ".join(
+            f"seed {k}: U factor {v['with']['u_factor']:.3g} with, {v['without']['u_factor']:.3g} "
+            f"without the final token (minimum at {v['without']['argmin']})"
+            for k, v in f["per_seed"].items())
+        parts.append(
+            f"{a} ({f['layers']} layers) at L = {f['L']}, pooled over {f['inputs']} inputs of "
+            f"seeds {', '.join(map(str, f['seeds']))}: with the final token "
+            f"{_reading_in_words(p['with'], factor)}; without it "
+            f"{_reading_in_words(p['without'], factor)} ({seeds})")
+    return "; ".join(parts)
+
+
+@claim(
+    "chowdhury2026:u-shape-step0",
+    statement="Untrained Qwen2 and GPT-2 architectures exhibit the U-shaped influence profile at "
+    "Step 0 (random initialization): lost in the middle at birth.",
+    latex=r"\arg\min_b \bar p_b\in\{2,\dots,B-1\},\quad \min(\bar p_1,\bar p_B)\ge 2\,"
+    r"\min_b \bar p_b",
+    expected="refuted",
+    section="C7",
+    assumptions=("Step-0 profiles measured with `posbias measure` at full width at the paper's "
+                 "running length (stored runs; live with --thorough), pooled over seeds x inputs",
+                 "the U test of posbias.numerics.shape (16 blocks, factor 2), with and without "
+                 "the final token's self-influence"),
+    needs=("models or stored Step-0 measurement",),
+    rule=RULE,
+    card=CARD,
+    thorough_work=measured.step0_thorough_work,
+)
+def check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
+    """C7 measured: RULE on the shape of each architecture's Step-0 profile in both readings."""
+    data = data if data is not None else measured.step0_data(ctx)
+    method = ("macroscopic U test (16 blocks) of the measured Step-0 Jacobian profiles "
+              "(posbias measure, full width) at the paper's running length, with and without "
+              "the final token's self-influence")
+    if data is None:
+        return Evidence("needs-data", method=method + ": needs a stored Step-0 measurement or "
+                        "the 'models' extra (pip install 'posbias[models]')", rule=RULE.text)
+    t = RULE.values()
+    figs = u_step0_figures(data)
+    figures = {"architectures": {
+        a: {"L": f["L"], **{k: {"u_factor": float(f"{f['pooled'][k]['u_factor']:.4g}"),
+                                "interior_valley": f["pooled"][k]["interior_valley"]}
+                            for k in ("with", "without")}}
+        for a, f in figs.items()}}
+    verdict = RULE.apply(figures).verdict
+    text = _in_words(figs, t["u_factor"])
+    Ls = tuple(dict.fromkeys(f["L"] for f in figs.values()))
+    ev: dict[str, Any] = dict(
+        method=method, rule=RULE.text,
+        precision="float32 measurements (probe estimates); block means in float64",
+        tolerance=f"U factor >= {t['u_factor']:g} with an interior valley block",
+        cases=sum(1 + len(f["per_seed"]) for f in figs.values()),
+        parameters=measured.STEP0_PLAN.protocol(), figures=figures,
+        setting={"L": Ls if len(Ls) > 1 else Ls[0]},
+        details={"architectures": figs, "source": step0_source(data)})
+    if verdict == "verified":
+        return Evidence(verdict, discrepancy=text, **ev)
+    if verdict == "refuted":
+        none = [a for a, f in figures["architectures"].items()
+                if not is_u(f["with"], t["u_factor"]) and not is_u(f["without"], t["u_factor"])]
+        return Evidence(verdict, counterexample=f"no U at Step 0 for {', '.join(none)}, with or "
+                        f"without the final token: {text}", **ev)
+    final = [a for a, f in figs.items() if f["pooled"]["final_token_decides"]]
+    return Evidence(verdict, correction=f"the Step-0 U rests on the final token's self-influence "
+                    f"alone for {', '.join(final)}: {text}", **ev)
