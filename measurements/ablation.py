@@ -95,12 +95,13 @@ def ablate(model: Module, parts: Iterable[str] | str | None) -> tuple[str, ...]:
 
     from posbias.measurements.measure import _locate_blocks
 
-    model_type = model.config.model_type
+    config: Any = model.config  # a transformers PretrainedConfig
+    model_type = str(config.model_type)
     names = check_ablations_for(model_type, parts)
     if not names:
         return ()
     blocks, attns, _ = _locate_blocks(model)
-    hidden = int(model.config.hidden_size)
+    hidden = int(config.hidden_size)
     with torch.no_grad():
         for block, attn in zip(blocks, attns):
             mlp = block.mlp
@@ -119,5 +120,6 @@ def ablate(model: Module, parts: Iterable[str] | str | None) -> tuple[str, ...]:
                 else:
                     mlp.act_fn = torch.nn.Identity()
         if "no-positions" in names:
-            model.transformer.wpe.weight.zero_()
+            transformer: Any = model.transformer  # GPT-2's GPT2Model
+            transformer.wpe.weight.zero_()
     return names

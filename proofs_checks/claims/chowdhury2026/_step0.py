@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from posbias.numerics.compare import spearman, wasserstein1
 from posbias.proofs_checks import measured
@@ -59,14 +60,14 @@ def step0_source(data: Step0Data) -> dict:
     return out
 
 
-def _pair(what: str, a, b, source: dict) -> dict:
+def _pair(what: str, a: ArrayLike, b: ArrayLike, source: dict) -> dict:
     """One comparison of two Step-0 profiles: Spearman and W1, with what the two differ in and
     where they come from."""
     return {"what": what, "spearman": float(spearman(a, b)), "w1": float(wasserstein1(a, b)),
             **source}
 
 
-def _pooled(rows) -> np.ndarray:
+def _pooled(rows: ArrayLike) -> np.ndarray:
     p = np.asarray(rows, dtype=float).mean(axis=0)
     return p / p.sum()
 
