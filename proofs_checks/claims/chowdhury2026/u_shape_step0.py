@@ -210,6 +210,58 @@ def _in_words(figs: dict, factor: float) -> str:
     return "; ".join(parts)
 
 
+def _ablations(data: Step0Data) -> dict | None:
+    """The stored ablations (:mod:`posbias.proofs_checks.ablations`) whose paired run is among
+    ``data``: their tails beside the unablated run's and the fitted Cesàro rollout's, in words;
+    None when there are none."""
+    from posbias.proofs_checks import ablations
+
+    if not any(base in data for base in ablations.BASELINES.values()):
+        return None
+    figs = {k: v for k, v in ablations.summary().items() if v["baseline"] in data}
+    if not figs:
+        return None
+
+    def tail(f: dict) -> str:
+        return "/".join(f"{x:.3g}" for x in f["tail_over_valley"])
+
+    text = ("What makes the flat tail, whose minimum lies inside the context (stored ablations, "
+            "the same weights, inputs and probes with one part switched off; the last four of "
+            f"{BINS} blocks over the valley block, without the final token): " + "; ".join(
+                f"{stem} (attention TV from uniform {v['attention_tv_max']:.2g}): {tail(v['ablated'])}"
+                f", unablated {tail(v['unablated'])}, the Cesàro rollout fitted to it "
+                f"(α = {v['cesaro']['alpha']:.3g}) {tail(v['cesaro'])}"
+                for stem, v in figs.items()))
+    return {"figures": figs, "text": text + _ablation_reading(figs)}
+
+
+def _ablation_reading(figs: dict) -> str:
+    """What the ablations say, read off their figures: the fall of the tail (the fourth-last
+    block over the valley, minus 1) of each ablation beside its fitted Cesàro rollout's; a tail
+    is 'flat' when it falls less than half as much as the rollout fitted to it."""
+    def fall(f: dict) -> float:
+        return f["tail_over_valley"][0] - 1.0
+
+    out = []
+    for part, what in (("uniform-attention", "with attention exactly the Cesàro matrix"),
+                       ("no-mlp", "without MLPs")):
+        runs = [v for v in figs.values() if v["ablate"] == [part]]
+        if not runs:
+            continue
+        flat = [fall(v["ablated"]) < 0.5 * fall(v["cesaro"]) for v in runs]
+        lo = min(fall(v["ablated"]) for v in runs)
+        hi = max(fall(v["ablated"]) for v in runs)
+        c_lo = min(fall(v["cesaro"]) for v in runs)
+        c_hi = max(fall(v["cesaro"]) for v in runs)
+        verdict = ("flat in every run" if all(flat) else "not flat in every run" if any(flat)
+                   else "falling in every run")
+        out.append(f"{what} the tail is {verdict} (it falls {lo:.2g}-{hi:.2g} over the last four "
+                   f"blocks, the fitted Cesàro rollout {c_lo:.2g}-{c_hi:.2g})")
+    if not out:
+        return ""
+    return ". Read: " + "; ".join(out)
+
+
 @claim(
     "chowdhury2026:u-shape-step0",
     statement="Untrained Qwen2 and GPT-2 architectures exhibit the U-shaped influence profile at "
@@ -254,6 +306,10 @@ def check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
         parameters=measured.STEP0_PLAN.protocol(), figures=figures,
         setting={"L": Ls if len(Ls) > 1 else Ls[0]},
         details={"architectures": figs, "source": step0_source(data)})
+    abl = _ablations(data)
+    if abl:
+        ev["details"]["ablations"] = abl["figures"]
+        text += ". " + abl["text"]
     if verdict == "verified":
         return Evidence(verdict, discrepancy=text, **ev)
     if verdict == "refuted":

@@ -121,3 +121,30 @@ def test_the_check_decides_constructed_measurements(monkeypatch):
     ev = u_shape_step0.check(CheckContext(), data=fake_data(
         lambda a, L, seed, s: _macroscopic_u(L) if a == "arch-a" else np.geomspace(30.0, 1.0, L)))
     assert ev.verdict == "refuted" and "no U at Step 0 for arch-b," in ev.counterexample
+
+
+def test_the_ablations_are_read_off_their_figures():
+    """A tail that falls as much as its fitted rollout is called falling, one that falls a
+    tenth as much flat; runs that disagree are said to."""
+    def run(part, ablated, cesaro):
+        return {"ablate": [part], "ablated": {"tail_over_valley": [ablated, 1, 1, 1]},
+                "cesaro": {"tail_over_valley": [cesaro, 1, 1, 1]}}
+
+    read = u_shape_step0._ablation_reading
+    assert "exactly the Cesàro matrix the tail is falling in every run" in read(
+        {"a": run("uniform-attention", 1.2, 1.2)})
+    assert "exactly the Cesàro matrix the tail is flat in every run" in read(
+        {"a": run("uniform-attention", 1.02, 1.2)})
+    assert "without MLPs the tail is not flat in every run" in read(
+        {"a": run("no-mlp", 1.02, 1.2), "b": run("no-mlp", 1.2, 1.2)})
+    assert read({}) == ""
+
+
+def test_the_default_run_reports_the_stored_ablations():
+    from posbias.proofs_checks import ablations
+    from posbias.proofs_checks.registry import get_claim, run_claim
+
+    ev = run_claim(get_claim("chowdhury2026:u-shape-step0"), CheckContext()).evidence
+    stored = set(ablations.summary())
+    assert stored and set(ev.details["ablations"]) == stored
+    assert "Read: with attention exactly the Cesàro matrix" in ev.counterexample
