@@ -37,7 +37,8 @@ __all__ = ["ABLATED", "BASELINES", "ablation_dir", "argv_of", "load", "main", "r
 
 #: the ablations stored, per (architecture, length, seeds, inputs per seed)
 ABLATED = (
-    ("gpt2", 256, (0, 1), 2, ("uniform-attention", "no-mlp")),
+    ("gpt2", 256, (0, 1), 2, ("uniform-attention", "no-mlp", "uniform-attention,no-mlp",
+                              "no-positions")),
     ("gpt2", 1024, (0,), 1, ("uniform-attention",)),
     ("qwen2-0.5b", 256, (0,), 2, ("uniform-attention",)),
 )

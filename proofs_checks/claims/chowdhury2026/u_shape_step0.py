@@ -243,9 +243,12 @@ def _ablation_reading(figs: dict) -> str:
         return f["tail_over_valley"][0] - 1.0
 
     out = []
-    for part, what in (("uniform-attention", "with attention exactly the Cesàro matrix"),
-                       ("no-mlp", "without MLPs")):
-        runs = [v for v in figs.values() if v["ablate"] == [part]]
+    for parts, what in ((["uniform-attention"], "with attention exactly the Cesàro matrix"),
+                        (["no-mlp"], "without MLPs"),
+                        (["uniform-attention", "no-mlp"],
+                         "with attention exactly the Cesàro matrix and without MLPs"),
+                        (["no-positions"], "without learned positions")):
+        runs = [v for v in figs.values() if v["ablate"] == parts]
         if not runs:
             continue
         flat = [fall(v["ablated"]) < 0.5 * fall(v["cesaro"]) for v in runs]

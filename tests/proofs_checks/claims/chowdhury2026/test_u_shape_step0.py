@@ -138,6 +138,9 @@ def test_the_ablations_are_read_off_their_figures():
     assert "without MLPs the tail is not flat in every run" in read(
         {"a": run("no-mlp", 1.02, 1.2), "b": run("no-mlp", 1.2, 1.2)})
     assert read({}) == ""
+    both = read({"a": run("uniform-attention", 1.2, 1.2)} | {"b": dict(
+        run("no-mlp", 1.02, 1.2), ablate=["uniform-attention", "no-mlp"])})
+    assert "matrix and without MLPs the tail is flat in every run" in both
 
 
 def test_the_default_run_reports_the_stored_ablations():
