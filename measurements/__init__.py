@@ -16,6 +16,7 @@ them.
 """
 
 from posbias.measurements import (
+    ablation,
     attention,
     checkpoint,
     corpus,
@@ -35,6 +36,7 @@ from posbias.measurements import (
     text,
     training,
 )
+from posbias.measurements.ablation import ABLATIONS, ablate, check_ablations, check_ablations_for
 from posbias.measurements.attention import (
     PRETRAINED_FAMILIES,
     ROUTES,
@@ -243,10 +245,11 @@ from posbias.measurements.training import (
 
 #: the public modules, in the order their names were first listed
 MODULES = (measure, presets, checkpoint, text, pretrained, export, icl, training, lm_training,
-           devices, corpus, lm_text, journal, sharding, planning, hooks, loop, attention)
+           devices, corpus, lm_text, journal, sharding, planning, hooks, loop, attention, ablation)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
+    "ABLATIONS",
     "ATTENTIONS",
     "AttentionProbe",
     "BIGRAM_PRIORS",
@@ -303,6 +306,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "TextWindows",
     "TrainConfig",
     "World",
+    "ablate",
     "append_evaluation",
     "as_float64",
     "attention_mask",
@@ -312,6 +316,8 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "build_corpus",
     "build_model",
     "build_network",
+    "check_ablations",
+    "check_ablations_for",
     "check_device",
     "check_devices_present",
     "check_fresh",

@@ -50,6 +50,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.measurements.ablation import ablate as ablate_model
+from posbias.measurements.ablation import check_ablations
 from posbias.measurements.devices import resolve_device
 from posbias.measurements.hooks import (
     as_float64,
@@ -493,6 +495,7 @@ def measure_influence(
     device: str = "cpu",
     progress: Callable[[str], object] | None = None,
     max_memory: int | None = None,
+    ablate: Iterable[str] | str | None = None,
 ) -> Measurement:
     r"""Measure the Step-0 influence profile and the lambda schedule of ``arch``.
 
@@ -539,6 +542,11 @@ def measure_influence(
     max_memory: the bytes the host may hold (default: what this machine and process may use).
         The measurement is planned first (:func:`plan_influence`) and refused in one line
         (:class:`~posbias.errors.ResourceLimit`) when it cannot fit, before any model is built.
+    ablate: parts of the network switched off after construction (names of
+        :data:`posbias.measurements.ablation.ABLATIONS`, a sequence or one comma-separated
+        string; default none): ``uniform-attention`` (keys zeroed: attention exactly Cesàro),
+        ``no-mlp``, ``identity-activation``, ``no-positions``.  The settings record them
+        (``settings["ablate"]``).
 
     >>> m = measure_influence("tiny-llama", length=16, exact=True, seed=1)  # doctest: +SKIP
     >>> round(float(m.profile.sum()), 6)                                     # doctest: +SKIP
@@ -559,6 +567,7 @@ def measure_influence(
     kernel_inputs = _int(kernel_inputs, "kernel_inputs", 0)
     _choice(attention, "attention", ATTENTIONS)
     _choice(dtype, "dtype", _DTYPES)
+    parts = check_ablations(ablate)
     device, _ = resolve_device(device)
     if device == "mps" and dtype == "float64":
         raise InvalidArgument("device", "mps", "cpu or cuda with dtype float64 (MPS has no "
@@ -572,7 +581,7 @@ def measure_influence(
     try:
         return _measure(torch, arch, length, layers, hidden, heads, kv_heads, vocab, seed, probes,
                         exact, metric, rope, samples, dtype, probe_dist, probe_seed, progress,
-                        kernel_inputs, attention, device)
+                        kernel_inputs, attention, device, parts)
     finally:
         torch.set_num_threads(previous)
 
@@ -582,11 +591,14 @@ def _measure(torch: types.ModuleType, arch: str, length: int, layers: int | None
              seed: int, probes: int, exact: bool, metric: str, rope: bool, samples: int,
              dtype: str, probe_dist: str, probe_seed: int | None,
              progress: Callable[[str], object] | None, kernel_inputs: int = 0,
-             attention: str = "eager", device: str = "cpu") -> Measurement:
+             attention: str = "eager", device: str = "cpu",
+             ablations: tuple[str, ...] = ()) -> Measurement:
     start = time.perf_counter()
     model, settings = build_model(arch, layers=layers, hidden=hidden, heads=heads,
                                   kv_heads=kv_heads, vocab=vocab, length=length, seed=seed,
                                   dtype=dtype, rope=rope, attention=attention)
+    if ablations:
+        settings = dict(settings, ablate=list(ablate_model(model, ablations)))
     # gradients are taken with respect to the inputs only: no weight gradient, and no
     # activation kept for one (the influence is the same)
     model.requires_grad_(False)

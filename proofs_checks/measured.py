@@ -361,7 +361,8 @@ def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
     Default run: the stored records, from ``<ctx.data_dir>/step0`` when that folder exists,
     else from the package's ``data/step0``; when one is missing it is measured live if torch
     is present, except a run at the paper's running length, which is then left out (the claims
-    decide at the primary length and their cards say so).  ``--thorough``: every run is measured live (the same commands; memoized per
+    decide at the primary length and their cards say so), and an input-floor run, also left
+    out (the RoPE comparison then needs data).  ``--thorough``: every run is measured live (the same commands; memoized per
     process).  None when a run is neither stored nor measurable (no ``models`` extra): the
     claims reading it report needs-data.
     """
@@ -379,10 +380,10 @@ def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
     if key in _STEP0_CACHE:
         return _STEP0_CACHE[key]
     out = {}
-    paper = plan.paper_stems()
+    optional = plan.paper_stems() | set(plan.floor_stems().values())
     for stem, argv in plan.runs().items():
         rec = None if ctx.thorough else st.load_record(stem, folder)
-        if rec is None and not ctx.thorough and stem in paper:
+        if rec is None and not ctx.thorough and stem in optional:
             continue  # tens of minutes each: measured live only with --thorough
         if rec is not None:
             rec = dict(rec, source="stored: " + os.path.join(folder or "posbias/proofs_checks/data/step0",

@@ -18,6 +18,10 @@ measurement holds ``kernel_inputs``, ``kernel_tv``, ``kernel_tv_half`` and
 with the Cesàro matrix per layer) and ``machine.max_rss_bytes`` the peak resident memory of the
 measuring process.
 
+For the RoPE comparison the plan holds one more run per rotary architecture
+(:data:`FLOOR_RUNS`): the weights of the ``--rope both`` run with four inputs, its first two
+the same, which gives the spread of the profile between inputs of the same weights.
+
 Besides the primary length, the plan holds runs at the paper's running length
 (:data:`PAPER_LENGTHS`: L = 2048 for Qwen2-0.5B, 1024 for GPT-2 small, whose learned positions
 end there), one input per seed, with the averaged kernel (:data:`KERNEL_INPUTS`).
@@ -50,6 +54,7 @@ from posbias.validation import read_text_bounded
 __all__ = [
     "ARCHITECTURES",
     "DRIFT_RULE",
+    "FLOOR_RUNS",
     "KERNEL_INPUTS",
     "PAPER_ATTENTION",
     "PAPER_LENGTHS",
@@ -105,6 +110,11 @@ PAPER_MAX_MEMORY = "40G"
 #: weights kept for the backward pass do not fit this machine (Qwen2-0.5B at L = 2048 went
 #: beyond 14 GB with eager attention); the kernel inputs always run eager
 PAPER_ATTENTION = {"qwen2-0.5b": "sdpa"}
+#: the input-noise floor of the RoPE comparison (chowdhury2026 C8), per rotary architecture:
+#: ``(length, seed, inputs)`` of a RoPE-on run with the weights, probes and first two inputs of
+#: the ``--rope both`` run (same seed) and two further inputs, so that two profiles of the same
+#: weights pooled over two different pairs of inputs can be compared
+FLOOR_RUNS: dict = {"qwen2-0.5b": (256, 0, 4)}
 
 
 def argv_of(arch: str, length: int, seed: int, samples: int, rope: str,
@@ -146,6 +156,14 @@ class Step0Plan:
     #: ``((arch, (seed, ...)), ...)``: the seeds measured at the paper's running length (the
     #: plan's seeds when absent)
     paper_seeds: tuple = ()
+    #: ``((arch, length, seed, inputs), ...)``: RoPE-on runs whose inputs give the spread of the
+    #: profile between inputs of the same weights (the RoPE comparison's noise floor)
+    floor_runs: tuple = ()
+
+    def floor_stems(self) -> dict:
+        """``arch -> stem`` of each architecture's input-floor run."""
+        return {arch: f"{arch}-L{length}-seed{seed}-inputs{inputs}"
+                for arch, length, seed, inputs in self.floor_runs}
 
     def seeds_at_paper_length(self, arch: str) -> tuple:
         """The seeds of ``arch``'s runs at the paper's running length."""
@@ -180,6 +198,9 @@ class Step0Plan:
                     out[f"{arch}-L{L}-seed{seed}"] = argv_of(
                         arch, L, seed, 1, "on", self.probes, kernel.get(arch, 0),
                         self.paper_max_memory, dict(self.paper_attention).get(arch, "eager"))
+        stems = self.floor_stems()
+        for arch, length, seed, inputs in self.floor_runs:
+            out[stems[arch]] = argv_of(arch, length, seed, inputs, "on", self.probes)
         return out
 
     def protocol(self) -> dict:
@@ -199,7 +220,8 @@ def _default_plan() -> Step0Plan:
                      tuple(sorted(ROTARY)), tuple(sorted(PAPER_LENGTHS.items())),
                      tuple(sorted(KERNEL_INPUTS.items())), PAPER_MAX_MEMORY,
                      tuple(sorted(PAPER_ATTENTION.items())),
-                     tuple(sorted((a, tuple(v)) for a, v in PAPER_SEEDS.items())))
+                     tuple(sorted((a, tuple(v)) for a, v in PAPER_SEEDS.items())),
+                     tuple(sorted((a, *v) for a, v in FLOOR_RUNS.items())))
 
 
 #: the plan of the stored runs: what the claims read (through

@@ -78,6 +78,9 @@ BAD = [
     (["--arch", "tiny-gpt2", "--length", "ten"], "--length"),
     (["--arch", "tiny-gpt2", "--metric", "attention"], "--metric"),
     (["--length", "8"], "--arch"),
+    (["--arch", "tiny-gpt2", "--ablate", "no-attention"], "--ablate = no-attention"),
+    (["--arch", "tiny-qwen2", "--ablate", "no-positions"], "--ablate = no-positions"),
+    (["--arch", "tiny-bloom", "--ablate", "no-mlp"], "--ablate = no-mlp"),
 ]
 
 
@@ -242,6 +245,7 @@ CHECKPOINT_BAD = [
     (["--model", "{gpt2}", "--name", "../x"], "--name = ../x"),
     (["--arch", "tiny-gpt2", "--text", "{text}"], "--text = "),
     (["--arch", "tiny-gpt2", "--dtype", "bfloat16"], "--dtype = bfloat16"),
+    (["--model", "{gpt2}", "--ablate", "no-mlp"], "--ablate = no-mlp"),
 ]
 
 

@@ -6,11 +6,13 @@ import numpy as np
 from posbias.proofs_checks import measured
 from posbias.proofs_checks.measured import Step0Plan, Step0Run
 
-#: a primary length, a scan, and a "paper's running length" (128) with averaged kernels
+#: a primary length, a scan, a "paper's running length" (128) with averaged kernels, and the
+#: input-floor run of the rotary architecture (4 inputs of seed 0 at the primary length)
 PLAN = Step0Plan(architectures=("arch-a", "arch-b"), length=64, probes=2, samples=2,
                  seeds=(0, 1), scan_lengths=(32, 64, 128), rotary=("arch-a",),
                  paper_lengths=(("arch-a", 128), ("arch-b", 128)),
-                 kernel_inputs=(("arch-a", 4), ("arch-b", 4)))
+                 kernel_inputs=(("arch-a", 4), ("arch-b", 4)),
+                 floor_runs=(("arch-a", 64, 0, 4),))
 #: the same plan without paper-length runs (the claims then decide at the primary length)
 PLAN_PRIMARY = Step0Plan(architectures=("arch-a", "arch-b"), length=64, probes=2, samples=2,
                          seeds=(0, 1), scan_lengths=(32, 64, 128), rotary=("arch-a",))

@@ -9,7 +9,7 @@ def test_every_chowdhury_claim_registers_a_rule():
     from posbias.proofs_checks.registry import all_claims
 
     claims = all_claims("chowdhury2026")
-    assert len(claims) == 20 and all(c.rule for c in claims)
+    assert len(claims) == 21 and all(c.rule for c in claims)
     assert get_claim("posbias:rope-score-law").rule
 
 

@@ -36,7 +36,8 @@ def _in_process(argv):
 
 
 MEASURED_CLAIMS = ("chowdhury2026:cesaro-stochastic", "chowdhury2026:peak-valley",
-                   "chowdhury2026:rope-init", "chowdhury2026:step0-fit")
+                   "chowdhury2026:rope-init", "chowdhury2026:step0-fit",
+                   "chowdhury2026:u-shape-step0")
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +57,7 @@ def test_every_planned_run_is_stored_with_provenance():
     runs = plan.runs()
     primary = {f"{a}-L{L}-seed{s}" for a in plan.architectures for L in plan.scan_lengths
                for s in ([plan.seeds[0]] if plan.length != L else plan.seeds)}
-    assert set(runs) == primary | plan.paper_stems()
+    assert set(runs) == primary | plan.paper_stems() | set(plan.floor_stems().values())
     for arch, L in plan.paper_lengths:  # the paper's running length, with an averaged kernel
         for seed in plan.seeds_at_paper_length(arch):
             m = st.load_record(f"{arch}-L{L}-seed{seed}")["result"]["measurement"]
@@ -118,7 +119,8 @@ TINY = mm.Step0Plan(architectures=("tiny-qwen2", "tiny-gpt2"), length=16, probes
                     paper_lengths=(("tiny-gpt2", 24), ("tiny-qwen2", 32)),
                     kernel_inputs=(("tiny-gpt2", 4), ("tiny-qwen2", 2)),
                     paper_attention=(("tiny-qwen2", "sdpa"),),
-                    paper_seeds=(("tiny-qwen2", (0,)),))
+                    paper_seeds=(("tiny-qwen2", (0,)),),
+                    floor_runs=(("tiny-qwen2", 16, 0, 4),))
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ Claims, one module each, in the paper's order:
 - ``recency-delta`` (C5): the last token keeps the atom (1-α)^H as L grows;
 - ``dead-zone`` (C6): the middle is O(1/(H-1)!);
 - ``u-shape`` (C7): the profile at initialization is U-shaped;
+- ``u-shape-step0`` (C7): the same words on the measured Step-0 profiles of Qwen2 and GPT-2;
 - ``peak-valley`` (C7): peak-to-valley ≈ 10^2 at initialization, measured;
 - ``continuum-kernel`` (C2): the Hardy operator and the kernel of K^H;
 - ``density`` (C3): ρ_H, its Mellin moments and its Gamma law;
@@ -48,6 +49,7 @@ MODULES = (
     "recency_delta",
     "dead_zone",
     "u_shape",
+    "u_shape_step0",
     "peak_valley",
     "continuum_kernel",
     "density",

@@ -48,7 +48,7 @@ OPTION = {
     # shared
     "output": "--output", "format": "--format", "seed": "--seed", "dps": "--dps",
     "max_dps": "--max-dps", "max_memory": "--max-memory", "plot": "--plot",
-    "threads": "--threads", "device": "--device", "resume": "--resume",
+    "threads": "--threads", "device": "--device", "resume": "--resume", "ablate": "--ablate",
     "scheduler": "--scheduler",
     # profile
     "length": "--length", "depth": "--depth", "alpha": "--alpha", "schedule": "--schedule",

@@ -19,6 +19,7 @@ from posbias.errors import InvalidArgument
 from posbias.files import check_target, check_writable, write_output
 from posbias.measurements import export
 from posbias.measurements import measure as ms
+from posbias.measurements.ablation import check_ablations, check_ablations_for
 from posbias.measurements.checkpoint import load_checkpoint
 from posbias.measurements.devices import check_device, resolve_device
 from posbias.measurements.hooks import require_models_extra
@@ -88,6 +89,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="further random inputs whose attention, averaged over them and over "
                         "heads, is compared with the Cesàro matrix (forward passes only; "
                         "default 0; with --arch)")
+    p.add_argument("--ablate", metavar="PARTS", default=None,
+                   help="switch parts of the network off after construction, comma-separated: "
+                        "uniform-attention (keys zeroed: attention exactly Cesàro), no-mlp, "
+                        "identity-activation, no-positions (learned absolute positions zeroed); "
+                        "with --arch")
     p.add_argument("--device", default="cpu", metavar="DEVICE",
                    help="where the passes run: cpu (default), cuda, cuda:N, mps, or auto (CUDA "
                         "if present, else MPS, else cpu); weights, ids and probes are drawn on "
@@ -134,6 +140,15 @@ def _validate(args: argparse.Namespace) -> None:
         value = getattr(args, name)
         if value is not None and value < lo:
             raise InvalidArgument(OPTION[name], value, f"an integer >= {lo}")
+    if args.ablate is not None:
+        if not args.ablate.isprintable() or len(args.ablate) > 200:
+            raise InvalidArgument("--ablate", args.ablate, "comma-separated ablation names")
+        try:
+            parts = (check_ablations_for(PRESETS[args.arch].model_type, args.ablate)
+                     if args.arch in PRESETS else check_ablations(args.ablate))
+        except InvalidArgument as exc:
+            raise InvalidArgument("--ablate", exc.value, exc.allowed) from None
+        args.ablate = ",".join(parts) or None
     if not 1 <= args.threads <= _max_threads():
         raise InvalidArgument("--threads", args.threads, f"an integer between 1 and {_max_threads()} "
                               f"(4 per CPU core of this machine, at most 256)")
@@ -159,7 +174,7 @@ def _table(m: Any, c: Any, rope: RopeComparison | None) -> str:
         f"({m.estimator}), {m.samples} sample(s), seed {m.seed}, RoPE "
         f"{'on' if m.rope else 'off'}{'' if s['rotary'] else ' (not rotary)'}, {m.dtype}, "
         f"{'' if m.device == 'cpu' else 'on ' + m.device + ', '}"
-        f"{m.seconds:.1f} s",
+        f"{m.seconds:.1f} s" + (f"; ablated: {', '.join(s['ablate'])}" if s.get("ablate") else ""),
         "",
         "layer  lambda    attention TV from uniform",
     ]
@@ -241,6 +256,8 @@ def run(args: argparse.Namespace) -> int:
         kwargs["kernel_inputs"] = args.kernel_inputs
     if args.attention != "eager":
         kwargs["attention"] = args.attention
+    if args.ablate:
+        kwargs["ablate"] = args.ablate
     try:
         kwargs["device"] = device
         progress(f"measuring {args.arch} at initialization (L = {args.length})")
@@ -363,6 +380,9 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
                               "averaged Step-0 kernel is measured with --arch)")
     if getattr(args, "attention", "eager") != "eager":
         raise InvalidArgument("--attention", args.attention, "eager with --model")
+    if getattr(args, "ablate", None) is not None:
+        raise InvalidArgument("--ablate", args.ablate, "no value with --model (ablations are "
+                              "of a randomly initialized --arch)")
 
     if args.arch is not None:
         raise InvalidArgument("--arch", args.arch, "no value with --model (one of the two)")

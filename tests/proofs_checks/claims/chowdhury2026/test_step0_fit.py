@@ -123,3 +123,41 @@ def test_the_correction_says_how_far_each_fit_misses_and_no_more():
     assert "ten times off" not in ev.correction
     qwen = ev.figures["architectures"]["qwen2-0.5b"]
     assert (1 - qwen["spearman"]) / 0.01 > 10
+
+
+def test_a_missed_recency_atom_is_printed_not_hidden(monkeypatch):
+    """The false version of a good fit: the theory's bulk with the final token's share cut
+    five-fold (as the measured Qwen2-0.5B profile has it).  The constant α still fits the bulk,
+    whatever the verdict; the evidence names the architecture, the measured and fitted shares
+    and the fold; the theory's own profile prints no such finding."""
+    use_plan(monkeypatch)
+    theory = _cesaro_world()
+
+    def cut(arch, L, seed, s):
+        p = theory(arch, L, seed, s)
+        if arch == "arch-a":
+            p[-1] /= 5.0
+        return p
+
+    ev = step0_fit.check(CheckContext(), data=fake_data(cut))
+    text = ev.correction or ev.discrepancy or ev.counterexample
+    atom = ev.details["per_architecture"]["arch-a"]["recency_atom"]
+    assert atom["ratio"] < 0.5 and atom["measured"] < atom["theory"]
+    assert "misses the recency atom" in text and "arch-a (" in text and "arch-b (" not in text
+    assert f"{1 / atom['ratio']:.2g}-fold below the fit" in text
+    ev = step0_fit.check(CheckContext(), data=fake_data(theory))
+    assert "misses the recency atom" not in (ev.discrepancy or "")
+    assert ev.details["per_architecture"]["arch-a"]["recency_atom"]["ratio"] == pytest.approx(
+        1.0, rel=1e-3)
+
+
+def test_the_correction_says_no_more_than_the_figures(monkeypatch):
+    """A Spearman below the far threshold is named in the correction with the resolution that
+    keeps it from refuting, never summed up as 'none ten times off'."""
+    t = step0_fit.RULE.values()
+    archs = {"a": {"spearman": 0.84, "w1": 0.034, "resolution": 0.71},
+             "b": {"spearman": 0.96, "w1": 0.008, "resolution": None}}
+    text = step0_fit._far_in_words(archs, t)
+    assert "a: Spearman 0.840 below the far 0.9, which refutes only where" in text
+    assert "two seeds agree to Spearman 0.710" in text
+    assert "b: Spearman 0.960 at least the far 0.9; W1 0.008 within the far 0.2" in text
