@@ -170,7 +170,7 @@ class ClaimItem(pytest.Item):
         if ev.verdict == "needs-data":
             if self.strict:
                 raise ClaimMismatch(f"{self.claim.id} needs data (--posbias-strict): "
-                                    f"{r.needed}")
+                                    f"{r.needed_in_full}")
             pytest.skip(f"{self.claim.id} needs data: {r.needed}")
         if r.never_computed:
             self.user_properties.append(("new", True))

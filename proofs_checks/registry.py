@@ -308,16 +308,21 @@ class Result:
     def needed(self) -> str:
         """What a needs-data result lacked, in one line: the check's own statement of it
         (``details["needed"]``), else the data and extras the claim registered as its needs,
-        else its method; followed by the form the data must take (``details["format"]``)
-        where the check states it.  Empty for any other verdict."""
+        else its method.  Empty for any other verdict."""
         ev = self.evidence
         if ev.verdict != "needs-data":
             return ""
         details = ev.details if isinstance(ev.details, dict) else {}
-        what = str(details.get("needed") or "; ".join(map(str, self.claim.needs))
+        return str(details.get("needed") or "; ".join(map(str, self.claim.needs))
                    or ev.summary() or ev.method)
-        form = details.get("format")
-        return what + (f" (give it as {form})" if form else "")
+
+    @property
+    def needed_in_full(self) -> str:
+        """:attr:`needed`, followed by the form the data must take where the check states it
+        (``details["format"]``)."""
+        form = self.evidence.details.get("format") if isinstance(self.evidence.details, dict) \
+            else None
+        return self.needed + (f" (give it as {form})" if self.needed and form else "")
 
     @property
     def card(self) -> dict | None:

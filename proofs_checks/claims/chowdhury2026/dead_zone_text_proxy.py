@@ -73,7 +73,7 @@ RULE = Rule(
         Example("the model below the gate", text_examples(margin=0.0), "inconclusive", "realistic"),
     ),
     fixed=MEASURED_RULES_FIXED,
-    deciding=("runs",),
+    deciding=("runs/*/D0", "runs/*/DN"),
 )
 
 

@@ -80,7 +80,7 @@ RULE = Rule(
                 "inconclusive", "realistic"),
     ),
     fixed=MEASURED_RULES_FIXED,
-    deciding=("seeds",),
+    deciding=("seeds/*/learned", "seeds/*/D0", "seeds/*/DN"),
 )
 
 

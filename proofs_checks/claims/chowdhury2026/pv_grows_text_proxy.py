@@ -71,7 +71,7 @@ RULE = Rule(
                 "realistic"),
     ),
     fixed=MEASURED_RULES_FIXED,
-    deciding=("runs",),
+    deciding=("runs/*/g",),
 )
 
 

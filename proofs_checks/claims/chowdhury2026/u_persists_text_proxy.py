@@ -70,7 +70,7 @@ RULE = Rule(
         Example("no U at Step 0", text_examples(u0=(1.5, 8.0)), "inconclusive", "realistic"),
     ),
     fixed=MEASURED_RULES_FIXED,
-    deciding=("runs",),
+    deciding=("runs/*/uN/first_over_valley", "runs/*/uN/last_over_valley"),
 )
 
 

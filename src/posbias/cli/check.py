@@ -150,7 +150,8 @@ def run_check(args: argparse.Namespace) -> int:
         # with --data-dir, a check's refusal of its input is the user's data (exit 2, naming it)
         if args.data_dir is not None and error.startswith("InvalidArgument: "):
             raise _InputError(f"{r.claim.id}: {error[len('InvalidArgument: '):]}")
-    write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
+    write_output(render(results, args.format, verbose=args.verbose, strict=args.strict), args.output,
+                 fmt=args.format)
     if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
         from posbias.cli import InternalError
 
