@@ -111,6 +111,7 @@ def decided_line(r: Result) -> str:
         parts.append("; ".join(figs))
     parts.append(decided_by(ev))
     parts.append(_flip(r))
+    parts.append(_caveat(ev))
     return " | ".join(p for p in parts if p)
 
 
@@ -150,10 +151,12 @@ def deciding_figures(r: Result) -> list[str]:
 
 
 def _label(key: object, item: object) -> str:
-    if isinstance(item, dict) and "run" in item:
-        return str(item["run"])
-    if isinstance(item, dict) and "seed" in item:
-        return f"seed {item['seed']}"
+    if isinstance(item, dict):
+        for name in ("run", "name"):
+            if name in item:
+                return str(item[name])
+        if "seed" in item:
+            return f"seed {item['seed']}"
     return str(key)
 
 
@@ -186,7 +189,14 @@ def headline(r: Result) -> str:
     if ev.details.get("error"):
         return "error: " + str(ev.details["error"])
     figs = deciding_figures(r)
-    return " | ".join(p for p in ("; ".join(figs) or decided_by(ev), _flip(r)) if p)
+    return " | ".join(p for p in ("; ".join(figs) or decided_by(ev), _flip(r), _caveat(ev)) if p)
+
+
+def _caveat(ev: Evidence) -> str:
+    """What the verdict does not support, where the check states it (``details["caveat"]``:
+    e.g. a claim about pretrained models decided on a model at initialization)."""
+    said = ev.details.get("caveat") if isinstance(ev.details, dict) else None
+    return f"NOTE: {said}" if said else ""
 
 
 def _fig(v: object) -> str:
