@@ -46,7 +46,7 @@ __all__ = [
     "y",
 ]
 
-lam = sympy.Symbol("lambda", positive=True)
+lam = sympy.Symbol("eta", positive=True)
 x, y, z = sympy.symbols("x y z", positive=True)
 v = sympy.Symbol("v", positive=True)
 Lsym = sympy.Symbol("L", positive=True)
@@ -135,31 +135,31 @@ def alibi_warp_derivation() -> Derivation:
     rho_a = sympy.Function("rho^ALiBi_H")
     u_sym = sympy.Symbol("u", positive=True)
     expr = sympy.Eq(rho_a(y), alibi_density(H))
-    kernel_eq = sympy.Eq(sympy.Function("k")(x, y), alibi_kernel())
+    kernel_eq = sympy.Eq(sympy.Function("k^ALiBi")(x, y), alibi_kernel())
     warp_eq = sympy.Eq(u_sym, warp())
     return Derivation(
         name="alibi-warp",
         title="ALiBi as a warped Hardy operator",
-        description="With slope lambda/L, the continuum ALiBi kernel becomes uniform under "
-        "u = (e^(lambda x) - 1)/(e^lambda - 1), giving the depth-H density in closed form.",
+        description="With slope eta/L, the continuum ALiBi kernel becomes uniform under "
+        "u = (e^(eta x) - 1)/(e^eta - 1), giving the depth-H density in closed form.",
         expression=expr,
         equations=(kernel_eq, warp_eq),
-        assumptions=("ALiBi slope m = lambda/L with lambda > 0 fixed as L -> oo",
+        assumptions=("ALiBi slope eta/L with eta > 0 fixed as L -> oo",
                      "0 < y < x <= 1", "H a positive integer"),
         steps=(
             Step("normalized ALiBi row, times L, with i = xL, j = yL",
                  sympy.Eq(sympy.Symbol("L A_{ij}"), scaled)),
             Step("continuum limit", sympy.Eq(sympy.Limit(scaled, Lsym, sympy.oo), limit)),
-            Step("pull back the uniform kernel: phi'(y)/phi(x) = k(x, y)",
+            Step("pull back the uniform kernel: phi'(y)/phi(x) = k^ALiBi(x, y)",
                  sympy.Eq(sympy.diff(warp(y), y) / warp(x), alibi_kernel())),
             Step("conjugate the Hardy kernel at the final token x = 1 (u = 1)", expr),
         ),
         identities=tuple(idents),
         paper="posbias",
         section="X6",
-        notes=("The substitution u = (e^(lambda x) - 1)/(e^lambda - 1) is correct; any "
-               "positive multiple of e^(lambda x) - 1 works as well, the normalization fixes "
+        notes=("The substitution u = (e^(eta x) - 1)/(e^eta - 1) is correct; any "
+               "positive multiple of e^(eta x) - 1 works as well, the normalization fixes "
                "[0, 1]",
-               "the scaling m = lambda/L is essential: a fixed slope m makes the continuum kernel "
+               "the scaling m = eta/L is essential: a fixed slope m makes the continuum kernel "
                "a point mass at y = x"),
     )

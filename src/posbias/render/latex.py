@@ -63,8 +63,11 @@ def escape_text(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # prose with ASCII mathematics
 
-_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "lambda", "mu", "pi", "rho", "sigma",
-          "tau", "theta", "kappa", "psi", "nu", "Gamma", "Delta", "Lambda", "Pi", "Sigma")
+_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "eta", "lambda", "mu", "pi", "rho", "sigma",
+          "tau", "theta", "kappa", "psi", "nu", "omega", "xi", "zeta", "Gamma", "Delta", "Lambda",
+          "Pi", "Sigma", "Omega")
+#: Greek letters set in the variant the formula printer uses, so prose and formulas agree
+_VARIANT = {"epsilon": "varepsilon"}
 _FUNCTIONS = {"ln": r"\ln", "exp": r"\exp", "sin": r"\sin", "cos": r"\cos", "sqrt": r"\sqrt",
               "int": r"\int", "prod": r"\prod", "sum": r"\sum", "max": r"\max", "min": r"\min",
               "log": r"\log", "inf": r"\inf", "sup": r"\sup"}
@@ -88,6 +91,8 @@ def _is_math_token(token: str) -> bool:
         return False  # punctuation such as & or #, and percentages, are prose
     if core.startswith("--") or re.fullmatch(r"[-+]?[0-9.]+[eE][-+]?[0-9]+", core):
         return False  # a command-line flag, a number in e-notation: text reads them as typed
+    if re.fullmatch(r"[A-Za-z]+['\u2019]s|[a-z]{2,}[0-9]{4}[a-z]?", core):
+        return False  # a possessive (Euler's) and a paper's key (barbero2025) are words
     if "-" in core and not set(core) & (_MATH_CHARS | set("()[]")):
         # hyphenated names (Step-0, qwen2-24L-d112, BLOOM-7b1) are prose; H-1, 1-alpha are math
         words = [w for w in re.findall(r"[A-Za-z]{2,}", core) if w not in _MATH_NAMES]
@@ -164,7 +169,7 @@ def _math(text: str) -> str:
             assert m is not None  # text[i] is a letter
             word = m.group(0)
             if word in _GREEK:
-                out.append(f"\\{word} ")
+                out.append(f"\\{_VARIANT.get(word, word)} ")
             elif word in _FUNCTIONS:
                 out.append(_FUNCTIONS[word] + " ")
             elif word == "oo":
@@ -319,19 +324,36 @@ def equation_block(expr: Basic, label: str | None) -> str:
 
 
 def _section(d: Derivation) -> str:
-    from posbias.proofs_checks.registry import PAPERS
-
     parts = [f"\\subsection*{{{prose_to_latex(d.title)}}}\n"]
-    source = d.paper if d.paper in PAPERS else escape_text(d.paper)
-    where = f"{source}, {d.section}" if d.section else source
-    parts.append(f"{prose_to_latex(d.description)} (\\texttt{{{escape_text(where)}}})\n\n")
-    for i, eq in enumerate((d.expression, *d.equations)):
-        parts.append(equation_block(eq, f"posbias:{d.name}" if i == 0 else None))
+    parts.append(f"{prose_to_latex(d.description)} ({_source(d.paper, d.section)})\n\n")
+    formulas = (d.expression, *d.equations)
+    label = f"posbias:{d.name}"
+    if len(formulas) == 1:
+        parts.append(equation_block(formulas[0], label))
+    else:  # one number for the derivation, a letter for each of its formulas: (3a), (3b), ...
+        parts.append(f"\\begin{{subequations}}\\label{{{label}}}\n")
+        parts += [equation_block(eq, f"{label}:{i}") for i, eq in enumerate(formulas, 1)]
+        parts.append("\\end{subequations}\n")
     if d.assumptions:
         parts.append("\\noindent Assumptions: " + "; ".join(prose_to_latex(a) for a in d.assumptions)
                      + ".\\par\n")
     parts.append("\\noindent Proof status: " + prose_to_latex(d.proof_status) + ".\n\n")
     return "".join(parts)
+
+
+#: posbias's index of the theory's statements (C2, H4, X7): not a paper's numbering
+_INDEX = re.compile(r"[CHXW][0-9]+(, [CHXW][0-9]+)*")
+
+
+def _source(paper: str, section: str) -> str:
+    """Where a derivation comes from: the paper's key, then the paper's own place (as the paper
+    numbers it), or posbias's index item, named as such so it is not read as the paper's."""
+    key = f"\\texttt{{{escape_text(paper)}}}"
+    if not section:
+        return key
+    if _INDEX.fullmatch(section):
+        return f"{key}; posbias item{'s' if ',' in section else ''} {escape_text(section)}"
+    return f"{key}, {escape_text(section)}"
 
 
 def notation_block(derivations: Iterable[Derivation]) -> str:
@@ -343,7 +365,10 @@ def notation_block(derivations: Iterable[Derivation]) -> str:
     parts = ["\\section*{Notation}\n",
              "Positions are fractions of the sequence of length $L$ in the continuum limit "
              "$L \\to \\infty$. Symbols bound by an integral, a sum, a product or a limit are "
-             "defined by it.\n"]
+             "defined by it. Each derivation has one equation number, with a letter for each of "
+             "its formulas. Items such as C2 or X7 after a paper's key are posbias's index of the "
+             "theory's statements, not the paper's numbering; a paper's own theorems and "
+             "sections are named as the paper numbers them.\n"]
     group = None
     for name, tex, meaning in notation_entries(derivations):
         if name != group:
