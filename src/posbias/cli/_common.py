@@ -10,6 +10,7 @@ import argparse
 import re
 import sys
 import textwrap
+import time
 from collections.abc import Iterable
 from typing import Any, Literal, Protocol
 
@@ -167,7 +168,7 @@ def add_common(p: argparse.ArgumentParser, name: str, example: str) -> None:
 
 # memory_limit, check_memory and human live in posbias.resources (the bottom layer), so that
 # the Python entry points refuse what cannot fit exactly as the command line does
-from posbias.resources import check_memory, human, memory_limit  # noqa: E402,F401
+from posbias.resources import check_memory, duration, human, memory_limit  # noqa: E402,F401
 
 # ---------------------------------------------------------------------------------------------
 # progress
@@ -186,19 +187,70 @@ class ProgressBar(Protocol):
     def close(self) -> None: ...
 
 
+#: seconds between two progress lines when standard error is not a terminal (a log, a pipe)
+PROGRESS_EVERY = 60.0
+
+
 def progress(total: int, desc: str, quiet: bool = False) -> ProgressBar:
-    """A progress bar with an ETA on standard error when it is a terminal (``tqdm``), else a
-    bar that prints nothing.  Use as ``with progress(n, "claims") as bar: bar.update(1)``."""
-    disable = quiet or not sys.stderr.isatty()
+    """A progress bar with an ETA on standard error when it is a terminal (``tqdm``); without a
+    terminal (a log, a batch job) a line with the count, the time so far and the ETA once a
+    minute, so that a run longer than a minute is not silent there; nothing with ``quiet``.  Use
+    as ``with progress(n, "claims") as bar: bar.update(1)``."""
+    if quiet:
+        return _Silent()
+    if not sys.stderr.isatty():
+        return _Lines(total, desc)
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a core dependency
-        disable = True
-    if disable:
-        return _Silent()
+        return _Lines(total, desc)
     bar: ProgressBar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
                             dynamic_ncols=True)
     return bar
+
+
+class _Lines:
+    """Progress as plain lines on standard error: ``desc: done/total (p%), T elapsed, about E
+    left`` when :data:`PROGRESS_EVERY` seconds have passed since the last line, and a last line
+    at the end of a run that printed any (a run shorter than that prints nothing)."""
+
+    def __init__(self, total: int, desc: str) -> None:
+        self.total, self.desc, self.done = max(int(total), 0), desc, 0
+        self.start = self.last = time.monotonic()
+        self.printed = False
+        self.postfix = ""
+
+    def __enter__(self) -> _Lines:
+        return self
+
+    def __exit__(self, *exc: object) -> Literal[False]:
+        self.close()
+        return False
+
+    def _line(self, now: float) -> None:
+        elapsed = now - self.start
+        share = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
+        left = ""
+        if 0 < self.done < self.total:
+            left = f", about {duration(elapsed / self.done * (self.total - self.done))} left"
+        extra = f" [{self.postfix}]" if self.postfix else ""
+        print(f"{self.desc}: {self.done}/{self.total}{share}, {duration(elapsed)} elapsed{left}"
+              f"{extra}", file=sys.stderr, flush=True)
+        self.last, self.printed = now, True
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY and self.done < self.total:
+            self._line(now)
+
+    def set_postfix_str(self, s: str = "") -> None:
+        self.postfix = s
+
+    def close(self) -> None:
+        if self.printed and self.done >= self.total:
+            self._line(time.monotonic())
+            self.printed = False
 
 
 class _Silent:
