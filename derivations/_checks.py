@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sympy
 
+from posbias.errors import InvalidArgument
 from posbias.validation import check_integer
 
 __all__ = ["check_depth", "check_lambdas"]
@@ -33,8 +34,6 @@ def check_lambdas(parameter: str, lambdas: object) -> list[sympy.Expr]:
     >>> check_lambdas("lambdas", [sympy.Rational(1, 2), sympy.Symbol("a")])
     [1/2, a]
     """
-    from posbias.errors import InvalidArgument
-
     if isinstance(lambdas, (str, bytes)) or not hasattr(lambdas, "__iter__"):
         raise InvalidArgument(parameter, lambdas, "a sequence of λ_t (symbols or exact numbers "
                               "in [0, 1])")

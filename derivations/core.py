@@ -5,9 +5,9 @@ object, usually an ``Eq``), the steps a reader can follow (each an explanation a
 expression), the assumptions, and the list of :class:`Identity` checks that were attempted.  Each
 identity records ``lhs``, ``rhs``, the simplified residual ``lhs - rhs`` and whether it simplified
 to zero (``proven``).  A derivation is ``proven`` only when every identity it relies on closed
-symbolically; numeric spot checks are evidence, never proof (STYLE.md 7).
+symbolically; numeric spot checks are evidence, never proof.
 
-LaTeX always comes from sympy's LaTeX printer on the stored objects (STYLE.md 2): the package's
+LaTeX always comes from sympy's LaTeX printer on the stored objects: the package's
 subclass :class:`posbias.derivations.printing.PosbiasLatexPrinter`, which sets formulas as a paper
 does.
 
@@ -25,11 +25,14 @@ False
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from importlib import resources
 
 import sympy
 
+from posbias.derivations.printing import latex
 from posbias.errors import InvalidArgument
 
 __all__ = [
@@ -55,8 +58,6 @@ def to_latex(expr: sympy.Basic) -> str:
     >>> to_latex(sympy.log(x)), to_latex(x - 1)
     ('\\\\ln{\\\\left(x\\\\right)}', 'x - 1')
     """
-    from posbias.derivations.printing import latex
-
     return latex(expr)
 
 
@@ -243,7 +244,7 @@ class Derivation:
 
 _BUILDERS: dict[str, Callable[[], Derivation]] = {}
 #: the order of docs/mathematics.rst; modules discovered beyond these come after them, by name
-_MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope")
+_MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope", "kinetic")
 
 
 def derivation(name: str) -> Callable[[Callable[[], Derivation]], Callable[[], Derivation]]:
@@ -284,8 +285,6 @@ def _discovered() -> list[str]:
     """The derivation modules of the package: every module not starting with ``_`` except
     ``_NOT_DERIVATIONS``, in the order of :data:`_MODULES`, then by name (discovered like the
     claims)."""
-    from importlib import resources
-
     found = [f.name[:-3] for f in resources.files("posbias.derivations").iterdir()
              if f.name.endswith(".py") and not f.name.startswith("_")
              and f.name[:-3] not in _NOT_DERIVATIONS]
@@ -294,8 +293,6 @@ def _discovered() -> list[str]:
 
 
 def _load() -> None:
-    import importlib
-
     for module in _discovered():
         importlib.import_module(f"posbias.derivations.{module}")
 

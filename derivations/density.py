@@ -31,6 +31,7 @@ import sympy
 
 from posbias.derivations._checks import check_depth
 from posbias.derivations.core import Derivation, Identity, Step, derivation, prove_equal
+from posbias.numbers import mp_text
 from posbias.validation import check_dps, check_integer
 
 __all__ = [
@@ -110,7 +111,7 @@ def gamma_median(depth: int, dps: int = 30) -> str:
 
         start = mpmath.mpf(depth) - mpmath.mpf(1) / 3 if depth > 1 else mpmath.log(2)
         root = mpmath.findroot(f, start)
-        return mpmath.nstr(root, dps)
+        return mp_text(root, dps)
 
 
 def density_median(depth: int, dps: int = 30) -> str:
@@ -121,7 +122,7 @@ def density_median(depth: int, dps: int = 30) -> str:
     """
     dps = check_dps("dps", dps)
     with mpmath.workdps(dps + 10):
-        return mpmath.nstr(mpmath.exp(-mpmath.mpf(gamma_median(depth, dps + 5))), dps)
+        return mp_text(mpmath.exp(-mpmath.mpf(gamma_median(depth, dps + 5))), dps)
 
 
 @derivation("density")

@@ -2,7 +2,7 @@
 
 :class:`PosbiasLatexPrinter` prints the same expression tree as sympy (only the order of the terms
 of a sum and the typography change), so a formula's LaTeX is always its stored SymPy object
-printed (STYLE.md 2).  It lives with the derivations, which print their own results
+printed.  It lives with the derivations, which print their own results
 (:func:`posbias.derivations.core.to_latex`); :mod:`posbias.render.latex` uses it for the sheet.
 
 >>> import sympy
@@ -16,8 +16,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import sympy
 from sympy import Basic
-from sympy.printing.latex import LatexPrinter
+from sympy.core.function import AppliedUndef
+from sympy.core.relational import Relational
+from sympy.printing.conventions import split_super_sub
+from sympy.printing.latex import LatexPrinter, translate
+from sympy.printing.precedence import PRECEDENCE
 
 __all__ = ["PosbiasLatexPrinter", "latex", "name_latex", "term_sort_key"]
 
@@ -30,9 +35,6 @@ def term_sort_key(term: Basic) -> tuple:
     of variables: symbols and undefined functions such as ``lambda(t)``) and 2 for any other term;
     ``degree`` is a monomial's total degree.
     """
-    import sympy
-    from sympy.core.function import AppliedUndef
-
     negative = bool(term.could_extract_minus_sign())
     if term.is_number:
         return (0, 0, negative, sympy.default_sort_key(term))
@@ -62,8 +64,6 @@ def _paren(tex: str) -> str:
 def _script(text: str) -> str:
     """A sub- or superscript of a name: a Greek name as its letter, another word (``ALiBi``)
     upright, single letters and numbers as they are."""
-    from sympy.printing.latex import translate
-
     if text in _LETTER_FORMS:
         return _LETTER_FORMS[text]
     tex = translate(text)
@@ -85,9 +85,6 @@ def name_latex(name: str, operator: bool = False) -> str:
     >>> name_latex("rho^ALiBi_H"), name_latex("m_H"), name_latex("Cov", operator=True)
     ('\\\\rho^{\\\\mathrm{ALiBi}}_{H}', 'm_{H}', '\\\\operatorname{Cov}')
     """
-    from sympy.printing.conventions import split_super_sub
-    from sympy.printing.latex import translate
-
     if "{" in name or "\\" in name:
         return name
     if " " in name:
@@ -152,8 +149,6 @@ class PosbiasLatexPrinter(LatexPrinter):
         return terms
 
     def _print_Add(self, expr: Basic, order: str | None = None) -> str:
-        from sympy.core.relational import Relational
-
         tex = ""
         for i, ordered in enumerate(self.ordered_terms(expr)):
             term = ordered
@@ -171,9 +166,6 @@ class PosbiasLatexPrinter(LatexPrinter):
 
     # -- products ------------------------------------------------------------------------------
     def _print_Mul(self, expr: Basic) -> str:
-        import sympy
-        from sympy.printing.precedence import PRECEDENCE
-
         if expr.could_extract_minus_sign():
             positive = -expr
             if isinstance(positive, sympy.Mul):
@@ -203,8 +195,6 @@ class PosbiasLatexPrinter(LatexPrinter):
 
     # -- calculus ------------------------------------------------------------------------------
     def _print_Integral(self, expr: Basic) -> str:
-        from sympy.printing.precedence import PRECEDENCE
-
         signs: list[str] = []
         differentials: list[str] = []
         for limit in expr.limits:  # innermost first
@@ -243,8 +233,6 @@ class PosbiasLatexPrinter(LatexPrinter):
         return name_latex(expr.name)
 
     def _print_Transpose(self, expr: Basic) -> str:
-        import sympy
-
         inner = self._print(expr.arg)
         if not isinstance(expr.arg, sympy.MatrixSymbol):
             inner = _paren(inner)

@@ -35,6 +35,7 @@ import sympy
 from posbias.derivations._checks import check_depth, check_lambdas
 from posbias.derivations.core import Derivation, Identity, Step, derivation, prove_equal
 from posbias.errors import InvalidArgument
+from posbias.numbers import mp_text
 from posbias.validation import check_dps, check_integer
 
 __all__ = [
@@ -170,7 +171,7 @@ def density_at_half(depth: int, a: int | str | sympy.Rational, dps: int = 30) ->
     expr = mixture_sum(depth, alpha_exact, sympy.log(2))
     with mpmath.workdps(dps + 10):
         value = sympy.lambdify((), expr, modules="mpmath")()
-        return mpmath.nstr(value, dps)
+        return mp_text(value, dps)
 
 
 @functools.cache
@@ -350,8 +351,8 @@ def minimum_dead_zone_derivation() -> Derivation:
         idents.append(prove_equal(f"alpha = {a}: (H-1)! H alpha (1-alpha)^(H-1) -> oo", lim,
                                   sympy.oo, simplify=lambda e: e))
     rho24 = density_at_half(24, sympy.Rational(1, 2), 20)
-    lower24 = mpmath.nstr(mpmath.mpf(24) / 2**24, 20)
-    inv_fact = mpmath.nstr(1 / mpmath.factorial(23), 20)
+    lower24 = mp_text(mpmath.mpf(24) / 2**24, 20)
+    inv_fact = mp_text(1 / mpmath.factorial(23), 20)
     expr = sympy.Eq(sympy.Derivative(rho_c(x), x),
                     -sympy.Sum(sympy.binomial(H, k) * alpha**k * (1 - alpha) ** (H - k)
                                * sympy.log(1 / x) ** (k - 2) / sympy.factorial(k - 2),

@@ -7,21 +7,26 @@ wu2025's in-context network and a small causal LM on a synthetic task are traine
 ``training``, ``lm_training``; ``lm_text`` on natural text, the ``corpus`` of the Python
 documentation built from installed files), on the CPU or an accelerator (``devices``); the influence of
 each input position on the final one, the mixing coefficients lambda_t and the attention's
-distance from the Cesàro matrix are read from forward/backward passes.  Never imports
+distance from the Cesàro matrix are read from forward/backward passes (``measure``; the hooks
+into a model's blocks in ``hooks``, what every training task shares in ``loop``, the memory and
+time plans in ``planning``).  Never imports
 ``numerics`` or ``derivations``: what compares a measurement with theory lives in
 ``posbias.proofs_checks``.  torch and transformers are imported inside the functions that need
 them.
 """
 
 from posbias.measurements import (
+    attention,
     checkpoint,
     corpus,
     devices,
     export,
+    hooks,
     icl,
     journal,
     lm_text,
     lm_training,
+    loop,
     measure,
     planning,
     presets,
@@ -29,6 +34,13 @@ from posbias.measurements import (
     sharding,
     text,
     training,
+)
+from posbias.measurements.attention import (
+    PRETRAINED_FAMILIES,
+    ROUTES,
+    AttentionProbe,
+    GenericAttentionProbe,
+    has_alibi,
 )
 from posbias.measurements.checkpoint import (
     CHECKPOINT_DTYPES,
@@ -59,6 +71,21 @@ from posbias.measurements.export import (
     logit_tables,
     measurement_json,
     rollout_config_yaml,
+)
+from posbias.measurements.hooks import (
+    as_float64,
+    input_device,
+    kernel_hooks,
+    kernel_tv,
+    lambda_hooks,
+    locate_blocks,
+    parallel_residual,
+    probe_chunk,
+    quiet_transformers,
+    require_models_extra,
+    require_torch,
+    rope_identity_patch,
+    rotary_modules,
 )
 from posbias.measurements.icl import (
     MASKS,
@@ -107,7 +134,6 @@ from posbias.measurements.lm_text import (
 )
 from posbias.measurements.lm_training import (
     CONCENTRATION,
-    LM_ARCHS,
     LM_RESULTS_FORMAT,
     LMTrainConfig,
     bayes_losses,
@@ -119,25 +145,45 @@ from posbias.measurements.lm_training import (
     plan_lm_training,
     unigram_batch,
 )
+from posbias.measurements.loop import (
+    LM_ARCHS,
+    FlatConfig,
+    append_evaluation,
+    check_jobs_device,
+    check_seeds,
+    check_threads,
+    completed_iterations,
+    final_position_profiles,
+    flat_history_csv,
+    iterations_left,
+    library_versions,
+    load_training_state,
+    mean_profile,
+    moved_to_device,
+    next_token_loop,
+    plan_seeds,
+    progress_bar,
+    provenance,
+    restore_training_state,
+    run_result,
+    run_seeds,
+    seeded_generator,
+    start_run,
+    training_state,
+    worker_progress,
+)
 from posbias.measurements.measure import (
     ATTENTIONS,
     DEFAULT_LENGTH,
     METRICS,
     PROBE_DISTRIBUTIONS,
     Measurement,
-    as_float64,
     build_model,
     influence_profile,
-    input_device,
-    kernel_hooks,
-    kernel_tv,
-    lambda_hooks,
     measure_influence,
     measure_influence_cached,
-    parallel_residual,
     parameter_count,
-    require_models_extra,
-    rope_identity_patch,
+    plan_influence,
     top1_grad_profiles,
 )
 from posbias.measurements.planning import (
@@ -147,6 +193,7 @@ from posbias.measurements.planning import (
     MeasurementPlan,
     cpu_flops,
     model_sizes,
+    plan_checkpoint,
     plan_measurement,
     plan_step0,
     step0_matmul_parameters,
@@ -162,12 +209,9 @@ from posbias.measurements.presets import (
 )
 from posbias.measurements.pretrained import (
     MAX_AUTO_BATCH,
-    PRETRAINED_FAMILIES,
-    ROUTES,
-    AttentionProbe,
-    GenericAttentionProbe,
     PretrainedMeasurement,
     measure_pretrained,
+    plan_pretrained,
 )
 from posbias.measurements.sharding import (
     DEVICE_MAPS,
@@ -188,12 +232,8 @@ from posbias.measurements.training import (
     RESULTS_FORMAT,
     TASKS,
     TrainConfig,
-    check_seeds,
-    check_threads,
     checkpoint_path,
-    completed_iterations,
     history_csv,
-    iterations_left,
     merge_results,
     plan_training,
     results_document,
@@ -203,7 +243,7 @@ from posbias.measurements.training import (
 
 #: the public modules, in the order their names were first listed
 MODULES = (measure, presets, checkpoint, text, pretrained, export, icl, training, lm_training,
-           devices, corpus, lm_text, journal, sharding, planning)
+           devices, corpus, lm_text, journal, sharding, planning, hooks, loop, attention)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
@@ -222,6 +262,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "DEVICE_TOLERANCES",
     "DeviceMemory",
     "EOT",
+    "FlatConfig",
     "GATE_NATS",
     "GenericAttentionProbe",
     "HOST_BASE_BYTES",
@@ -262,6 +303,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "TextWindows",
     "TrainConfig",
     "World",
+    "append_evaluation",
     "as_float64",
     "attention_mask",
     "bayes_losses",
@@ -273,6 +315,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "check_device",
     "check_devices_present",
     "check_fresh",
+    "check_jobs_device",
     "check_seeds",
     "check_threads",
     "checkpoint_path",
@@ -280,6 +323,9 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "cpu_flops",
     "describe_device_map",
     "final_position_influence",
+    "final_position_profiles",
+    "flat_history_csv",
+    "has_alibi",
     "hf_cache_dir",
     "history_csv",
     "in_context_set",
@@ -292,6 +338,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "kernel_hooks",
     "kernel_tv",
     "lambda_hooks",
+    "library_versions",
     "lm_checkpoint_path",
     "lm_history_csv",
     "lm_results_document",
@@ -303,14 +350,19 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "lm_train_run",
     "lm_train_seeds",
     "load_checkpoint",
+    "load_training_state",
+    "locate_blocks",
     "logit_tables",
     "make_world",
+    "mean_profile",
     "measure_influence",
     "measure_influence_cached",
     "measure_pretrained",
     "measurement_json",
     "merge_results",
     "model_sizes",
+    "moved_to_device",
+    "next_token_loop",
     "ngram_baselines",
     "pack_documents",
     "package_version",
@@ -319,22 +371,37 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "parameter_count",
     "parse_device_memory",
     "parse_mask",
+    "plan_checkpoint",
     "plan_device_map",
+    "plan_influence",
     "plan_lm_text",
     "plan_lm_training",
     "plan_measurement",
+    "plan_pretrained",
+    "plan_seeds",
     "plan_step0",
     "plan_training",
     "prepare_text",
     "preset_names",
+    "probe_chunk",
+    "progress_bar",
+    "provenance",
+    "quiet_transformers",
     "read_documents",
     "require_models_extra",
+    "require_torch",
     "resolve_device",
     "resolve_settings",
+    "restore_training_state",
     "results_document",
     "rollout_config_yaml",
     "rope_identity_patch",
+    "rotary_modules",
+    "run_result",
+    "run_seeds",
     "save_tokenizer",
+    "seeded_generator",
+    "start_run",
     "step0_matmul_parameters",
     "strip_rest",
     "text_windows",
@@ -343,8 +410,10 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "train_run",
     "train_seeds",
     "train_tokenizer",
+    "training_state",
     "unigram_batch",
     "window_bytes",
     "window_flops",
     "windows_done",
+    "worker_progress",
 ]

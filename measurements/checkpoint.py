@@ -24,10 +24,18 @@ import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from posbias.errors import InvalidArgument
-from posbias.measurements.measure import _locate_blocks, _quiet_transformers, require_models_extra
+from posbias.measurements.devices import resolve_device
+from posbias.measurements.hooks import locate_blocks, quiet_transformers, require_models_extra
+from posbias.measurements.sharding import (
+    DEVICE_MAPS,
+    check_devices_present,
+    plan_device_map,
+    require_accelerate,
+)
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
     from torch.nn import Module
@@ -66,7 +74,7 @@ def hf_cache_dir() -> str:
     """The Hugging Face hub cache directory transformers reads (``HF_HUB_CACHE``/``HF_HOME``
     aware), as ``huggingface_hub`` resolves it."""
     try:
-        from huggingface_hub import constants
+        from huggingface_hub import constants  # the models extra
 
         return str(constants.HF_HUB_CACHE)
     except Exception:  # pragma: no cover - huggingface_hub comes with transformers
@@ -127,6 +135,42 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
         is downloaded unless ``allow_download``.
     """
     torch, transformers = require_models_extra()
+    device = _check_load(model, dtype, allow_download, random_init, seed, device, device_map,
+                         max_memory, offload_folder)
+    where, location = _where(model)
+    local = not allow_download
+    kwargs: dict[str, Any] = {"local_files_only": local}
+    if attn_implementation is not None:
+        kwargs["attn_implementation"] = attn_implementation
+    with _quiet_loading(transformers):
+        tokenizer = _tokenizer(transformers, model, where, location, local)
+        try:
+            if tokenizer is None:
+                raise OSError(f"no tokenizer of {model} in the local cache")
+            net, placed, per_device = _network(torch, transformers, where, dtype, kwargs,
+                                               random_init, seed, device_map, max_memory,
+                                               offload_folder)
+        except InvalidArgument:  # the device map's own refusal, as it stands
+            raise
+        except RuntimeError as exc:  # the config contradicts the weights (size mismatch)
+            reason = " ".join(str(exc).split())[:200]
+            raise InvalidArgument("model", model, "a checkpoint whose weights fit its config.json "
+                                  f"({reason})") from None
+        except (OSError, ValueError, KeyError) as exc:
+            raise _not_loadable(model, location, allow_download, exc) from None
+    net.eval()
+    net.requires_grad_(False)
+    if placed is None:
+        net.to(device)
+    impl = getattr(net.config, "_attn_implementation", None) or "eager"
+    return LoadedCheckpoint(net, tokenizer, model, location, dtype, str(impl), placed, per_device)
+
+
+def _check_load(model: str, dtype: str, allow_download: bool, random_init: bool, seed: int,
+                device: str, device_map: str | None, max_memory: dict | None,
+                offload_folder: str | None) -> str:
+    """The arguments of :func:`load_checkpoint` checked (one line naming the first bad one);
+    returns the device the model is loaded on (the CPU under a device map)."""
     if not isinstance(model, str) or not model:
         raise InvalidArgument("model", model, "a checkpoint directory or a model name")
     if dtype not in CHECKPOINT_DTYPES:
@@ -136,15 +180,7 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
             raise InvalidArgument(key, value, "True or False")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidArgument("seed", seed, "an integer >= 0")
-    from posbias.measurements.devices import resolve_device
-
     if device_map is not None:
-        from posbias.measurements.sharding import (
-            DEVICE_MAPS,
-            check_devices_present,
-            require_accelerate,
-        )
-
         if device_map not in DEVICE_MAPS:
             raise InvalidArgument("device_map", device_map, "one of " + ", ".join(DEVICE_MAPS))
         if device not in ("cpu", "auto"):
@@ -157,99 +193,110 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
         raise InvalidArgument("max_memory" if max_memory is not None else "offload_folder",
                               max_memory if max_memory is not None else offload_folder,
                               "no value without device_map")
-    device, _ = resolve_device("cpu" if device_map is not None else device)
+    return resolve_device("cpu" if device_map is not None else device)[0]
+
+
+def _where(model: str) -> tuple[str, str]:
+    """``(what transformers loads from, where posbias looked)``: a checkpoint directory (with a
+    config.json), or a hub name in the local cache; a path that is not such a directory is
+    refused."""
     expanded = os.path.expanduser(model)
     if os.path.isdir(expanded):
-        where, location = expanded, os.path.abspath(expanded)
+        location = os.path.abspath(expanded)
         if not os.path.isfile(os.path.join(expanded, "config.json")):
             raise InvalidArgument("model", model, f"a checkpoint directory with a config.json "
                                   f"(looked in {location})")
-    elif os.path.exists(expanded) or _looks_like_path(model):
+        return expanded, location
+    if os.path.exists(expanded) or _looks_like_path(model):
         raise InvalidArgument("model", model, f"an existing checkpoint directory (looked at "
                               f"{os.path.abspath(expanded)})")
-    else:
-        where = model
-        location = f"{hf_cache_dir()} (model {model})"
-    local = not allow_download
-    kwargs: dict[str, Any] = {"local_files_only": local}
-    if attn_implementation is not None:
-        kwargs["attn_implementation"] = attn_implementation
+    return model, f"{hf_cache_dir()} (model {model})"
+
+
+@contextlib.contextmanager
+def _quiet_loading(transformers: ModuleType) -> Iterator[None]:
+    """transformers' progress bars off and its logging at the error level while a checkpoint
+    loads, both restored after."""
     bars = transformers.utils.logging.is_progress_bar_enabled()
     transformers.utils.logging.disable_progress_bar()
-    with _quiet_transformers(transformers):
-        try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(where, local_files_only=local)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            if bars:
-                transformers.utils.logging.enable_progress_bar()
-            if os.path.isdir(expanded):  # the model is there: name the missing tokenizer
-                reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
-                raise InvalidArgument("model", model, "a checkpoint directory with its tokenizer "
-                                      f"files (tokenizer.json or vocabulary files; {location}: "
-                                      f"{reason})") from None
-            tokenizer = None  # a hub name: reported with the model below
-        if tokenizer is not None and (getattr(tokenizer, "vocab_size", 0) or 0) < 2:
-            # transformers builds an empty tokenizer for a folder without tokenizer files
-            if bars:
-                transformers.utils.logging.enable_progress_bar()
-            raise InvalidArgument("model", model, "a checkpoint directory with its tokenizer files "
-                                  f"(tokenizer.json or vocabulary files; {location} has none: the "
-                                  "tokenizer found there is empty)")
-        try:
-            if tokenizer is None:
-                raise OSError(f"no tokenizer of {model} in the local cache")
-            placed = per_device = None
-            if device_map is not None:
-                from posbias.measurements.sharding import plan_device_map
+    try:
+        with quiet_transformers(transformers):
+            yield
+    finally:
+        if bars:
+            transformers.utils.logging.enable_progress_bar()
 
-                config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
-                placed, _, per_device = plan_device_map(
-                    config, dtype=dtype, device_map=device_map, max_memory=max_memory,
-                    offload_folder=offload_folder)
-            if random_init:
-                config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
-                torch.manual_seed(seed)
-                net = transformers.AutoModelForCausalLM.from_config(
-                    config, dtype=getattr(torch, dtype),
-                    **{k: v for k, v in kwargs.items() if k != "local_files_only"})
-                if placed is not None:
-                    import accelerate
 
-                    net.eval()
-                    net = accelerate.dispatch_model(net, device_map=placed,
-                                                    offload_dir=offload_folder)
-            elif placed is not None:
-                net = transformers.AutoModelForCausalLM.from_pretrained(
-                    where, dtype=getattr(torch, dtype), device_map=placed,
-                    offload_folder=offload_folder, **kwargs)
-            else:
-                net = transformers.AutoModelForCausalLM.from_pretrained(
-                    where, dtype=getattr(torch, dtype), **kwargs)
-        except InvalidArgument:  # the device map's own refusal, as it stands
-            raise
-        except RuntimeError as exc:  # the config contradicts the weights (size mismatch)
-            reason = " ".join(str(exc).split())[:200]
-            raise InvalidArgument("model", model, "a checkpoint whose weights fit its config.json "
-                                  f"({reason})") from None
-        except (OSError, ValueError, KeyError) as exc:
-            looked = location if os.path.isdir(expanded) else (
-                f"the local Hugging Face cache {hf_cache_dir()} (no directory "
-                f"{os.path.abspath(expanded)} either)"
-                + ("" if allow_download else "; pass --allow-download to fetch it"))
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            if len(reason) > 160:
-                reason = reason[:157] + "..."
-            raise InvalidArgument("model", model, f"a loadable causal LM with its tokenizer "
-                                  f"(looked in {looked}: {reason})") from None
-        finally:
-            if bars:
-                transformers.utils.logging.enable_progress_bar()
-    net.eval()
-    net.requires_grad_(False)
-    if placed is None:
-        net.to(device)
-    impl = getattr(net.config, "_attn_implementation", None) or "eager"
-    return LoadedCheckpoint(net, tokenizer, model, location, dtype, str(impl), placed, per_device)
+def _tokenizer(transformers: ModuleType, model: str, where: str, location: str,
+               local: bool) -> Any:
+    """The checkpoint's tokenizer; None for a hub name without one (reported with the model);
+    a directory without its tokenizer files is refused naming them."""
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(where, local_files_only=local)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        if os.path.isdir(where):  # the model is there: name the missing tokenizer
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+            raise InvalidArgument("model", model, "a checkpoint directory with its tokenizer "
+                                  f"files (tokenizer.json or vocabulary files; {location}: "
+                                  f"{reason})") from None
+        return None
+    if (getattr(tokenizer, "vocab_size", 0) or 0) < 2:
+        # transformers builds an empty tokenizer for a folder without tokenizer files
+        raise InvalidArgument("model", model, "a checkpoint directory with its tokenizer files "
+                              f"(tokenizer.json or vocabulary files; {location} has none: the "
+                              "tokenizer found there is empty)")
+    return tokenizer
+
+
+def _network(torch: ModuleType, transformers: ModuleType, where: str, dtype: str,
+             kwargs: dict[str, Any], random_init: bool, seed: int, device_map: str | None,
+             max_memory: dict | None, offload_folder: str | None
+             ) -> tuple[Any, dict[str, Any] | None, dict[str, int] | None]:
+    """``(model, device map placement, bytes per device)``: the trained weights, or the
+    architecture freshly initialized (``random_init``, seeded), placed by the device map when
+    there is one (computed on the meta device before any weight is read)."""
+    local = kwargs["local_files_only"]
+    placed = per_device = None
+    if device_map is not None:
+        config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
+        placed, _, per_device = plan_device_map(config, dtype=dtype, device_map=device_map,
+                                                max_memory=max_memory,
+                                                offload_folder=offload_folder)
+    if random_init:
+        config = transformers.AutoConfig.from_pretrained(where, local_files_only=local)
+        torch.manual_seed(seed)
+        net = transformers.AutoModelForCausalLM.from_config(
+            config, dtype=getattr(torch, dtype),
+            **{k: v for k, v in kwargs.items() if k != "local_files_only"})
+        if placed is not None:
+            import accelerate  # the models extra (device maps)
+
+            net.eval()
+            net = accelerate.dispatch_model(net, device_map=placed, offload_dir=offload_folder)
+    elif placed is not None:
+        net = transformers.AutoModelForCausalLM.from_pretrained(
+            where, dtype=getattr(torch, dtype), device_map=placed,
+            offload_folder=offload_folder, **kwargs)
+    else:
+        net = transformers.AutoModelForCausalLM.from_pretrained(
+            where, dtype=getattr(torch, dtype), **kwargs)
+    return net, placed, per_device
+
+
+def _not_loadable(model: str, location: str, allow_download: bool,
+                  exc: BaseException) -> InvalidArgument:
+    """The one-line refusal of a model transformers could not load, saying where posbias looked
+    (and that nothing is downloaded without ``allow_download``)."""
+    expanded = os.path.expanduser(model)
+    looked = location if os.path.isdir(expanded) else (
+        f"the local Hugging Face cache {hf_cache_dir()} (no directory "
+        f"{os.path.abspath(expanded)} either)"
+        + ("" if allow_download else "; pass --allow-download to fetch it"))
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if len(reason) > 160:
+        reason = reason[:157] + "..."
+    return InvalidArgument("model", model, f"a loadable causal LM with its tokenizer "
+                           f"(looked in {looked}: {reason})")
 
 
 @contextlib.contextmanager
@@ -260,9 +307,9 @@ def block_checkpointing(model: Module) -> Iterator[int]:
     hooks on the modules inside a block fire again when the backward pass recomputes it, so
     recorders that read the forward pass pause before the backward pass (``after_forward`` of
     :func:`~posbias.measurements.measure.influence_profile`)."""
-    import torch.utils.checkpoint as cp
+    import torch.utils.checkpoint as cp  # the models extra
 
-    blocks, _, _ = _locate_blocks(model)
+    blocks, _, _ = locate_blocks(model)
     saved = []
     for block in blocks:
         original = block.forward

@@ -80,7 +80,7 @@ def resolve_device(value: object, name: str = "device") -> tuple[str, str]:
     text = check_device(name, value)
     if text == "cpu":
         return "cpu", "as asked"
-    import torch
+    import torch  # the models extra
 
     cuda = torch.cuda.is_available()
     count = torch.cuda.device_count() if cuda else 0

@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from posbias.numbers import float_text, rounded
+
 if TYPE_CHECKING:
     from posbias.measurements.pretrained import PretrainedMeasurement
 
@@ -54,8 +56,8 @@ __all__ = [
 
 
 def _g(x: float) -> str:
-    v = float(f"{float(x):.7g}")
-    return repr(v)
+    """``x`` to the 7 significant digits a measurement carries, as the float's shortest text."""
+    return float_text(rounded(x, 7))
 
 
 def _row(values: Iterable[float]) -> str:

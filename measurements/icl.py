@@ -88,7 +88,7 @@ POSITIONS = ("first", "middle", "last")
 
 def _torch():
     try:
-        import torch
+        import torch  # the models extra
     except ImportError:
         raise NeedsExtra("models", "torch") from None
     return torch

@@ -57,30 +57,29 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from posbias.errors import InvalidArgument
+from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.measurements import measure
 from posbias.measurements.corpus import CORPUS_SOURCE, SECTIONS, build_corpus
-from posbias.measurements.lm_training import (
-    _FlatConfig,
-    _influence_windows,
-    _mean_profile,
-    _train_loop,
-)
-from posbias.measurements.training import (
-    _generator,
-    _placed,
-    _provenance,
-    _resolved,
-    _restore,
-    _round,
-    _run_seeds,
-    _torch,
-    _versions,
+from posbias.measurements.hooks import probe_chunk, require_torch
+from posbias.measurements.loop import (
+    FlatConfig,
     check_jobs_device,
     check_seeds,
     check_threads,
+    final_position_profiles,
+    flat_history_csv,
     iterations_left,
+    library_versions,
+    mean_profile,
+    moved_to_device,
+    next_token_loop,
+    plan_seeds,
+    provenance,
+    run_seeds,
+    start_run,
+    training_state,
 )
+from posbias.numbers import rounded
 from posbias.resources import Plan
 from posbias.validation import check_integer
 
@@ -124,7 +123,7 @@ TOKENIZER_FILE = "tokenizer.json"
 
 
 @dataclass(frozen=True)
-class LMTextConfig(_FlatConfig):
+class LMTextConfig(FlatConfig):
     """One configuration of the natural-text training (everything but the seed): the model
     shape, the corpus recipe (``source``, ``max_documents``: 0 for all), the tokenizer size
     ``vocab``, the optimizer and the evaluation (``test_size`` validation windows)."""
@@ -171,9 +170,9 @@ def train_tokenizer(documents: Iterable[str], vocab: int = 4096) -> Any:
     ``documents``, with :data:`EOT` as its only special token (id 0)."""
     vocab = check_integer("vocab", vocab, 300, 2**17)
     try:
+        # the models extra
         from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     except ImportError:  # pragma: no cover - tokenizers comes with transformers
-        from posbias.errors import NeedsExtra
 
         raise NeedsExtra("models", "tokenizers") from None
     tok = Tokenizer(models.BPE())
@@ -222,8 +221,10 @@ def ngram_baselines(train: np.ndarray, inputs: np.ndarray, targets: np.ndarray,
         if best is None or loss < best[0]:
             best = (loss, a, p)
     assert best is not None
-    return {"unigram_loss": _round(_nll(pw)), "unigram_final_loss": _round(_nll(pw[:, -1])),
-            "bigram_loss": _round(best[0]), "bigram_final_loss": _round(_nll(best[2][:, -1])),
+    return {"unigram_loss": rounded(_nll(pw), 6),
+            "unigram_final_loss": rounded(_nll(pw[:, -1]), 6),
+            "bigram_loss": rounded(best[0], 6),
+            "bigram_final_loss": rounded(_nll(best[2][:, -1]), 6),
             "bigram_prior": best[1],
             "smoothing": "unigram: add-one, (c(w) + 1) / (N + V); bigram: (c(u, w) + a p_1(w)) "
                          "/ (c(u) + a), a the best of "
@@ -300,7 +301,7 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
                           held_out_every=config.held_out_every,
                           max_documents=config.max_documents)
     if tokenizer_path and os.path.isfile(tokenizer_path):
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # the models extra
 
         try:
             tok = Tokenizer.from_file(tokenizer_path)
@@ -334,7 +335,7 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
         raise InvalidArgument("boundary_samples", config.boundary_samples,
                               f"0: no held-out document boundary fits a window of {L} tokens "
                               "with the separator in its middle half")
-    import tokenizers
+    import tokenizers  # the models extra
 
     record = {"kind": "byte-level BPE (tokenizers)", "requested_vocab": config.vocab,
               "vocab": vocab, "special_tokens": [EOT], "min_frequency": 2,
@@ -387,17 +388,17 @@ def _evaluate(torch: Any, model: Any, windows: Tensor, baselines: dict[str, Any]
     loss = torch.cat(losses)
     mean, final = float(loss.mean()), float(loss[:, -1].mean())
     entry: dict[str, Any] = {
-        "val_loss": _round(mean), "final_loss": _round(final),
-        "below_bigram": _round(baselines["bigram_loss"] - mean),
-        "below_unigram": _round(baselines["unigram_loss"] - mean)}
+        "val_loss": rounded(mean, 6), "final_loss": rounded(final, 6),
+        "below_bigram": rounded(baselines["bigram_loss"] - mean, 6),
+        "below_unigram": rounded(baselines["unigram_loss"] - mean, 6)}
     if influence_ids is not None:
-        profiles = _influence_windows(model, influence_ids, chunk)
-        entry["influence"] = _mean_profile(profiles)
+        profiles = final_position_profiles(model, influence_ids, chunk)
+        entry["influence"] = mean_profile(profiles)
         # per window too: a document boundary sits at a different position in every window
-        entry["influence_windows"] = [[_round(float(p), 6) for p in q] for q in profiles]
+        entry["influence_windows"] = [[rounded(float(p), 6) for p in q] for q in profiles]
     if boundary_ids is not None and len(boundary_ids):
-        entry["boundary_influence"] = [[_round(float(p), 6) for p in q] for q in
-                                       _influence_windows(model, boundary_ids, chunk)]
+        entry["boundary_influence"] = [[rounded(float(p), 6) for p in q] for q in
+                                       final_position_profiles(model, boundary_ids, chunk)]
     return entry
 
 
@@ -415,13 +416,7 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
     and with ``influence_samples > 0`` the final position's normalized influence profile.
     ``checkpoint_dir``, ``resume``, ``progress``, ``log``, ``stop_after`` and ``device`` as in
     :func:`posbias.measurements.lm_training.lm_train_run`."""
-    torch = _torch()
-    seed = check_integer("seed", seed, 0, 2 ** 40)
-    from posbias.measurements.devices import resolve_device
-
-    device, _ = resolve_device(device)
-    if resume and checkpoint_dir is None:
-        raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
+    torch, seed, device = start_run(seed, device, resume, checkpoint_dir)
     if data is None:
         data = prepare_text(config)
     if checkpoint_dir:
@@ -435,20 +430,14 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
     model.to(device)
     influence_ids, chunk, boundary_ids = None, None, None
     if config.influence_samples or config.boundary_samples:
-        chunk = measure._probe_chunk(settings, config.length, config.hidden, 4)
+        chunk = probe_chunk(settings, config.length, config.hidden, 4)
     if config.influence_samples:
         influence_ids = windows[: config.influence_samples, :-1]
     if config.boundary_samples and data.boundary_ids is not None:
         boundary_ids = torch.from_numpy(data.boundary_ids).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
-                                  weight_decay=config.weight_decay)
-    gen = _generator(torch, seed, 3)
-    history: list[dict] = []
-    start_iter, elapsed = 0, 0.0
     path = lm_text_checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
-    if resume and path and os.path.exists(path):
-        history, start_iter, elapsed = _restore(torch, path, config, seed, model, optimizer, gen,
-                                                LMTextConfig)
+    optimizer, gen, history, start_iter, elapsed = training_state(torch, config, seed, model,
+                                                                  path, resume)
     model.eval()  # dropout off: training and measurement compute the same function
     span = torch.arange(config.length + 1)
 
@@ -462,10 +451,10 @@ def lm_text_run(config: LMTextConfig, seed: int, *, data: TextData | None = None
                          boundary_ids)
 
     t0 = time.perf_counter()
-    run = _train_loop(torch, config, seed, model, optimizer, gen, path, next_batch, evaluate,
-                      history=history, start_iter=start_iter, elapsed=elapsed,
-                      progress=progress, log=log, stop_after=stop_after, device=device,
-                      postfix=("val", "val_loss"))
+    run = next_token_loop(torch, config, seed, model, optimizer, gen, path, next_batch,
+                          evaluate, history=history, start_iter=start_iter, elapsed=elapsed,
+                          progress=progress, log=log, stop_after=stop_after, device=device,
+                          postfix=("val", "val_loss"))
     done = run["iterations"] - start_iter
     # this segment's wall time, unrounded (the record's wall_seconds is rounded to 0.1 s,
     # which is 0 for a run of a few tiny steps on a fast machine)
@@ -480,7 +469,7 @@ def _worker(args: tuple) -> dict:
     the same tokenizer; the checkpoint directory's record of their hashes is checked on
     resume)."""
     config_dict, seed, checkpoint_dir, resume = args
-    torch = _torch()
+    torch = require_torch()
     torch.set_num_threads(1)
     config = LMTextConfig.from_dict(config_dict)
     return lm_text_run(config, seed, checkpoint_dir=checkpoint_dir, resume=resume,
@@ -520,7 +509,7 @@ def plan_lm_text(config: LMTextConfig, seeds: int = 1, jobs: int = 1, *,
     parts = [("interpreter, torch, transformers and the corpus", _TEXT_BASE_BYTES * at_once, 0.0),
              (f"model and AdamW state ({params} parameters)", params * 16 * at_once, 0.0),
              (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
-    parts, placement = _placed(parts, parts[1:], device)
+    parts, placement = moved_to_device(parts, parts[1:], device)
     return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
                 "use a smaller --batch, --length, --hidden or --vocab, or fewer --jobs", placement)
 
@@ -539,7 +528,8 @@ def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))
-    plan_lm_text(config, len(seeds), jobs, device=_resolved(device)).check(max_memory)
+    plan_seeds(plan_lm_text, lm_text_checkpoint_path, config, seeds, jobs=jobs,
+               checkpoint_dir=checkpoint_dir, resume=resume, device=device).check(max_memory)
     if data is None:
         data = prepare_text(config)
     shared = data
@@ -547,8 +537,8 @@ def lm_text_seeds(config: LMTextConfig, seeds: Iterable[int], *, jobs: int = 1,
     def run(cfg: LMTextConfig, seed: int, **kw: Any) -> dict:
         return lm_text_run(cfg, seed, data=shared, **kw)
 
-    return _run_seeds(run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
-                      resume=resume, progress=progress, log=log, device=device, threads=threads)
+    return run_seeds(run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
+                     resume=resume, progress=progress, log=log, device=device, threads=threads)
 
 
 def lm_text_results_document(config: LMTextConfig, runs: list[dict], data: TextData, *,
@@ -556,12 +546,12 @@ def lm_text_results_document(config: LMTextConfig, runs: list[dict], data: TextD
                              device: str = "cpu") -> dict:
     """The JSON document of a training: configuration, corpus recipe, tokenizer, baselines,
     gate, runs and provenance."""
-    versions = _versions()
-    import tokenizers
-    import transformers
+    found = library_versions()
+    import tokenizers  # the models extra
+    import transformers  # the models extra
 
-    versions["transformers"] = transformers.__version__
-    versions["tokenizers"] = tokenizers.__version__
+    found["transformers"] = transformers.__version__
+    found["tokenizers"] = tokenizers.__version__
     margins = [r["history"][-1]["below_bigram"] for r in runs]
     return {
         "format": LM_TEXT_RESULTS_FORMAT,
@@ -583,7 +573,7 @@ def lm_text_results_document(config: LMTextConfig, runs: list[dict], data: TextD
                                  f"{config.influence_samples} validation windows"},
         "influence_windows": influence_windows(config, data),
         "boundary_windows": _boundary_record(data),
-        "provenance": _provenance(runs, versions, command=command, jobs=jobs, device=device),
+        "provenance": provenance(runs, found, command=command, jobs=jobs, device=device),
         "runs": runs,
     }
 
@@ -619,9 +609,4 @@ def lm_text_history_csv(document: dict) -> str:
     """The runs' evaluations as CSV, one row per (seed, iteration)."""
     head = ["seed", "iteration", "loss", "val_loss", "final_loss", "below_bigram",
             "below_unigram", "seconds"]
-    rows = [",".join(head)]
-    for run in document["runs"]:
-        for e in run["history"]:
-            vals = [run["seed"]] + [e[k] for k in head[1:]]
-            rows.append(",".join("" if v is None else str(v) for v in vals))
-    return "\n".join(rows) + "\n"
+    return flat_history_csv(document, head)

@@ -53,46 +53,43 @@ torch, transformers and tqdm are the ``models`` extra, imported inside the funct
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from posbias.errors import InvalidArgument
 from posbias.measurements import measure
-from posbias.measurements.training import (
-    _append_evaluation,
-    _generator,
-    _placed,
-    _progress_bar,
-    _provenance,
-    _resolved,
-    _restore,
-    _round,
-    _run_result,
-    _run_seeds,
-    _torch,
-    _versions,
+from posbias.measurements.hooks import probe_chunk, require_torch
+from posbias.measurements.loop import (
+    FlatConfig,
     check_jobs_device,
     check_seeds,
     check_threads,
+    final_position_profiles,
+    flat_history_csv,
     iterations_left,
+    library_versions,
+    mean_profile,
+    moved_to_device,
+    next_token_loop,
+    plan_seeds,
+    provenance,
+    run_seeds,
+    seeded_generator,
+    start_run,
+    training_state,
 )
+from posbias.numbers import rounded
 from posbias.resources import Plan
-from posbias.validation import check_choice, check_integer, check_real
+from posbias.validation import check_integer
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
     from torch import Generator, Tensor
 
 __all__ = [
     "CONCENTRATION",
-    "LM_ARCHS",
     "LM_RESULTS_FORMAT",
     "LMTrainConfig",
     "bayes_losses",
@@ -105,58 +102,12 @@ __all__ = [
     "unigram_batch",
 ]
 
-#: architectures offered (transformers model types; GPT-2: learned positions, LLaMA: RoPE)
-LM_ARCHS = ("gpt2", "llama")
 LM_RESULTS_FORMAT = "posbias-trained-lm/1"
 _EVAL_CHUNK = 500
 
 
-_Config = TypeVar("_Config", bound="_FlatConfig")
-
-
-class _FlatConfig:
-    """What the causal-LM training configurations share: a frozen dataclass of plain fields,
-    stored as its dict and compared up to the number of iterations."""
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)  # type: ignore[call-overload]  # subclasses are dataclasses
-
-    @classmethod
-    def from_dict(cls: type[_Config], d: dict) -> _Config:
-        return cls(**d)
-
-    def same_run(self: _Config, other: _Config) -> bool:
-        """Equal up to the number of iterations (a run may be resumed to go further)."""
-        return (dataclasses.replace(self, iterations=0)  # type: ignore[type-var]
-                == dataclasses.replace(other, iterations=0))  # type: ignore[type-var]
-
-    def _check_shared(self, min_test: int) -> None:
-        """Check the fields every causal-LM configuration has: the model shape, the optimizer,
-        the evaluation (at least ``min_test`` test items) and the influence sample."""
-        c: Any = self
-        check_choice("arch", c.arch, LM_ARCHS)
-        check_integer("layers", c.layers, 1, 64)
-        check_integer("hidden", c.hidden, 2, 4096)
-        check_integer("heads", c.heads, 1, 256)
-        if c.hidden % c.heads:
-            raise InvalidArgument("hidden", c.hidden, f"a multiple of heads = {c.heads}")
-        if c.arch == "llama" and (c.hidden // c.heads) % 2:
-            raise InvalidArgument("hidden", c.hidden, "hidden / heads even for llama (RoPE)")
-        check_integer("length", c.length, 2, 4096)
-        check_integer("iterations", c.iterations, 0)
-        check_real("lr", c.lr, 0, lo_open=True)
-        check_real("weight_decay", c.weight_decay, 0)
-        check_integer("batch", c.batch, 1)
-        check_integer("eval_every", c.eval_every, 1)
-        check_integer("test_size", c.test_size, min_test)
-        check_integer("influence_samples", c.influence_samples, 0)
-        if c.influence_samples > c.test_size:
-            raise InvalidArgument("influence_samples", c.influence_samples,
-                                  f"at most the test size {c.test_size}")
-
-
 @dataclass(frozen=True)
-class LMTrainConfig(_FlatConfig):
+class LMTrainConfig(FlatConfig):
     """One configuration of the synthetic next-token training (everything but the seed).
 
     ``length`` ``L`` is the number of input tokens, ``tokens`` the number ``V`` of data tokens
@@ -192,7 +143,6 @@ class LMTrainConfig(_FlatConfig):
                 f"_lr{self.lr:g}")
 
 
-
 #: the Dirichlet concentration of the per-sequence distributions
 CONCENTRATION = 0.5
 
@@ -201,7 +151,7 @@ def unigram_batch(config: LMTrainConfig, size: int, generator: Generator) -> tup
     """``(inputs, targets)``: ``size x L`` token ids ``BOS, x_1..x_{L-1}`` and the next tokens
     ``x_1..x_L``, each row from its own distribution ``Dirichlet(1/2)`` over the ``V`` data
     tokens (ids ``1..V``).  Whole batches as tensors, from ``generator`` only."""
-    torch = _torch()
+    torch = require_torch()
     z = torch.randn(size, config.tokens, generator=generator, dtype=torch.float64)
     pi = z.pow(2)
     pi = pi / pi.sum(dim=1, keepdim=True)
@@ -213,7 +163,7 @@ def unigram_batch(config: LMTrainConfig, size: int, generator: Generator) -> tup
 def bayes_losses(config: LMTrainConfig, inputs: Tensor, targets: Tensor) -> Tensor:
     """Per sequence and position, ``-ln`` of the Bayes posterior predictive
     ``(c_v(t) + 1/2) / (t + V/2)`` of the actual next token (float64, ``size x L``)."""
-    torch = _torch()
+    torch = require_torch()
     onehot = torch.nn.functional.one_hot(inputs, config.vocab)[:, :, 1:].double()
     counts = onehot.cumsum(dim=1)                               # counts after position t
     t = torch.arange(config.length, dtype=torch.float64)       # data tokens read so far
@@ -248,36 +198,21 @@ def _evaluate(torch: ModuleType, model: Any, test: tuple[Tensor, Tensor, Tensor]
     uniform = math.log(config.tokens)
     final, final_bayes = float(loss[:, -1].mean()), float(bayes[:, -1].mean())
     mean, mean_bayes = float(loss.mean()), float(bayes.mean())
-    entry: dict[str, Any] = {"final_loss": _round(final), "final_bayes_loss": _round(final_bayes),
-             "final_learned": _round((uniform - final) / (uniform - final_bayes)),
-             "mean_loss": _round(mean), "mean_bayes_loss": _round(mean_bayes),
-             "learned": _round((uniform - mean) / (uniform - mean_bayes)),
-             "final_accuracy": _round(float(hits[:, -1].mean()))}
+    entry: dict[str, Any] = {"final_loss": rounded(final, 6),
+             "final_bayes_loss": rounded(final_bayes, 6),
+             "final_learned": rounded((uniform - final) / (uniform - final_bayes), 6),
+             "mean_loss": rounded(mean, 6), "mean_bayes_loss": rounded(mean_bayes, 6),
+             "learned": rounded((uniform - mean) / (uniform - mean_bayes), 6),
+             "final_accuracy": rounded(float(hits[:, -1].mean()), 6)}
     if influence_ids is not None:
         entry["influence"] = _influence(model, influence_ids, chunk)
     return entry
 
 
-def _influence_windows(model: Any, influence_ids: Tensor, chunk: int | None) -> list[np.ndarray]:
-    """The final position's influence profile of every row of ``influence_ids``: posbias
-    measure's exact Jacobian route, normalized to sum 1 per row."""
-    profiles = []
-    for ids in influence_ids:
-        infl = measure.influence_profile(model, ids, exact=True, chunk=chunk)
-        profiles.append(infl / infl.sum())
-    return profiles
-
-
-def _mean_profile(profiles: list[np.ndarray]) -> list[float]:
-    """The mean of normalized profiles, normalized again and rounded to 6 digits."""
-    prof = np.mean(profiles, axis=0)
-    return [_round(float(p), 6) for p in prof / prof.sum()]
-
-
 def _influence(model: Any, influence_ids: Tensor, chunk: int | None) -> list[float]:
     """The final position's influence profile: posbias measure's exact Jacobian route per
     sequence, normalized to sum 1 per sequence, averaged over the rows of ``influence_ids``."""
-    return _mean_profile(_influence_windows(model, influence_ids, chunk))
+    return mean_profile(final_position_profiles(model, influence_ids, chunk))
 
 
 def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None = None,
@@ -297,30 +232,18 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
     :func:`posbias.measurements.training.train_run` (the test set, weights and batches are
     drawn on the CPU and moved to ``device``; the Bayes reference stays on the CPU).
     """
-    torch = _torch()
-    seed = check_integer("seed", seed, 0, 2 ** 40)
-    from posbias.measurements.devices import resolve_device
-
-    device, _ = resolve_device(device)
-    if resume and checkpoint_dir is None:
-        raise InvalidArgument("resume", resume, "a checkpoint directory to resume from")
-    inputs, targets = unigram_batch(config, config.test_size, _generator(torch, seed, 2))
+    torch, seed, device = start_run(seed, device, resume, checkpoint_dir)
+    inputs, targets = unigram_batch(config, config.test_size, seeded_generator(torch, seed, 2))
     test = (inputs.to(device), targets.to(device), bayes_losses(config, inputs, targets))
     model, settings = _build(config, seed)
     model.to(device)
     influence_ids, chunk = None, None
     if config.influence_samples:
         influence_ids = test[0][: config.influence_samples]
-        chunk = measure._probe_chunk(settings, config.length, config.hidden, 4)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
-                                  weight_decay=config.weight_decay)
-    data = _generator(torch, seed, 3)
-    history: list[dict] = []
-    start_iter, elapsed = 0, 0.0
+        chunk = probe_chunk(settings, config.length, config.hidden, 4)
     path = lm_checkpoint_path(checkpoint_dir, config, seed) if checkpoint_dir else None
-    if resume and path and os.path.exists(path):
-        history, start_iter, elapsed = _restore(torch, path, config, seed, model, optimizer, data,
-                                                LMTrainConfig)
+    optimizer, data, history, start_iter, elapsed = training_state(torch, config, seed, model,
+                                                                   path, resume)
     model.eval()  # dropout off: training and measurement compute the same function
 
     def next_batch() -> tuple[Tensor, Tensor]:
@@ -329,63 +252,15 @@ def lm_train_run(config: LMTrainConfig, seed: int, *, checkpoint_dir: str | None
     def evaluate() -> dict[str, Any]:
         return _evaluate(torch, model, test, config, influence_ids, chunk)
 
-    return _train_loop(torch, config, seed, model, optimizer, data, path, next_batch, evaluate,
-                       history=history, start_iter=start_iter, elapsed=elapsed,
-                       progress=progress, log=log, stop_after=stop_after, device=device,
-                       postfix=("learned", "final_learned"))
+    return next_token_loop(torch, config, seed, model, optimizer, data, path, next_batch,
+                           evaluate, history=history, start_iter=start_iter, elapsed=elapsed,
+                           progress=progress, log=log, stop_after=stop_after, device=device,
+                           postfix=("learned", "final_learned"))
 
 
-def _train_loop(torch: ModuleType, config: Any, seed: int, model: Any, optimizer: Any,
-                data: Generator, path: str | None, next_batch: Callable[[], tuple[Tensor, Tensor]],
-                evaluate: Callable[[], dict[str, Any]], *, history: list[dict], start_iter: int,
-                elapsed: float, progress: Any, log: Callable[[dict[str, Any]], object] | None,
-                stop_after: int | None, device: str, postfix: tuple[str, str]) -> dict:
-    """The next-token training loop shared by the causal-LM tasks: AdamW steps on
-    ``next_batch()`` (CPU tensors moved to ``device``) from ``start_iter``, an entry of
-    ``evaluate()`` at iteration 0 (unless resumed), every ``config.eval_every`` and the last,
-    each followed by ``log`` and a checkpoint at ``path``; returns the run record."""
-
-    def record(iteration: int, pending: list[Tensor], seconds: float) -> None:
-        # the iterations' float32 losses, kept on the device until here (one transfer per
-        # evaluation, not a synchronization per iteration), as exact Python floats
-        losses = torch.stack(pending).cpu().tolist() if pending else []
-        entry: dict[str, Any] = {"iteration": iteration,
-                                 "loss": _round(sum(losses) / len(losses), 5) if losses else None}
-        entry.update(evaluate())
-        _append_evaluation(torch, entry, seconds, history, log, path, config, seed, model,
-                           optimizer, data)
-
-    t0 = time.perf_counter() - elapsed
-    if start_iter == 0 and not history:
-        record(0, [], 0.0)
-    end = config.iterations if stop_after is None else min(config.iterations, stop_after)
-    bar = _progress_bar(progress, config, seed, start_iter, end)
-    losses: list[Tensor] = []
-    loss_fn = torch.nn.CrossEntropyLoss()
-    for it in range(start_iter + 1, end + 1):
-        x, y = next_batch()
-        x, y = x.to(device), y.to(device)
-        optimizer.zero_grad(set_to_none=True)
-        logits = model(input_ids=x, use_cache=False).logits
-        loss = loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.detach())
-        if bar is not None:
-            bar.update(1)
-        if it % config.eval_every == 0 or it == config.iterations:
-            record(it, losses, time.perf_counter() - t0)
-            losses = []
-            if bar is not None:
-                bar.set_postfix({postfix[0]: history[-1][postfix[1]]})
-    if bar is not None:
-        bar.close()
-    return _run_result(seed, history, time.perf_counter() - t0)
-
-
-def _worker(args):
+def _worker(args: tuple[dict, int, str | None, bool]) -> dict:
     config_dict, seed, checkpoint_dir, resume = args
-    torch = _torch()
+    torch = require_torch()
     torch.set_num_threads(1)
     return lm_train_run(LMTrainConfig.from_dict(config_dict), seed,
                         checkpoint_dir=checkpoint_dir, resume=resume, progress=False)
@@ -429,7 +304,7 @@ def plan_lm_training(config: LMTrainConfig, seeds: int = 1, jobs: int = 1, *,
              (f"model and AdamW state ({params} parameters)", params * 16 * at_once, 0.0),
              (f"test set ({c.test_size} sequences of {c.length})", test * at_once, 0.0),
              (f"training batch of {c.batch} with its graph", act * at_once, rounds * per_seed)]
-    parts, placement = _placed(parts, parts[1:], device)
+    parts, placement = moved_to_device(parts, parts[1:], device)
     return Plan(f"training {c.name} ({seeds} seed(s), {at_once} at once{resumed})", parts,
                 "use a smaller --test-size, --batch, --length or --hidden, or fewer --jobs", placement)
 
@@ -440,28 +315,30 @@ def lm_train_seeds(config: LMTrainConfig, seeds: Iterable[int], *, jobs: int = 1
                    log: Callable[[dict[str, Any]], object] | None = None,
                    max_memory: int | None = None, device: str = "cpu",
                    threads: int = 1) -> list[dict]:
-    """Train every seed (``threads`` torch threads, default one); ``jobs > 1`` trains that many seeds at once in
-    separate single-thread processes.  Returns the run records in the order of ``seeds``.
-    A run whose plan (:func:`plan_lm_training`) does not fit is refused before it starts."""
+    """Train every seed (``threads`` torch threads, default one); ``jobs > 1`` trains that
+    many seeds at once in separate single-thread processes.  Returns the run records in the
+    order of ``seeds``.  A run whose plan (:func:`plan_lm_training`, for the iterations left when
+    it resumes) does not fit is refused before it starts."""
     seeds, jobs = check_seeds(seeds, jobs)
     check_jobs_device(jobs, device)
     threads = check_threads(threads, jobs, len(seeds))
-    plan_lm_training(config, len(seeds), jobs, device=_resolved(device)).check(max_memory)
-    return _run_seeds(lm_train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
-                      resume=resume, progress=progress, log=log, device=device, threads=threads)
+    plan_seeds(plan_lm_training, lm_checkpoint_path, config, seeds, jobs=jobs,
+               checkpoint_dir=checkpoint_dir, resume=resume, device=device).check(max_memory)
+    return run_seeds(lm_train_run, _worker, config, seeds, jobs, checkpoint_dir=checkpoint_dir,
+                     resume=resume, progress=progress, log=log, device=device, threads=threads)
 
 
 def lm_results_document(config: LMTrainConfig, runs: list[dict], *,
                         command: str | None = None, jobs: int = 1, device: str = "cpu") -> dict:
     """The JSON document of a training: configuration, runs and provenance (seeds, versions,
     command, machine, threads, iterations, wall time)."""
-    versions = _versions()
+    found = library_versions()
     try:
-        import transformers
+        import transformers  # the models extra
 
-        versions["transformers"] = transformers.__version__
+        found["transformers"] = transformers.__version__
     except ImportError:  # pragma: no cover - build_model needs it
-        versions["transformers"] = None
+        found["transformers"] = None
     return {
         "format": LM_RESULTS_FORMAT,
         "task": "lm-synthetic",
@@ -474,7 +351,7 @@ def lm_results_document(config: LMTrainConfig, runs: list[dict], *,
                     "influence": "exact Jacobian of posbias measure, final position, "
                                  "normalized per sequence, mean over the first "
                                  f"{config.influence_samples} test sequences"},
-        "provenance": _provenance(runs, versions, command=command, jobs=jobs, device=device),
+        "provenance": provenance(runs, found, command=command, jobs=jobs, device=device),
         "runs": runs,
     }
 
@@ -483,9 +360,4 @@ def lm_history_csv(document: dict) -> str:
     """The runs' evaluations as CSV, one row per (seed, iteration)."""
     head = ["seed", "iteration", "loss", "final_loss", "final_bayes_loss", "final_learned",
             "mean_loss", "mean_bayes_loss", "learned", "final_accuracy", "seconds"]
-    rows = [",".join(head)]
-    for run in document["runs"]:
-        for e in run["history"]:
-            vals = [run["seed"]] + [e[k] for k in head[1:]]
-            rows.append(",".join("" if v is None else str(v) for v in vals))
-    return "\n".join(rows) + "\n"
+    return flat_history_csv(document, head)

@@ -22,24 +22,10 @@ sum 1 over ``j``:
 **Mixing coefficient of layer t** (:ref:`math-conventions`, herasimchyk2026):
 :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i}\| + \|a_{t,i}\|)` with
 :math:`x_t` the residual stream entering block ``t`` and :math:`a_t = \mathrm{Attn}(\mathrm{Norm}(x_t))`
-the attention output after its output projection, read by forward hooks.  Per family:
-
-* gpt2: ``transformer.h[i].attn``; ``a`` is the attention output, ``x`` the block input.
-* llama, qwen2, mistral: ``model.layers[i].self_attn``; as for gpt2.
-* bloom: ``transformer.h[i].self_attention`` adds the residual itself (its ``forward`` takes
-  ``residual``): ``a`` is the output of its ``dense`` projection, ``x`` the ``residual``
-  argument it receives.
-* gpt_neox: ``gpt_neox.layers[i].attention``; with ``use_parallel_residual`` (the default, the
-  Pythia suite) the block is ``x + a + m`` with ``m = MLP(LN2 x)`` entering the stream together
-  with ``a``, and :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i} + m_{t,i}\|
-  + \|a_{t,i}\|)`: the unmixed part of the layer is ``x + m`` (Phi, GPT-J and Cohere blocks are
-  parallel too and read the same way).
-
-Other model types are handled generically (the shallowest decoder ``ModuleList`` of
-``num_hidden_layers`` blocks under the base model and an attention child named ``self_attn``,
-``attn``, ``attention`` or ``self_attention``; a module whose ``forward`` takes a ``residual``
-argument has the residual subtracted from its output); a model where either is missing is
-refused naming what was not found.
+the attention output after its output projection, read by the forward hooks of
+:mod:`posbias.measurements.hooks` (which says, per family, where ``x_t`` and ``a_t`` are read
+and how a parallel-residual block is handled); a model whose blocks cannot be found is refused
+naming what was not found.
 
 RoPE off (chowdhury2026 C8): the rotary embedding modules are patched to return ``cos = 1``,
 ``sin = 0``, so that ``q' = q cos + rot(q) sin = q`` and the attention scores are plain
@@ -54,19 +40,31 @@ lambda schedules and influence protocol).
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import inspect
 import time
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.errors import InvalidArgument
+from posbias.measurements.devices import resolve_device
+from posbias.measurements.hooks import (
+    as_float64,
+    input_device,
+    kernel_hooks,
+    lambda_hooks,
+    probe_chunk,
+    quiet_transformers,
+    require_models_extra,
+    rope_identity_patch,
+    rotary_modules,
+)
+from posbias.measurements.planning import MeasurementPlan, plan_step0
 from posbias.measurements.presets import PRESETS, ROTARY_MODEL_TYPES, Preset, resolve_settings
+from posbias.numbers import rounded
 from posbias.validation import check_choice, check_integer
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
@@ -79,19 +77,12 @@ __all__ = [
     "METRICS",
     "PROBE_DISTRIBUTIONS",
     "Measurement",
-    "as_float64",
     "build_model",
     "influence_profile",
-    "input_device",
-    "kernel_hooks",
-    "kernel_tv",
-    "lambda_hooks",
     "measure_influence",
     "measure_influence_cached",
-    "parallel_residual",
     "parameter_count",
-    "require_models_extra",
-    "rope_identity_patch",
+    "plan_influence",
     "top1_grad_profiles",
 ]
 
@@ -100,40 +91,6 @@ PROBE_DISTRIBUTIONS = ("rademacher", "gaussian")
 #: attention implementations of the Step-0 models (eager records the attention weights)
 ATTENTIONS = ("eager", "sdpa")
 _DTYPES = ("float32", "float64")
-
-# per family: path of the decoder block list, attention child, and how a_t is read
-_FAMILIES = {
-    "gpt2": ("transformer.h", "attn", "output"),
-    "llama": ("model.layers", "self_attn", "output"),
-    "qwen2": ("model.layers", "self_attn", "output"),
-    "qwen3": ("model.layers", "self_attn", "output"),
-    "mistral": ("model.layers", "self_attn", "output"),
-    "bloom": ("transformer.h", "self_attention", "dense"),
-    "gpt_neox": ("gpt_neox.layers", "attention", "output"),
-}
-
-
-def require_models_extra() -> tuple[types.ModuleType, types.ModuleType]:
-    """Import and return ``(torch, transformers)``, or raise NeedsExtra naming the ``models``
-    extra.
-
-    >>> import sys, unittest.mock
-    >>> with unittest.mock.patch.dict(sys.modules, {"torch": None}):
-    ...     try:
-    ...         require_models_extra()
-    ...     except NeedsExtra as exc:
-    ...         print(exc)
-    torch is not installed: install the 'models' extra (pip install 'posbias[models]')
-    """
-    try:
-        import torch
-    except ImportError:
-        raise NeedsExtra("models", "torch") from None
-    try:
-        import transformers
-    except ImportError:
-        raise NeedsExtra("models", "transformers") from None
-    return torch, transformers
 
 
 # ----------------------------------------------------------------------------------------------
@@ -148,6 +105,7 @@ def _choice(value: object, parameter: str, allowed: Iterable[str]) -> str:
 
 
 def _known_model_types(transformers: types.ModuleType) -> list[str]:
+    # the models extra
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
     return sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
@@ -196,47 +154,11 @@ _MAX_PARAMETERS = 3 * 10**9
 # ----------------------------------------------------------------------------------------------
 # building models
 
-@contextlib.contextmanager
-def _quiet_transformers(transformers):
-    logging = transformers.utils.logging
-    old = logging.get_verbosity()
-    logging.set_verbosity_error()
-    try:
-        yield
-    finally:
-        logging.set_verbosity(old)
 
-
-def _rotary_modules(model: Module) -> list[Module]:
-    return [m for _, m in model.named_modules() if type(m).__name__.endswith("RotaryEmbedding")]
-
-
-def rope_identity_patch(model: Module) -> int:
-    """Patch every rotary embedding module of ``model`` to the identity rotation
-    (``cos = 1, sin = 0``, shapes and dtypes unchanged), so that attention scores become plain
-    ``q . k``.  Returns the number of patched modules (0 for models without RoPE).
-
-    Method: the module's ``forward`` is wrapped; the original ``cos, sin`` are computed and
-    replaced by ``ones_like(cos), zeros_like(sin)``.  Paper: chowdhury2026 (C8, RoPE at
-    initialization).
-    """
-    torch, _ = require_models_extra()
-    mods = _rotary_modules(model)
-    for mod in mods:
-        original = mod.forward
-
-        def forward(self, *args, _original=original, **kwargs):
-            cos, sin = _original(*args, **kwargs)
-            return torch.ones_like(cos), torch.zeros_like(sin)
-
-        mod.forward = types.MethodType(forward, mod)
-    return len(mods)
-
-
-def _model_config(transformers: types.ModuleType, arch: str, **shape: Any
-                  ) -> tuple[Any, dict[str, Any], Preset]:
-    """The transformers configuration of :func:`build_model`'s model, its resolved settings
-    and preset; refuses a shape over :data:`_MAX_PARAMETERS` or one transformers rejects."""
+def _shape_settings(arch: str, **shape: Any) -> tuple[dict[str, Any], Preset]:
+    """The resolved settings of ``arch`` with the ``shape`` overrides and its preset; refuses
+    a shape over :data:`_MAX_PARAMETERS` or an odd head size for a rotary architecture (before
+    anything is planned or built)."""
     preset = _preset_for(arch)
     settings = resolve_settings(preset, **shape)
     if _approx_parameters(settings) > _MAX_PARAMETERS:
@@ -244,13 +166,21 @@ def _model_config(transformers: types.ModuleType, arch: str, **shape: Any
             "arch", arch,
             f"a shape below {_MAX_PARAMETERS // 10**9}e9 parameters (this one has about "
             f"{_approx_parameters(settings):.2g}); lower layers, hidden or vocab")
-    kwargs = {k: v for k, v in settings.items() if k not in ("model_type", "head_dim")}
-    vocab_size = settings["vocab_size"]
-    kwargs.update(bos_token_id=0, eos_token_id=min(1, vocab_size - 1), pad_token_id=None)
     if settings["head_dim"] % 2 and preset.model_type in ROTARY_MODEL_TYPES:
         raise InvalidArgument("hidden", settings["hidden_size"],
                               "hidden / heads even for a rotary architecture")
-    with _quiet_transformers(transformers):
+    return settings, preset
+
+
+def _model_config(transformers: types.ModuleType, arch: str, **shape: Any
+                  ) -> tuple[Any, dict[str, Any], Preset]:
+    """The transformers configuration of :func:`build_model`'s model, its resolved settings
+    and preset; refuses a shape :func:`_shape_settings` refuses or one transformers rejects."""
+    settings, preset = _shape_settings(arch, **shape)
+    kwargs = {k: v for k, v in settings.items() if k not in ("model_type", "head_dim")}
+    vocab_size = settings["vocab_size"]
+    kwargs.update(bos_token_id=0, eos_token_id=min(1, vocab_size - 1), pad_token_id=None)
+    with quiet_transformers(transformers):
         try:
             config = transformers.AutoConfig.for_model(preset.model_type, **kwargs)
         except (ValueError, TypeError) as exc:
@@ -267,7 +197,7 @@ def parameter_count(arch: str, *, layers: int | None = None, hidden: int | None 
     torch, transformers = require_models_extra()
     config, _, _ = _model_config(transformers, arch, layers=layers, hidden=hidden, heads=heads,
                                  kv_heads=kv_heads, vocab=vocab, length=length)
-    with _quiet_transformers(transformers), torch.device("meta"):
+    with quiet_transformers(transformers), torch.device("meta"):
         model = transformers.AutoModelForCausalLM.from_config(config)
     return sum(p.numel() for p in model.parameters())
 
@@ -306,13 +236,13 @@ def build_model(
                                              heads=heads, kv_heads=kv_heads, vocab=vocab,
                                              length=length)
     rotary = preset.model_type in ROTARY_MODEL_TYPES
-    with _quiet_transformers(transformers):
+    with quiet_transformers(transformers):
         config._attn_implementation = attention
         torch.manual_seed(seed)
         model = transformers.AutoModelForCausalLM.from_config(
             config, attn_implementation=attention, dtype=getattr(torch, dtype))
     model.eval()
-    rotary = rotary or bool(_rotary_modules(model))
+    rotary = rotary or bool(rotary_modules(model))
     if not rope:
         if not rotary:
             raise InvalidArgument("rope", "off",
@@ -326,354 +256,7 @@ def build_model(
 
 
 # ----------------------------------------------------------------------------------------------
-# lambda hooks
-
-def _get_path(obj: object, path: str) -> Any:  # the attribute at a dotted path
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-#: names of the attention child of a decoder block, in the order they are looked for
-_ATTENTION_NAMES = ("self_attn", "attn", "attention", "self_attention")
-#: model types whose every block adds attention and MLP to the same input (besides GPT-NeoX
-#: with ``use_parallel_residual``): ``x + Attn(N x) + MLP(N' x)``
-_PARALLEL_TYPES = ("phi", "gptj", "cohere")
-
-
-def parallel_residual(config: Any) -> bool:  # a transformers PretrainedConfig
-    """Whether the blocks of a model with this configuration are parallel-residual,
-    ``x_{t+1} = x_t + Attn(N_1 x_t) + MLP(N_2 x_t)`` (GPT-NeoX with ``use_parallel_residual``,
-    Phi, GPT-J, Cohere), rather than sequential (``y = x + Attn(N_1 x)``,
-    ``x_{t+1} = y + MLP(N_2 y)``)."""
-    if config.model_type == "gpt_neox":
-        return bool(getattr(config, "use_parallel_residual", False))
-    return config.model_type in _PARALLEL_TYPES
-
-
-def _decoder_lists(base, n_layers):
-    """ModuleLists under ``base``, shallowest first, of ``n_layers`` modules (any length when
-    the configuration does not say) whose every module has an attention child."""
-    import torch.nn as nn
-
-    found, queue = [], [base]
-    while queue:
-        module = queue.pop(0)
-        for child in module.children():
-            if isinstance(child, nn.ModuleList):
-                if (n_layers is None or len(child) == n_layers) and len(child) > 0 and all(
-                        any(hasattr(b, a) for a in _ATTENTION_NAMES) for b in child):
-                    found.append(child)
-            else:
-                queue.append(child)
-    return found
-
-
-def _locate_blocks(model):
-    """(blocks, attention modules, how a_t is read) for ``model``: ``"output"`` (the attention
-    module returns ``a_t``, the block receives ``x_t``), ``"subtract"`` (it returns
-    ``x_t + a_t`` and receives ``x_t`` as ``residual``), ``"dense"`` (BLOOM: ``a_t`` is the
-    output of its ``dense`` projection), ``"parallel"`` (a parallel-residual block: ``a_t``
-    the attention output, ``m_t`` that of the block's ``mlp``, see :class:`lambda_hooks`).
-
-    Known families by their paths; any other model through the module tree: the shallowest
-    ``ModuleList`` of ``num_hidden_layers`` modules under ``model.base_model`` each holding an
-    attention child (``self_attn``, ``attn``, ``attention`` or ``self_attention``).  A model
-    where one of them is missing raises :class:`~posbias.errors.InvalidArgument` (parameter
-    ``arch``) naming what was not found."""
-    config = model.config
-    model_type = config.model_type
-    parallel = parallel_residual(config)
-    if model_type in _FAMILIES:
-        path, attn_name, mode = _FAMILIES[model_type]
-        blocks = list(_get_path(model, path))
-        attns = [getattr(b, attn_name) for b in blocks]
-    else:
-        n_layers = getattr(config, "num_hidden_layers", None)
-        base = model.base_model
-        candidates = _decoder_lists(base, n_layers if isinstance(n_layers, int) else None)
-        if not candidates:
-            raise InvalidArgument(
-                "arch", model_type, "a model whose decoder blocks posbias can find (no "
-                f"ModuleList of {n_layers} modules with an attention child named "
-                f"{', '.join(_ATTENTION_NAMES)} under {type(base).__name__})")
-        blocks = list(candidates[0])
-        attns = [next(getattr(b, a) for a in _ATTENTION_NAMES if hasattr(b, a)) for b in blocks]
-        takes_residual = "residual" in inspect.signature(attns[0].forward).parameters
-        mode = "subtract" if takes_residual else "output"
-    if parallel:
-        if mode != "output":  # pragma: no cover - no such family in transformers
-            raise InvalidArgument("arch", model_type, "a parallel-residual model whose attention "
-                                  "returns its own output")
-        missing = [type(b).__name__ for b in blocks if not hasattr(b, "mlp")]
-        if missing:
-            raise InvalidArgument("arch", model_type, "a parallel-residual model whose blocks "
-                                  f"have an 'mlp' child ({missing[0]} has none)")
-        mode = "parallel"
-    return blocks, attns, mode
-
-
-def _first(args, kwargs, name, index=0):
-    if name in kwargs:
-        return kwargs[name]
-    return args[index]
-
-
-def as_float64(t: Tensor) -> Tensor:
-    """``t`` in float64 for a reading (a norm, a probability, a sum of ``q.k``): on its CUDA
-    device where it lives there (float64 is IEEE double there as on the CPU; only the order of
-    the sums differs, and no batch of activations crosses to the host), else on the CPU (the
-    CPU's own tensors unchanged in value: ``t.cpu().double()``; MPS has no float64).  Keeps
-    ``t``'s autograd graph: readings that are not differentiated detach first."""
-    import torch
-
-    device = t.device if t.device.type == "cuda" else torch.device("cpu")
-    return t.to(device=device, dtype=torch.float64)
-
-
-def _attention_tv(weights):
-    """Mean total-variation distance of causal attention rows from uniform (C1)."""
-    w = as_float64(weights.detach()[0])  # heads x L x L
-    n = w.shape[-1]
-    import torch
-
-    counts = torch.arange(1, n + 1, dtype=w.dtype, device=w.device)
-    uniform = torch.tril(torch.ones(n, n, dtype=w.dtype, device=w.device)) / counts[:, None]
-    return float(0.5 * (w - uniform).abs().sum(-1).mean())
-
-
-def _cesaro_rows(n: int, torch: types.ModuleType, dtype: Any) -> Tensor:
-    counts = torch.arange(1, n + 1, dtype=dtype)
-    return torch.tril(torch.ones(n, n, dtype=dtype)) / counts[:, None]
-
-
-def kernel_tv(mean_attention: Tensor) -> float:
-    """Mean over rows ``i`` of the total-variation distance ``(1/2) sum_j |A[i,j] - 1/i|``
-    between one layer's averaged attention ``A`` (an ``L x L`` torch tensor, rows summing to 1)
-    and the Cesàro matrix (chowdhury2026 C1; herasimchyk2026's kernel is the attention averaged
-    over the data)."""
-    import torch
-
-    a = mean_attention.double()
-    return float(0.5 * (a - _cesaro_rows(a.shape[-1], torch, a.dtype)).abs().sum(-1).mean())
-
-
-class kernel_hooks:
-    """Context manager accumulating, for every block, the attention averaged over heads and
-    over the forward passes recorded inside the ``with`` block (batch element 0 of each pass).
-
-    After the block, :attr:`tv` holds per layer :func:`kernel_tv` of the average over all
-    recorded passes, :attr:`instance_tv` the mean of the per-pass, per-head distance (the
-    spread the average removes), and :attr:`tv_half` that of the average over the first half of them (the
-    same figure at half the inputs: zero-mean noise shrinks it by about ``sqrt(2)`` from half
-    to all, a systematic deviation from Cesàro does not); :attr:`inputs` the number of passes.
-    Needs attention modules that return their weights (eager attention).
-    """
-
-    def __init__(self, model: Module, half: int | None = None) -> None:
-        self.model = model
-        self.half = half
-        self.inputs = 0
-        self._handles: list[Any] = []  # torch hook handles
-        self._sum: list[Tensor | None] = []
-        self._half: list[Tensor | None] = []
-        self._seen: list[int] = []
-        self._instance: list[list[float]] = []
-        self.tv: np.ndarray | None = None
-        self.tv_half: np.ndarray | None = None
-        self.instance_tv: np.ndarray | None = None
-
-    def __enter__(self) -> kernel_hooks:
-        _, attns, _ = _locate_blocks(self.model)
-        n = len(attns)
-        self._sum = [None] * n
-        self._half = [None] * n
-        self._seen = [0] * n
-        self._instance = [[] for _ in range(n)]
-
-        for t, attn in enumerate(attns):
-            def post(mod, args, kwargs, out, t=t):
-                if not (isinstance(out, tuple) and len(out) > 1 and out[1] is not None):
-                    return
-                self._instance[t].append(_attention_tv(out[1]))
-                w = as_float64(out[1].detach()[0]).mean(0).cpu()  # L x L, mean over heads
-                previous = self._sum[t]
-                total = w if previous is None else previous + w
-                self._sum[t] = total
-                self._seen[t] += 1
-                if self.half is not None and self._seen[t] == self.half:
-                    self._half[t] = total / self.half
-
-            self._handles.append(attn.register_forward_hook(post, with_kwargs=True))
-        return self
-
-    def __exit__(self, *exc: object) -> Literal[False]:
-        for h in self._handles:
-            h.remove()
-        self._handles = []
-        sums = [s for s in self._sum if s is not None]
-        if self._seen and min(self._seen) > 0 and len(sums) == len(self._sum):
-            self.inputs = min(self._seen)
-            self.tv = np.array([kernel_tv(s / k) for s, k in zip(sums, self._seen)])
-            self.instance_tv = np.array([float(np.mean(v)) for v in self._instance])
-            halves = [h for h in self._half if h is not None]
-            if len(halves) == len(self._half):
-                self.tv_half = np.array([kernel_tv(h) for h in halves])
-        self._sum, self._half = [], []  # the sums are released
-        return False
-
-
-class lambda_hooks:
-    """Context manager recording the measured mixing coefficients of every block.
-
-    Inside the ``with`` block, each forward pass of the model adds, for every layer ``t``, the
-    token mean of ``||a_t|| / (||x_t|| + ||a_t||)`` over batch element 0 (norms over features,
-    in float64) and the mean total-variation distance of the attention rows from uniform when
-    the attention weights are available.  After the block, :attr:`lambdas` holds the mean over
-    recorded passes and :attr:`attention_tv` the attention uniformity (:ref:`math-conventions`,
-    herasimchyk2026; C1 of chowdhury2026).  Setting :attr:`active` to False pauses the
-    recording (e.g. while a checkpointed block is recomputed in a backward pass).
-    """
-
-    def __init__(self, model: Module) -> None:
-        self.model = model
-        self.active = True
-        #: batch elements recorded per forward pass, each as a pass of its own (1: element 0
-        #: only, as when the batch holds copies of one sequence for several probes)
-        self.elements = 1
-        self._handles: list[Any] = []  # torch hook handles
-        self._sums: list[float] = []
-        self._tv: list[list[float]] = []
-        self._passes: list[int] = []
-        self.lambdas: np.ndarray | None = None
-        self.attention_tv: np.ndarray | None = None
-
-    def _gated(self, hook):
-        def gated(*args, **kwargs):
-            if self.active:
-                return hook(*args, **kwargs)
-            return None
-
-        return gated
-
-    def __enter__(self) -> lambda_hooks:
-        blocks, attns, mode = _locate_blocks(self.model)
-        n = len(blocks)
-        self._sums = [0.0] * n
-        self._tv = [[] for _ in range(n)]
-        self._passes = [0] * n
-        state: list[dict[str, Any]] = [{} for _ in range(n)]
-
-        def record(t, a, x):
-            for b in range(min(self.elements, int(a.shape[0]))):
-                ab = as_float64(a.detach()[b])
-                xb = as_float64(x.detach()[b])
-                na = ab.norm(dim=-1)
-                nx = xb.norm(dim=-1)
-                self._sums[t] += float((na / (nx + na)).mean())
-                self._passes[t] += 1
-
-        for t, (block, attn) in enumerate(zip(blocks, attns)):
-            if mode == "parallel":
-                self._parallel(t, block, attn, state, record)
-            elif mode == "output":
-                def pre(mod, args, kwargs, t=t):
-                    state[t]["x"] = _first(args, kwargs, "hidden_states")
-
-                self._handles.append(block.register_forward_pre_hook(self._gated(pre), with_kwargs=True))
-
-                def post(mod, args, kwargs, out, t=t):
-                    a = out[0] if isinstance(out, tuple) else out
-                    record(t, a, state[t].pop("x"))
-                    if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
-                        self._tv[t].append(_attention_tv(out[1]))
-
-                self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
-            else:  # the attention module adds its `residual` argument itself
-                def pre(mod, args, kwargs, t=t):
-                    state[t]["x"] = _first(args, kwargs, "residual", 1)
-
-                self._handles.append(attn.register_forward_pre_hook(self._gated(pre), with_kwargs=True))
-                if mode == "dense":
-                    def dense_post(mod, args, out, t=t):
-                        state[t]["a"] = out
-
-                    self._handles.append(attn.dense.register_forward_hook(self._gated(dense_post)))
-
-                def post(mod, args, kwargs, out, t=t):
-                    total = out[0] if isinstance(out, tuple) else out
-                    x = state[t].pop("x")
-                    a = state[t].pop("a") if mode == "dense" else total - x
-                    record(t, a, x)
-                    if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
-                        self._tv[t].append(_attention_tv(out[1]))
-
-                self._handles.append(attn.register_forward_hook(self._gated(post), with_kwargs=True))
-        return self
-
-    def _parallel(self, t: int, block: Module, attn: Module, state: list[dict[str, Any]],
-                  record: Callable[[int, Tensor, Tensor], None]) -> None:
-        """A parallel-residual block ``x + a + m``: ``a = Attn(N_1 x)`` mixes positions,
-        ``m = MLP(N_2 x)`` acts on each position alone and enters the stream at the same time
-        as ``a``, so the unmixed part of the block's output is ``x + m`` and
-        ``lambda_t = mean_i ||a_i|| / (||x_i + m_i|| + ||a_i||)`` (the share of the mixed
-        part in ``R(t) = (1 - lambda_t) I + lambda_t A(t)``).  For a sequential block ``m`` is
-        added after the mixing and the definition is the one above with ``m = 0``."""
-        def pre(mod, args, kwargs):
-            state[t]["x"] = _first(args, kwargs, "hidden_states")
-
-        def attn_post(mod, args, kwargs, out):
-            state[t]["a"] = out[0] if isinstance(out, tuple) else out
-            if isinstance(out, tuple) and len(out) > 1 and out[1] is not None:
-                self._tv[t].append(_attention_tv(out[1]))
-
-        def mlp_post(mod, args, out):
-            state[t]["m"] = out[0] if isinstance(out, tuple) else out
-
-        def post(mod, args, kwargs, out):
-            x, a, m = state[t].pop("x"), state[t].pop("a"), state[t].pop("m")
-            record(t, a, x + m)
-
-        self._handles.append(block.register_forward_pre_hook(self._gated(pre), with_kwargs=True))
-        self._handles.append(attn.register_forward_hook(self._gated(attn_post), with_kwargs=True))
-        # block.mlp: a submodule, typed Tensor | Module by torch's stubs
-        self._handles.append(block.mlp.register_forward_hook(self._gated(mlp_post)))  # type: ignore[union-attr]
-        self._handles.append(block.register_forward_hook(self._gated(post), with_kwargs=True))
-
-    def __exit__(self, *exc: object) -> Literal[False]:
-        for h in self._handles:
-            h.remove()
-        self._handles = []
-        if self._passes and min(self._passes) > 0:
-            self.lambdas = np.array([s / p for s, p in zip(self._sums, self._passes)])
-            if all(self._tv):
-                self.attention_tv = np.array([float(np.mean(v)) for v in self._tv])
-        return False
-
-
-# ----------------------------------------------------------------------------------------------
 # influence
-
-def input_device(model: Module) -> Any:
-    """The device the model reads its input ids on: the input embeddings' *execution* device
-    when accelerate dispatched the model (a sharded or offloaded model keeps offloaded weights
-    on the ``meta`` device and loads them where they run), else the embeddings' weight's."""
-    emb = model.get_input_embeddings()  # type: ignore[operator]
-    hook = getattr(emb, "_hf_hook", None)
-    dev = getattr(hook, "execution_device", None)
-    if dev is not None:
-        import torch
-
-        return torch.device(f"cuda:{dev}" if isinstance(dev, int) else dev)
-    return emb.weight.device
-
-
-def _probe_chunk(settings: dict, length: int, n: int, itemsize: int) -> int:
-    """How many probes to run as batch copies of the sequence in one pass (memory ~1 GiB)."""
-    per_copy = settings["num_hidden_layers"] * itemsize * (
-        4 * settings["num_attention_heads"] * length * length
-        + 40 * length * settings["hidden_size"])
-    return max(1, min(n, (1 << 30) // max(1, per_copy)))
 
 
 def _probes(torch: types.ModuleType, kind: str, n: int, d: int, generator: Generator | None,
@@ -826,7 +409,7 @@ class Measurement:
     digits = 7
 
     def as_dict(self) -> dict:
-        r = functools.partial(_round, digits=self.digits)
+        r = functools.partial(rounded, digits=self.digits)
         return {
             "arch": self.arch,
             "settings": dict(self.settings.items()),
@@ -858,8 +441,32 @@ class Measurement:
 DEFAULT_LENGTH = 64
 
 
-def _round(x: float, digits: int) -> float:
-    return float(f"{float(x):.{digits}g}")
+def plan_influence(arch: str, *, length: int = DEFAULT_LENGTH, layers: int | None = None,
+                   hidden: int | None = None, heads: int | None = None,
+                   kv_heads: int | None = None, vocab: int | None = None, probes: int = 8,
+                   exact: bool = False, metric: str = "jacobian", samples: int = 1,
+                   dtype: str = "float32", threads: int = 1, kernel_inputs: int = 0,
+                   device: str = "cpu", runs: int = 1, max_memory: int | None = None,
+                   what: str | None = None) -> MeasurementPlan:
+    """The plan of :func:`measure_influence` with these arguments: the memory per device and
+    the time on the CPU (:func:`posbias.measurements.planning.plan_step0`) of ``runs``
+    measurements (``posbias measure --rope both`` makes two, three with probe noise), from the
+    architecture's settings alone: nothing is built.  A preset is sized without transformers,
+    another model type from its transformers configuration defaults; ``device`` as in
+    :func:`measure_influence`; ``max_memory``: the host's limit in bytes (default: what this
+    machine and process may use).  Returns the plan unchecked: :meth:`MeasurementPlan.check`
+    refuses in one line.
+
+    >>> plan = plan_influence("tiny-llama", length=32)
+    >>> plan.what, plan.per_device()["cpu"] > 0
+    ('measuring tiny-llama at initialization (L = 32)', True)
+    """
+    settings, _ = _shape_settings(arch, layers=layers, hidden=hidden, heads=heads,
+                                  kv_heads=kv_heads, vocab=vocab, length=length)
+    return plan_step0(settings, length=length, dtype=dtype, device=resolve_device(device)[0],
+                      metric=metric, probes=probes, exact=exact, max_memory=max_memory,
+                      samples=samples, threads=threads, runs=runs, kernel_inputs=kernel_inputs,
+                      what=what or f"measuring {arch} at initialization (L = {length})")
 
 
 def measure_influence(
@@ -885,6 +492,7 @@ def measure_influence(
     attention: str = "eager",
     device: str = "cpu",
     progress: Callable[[str], object] | None = None,
+    max_memory: int | None = None,
 ) -> Measurement:
     r"""Measure the Step-0 influence profile and the lambda schedule of ``arch``.
 
@@ -928,6 +536,9 @@ def measure_influence(
         CPU's within :data:`~posbias.measurements.devices.DEVICE_TOLERANCES` and records the
         device it ran on.
     progress: optional callable receiving one-line progress messages.
+    max_memory: the bytes the host may hold (default: what this machine and process may use).
+        The measurement is planned first (:func:`plan_influence`) and refused in one line
+        (:class:`~posbias.errors.ResourceLimit`) when it cannot fit, before any model is built.
 
     >>> m = measure_influence("tiny-llama", length=16, exact=True, seed=1)  # doctest: +SKIP
     >>> round(float(m.profile.sum()), 6)                                     # doctest: +SKIP
@@ -947,12 +558,15 @@ def measure_influence(
     threads = _int(threads, "threads", 1)
     kernel_inputs = _int(kernel_inputs, "kernel_inputs", 0)
     _choice(attention, "attention", ATTENTIONS)
-    from posbias.measurements.devices import resolve_device
-
+    _choice(dtype, "dtype", _DTYPES)
     device, _ = resolve_device(device)
     if device == "mps" and dtype == "float64":
         raise InvalidArgument("device", "mps", "cpu or cuda with dtype float64 (MPS has no "
                               "float64)")
+    plan_influence(arch, length=length, layers=layers, hidden=hidden, heads=heads,
+                   kv_heads=kv_heads, vocab=vocab, probes=probes, exact=exact, metric=metric,
+                   samples=samples, dtype=dtype, threads=threads, kernel_inputs=kernel_inputs,
+                   device=device, max_memory=max_memory).check()
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -982,7 +596,7 @@ def _measure(torch: types.ModuleType, arch: str, length: int, layers: int | None
     probe_gen = torch.Generator().manual_seed(probe_seed)
     itemsize = 4 if dtype == "float32" else 8
     n_probe = settings["hidden_size"] if exact else probes
-    chunk = _probe_chunk(settings, length, n_probe, itemsize)
+    chunk = probe_chunk(settings, length, n_probe, itemsize)
     profiles = []
     with lambda_hooks(model) as rec:
         for s in range(samples):

@@ -38,15 +38,21 @@ attention keeps no L x L maps.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from posbias.errors import InvalidArgument, ResourceLimit
-from posbias.validation import check_integer
+from posbias.measurements.hooks import probe_chunk, require_models_extra
+from posbias.measurements.sharding import plan_device_map
+from posbias.numbers import byte_size, duration
+from posbias.resources import accelerator_memory, memory_limit, usable_cores
+from posbias.validation import check_integer, read_text_bounded
 
 __all__ = ["CPU_FLOPS_PER_THREAD", "HOST_BASE_BYTES", "STEP0_HOST_BYTES", "MeasurementPlan",
-           "cpu_flops", "model_sizes", "plan_measurement", "plan_step0",
+           "cpu_flops", "model_sizes", "plan_checkpoint", "plan_measurement", "plan_step0",
            "step0_matmul_parameters", "window_bytes", "window_flops"]
 
 #: host memory of a measurement before its weights: the interpreter, torch, transformers, the
@@ -79,8 +85,6 @@ def cpu_flops(threads: int) -> float:
     :data:`CPU_FLOPS_PER_THREAD` ``* t^0.85``, ``t`` the threads up to the cores this process
     may use (threads beyond them add nothing).  Calibrated on this project's machine: another
     machine computes at its own rate, so the planned time is a guide, not a bound."""
-    from posbias.resources import usable_cores
-
     threads = check_integer("threads", threads, 1)
     t = min(threads, usable_cores())
     return CPU_FLOPS_PER_THREAD * t ** _THREAD_EXPONENT
@@ -229,17 +233,13 @@ class MeasurementPlan:
 
     def describe(self) -> str:
         """The plan in lines, per device with its limit (for ``-v``)."""
-        from posbias.resources import human
-
         lines = [f"plan of {self.what} ({self.parameters:,} parameters):"]
         for dev, total in self.per_device().items():
             limit, source = self.limits.get(dev, (None, ""))
-            lim = f" of {human(limit)} ({source})" if limit is not None else ""
-            lines.append(f"  {dev}: about {human(total)}{lim}")
-            lines += [f"    {what}: {human(b)}" for d, what, b in self.parts if d == dev]
+            lim = f" of {byte_size(limit)} ({source})" if limit is not None else ""
+            lines.append(f"  {dev}: about {byte_size(total)}{lim}")
+            lines += [f"    {what}: {byte_size(b)}" for d, what, b in self.parts if d == dev]
         if self.timing:
-            from posbias.resources import duration
-
             when = "" if self.seconds is None else f"about {duration(self.seconds)}: "
             lines.append(f"  time: {when}{self.timing}")
         return "\n".join(lines)
@@ -256,8 +256,8 @@ def _meta_parameters(config: Any, dtype: str) -> tuple[int, int]:
     """(all parameters, the matrix parameters of the blocks) of ``config``'s causal LM, built
     on the ``meta`` device: the second excludes every embedding table (tokens, positions) and
     the output head, and every vector (norms, biases)."""
-    import torch
-    import transformers
+    import torch  # the models extra
+    import transformers  # the models extra
 
     with torch.device("meta"):
         empty = transformers.AutoModelForCausalLM.from_config(config,
@@ -271,19 +271,17 @@ def _meta_parameters(config: Any, dtype: str) -> tuple[int, int]:
     return sum(p.numel() for p in empty.parameters()), matmul
 
 
-def _device_limit(dev: str, max_memory: Any) -> tuple[int | None, str]:
+def _device_limit(dev: str, max_memory: Any, resident: int = 0) -> tuple[int | None, str]:
     """What ``dev`` may hold in all: the host's limit (an int ``max_memory`` is the process's
-    limit, as for every command), a GPU's total memory.  The per-device budgets of the map
-    form of ``--max-memory`` are accelerate's: they bound the weights it places there (checked
-    by the placement itself), not the device's whole use."""
-    from posbias.resources import memory_limit
-
+    limit, as for every command; ``resident`` host bytes of the plan already held, see
+    :func:`posbias.resources.memory_limit`), a GPU's total memory.  The per-device budgets of
+    the map form of ``--max-memory`` are accelerate's: they bound the weights it places there
+    (checked by the placement itself), not the device's whole use."""
     if dev == "cpu":
         host = max_memory if isinstance(max_memory, int) and not isinstance(max_memory, bool) \
             else None
-        limit, source = memory_limit(host)
+        limit, source = memory_limit(host, resident=resident)
         return limit, ("--max-memory allows" if host is not None else source)
-    from posbias.resources import accelerator_memory
 
     return accelerator_memory(dev)  # a GPU's total; disk and mps: None (torch reports none)
 
@@ -294,7 +292,7 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
                      device_bytes: Mapping[str, int] | None = None,
                      execution_device: str | None = None, offload_activations: bool = False,
                      max_memory: Any = None, what: str | None = None, windows: int = 1,
-                     threads: int = 1, probes: int = 8) -> MeasurementPlan:
+                     threads: int = 1, probes: int = 8, resident: int = 0) -> MeasurementPlan:
     """The per-device memory plan, and the time on the CPU, of measuring ``config``'s causal LM
     (a transformers configuration) at window length ``length``: host base, weights and
     activations (see the module docstring).
@@ -309,7 +307,8 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
     ``windows``, ``threads`` and ``probes`` (the Jacobian's) plan the time where the passes run
     on the CPU: ``windows`` times :func:`window_flops` at :func:`cpu_flops` ``(threads)``, and
     1.2 ms per block and pass of each batch for launching the operations (what dominates a tiny
-    model).
+    model).  ``resident``: host bytes of the plan this process already holds (the weights of a
+    loaded model), given back to an address-space limit that counts them.
     Returns the plan unchecked: :meth:`MeasurementPlan.check` refuses."""
     if dtype not in _ITEMSIZE:
         raise InvalidArgument("dtype", dtype, "one of " + ", ".join(_ITEMSIZE))
@@ -337,7 +336,7 @@ def plan_measurement(config: Any, *, length: int, dtype: str = "float32",
                   batch * acts["kept"]))
     parts.append((run_on, "one block's internals and their gradients", acts["working"]))
     devices = {d for d, _, _ in parts}
-    limits = {d: _device_limit(d, max_memory) for d in devices}
+    limits = {d: _device_limit(d, max_memory, resident if d == "cpu" else 0) for d in devices}
     label = what or f"measuring at L = {length}"
     if batch_size == "auto":
         label += " (batch auto: planned at 1)"
@@ -401,7 +400,7 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     - **the measuring device**: the model and the working copies of its construction, ``3 p``
       numbers on the CPU (``p`` on an accelerator, whose share of the construction is the host's
       above), and the activations of the copies computed at once: one for ``top1-grad``, the
-      probe chunk of the Jacobian (:func:`posbias.measurements.measure._probe_chunk`: as many
+      probe chunk of the Jacobian (:func:`posbias.measurements.hooks.probe_chunk`: as many
       probe copies as fit in about 1 GiB, at least one).
 
     On the CPU the total is the figure this route was calibrated with (``itemsize (3 p + a) +
@@ -417,8 +416,6 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     ``kernel_inputs`` forward passes, once (the first run's), at :func:`cpu_flops`
     ``(threads)`` (0.4 of it in float64).  Returns the plan unchecked:
     :meth:`MeasurementPlan.check` refuses (one line, exit status 2 at the command line)."""
-    from posbias.measurements.measure import _probe_chunk
-
     length = check_integer("length", length, 1)
     itemsize = _ITEMSIZE.get(dtype, 8)
     d, layers = int(settings["hidden_size"]), int(settings["num_hidden_layers"])
@@ -427,7 +424,7 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     params = layers * (4 * d * d + 3 * d * int(inter)) + 2 * int(settings["vocab_size"]) * d
     per_copy = layers * (4 * heads * length * length + 40 * length * d)
     n_probe = d if exact else int(probes)
-    copies = 1 if metric == "top1-grad" else _probe_chunk(dict(settings), length, max(1, n_probe),
+    copies = 1 if metric == "top1-grad" else probe_chunk(dict(settings), length, max(1, n_probe),
                                                            4 if dtype == "float32" else 8)
     on_cpu = device == "cpu"
     parts: list[tuple[str, str, int]] = [
@@ -467,3 +464,60 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
     return MeasurementPlan(what or f"measuring at initialization at L = {length}", parts, limits,
                            params, advice="use a smaller --length, --hidden or --layers (or "
                                           "raise --max-memory)", seconds=seconds, timing=timing)
+
+
+def plan_checkpoint(model: str, *, length: int, windows: int = 1, dtype: str = "float32",
+                    device: str = "cpu", metric: str = "top1-grad", probes: int = 8,
+                    threads: int = 1, batch_size: int | str = 1, checkpointing: bool = True,
+                    offload_activations: bool = False, device_map: str | None = None,
+                    max_memory: Any = None, offload_folder: str | None = None,
+                    what: str | None = None) -> MeasurementPlan | None:
+    """The plan of measuring the checkpoint ``model`` (a directory or a name in the local
+    Hugging Face cache, as :func:`~posbias.measurements.checkpoint.load_checkpoint` takes it)
+    on ``windows`` windows of ``length`` tokens, before any weight is read: the memory per
+    device and the time on the CPU (:func:`plan_measurement`) from the checkpoint's
+    configuration alone (a directory's ``config.json`` read bounded, or a name's from the
+    cache).  With ``device_map`` the weights are placed as the map places them (computed on the
+    meta device, :func:`~posbias.measurements.sharding.plan_device_map`) and the activations go
+    to the map's first device.  ``max_memory``: the host's bytes (an int), or bytes per device
+    (a mapping, the map's budgets).  None when there is no configuration to read (loading then
+    says what is missing) or its sizes are not readable from it (the model is sized once
+    loaded).  Returns the plan unchecked: :meth:`MeasurementPlan.check` refuses."""
+    _, transformers = require_models_extra()
+    where = os.path.expanduser(model)
+    path = os.path.join(where, "config.json")
+    if os.path.isdir(where):
+        if not os.path.isfile(path):
+            return None
+        try:
+            cfg = json.loads(read_text_bounded(path, 16 * 2**20, "model"))
+        except ValueError:
+            raise InvalidArgument("model", model, f"a checkpoint whose config.json is JSON "
+                                  f"({path})") from None
+        if not isinstance(cfg, dict):
+            raise InvalidArgument("model", model, f"a config.json holding an object ({path})")
+    try:
+        config = transformers.AutoConfig.from_pretrained(where, local_files_only=True)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # not found, or a family transformers does not know: loading says
+    device_bytes, run_on = None, device
+    if device_map is not None:
+        placed, _, device_bytes = plan_device_map(
+            config, dtype=dtype, device_map=device_map,
+            max_memory=max_memory if isinstance(max_memory, dict) else None,
+            offload_folder=offload_folder)
+        first = next((d for d in placed.values() if d != "disk"), "cpu")
+        run_on = f"cuda:{first}" if isinstance(first, int) else str(first)
+    try:
+        return plan_measurement(
+            config, length=length, dtype=dtype, batch_size=batch_size,
+            checkpointing=checkpointing, device=device, metric=metric,
+            device_bytes=device_bytes, execution_device=run_on,
+            offload_activations=offload_activations,
+            max_memory=max_memory if isinstance(max_memory, int) else None,
+            what=what or f"measuring {model} at L = {length}", windows=windows,
+            threads=threads, probes=probes)
+    except InvalidArgument as exc:
+        if exc.parameter == "model":
+            return None  # sizes not readable from the configuration: sized once loaded
+        raise

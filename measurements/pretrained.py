@@ -17,7 +17,7 @@ off before the backward pass, which recomputes the checkpointed blocks):
 
 * :math:`\lambda_t = \operatorname{mean}_i \|a_{t,i}\| / (\|x_{t,i}\| + \|a_{t,i}\|)`, ``x_t`` the
   block input, ``a_t`` the attention sub-layer output before any residual add inside the module
-  (:class:`posbias.measurements.measure.lambda_hooks`; mean over positions, then over windows);
+  (:class:`posbias.measurements.hooks.lambda_hooks`; mean over positions, then over windows);
 * per head ``h`` the raw scores :math:`s_{ij} = q_i \cdot k_j` (queries and keys after the
   model's rotary embedding where it has one, key/value groups expanded to the query heads,
   *without* the model's scale factor): ``qk_diagonal[t, h]`` the mean over ``i`` of
@@ -36,35 +36,44 @@ In logits, head ``h`` of layer ``t`` reads key ``j`` from query ``i`` with
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import inspect
 import math
 import os
-import sys
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from posbias import __version__
 from posbias.errors import InvalidArgument
+from posbias.measurements.attention import (
+    PRETRAINED_FAMILIES,
+    ROUTES,
+    AttentionProbe,
+    GenericAttentionProbe,
+    has_alibi,
+)
 from posbias.measurements.checkpoint import block_checkpointing
-from posbias.measurements.measure import (
-    METRICS,
-    _locate_blocks,
-    as_float64,
-    influence_profile,
+from posbias.measurements.hooks import (
     input_device,
     lambda_hooks,
+    locate_blocks,
     require_models_extra,
-    top1_grad_profiles,
 )
+from posbias.measurements.journal import MeasurementJournal, windows_done
+from posbias.measurements.measure import METRICS, influence_profile, top1_grad_profiles
+from posbias.measurements.planning import MeasurementPlan, plan_measurement, window_bytes
+from posbias.measurements.sharding import describe_device_map
+from posbias.numbers import rounded
+from posbias.resources import memory_limit
 from posbias.validation import check_choice
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
-    from torch import Tensor
     from torch.nn import Module
     from transformers import PreTrainedModel
 
@@ -72,363 +81,13 @@ if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it i
 
 __all__ = [
     "MAX_AUTO_BATCH",
-    "PRETRAINED_FAMILIES",
-    "ROUTES",
-    "AttentionProbe",
-    "GenericAttentionProbe",
     "PretrainedMeasurement",
     "measure_pretrained",
+    "plan_pretrained",
 ]
 
 #: the largest first batch of ``batch_size="auto"``
 MAX_AUTO_BATCH = 64
-#: model types whose queries, keys, scale and ALiBi bias posbias reads by their own code
-#: (tested on tiny models); every other causal LM goes through the generic route
-PRETRAINED_FAMILIES = ("bloom", "falcon", "mpt", "gpt2", "llama", "qwen2", "mistral")
-#: how the queries and keys are read: ``auto`` (the family route where there is one, else the
-#: generic route), ``family``, ``generic``
-ROUTES = ("auto", "family", "generic")
-#: the transformers releases whose attention modules the family route was tested against
-_TESTED_RANGE = ((5, 17), (5, 25))
-_TESTED_TRANSFORMERS = "5.17 to 5.25"
-
-
-def _bind(module: Module, args: tuple, kwargs: dict[str, Any]) -> dict:
-    sig = inspect.signature(module.forward)
-    bound = sig.bind_partial(*args, **kwargs)
-    out = dict(bound.arguments)
-    out.update(out.pop("kwargs", {}) or {})
-    return out
-
-
-def _heads(x, batch, length, heads, d):
-    """``batch x length x (heads*d)`` -> ``batch x heads x length x d``."""
-    return x.reshape(batch, length, heads, d).transpose(1, 2)
-
-
-def _expand(k, heads):
-    """Repeat key heads to the query heads (each key head serves a consecutive group)."""
-    if k.shape[1] == heads:
-        return k
-    return k.repeat_interleave(heads // k.shape[1], dim=1)
-
-
-def _rotary(attn, q, k, cos, sin):
-    apply = sys.modules[type(attn).__module__].apply_rotary_pos_emb
-    return apply(q, k, cos, sin)
-
-
-def _fused_qkv(fused: Tensor, heads: int, kv_heads: int) -> tuple[Tensor, Tensor, Tensor]:
-    """Split a fused query-key-value projection ``batch x L x width`` into ``q, k, v`` as
-    ``batch x heads x L x d`` (``k``, ``v`` with ``kv_heads`` heads).  The layout is that of the
-    checkpoints, not of one ``transformers`` version:
-
-    * ``kv_heads == heads`` (BLOOM, Falcon-RW): per head its query, key and value, interleaved,
-      ``[heads, 3, d]``;
-    * ``kv_heads == 1`` (Falcon-7B's multi-query attention): all queries, then the one key and
-      the one value (the grouped layout below with a single group);
-    * otherwise (Falcon's grouped "new decoder architecture"): per key head its group of
-      ``heads / kv_heads`` queries, then its key and its value, ``[kv_heads, heads/kv_heads + 2, d]``;
-      query heads come out in group order, so key head ``g`` serves the consecutive query heads
-      of its group (:func:`_expand`).
-    """
-    B, L, width = fused.shape
-    if kv_heads == heads:
-        d = width // (3 * heads)
-        q, k, v = fused.view(B, L, heads, 3, d).unbind(-2)
-    else:
-        d = width // (heads + 2 * kv_heads)
-        g = fused.view(B, L, kv_heads, heads // kv_heads + 2, d)
-        q, k, v = g[..., :-2, :].flatten(-3, -2), g[..., -2, :], g[..., -1, :]
-    return q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-
-
-def _falcon_kv_heads(attn: Any) -> int:
-    """Key heads of a Falcon attention module, from its configuration (the attribute that holds it
-    differs between ``transformers`` versions)."""
-    cfg = attn.config
-    if cfg.new_decoder_architecture:
-        return int(cfg.num_kv_heads)
-    return 1 if cfg.multi_query else int(attn.num_heads)
-
-
-def _queries_keys(model_type: str, attn: Any, a: dict,
-                  ) -> tuple[Tensor, Tensor, float, Tensor | None, float]:
-    """(q, k, score_scale, alibi tensor or None, alibi_scale) of one attention call, q and k as
-    ``batch x heads x L x d`` after any rotary embedding, key heads expanded."""
-    h = a["hidden_states"]
-    B, L, _ = h.shape
-    if model_type == "gpt2":
-        q, k, _ = attn.c_attn(h).split(attn.split_size, dim=2)
-        H, d = attn.num_heads, attn.head_dim
-        return _heads(q, B, L, H, d), _heads(k, B, L, H, d), float(attn.scaling), None, 1.0
-    if model_type in ("llama", "qwen2", "mistral"):
-        d = attn.head_dim
-        q = attn.q_proj(h).view(B, L, -1, d).transpose(1, 2)
-        k = attn.k_proj(h).view(B, L, -1, d).transpose(1, 2)
-        cos, sin = a["position_embeddings"]
-        q, k = _rotary(attn, q, k, cos, sin)
-        return q, _expand(k, q.shape[1]), float(attn.scaling), None, 1.0
-    if model_type == "bloom":
-        q, k, _ = _fused_qkv(attn.query_key_value(h), attn.num_heads, attn.num_heads)
-        return q, k, float(attn.inv_norm_factor), a["alibi"], 1.0
-    if model_type == "falcon":
-        q, k, _ = _fused_qkv(attn.query_key_value(h), attn.num_heads, _falcon_kv_heads(attn))
-        scale = float(attn.inv_norm_factor)
-        if not attn.config.alibi:
-            cos, sin = a["position_embeddings"]
-            q, k = _rotary(attn, q, k, cos, sin)
-            return q, _expand(k, q.shape[1]), scale, None, scale
-        # transformers < 5.25 passes the bias as ``alibi``; later versions fold ``alibi / sqrt(d)``
-        # into the attention mask, built by the same function from an all-ones mask
-        alibi = a.get("alibi")
-        if alibi is None:
-            torch, _ = require_models_extra()
-            build = sys.modules[type(attn).__module__].build_alibi_tensor
-            ones = torch.ones((B, L), dtype=torch.long, device=h.device)  # the model's own mask type
-            alibi = build(ones, attn.num_heads, dtype=h.dtype)
-        return q, _expand(k, q.shape[1]), scale, alibi, scale
-    if model_type == "mpt":
-        qkv = attn.Wqkv(h)
-        if attn.clip_qkv:
-            qkv = qkv.clamp(min=-attn.clip_qkv, max=attn.clip_qkv)
-        q, k, _ = qkv.chunk(3, dim=2)
-        H, d = attn.n_heads, attn.head_dim
-        return (_heads(q, B, L, H, d), _heads(k, B, L, H, d), float(attn.softmax_scale),
-                a["position_bias"], 1.0)
-    raise InvalidArgument("model", model_type, "one of the families posbias reads queries and keys "
-                          "of: " + ", ".join(PRETRAINED_FAMILIES))
-
-
-def _has_alibi(model_type: str, config: Any) -> bool:
-    """Whether the model adds an ALiBi bias (BLOOM, MPT, Falcon with ``alibi``): read by the
-    family route only."""
-    return model_type in ("bloom", "mpt") or bool(getattr(config, "alibi", False))
-
-
-def _transformers_version() -> str:
-    import transformers
-
-    return str(transformers.__version__)
-
-
-def _unreadable(model_type: str, attn: Any, exc: BaseException, source: str) -> InvalidArgument:
-    """The one-line refusal of a family-route read that found no attribute or call argument
-    where the tested ``transformers`` releases keep it (a later release may have rewritten the
-    attention module): names what is missing and where, the installed release (and whether it
-    is among the tested ones), and the route that still reads the model where there is one."""
-    import re
-    import types
-
-    version = _transformers_version()
-    if isinstance(exc, KeyError):
-        missing = (f"{type(attn).__name__} is called without {exc.args[0]!r}" if exc.args
-                   else f"{type(attn).__name__} is called differently")
-    else:
-        name = getattr(exc, "name", None)
-        obj = getattr(exc, "obj", None)
-        owner = (obj.__name__ if isinstance(obj, types.ModuleType)
-                 else type(obj).__name__ if obj is not None else type(attn).__name__)
-        missing = f"{owner} has no {name!r}" if name else f"{exc}"
-    m = re.match(r"(\d+)\.(\d+)", version)
-    tested = (m is not None
-              and _TESTED_RANGE[0] <= (int(m.group(1)), int(m.group(2))) <= _TESTED_RANGE[1])
-    release = (f"transformers {version}" if tested else
-               f"transformers {version}, not among the releases tested ({_TESTED_TRANSFORMERS})")
-    alibi = _has_alibi(model_type, getattr(attn, "config", None))
-    other = ("its ALiBi bias is read by the family route only" +
-             ("" if tested else ": install a tested release") if alibi
-             else "--route generic reads it through transformers' attention interface")
-    return InvalidArgument("model", source, f"a {model_type} model whose attention the family "
-                           f"route can read ({missing} under {release}; {other})")
-
-
-def _slopes(bias: Tensor, heads: int) -> np.ndarray:
-    """ALiBi slopes from a bias tensor whose last axis runs over key positions (BLOOM/Falcon:
-    ``slope * j``; MPT: ``slope * (j - L + 1)``): the difference of the entry nearest zero and its
-    neighbour, which is exact in the bias tensor's own dtype."""
-    b = bias.detach().cpu().double().reshape(-1, bias.shape[-1])[:heads]
-    k = int(b[0].abs().argmin())
-    nxt = k + 1 if k + 1 < b.shape[1] else k - 1
-    step = (b[:, nxt] - b[:, k]) / (nxt - k)
-    return step.numpy()
-
-
-class AttentionProbe:
-    """Context manager: forward pre-hooks on every attention module accumulating the raw q.k
-    means, the logit scale and the ALiBi slopes (see the module docstring).  ``keep_last=True``
-    keeps the last call's ``q, k`` per layer in ``last`` (for tests)."""
-
-    def __init__(self, model: Module, *, keep_last: bool = False) -> None:
-        self.model = model
-        self.keep_last = keep_last
-        self.active = True
-        #: batch elements recorded per call, each as a call of its own (1: element 0 only)
-        self.elements = 1
-        self._handles: list[Any] = []  # torch hook handles
-        self.last: dict[int, tuple[Tensor, Tensor]] = {}
-
-    def __enter__(self) -> AttentionProbe:
-        torch, _ = require_models_extra()
-        _, attns, _ = _locate_blocks(self.model)
-        model_type = _model_type(self.model)
-        n = len(attns)
-        self.calls = [0] * n
-        # per layer: None until the layer's first call, then its running sums (numpy arrays)
-        self.diag: list[np.ndarray | None] = [None] * n
-        self.lower: list[np.ndarray | None] = [None] * n
-        self.scale: list[float | None] = [None] * n
-        self.alibi_scale: list[float | None] = [None] * n
-        self.slopes: list[np.ndarray | None] = [None] * n
-        self.head_dim: int | None = None
-
-        self._attach(torch, model_type, attns)
-        return self
-
-    def _attach(self, torch: ModuleType, model_type: str, attns: list[Module]) -> None:
-        """The family route: a forward pre-hook per attention module recomputing its queries
-        and keys from its input (:func:`_queries_keys`)."""
-        source = str(getattr(self.model.config, "_name_or_path", "") or model_type)
-        for t, attn in enumerate(attns):
-            def pre(mod, args, kwargs, t=t):
-                if not self.active:
-                    return
-                try:
-                    with torch.no_grad():
-                        q, k, scale, bias, bias_scale = _queries_keys(model_type, mod,
-                                                                      _bind(mod, args, kwargs))
-                except (AttributeError, KeyError) as exc:  # the traceback stays chained
-                    raise _unreadable(model_type, mod, exc, source) from exc
-                self._record(torch, t, q, k, scale, bias, bias_scale)
-
-            self._handles.append(attn.register_forward_pre_hook(pre, with_kwargs=True))
-
-    def _record(self, torch: ModuleType, t: int, q: Tensor, k: Tensor, scale: float,
-                bias: Tensor | None, bias_scale: float | None) -> None:
-        """Accumulate one attention call of layer ``t`` (``q, k``: batch x heads x L x d)."""
-        with torch.no_grad():
-            k_all = _expand(k, q.shape[1])  # key/value groups serve consecutive query heads
-            q_all = q
-        for b in range(min(self.elements, int(q_all.shape[0]))):
-            with torch.no_grad():
-                q = as_float64(q_all[b].detach())  # on a CUDA device, reduced there
-                k = as_float64(k_all[b].detach())
-                L = q.shape[1]
-                diag = (q * k).sum(-1).mean(-1).cpu()
-                prev = torch.cumsum(k, dim=1)[:, :-1]            # sum_{j<i} k_j, i = 2..L
-                lower = ((q[:, 1:] * prev).sum((-1, -2)) / (L * (L - 1) / 2)).cpu()
-                if self.keep_last:
-                    self.last[t] = (q.cpu(), k.cpu())
-            self.diag[t] = diag.numpy() + (0 if self.diag[t] is None else self.diag[t])
-            self.lower[t] = lower.numpy() + (0 if self.lower[t] is None else self.lower[t])
-            self.scale[t] = scale
-            self.head_dim = int(q.shape[-1])
-            self.alibi_scale[t] = bias_scale if bias is not None else None
-            if bias is not None:
-                self.slopes[t] = _slopes(bias, q.shape[0])
-            self.calls[t] += 1
-
-    def __exit__(self, *exc: object) -> Literal[False]:
-        for h in self._handles:
-            h.remove()
-        self._handles = []
-        return False
-
-    def results(self) -> dict:
-        if min(self.calls) < 1:
-            raise RuntimeError("AttentionProbe saw no forward pass")
-        diag = [d for d in self.diag if d is not None]  # all of them, once every layer was called
-        lower = [d for d in self.lower if d is not None]
-        out = {
-            "qk_diagonal": np.array([d / c for d, c in zip(diag, self.calls)]),
-            "qk_lower": np.array([d / c for d, c in zip(lower, self.calls)]),
-            "score_scale": np.array(self.scale, dtype=float),
-            "alibi_slopes": None,
-            "alibi_scale": None,
-            "head_dim": self.head_dim,
-        }
-        if all(s is not None for s in self.slopes):
-            out["alibi_slopes"] = np.array(self.slopes)
-            out["alibi_scale"] = np.array(self.alibi_scale, dtype=float)
-        return out
-
-
-#: the name of posbias' recording attention function in transformers' AttentionInterface
-_PROBE_IMPLEMENTATION = "posbias_probe"
-#: id(attention module) -> (probe, layer index, the attention function the probe wraps)
-_ROUTED: dict = {}
-
-
-def _probe_attention(module, query, key, value, attention_mask, *args, **kwargs):
-    """The attention function of the generic route: records the ``query`` and ``key`` that
-    transformers hands to its attention implementation (after any rotary embedding, before
-    the key/value groups are expanded) and the ``scaling`` on ``q.k``, then computes the
-    attention with the implementation the model had."""
-    probe, t, original = _ROUTED[id(module)]
-    if probe.active:
-        import torch
-
-        if kwargs.get("softcap") is not None:
-            raise InvalidArgument("model", probe.model.config.model_type, "a model without "
-                                  "attention-logit soft-capping (the generic route reads the "
-                                  "logits as scale * q.k)")
-        scaling = kwargs.get("scaling")
-        scale = float(scaling) if scaling is not None else float(query.shape[-1]) ** -0.5
-        probe._record(torch, t, query, key, scale, None, None)
-    return original(module, query, key, value, attention_mask, *args, **kwargs)
-
-
-class GenericAttentionProbe(AttentionProbe):
-    """:class:`AttentionProbe` for any causal LM whose attention modules call transformers'
-    attention interface (``ALL_ATTENTION_FUNCTIONS``; GPT-NeoX, OPT, Phi, Gemma, LLaMA, GPT-2
-    and most models of transformers 5): within the context the model's attention
-    implementation is a recording wrapper around the one it had (``eager`` or ``sdpa``), which
-    reads the queries and keys the model itself computed (rotary embedding applied, partial
-    rotary included) and the scale it passes.  A model that folds the scale into its queries
-    (OPT) passes ``scaling = 1``: its scores are then the scaled ones and its
-    ``score_scale`` 1, the same logits.  ALiBi and logit soft-capping are family knowledge:
-    ALiBi models go through their family route, soft-capped logits are refused."""
-
-    def _attach(self, torch: ModuleType, model_type: str, attns: list[Module]) -> None:
-        import transformers
-        from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
-
-        impl = getattr(self.model.config, "_attn_implementation", None) or "eager"
-        originals = []
-        for attn in attns:
-            if impl == "eager":
-                fn = getattr(sys.modules[type(attn).__module__], "eager_attention_forward", None)
-            else:
-                fn = ALL_ATTENTION_FUNCTIONS.get(impl)
-            if fn is None:
-                raise InvalidArgument("model", model_type, "a model whose attention calls "
-                                      f"transformers' attention interface ({type(attn).__name__} "
-                                      f"has no {impl} attention function posbias can wrap)")
-            originals.append(fn)
-        transformers.AttentionInterface.register(_PROBE_IMPLEMENTATION, _probe_attention)
-        for t, (attn, fn) in enumerate(zip(attns, originals)):
-            _ROUTED[id(attn)] = (self, t, fn)
-        self._routed = [id(a) for a in attns]
-        self._impl = impl
-        self.model.set_attn_implementation(_PROBE_IMPLEMENTATION)  # type: ignore[operator]  # transformers' method
-
-    def __exit__(self, *exc):
-        self.model.set_attn_implementation(self._impl)  # type: ignore[operator]  # transformers' method
-        for key in self._routed:
-            _ROUTED.pop(key, None)
-        return super().__exit__(*exc)
-
-    def results(self) -> dict:
-        if max(self.calls) > 0 and min(self.calls) < 1:
-            t = self.calls.index(0)
-            raise InvalidArgument("model", _model_type(self.model), "a model whose attention "
-                                  f"calls transformers' attention interface (layer {t + 1} did "
-                                  "not: its queries and keys cannot be read)")
-        if max(self.calls) == 0:
-            raise InvalidArgument("model", _model_type(self.model), "a model whose attention "
-                                  "calls transformers' attention interface (no layer did: its "
-                                  "queries and keys cannot be read)")
-        return super().results()
 
 
 @dataclass
@@ -483,15 +142,12 @@ class PretrainedMeasurement:
     @property
     def name(self) -> str:
         """A file-name stem for the model: the last path component, lower case."""
-        import os
-        import re
-
         stem = os.path.basename(self.model.rstrip("/\\")) or "model"
         return re.sub(r"[^a-z0-9._-]+", "-", stem.lower()).strip("-.") or "model"
 
     def as_dict(self) -> dict:
-        def r(x):
-            return float(f"{float(x):.{self.digits}g}")
+        def r(x: float) -> float:
+            return rounded(x, self.digits)
 
         def table(a):
             return None if a is None else [[r(x) for x in row] for row in np.atleast_2d(a)]
@@ -514,19 +170,12 @@ class PretrainedMeasurement:
         }
 
 
-def _model_type(model: Module) -> str:
-    """``model.config.model_type`` of a transformers model (to torch's stubs a module's
-    attribute is ``Tensor | Module``)."""
-    model_type: str = model.config.model_type  # type: ignore[union-attr, assignment]
-    return model_type
-
-
 def _positional(model: Module, slopes: np.ndarray | None) -> str:
     if slopes is not None:
         return "alibi"
     if any(type(m).__name__.endswith("RotaryEmbedding") for m in model.modules()):
         return "rope"
-    if _model_type(model) == "gpt2":
+    if model.config.model_type == "gpt2":  # type: ignore[union-attr]  # a transformers model
         return "learned absolute"
     return "none found"
 
@@ -549,6 +198,7 @@ def measure_pretrained(
     resume: bool = False,
     offload_activations: bool = False,
     batch_size: int | str = 1,
+    max_memory: int | None = None,
 ) -> PretrainedMeasurement:
     """Measure a loaded checkpoint on token windows.
 
@@ -569,7 +219,7 @@ def measure_pretrained(
         (:class:`GenericAttentionProbe`) for every other model, ``"family"`` or ``"generic"``
         to choose.  The input embeddings come from ``model.get_input_embeddings()``, the
         blocks and their attention modules from the module tree, parallel-residual blocks
-        with their own lambda (:class:`~posbias.measurements.measure.lambda_hooks`); a model
+        with their own lambda (:class:`~posbias.measurements.hooks.lambda_hooks`); a model
         where one of them cannot be found is refused naming what is missing.
     progress: optional callable receiving one-line messages (one per window, with the time
         left at the rate so far).
@@ -591,8 +241,88 @@ def measure_pretrained(
         an accelerator whose activations would not fit beside its weights.  A model sharded or
         offloaded with a device map (:func:`~posbias.measurements.checkpoint.load_checkpoint`)
         is measured as it is: accelerate's hooks load each block where it runs.
+    max_memory: the bytes the host may hold (default: what this machine and process may use).
+        The measurement is planned first (:func:`plan_pretrained`, for the windows left when
+        it resumes) and refused in one line (:class:`~posbias.errors.ResourceLimit`) when it
+        cannot fit, before the first window.
     """
     torch, _ = require_models_extra()
+    generic, mode, vocab = _check_model(loaded, metric, samples, seed, threads, probes, route)
+    ids, inputs = _input_ids(torch, windows, length, samples, seed, vocab, inputs)
+    n, L = int(ids.shape[0]), int(ids.shape[1])
+    _check_run(loaded.model.config, L, metric, batch_size, resume, journal)
+    plan = plan_pretrained(
+        loaded, length=L, windows=max(1, n - (windows_done(journal) if resume and journal
+                                              else 0)),
+        metric=metric, probes=probes, threads=threads, batch_size=batch_size,
+        checkpointing=checkpointing, offload_activations=offload_activations,
+        max_memory=max_memory)
+    if plan is not None:
+        plan.check()  # before the first window
+    book = None
+    if journal is not None:
+        book = MeasurementJournal(journal, _fingerprint(loaded, torch, ids, inputs, metric,
+                                                        probes, seed, threads, checkpointing,
+                                                        generic), resume=resume)
+    model = loaded.model
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    start = time.perf_counter()
+    try:
+        ctx = block_checkpointing(model) if checkpointing else contextlib.nullcontext()
+        parked = (torch.autograd.graph.save_on_cpu(pin_memory=torch.cuda.is_available())
+                  if offload_activations else contextlib.nullcontext())
+        probe_class = GenericAttentionProbe if generic else AttentionProbe
+        with ctx, parked, lambda_hooks(model) as rec, probe_class(model) as probe:
+            windows_run = _WindowRun(torch, loaded, ids, metric, probes, batch_size,
+                                     checkpointing, rec, probe,
+                                     torch.Generator().manual_seed(seed + 1), book, progress,
+                                     start)
+            profiles, earlier = windows_run.run(journal)
+    finally:
+        torch.set_num_threads(previous)
+    return _measurement(loaded, rec, probe, profiles, inputs, L, metric, probes, seed,
+                        threads, checkpointing, offload_activations, generic, mode,
+                        earlier + time.perf_counter() - start)
+
+
+def plan_pretrained(loaded: LoadedCheckpoint, *, length: int, windows: int = 1,
+                    metric: str = "top1-grad", probes: int = 8, threads: int = 1,
+                    batch_size: int | str = 1, checkpointing: bool = True,
+                    offload_activations: bool = False,
+                    max_memory: int | None = None) -> MeasurementPlan | None:
+    """The plan of :func:`measure_pretrained` on the loaded checkpoint: its memory per device
+    and its time on the CPU (:func:`posbias.measurements.planning.plan_measurement`) for
+    ``windows`` windows of ``length`` tokens, the weights where they are (on the model's
+    device, or where its device map put them), the activations on the device the model reads
+    its inputs on.  The weights the host already holds are given back to an address-space
+    limit (``ulimit -v``), which counts them.  ``max_memory``: the host's bytes (default: what
+    this machine and process may use).  None when the model's sizes are not readable from its
+    configuration.  Returns the plan unchecked: :meth:`MeasurementPlan.check` refuses.  (Before
+    loading, :func:`posbias.measurements.planning.plan_checkpoint` plans the same measurement
+    from the checkpoint's configuration alone.)"""
+    model = loaded.model
+    mapped = loaded.device_map is not None
+    resident = sum(p.numel() * p.element_size() for p in model.parameters()
+                   if p.device.type == "cpu")
+    try:
+        return plan_measurement(
+            model.config, length=length, dtype=loaded.dtype, batch_size=batch_size,
+            checkpointing=checkpointing, device=_device_of(model), metric=metric,
+            device_bytes=loaded.device_bytes if mapped else None,
+            execution_device=_device_of(model), offload_activations=offload_activations,
+            max_memory=max_memory, what=f"measuring {loaded.source} at L = {length}",
+            windows=windows, threads=threads, probes=probes, resident=resident)
+    except InvalidArgument as exc:
+        if exc.parameter == "model":
+            return None  # sizes not readable from the configuration
+        raise
+
+
+def _check_model(loaded: LoadedCheckpoint, metric: str, samples: int, seed: int, threads: int,
+                 probes: int, route: str) -> tuple[bool, str, int]:
+    """``(generic route, how lambda is read, vocabulary size)`` after checking the arguments
+    and that the model has what a measurement reads (one line naming what is missing)."""
     if metric not in METRICS:
         raise InvalidArgument("metric", metric, "one of " + ", ".join(METRICS))
     for name, value, lo in (("samples", samples, 1), ("seed", seed, 0), ("threads", threads, 1),
@@ -607,7 +337,7 @@ def measure_pretrained(
         raise InvalidArgument("route", route, f"auto or generic for {config.model_type} (the "
                               "family route reads " + ", ".join(PRETRAINED_FAMILIES) + ")")
     generic = route == "generic" or not family
-    if generic and _has_alibi(config.model_type, config):
+    if generic and has_alibi(config.model_type, config):
         raise InvalidArgument("route", route, f"family for {config.model_type} (its ALiBi bias "
                               "is read by the family route only)")
     try:
@@ -621,27 +351,40 @@ def measure_pretrained(
         raise InvalidArgument("model", loaded.source, "a causal LM with an output head "
                               "(get_output_embeddings() gave none; top1-grad needs it)")
     try:
-        _, _, mode = _locate_blocks(model)
+        _, _, mode = locate_blocks(model)
     except InvalidArgument as exc:
         raise InvalidArgument("model", loaded.source, exc.allowed) from None
-    vocab = int(embeddings.weight.shape[0])  # type: ignore[index]  # weight: Tensor | Module to torch's stubs
+    # the embeddings' weight is Tensor | Module to torch's stubs
+    return generic, mode, int(embeddings.weight.shape[0])  # type: ignore[index]
+
+
+def _input_ids(torch: ModuleType, windows: np.ndarray | None, length: int | None,
+               samples: int, seed: int, vocab: int, inputs: str | None) -> tuple[Any, str]:
+    """The ``N x L`` token ids to measure (the given windows, checked against the vocabulary,
+    or random ids of the seed) and their description."""
     if windows is None:
         if isinstance(length, bool) or not isinstance(length, int) or length < 2:
             raise InvalidArgument("length", length, "an integer >= 2")
         gen = torch.Generator().manual_seed(seed)
         ids = torch.randint(0, vocab, (samples, length), generator=gen)
-        inputs = inputs or f"{samples} sequence(s) of {length} uniformly random token ids (seed {seed})"
-    else:
-        ids = torch.as_tensor(np.asarray(windows), dtype=torch.long)
-        if ids.ndim != 2 or ids.shape[1] < 2:
-            raise InvalidArgument("windows", f"an array of shape {tuple(ids.shape)}",
-                                  "an N x L array of token ids, L >= 2")
-        if int(ids.min()) < 0 or int(ids.max()) >= vocab:
-            raise InvalidArgument("windows", f"ids in [{int(ids.min())}, {int(ids.max())}]",
-                                  f"token ids in [0, {vocab - 1}] (the model's vocabulary)")
-        inputs = inputs or f"{ids.shape[0]} given window(s) of {ids.shape[1]} tokens"
-    n, L = int(ids.shape[0]), int(ids.shape[1])
-    maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len", None)
+        return ids, inputs or (f"{samples} sequence(s) of {length} uniformly random token ids "
+                               f"(seed {seed})")
+    ids = torch.as_tensor(np.asarray(windows), dtype=torch.long)
+    if ids.ndim != 2 or ids.shape[1] < 2:
+        raise InvalidArgument("windows", f"an array of shape {tuple(ids.shape)}",
+                              "an N x L array of token ids, L >= 2")
+    if int(ids.min()) < 0 or int(ids.max()) >= vocab:
+        raise InvalidArgument("windows", f"ids in [{int(ids.min())}, {int(ids.max())}]",
+                              f"token ids in [0, {vocab - 1}] (the model's vocabulary)")
+    return ids, inputs or f"{ids.shape[0]} given window(s) of {ids.shape[1]} tokens"
+
+
+def _check_run(config: Any, L: int, metric: str, batch_size: int | str, resume: bool,
+               journal: str | os.PathLike[str] | None) -> None:
+    """The window length against the model's positions, the batch size against the metric,
+    and a journal to resume from."""
+    maxpos = getattr(config, "max_position_embeddings", None) or getattr(config, "max_seq_len",
+                                                                         None)
     if isinstance(maxpos, int) and maxpos < L:
         raise InvalidArgument("length", L, f"at most {maxpos} (the model's maximum positions)")
     if batch_size != "auto" and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
@@ -652,121 +395,144 @@ def measure_pretrained(
                               "probes are chunked within each window)")
     if resume and journal is None:
         raise InvalidArgument("resume", resume, "a journal to resume from (journal=PATH)")
-    book = None
-    if journal is not None:
-        from posbias import __version__
-        from posbias.measurements.journal import MeasurementJournal
 
-        fingerprint = {
-            "model": loaded.source, "model_type": config.model_type, "dtype": loaded.dtype,
-            "attn_implementation": loaded.attn_implementation, "metric": metric,
-            "probes": probes if metric == "jacobian" else None, "seed": seed,
-            "threads": threads, "checkpointing": bool(checkpointing),
-            "route": "generic" if generic else "family", "device": _device_of(model),
-            "windows": n, "length": L, "inputs": inputs,
-            "ids_sha256": hashlib.sha256(ids.numpy().astype(np.int64).tobytes()).hexdigest(),
-            "posbias": __version__, "torch": torch.__version__}
-        book = MeasurementJournal(journal, fingerprint, resume=resume)
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    start = time.perf_counter()
-    try:
-        gen = torch.Generator().manual_seed(seed + 1)
-        profiles: list[np.ndarray] = []
-        earlier = 0.0  # seconds of the windows an interrupted run finished
-        ctx = block_checkpointing(model) if checkpointing else _null()
-        parked = (torch.autograd.graph.save_on_cpu(pin_memory=torch.cuda.is_available())
-                  if offload_activations else _null())
-        probe_class = GenericAttentionProbe if generic else AttentionProbe
-        with ctx, parked, lambda_hooks(model) as rec, probe_class(model) as probe:
-            def pause():  # recording stops before the backward pass recomputes the blocks
-                rec.active = probe.active = False
 
-            done = book.start() if book is not None else []
-            if done:
-                _restore(torch, rec, probe, gen, done)
-                profiles = [np.array(r["profile"], dtype=np.float64) for r in done]
-                earlier = float(done[-1]["seconds"])
-                if progress:
-                    progress(f"resumed from {journal}: {len(done)}/{n} window(s) done")
-            first = len(done)
-            if metric == "jacobian":
-                size = 1
-            elif isinstance(batch_size, int):
-                size = batch_size
+def _fingerprint(loaded: LoadedCheckpoint, torch: ModuleType, ids: Any, inputs: str,
+                 metric: str, probes: int, seed: int, threads: int, checkpointing: bool,
+                 generic: bool) -> dict[str, Any]:
+    """What a journal records of its measurement: a resumed run must match it."""
+    n, L = int(ids.shape[0]), int(ids.shape[1])
+    return {
+        "model": loaded.source, "model_type": loaded.model.config.model_type,
+        "dtype": loaded.dtype, "attn_implementation": loaded.attn_implementation,
+        "metric": metric, "probes": probes if metric == "jacobian" else None, "seed": seed,
+        "threads": threads, "checkpointing": bool(checkpointing),
+        "route": "generic" if generic else "family", "device": _device_of(loaded.model),
+        "windows": n, "length": L, "inputs": inputs,
+        "ids_sha256": hashlib.sha256(ids.numpy().astype(np.int64).tobytes()).hexdigest(),
+        "posbias": __version__, "torch": torch.__version__}
+
+
+class _WindowRun:
+    """The windows of one measurement, batch by batch inside the hooks: each window's profile,
+    the journal line after each batch, a batch that runs out of memory rolled back and (with
+    ``batch_size="auto"``) halved."""
+
+    def __init__(self, torch: ModuleType, loaded: LoadedCheckpoint, ids: Any, metric: str,
+                 probes: int, batch_size: int | str, checkpointing: bool, rec: lambda_hooks,
+                 probe: AttentionProbe, gen: Any, book: MeasurementJournal | None,
+                 progress: Callable[[str], object] | None, start: float) -> None:
+        self.torch, self.loaded, self.ids, self.metric = torch, loaded, ids, metric
+        self.probes, self.batch_size, self.checkpointing = probes, batch_size, checkpointing
+        self.rec, self.probe, self.gen, self.book = rec, probe, gen, book
+        self.progress, self.start = progress, start
+        self.profiles: list[np.ndarray] = []
+        self.earlier = 0.0  # seconds of the windows an interrupted run finished
+
+    def _say(self, text: str) -> None:
+        if self.progress:
+            self.progress(text)
+
+    def pause(self) -> None:  # recording stops before the backward pass recomputes the blocks
+        self.rec.active = self.probe.active = False
+
+    def run(self, journal: str | os.PathLike[str] | None) -> tuple[list[np.ndarray], float]:
+        """Every window not in the journal; returns ``(profiles, seconds of earlier runs)``."""
+        n, L = int(self.ids.shape[0]), int(self.ids.shape[1])
+        done = self.book.start() if self.book is not None else []
+        if done:
+            _restore(self.torch, self.rec, self.probe, self.gen, done)
+            self.profiles = [np.array(r["profile"], dtype=np.float64) for r in done]
+            self.earlier = float(done[-1]["seconds"])
+            self._say(f"resumed from {journal}: {len(done)}/{n} window(s) done")
+        first = s = len(done)
+        if self.metric == "jacobian":
+            size = 1
+        elif isinstance(self.batch_size, int):
+            size = self.batch_size
+        else:
+            size = _auto_batch(self.loaded.model, L, n - first, self.checkpointing)
+            self._say(f"batch size auto: {size} window(s) per pass to start")
+        while s < n:
+            b = min(size, n - s)
+            if not self._batch(s, b, L):
+                size = b // 2
+                self._say(f"out of memory at a batch of {b}: batches of {size} now")
+                continue
+            s += b
+            spent = time.perf_counter() - self.start
+            left = spent / (s - first) * (n - s)
+            self._say(f"window {s}/{n}: {self.metric} done ({self.earlier + spent:.1f} s"
+                      + (f", about {left:.0f} s left)" if s < n else ")"))
+        if self.book is not None:
+            self.book.finish()
+        return self.profiles, self.earlier
+
+    def _batch(self, s: int, b: int, L: int) -> bool:
+        """Windows ``s .. s+b-1`` measured and journaled; False when the batch ran out of
+        memory and may be halved (everything it added rolled back)."""
+        rec, probe, model = self.rec, self.probe, self.loaded.model
+        rec.active = probe.active = True
+        tv_before = [len(v) for v in rec.tv]
+        saved = _accumulators(rec, probe)
+        rec.elements = probe.elements = b
+        try:
+            if self.metric == "top1-grad":
+                rows = top1_grad_profiles(model, self.ids[s:s + b], after_forward=self.pause)
             else:
-                size = _auto_batch(model, L, n - first, checkpointing)
-                if progress:
-                    progress(f"batch size auto: {size} window(s) per pass to start")
-            s = first
-            while s < n:
-                b = min(size, n - s)
-                rec.active = probe.active = True
-                tv_before = [len(v) for v in rec._tv]
-                saved = _accumulators(rec, probe)
-                rec.elements = probe.elements = b
-                try:
-                    if metric == "top1-grad":
-                        rows = top1_grad_profiles(model, ids[s:s + b], after_forward=pause)
-                    else:
-                        rows = influence_profile(model, ids[s], metric=metric, probes=probes,
-                                                 generator=gen, chunk=1,
-                                                 after_forward=pause)[None, :]
-                except Exception as exc:
-                    if not _out_of_memory(torch, exc):
-                        raise
-                    _rollback(rec, probe, saved, tv_before)
-                    if batch_size != "auto" or b == 1:
-                        raise InvalidArgument("batch_size", batch_size, "a batch that fits (a "
-                                              f"batch of {b} window(s) of {L} tokens ran out of "
-                                              "memory" + ("" if b == 1 else "; try auto") + ")"
-                                              ) from None
-                    size = b // 2
-                    if progress:
-                        progress(f"out of memory at a batch of {b}: batches of {size} now")
-                    continue
-                finally:
-                    rec.elements = probe.elements = 1
-                for infl in rows:
-                    total = float(infl.sum())
-                    if not math.isfinite(total) or total <= 0:
-                        raise InvalidArgument("model", loaded.source, "a model whose influence "
-                                              "is finite and nonzero (got a degenerate gradient)")
-                    profiles.append(infl / total)
-                spent = time.perf_counter() - start
-                if book is not None:
-                    for i in range(b - 1):
-                        book.append({"window": s + i, "profile": _floats(profiles[s + i]),
-                                     "seconds": earlier + spent, "resumable": False})
-                    book.append(_window_record(s + b - 1, profiles[-1], rec, probe, tv_before,
-                                               gen if metric == "jacobian" else None,
-                                               earlier + spent))
-                s += b
-                if progress:
-                    left = spent / (s - first) * (n - s)
-                    progress(f"window {s}/{n}: {metric} done ({earlier + spent:.1f} s"
-                             + (f", about {left:.0f} s left)" if s < n else ")"))
-            if book is not None:
-                book.finish()
-    finally:
-        torch.set_num_threads(previous)
+                rows = influence_profile(model, self.ids[s], metric=self.metric,
+                                         probes=self.probes, generator=self.gen, chunk=1,
+                                         after_forward=self.pause)[None, :]
+        except Exception as exc:
+            if not _out_of_memory(self.torch, exc):
+                raise
+            _rollback(rec, probe, saved, tv_before)
+            if self.batch_size != "auto" or b == 1:
+                raise InvalidArgument("batch_size", self.batch_size, "a batch that fits (a "
+                                      f"batch of {b} window(s) of {L} tokens ran out of memory"
+                                      + ("" if b == 1 else "; try auto") + ")") from None
+            return False
+        finally:
+            rec.elements = probe.elements = 1
+        for infl in rows:
+            total = float(infl.sum())
+            if not math.isfinite(total) or total <= 0:
+                raise InvalidArgument("model", self.loaded.source, "a model whose influence is "
+                                      "finite and nonzero (got a degenerate gradient)")
+            self.profiles.append(infl / total)
+        if self.book is not None:
+            seconds = self.earlier + time.perf_counter() - self.start
+            for i in range(b - 1):
+                self.book.append({"window": s + i, "profile": _floats(self.profiles[s + i]),
+                                  "seconds": seconds, "resumable": False})
+            self.book.append(_window_record(s + b - 1, self.profiles[-1], rec, probe, tv_before,
+                                            self.gen if self.metric == "jacobian" else None,
+                                            seconds))
+        return True
+
+
+def _measurement(loaded: LoadedCheckpoint, rec: lambda_hooks, probe: AttentionProbe,
+                 profiles: list[np.ndarray], inputs: str, L: int, metric: str, probes: int,
+                 seed: int, threads: int, checkpointing: bool, offload_activations: bool,
+                 generic: bool, mode: str, seconds: float) -> PretrainedMeasurement:
+    """The record of a finished measurement: the mean profile, lambda, the attention figures
+    and how they were measured."""
+    model = loaded.model
     att = probe.results()
     sample_profiles = np.array(profiles)
     profile = sample_profiles.mean(axis=0)
     profile = profile / profile.sum()
-    heads = int(att["qk_diagonal"].shape[1])
-    hidden = int(config.hidden_size)
     return PretrainedMeasurement(
-        model=loaded.source, location=loaded.location, model_type=config.model_type,
-        num_layers=int(att["qk_diagonal"].shape[0]), num_heads=heads,
-        head_dim=att["head_dim"], hidden_size=hidden, length=L, metric=metric, samples=n,
-        seed=seed, dtype=loaded.dtype, attn_implementation=loaded.attn_implementation,
-        inputs=inputs, profile=profile, sample_profiles=sample_profiles,
-        lambdas=np.asarray(rec.lambdas, dtype=float), qk_diagonal=att["qk_diagonal"],
-        qk_lower=att["qk_lower"], score_scale=att["score_scale"],
-        alibi_slopes=att["alibi_slopes"], alibi_scale=att["alibi_scale"],
-        positional=_positional(model, att["alibi_slopes"]),
-        seconds=earlier + time.perf_counter() - start,
+        model=loaded.source, location=loaded.location, model_type=model.config.model_type,
+        num_layers=int(att["qk_diagonal"].shape[0]), num_heads=int(att["qk_diagonal"].shape[1]),
+        head_dim=att["head_dim"], hidden_size=int(model.config.hidden_size), length=L,
+        metric=metric, samples=len(profiles), seed=seed, dtype=loaded.dtype,
+        attn_implementation=loaded.attn_implementation, inputs=inputs, profile=profile,
+        sample_profiles=sample_profiles, lambdas=np.asarray(rec.lambdas, dtype=float),
+        qk_diagonal=att["qk_diagonal"], qk_lower=att["qk_lower"],
+        score_scale=att["score_scale"], alibi_slopes=att["alibi_slopes"],
+        alibi_scale=att["alibi_scale"], positional=_positional(model, att["alibi_slopes"]),
+        seconds=seconds,
         details={"checkpointing": bool(checkpointing), "threads": threads,
                  "device": _device_of(model),
                  "route": "generic" if generic else "family",
@@ -782,7 +548,6 @@ def _map_summary(loaded: LoadedCheckpoint) -> str | None:
     """Where a sharded model's modules are (None without a device map)."""
     if getattr(loaded, "device_map", None) is None:
         return None
-    from posbias.measurements.sharding import describe_device_map
 
     return describe_device_map(loaded.device_map or {}, loaded.device_bytes)
 
@@ -793,10 +558,7 @@ def _auto_batch(model: Module, length: int, remaining: int, checkpointing: bool 
     planner's bytes of one window (:func:`posbias.measurements.planning.window_bytes`: what
     the backward pass keeps plus one block's working set), at most :data:`MAX_AUTO_BATCH` and
     the windows left; halved on out-of-memory from there."""
-    import torch
-
-    from posbias.measurements.planning import window_bytes
-    from posbias.resources import memory_limit
+    import torch  # the models extra
 
     dtype = str(next(model.parameters()).dtype).rsplit(".", 1)[-1]
     parts = window_bytes(model.config, length, dtype if dtype in ("float32", "bfloat16",
@@ -832,7 +594,7 @@ def _accumulators(rec: lambda_hooks, probe: AttentionProbe) -> dict[str, Any]:
     (:func:`_set_accumulators`).  The attention-uniformity lists, which only grow, are kept
     apart (their lengths mark a batch's start)."""
     return {
-        "lambda_sums": [float(x) for x in rec._sums], "lambda_passes": list(rec._passes),
+        "lambda_sums": [float(x) for x in rec.sums], "lambda_passes": list(rec.passes),
         "calls": list(probe.calls), "diag": [_floats(d) for d in probe.diag],
         "lower": [_floats(d) for d in probe.lower], "scale": list(probe.scale),
         "alibi_scale": list(probe.alibi_scale), "slopes": [_floats(x) for x in probe.slopes],
@@ -846,8 +608,8 @@ def _set_accumulators(rec: lambda_hooks, probe: AttentionProbe, state: dict[str,
     def arr(x):
         return None if x is None else np.array(x, dtype=np.float64)
 
-    rec._sums = [float(x) for x in state["lambda_sums"]]
-    rec._passes = [int(x) for x in state["lambda_passes"]]
+    rec.sums = [float(x) for x in state["lambda_sums"]]
+    rec.passes = [int(x) for x in state["lambda_passes"]]
     probe.calls = [int(x) for x in state["calls"]]
     probe.diag = [arr(x) for x in state["diag"]]
     probe.lower = [arr(x) for x in state["lower"]]
@@ -862,7 +624,7 @@ def _rollback(rec: lambda_hooks, probe: AttentionProbe, saved: dict[str, Any],
     """Undo a batch: the sums as :func:`_accumulators` saved them before it, and the
     attention-uniformity values it appended."""
     _set_accumulators(rec, probe, saved)
-    for v, k in zip(rec._tv, tv_before):
+    for v, k in zip(rec.tv, tv_before):
         del v[k:]
 
 
@@ -872,7 +634,7 @@ def _window_record(s: int, profile: np.ndarray, rec: lambda_hooks, probe: Attent
     (see :mod:`posbias.measurements.journal`)."""
     return {
         "window": s, "profile": _floats(profile), "seconds": seconds,
-        "tv": [[float(x) for x in v[k:]] for v, k in zip(rec._tv, tv_before)],
+        "tv": [[float(x) for x in v[k:]] for v, k in zip(rec.tv, tv_before)],
         **_accumulators(rec, probe),
         "rng": None if gen is None else bytes(gen.get_state().numpy()).hex(),
     }
@@ -887,15 +649,15 @@ def _restore(torch: ModuleType, rec: lambda_hooks, probe: AttentionProbe, gen: A
         _set_accumulators(rec, probe, last)
         for r in done:
             for t, values in enumerate(r.get("tv") or []):
-                rec._tv[t].extend(float(x) for x in values)
+                rec.tv[t].extend(float(x) for x in values)
         if last["rng"] is not None:
             gen.set_state(torch.tensor(list(bytes.fromhex(last["rng"])), dtype=torch.uint8))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record with "
                               f"every accumulator ({type(exc).__name__}: {exc})") from None
-    if len(rec._sums) != len(rec._tv) or len(probe.calls) != len(rec._tv):
+    if len(rec.sums) != len(rec.tv) or len(probe.calls) != len(rec.tv):
         raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record of a "
-                              f"model with {len(rec._tv)} blocks")
+                              f"model with {len(rec.tv)} blocks")
 
 
 def _device_of(model: PreTrainedModel) -> str:
@@ -903,10 +665,3 @@ def _device_of(model: PreTrainedModel) -> str:
     dev = input_device(model)
     return dev.type if dev.type in ("cpu", "mps") else str(dev)
 
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False

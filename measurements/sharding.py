@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import byte_size
 from posbias.validation import parse_size
 
 __all__ = ["DEVICE_MAPS", "DeviceMemory", "check_devices_present", "describe_device_map",
@@ -44,7 +45,7 @@ class DeviceMemory(dict):
 def _size(text: str, whole: str) -> int:
     value = parse_size(text)
     if value is None:
-        raise InvalidArgument("max-memory", whole, "DEVICE=SIZE,... with sizes such as 512M or "
+        raise InvalidArgument("max_memory", whole, "DEVICE=SIZE,... with sizes such as 512M or "
                               "8G")
     return value
 
@@ -61,7 +62,7 @@ def parse_device_memory(text: str) -> DeviceMemory:
     out.text = str(text)
     for part in str(text).split(","):
         if "=" not in part:
-            raise InvalidArgument("max-memory", text, "DEVICE=SIZE,... (e.g. 0=20G,cpu=64G)")
+            raise InvalidArgument("max_memory", text, "DEVICE=SIZE,... (e.g. 0=20G,cpu=64G)")
         dev, size = (x.strip() for x in part.split("=", 1))
         low = dev.lower()
         m = re.fullmatch(r"(?:cuda:)?([0-9]{1,3})", low)
@@ -71,35 +72,35 @@ def parse_device_memory(text: str) -> DeviceMemory:
         elif low in ("cpu", "mps"):
             key = low
         else:
-            raise InvalidArgument("max-memory", text, f"devices N, cuda:N, cpu or mps (not "
+            raise InvalidArgument("max_memory", text, f"devices N, cuda:N, cpu or mps (not "
                                   f"{dev!r})")
         if key in out:
-            raise InvalidArgument("max-memory", text, f"each device once ({dev!r} twice)")
+            raise InvalidArgument("max_memory", text, f"each device once ({dev!r} twice)")
         out[key] = _size(size, str(text))
     return out
 
 
 def check_devices_present(memory: dict) -> None:
     """Refuse a budget for a device this machine does not have (naming ``max-memory``)."""
-    import torch
+    import torch  # the models extra
 
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     for key in memory:
         if isinstance(key, int) and key >= gpus:
-            raise InvalidArgument("max-memory", getattr(memory, "text", memory),
+            raise InvalidArgument("max_memory", getattr(memory, "text", memory),
                                   f"devices that are there (GPU {key} is not; this machine has "
                                   f"{gpus} CUDA device(s))")
         if key == "mps" and not (getattr(torch.backends, "mps", None)
                                  and torch.backends.mps.is_available()):
-            raise InvalidArgument("max-memory", getattr(memory, "text", memory),
+            raise InvalidArgument("max_memory", getattr(memory, "text", memory),
                                   "devices that are there (no MPS device here)")
 
 
 def require_accelerate(value: object) -> Any:
     try:
-        import accelerate
+        import accelerate  # the models extra (device maps)
     except ImportError:
-        raise InvalidArgument("device-map", value, "the accelerate package installed (the "
+        raise InvalidArgument("device_map", value, "the accelerate package installed (the "
                               "'models' extra brings it: pip install 'posbias[models]')") from None
     return accelerate
 
@@ -112,13 +113,14 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
     ``"disk"``), computed on the ``meta`` device.  ``max_memory``: bytes per device
     (default: what accelerate finds free on every device); a device that is not there is
     refused (:func:`check_devices_present`).  Raises
-    :class:`~posbias.errors.InvalidArgument` naming ``max-memory`` when blocks would need disk
+    :class:`~posbias.errors.InvalidArgument` naming ``max_memory`` when blocks would need disk
     and ``offload_folder`` is None."""
     if device_map not in DEVICE_MAPS:
-        raise InvalidArgument("device-map", device_map, "one of " + ", ".join(DEVICE_MAPS))
+        raise InvalidArgument("device_map", device_map, "one of " + ", ".join(DEVICE_MAPS))
     accelerate = require_accelerate(device_map)
     if max_memory:
         check_devices_present(max_memory)
+    # the models extra (accelerate for the device maps)
     import torch
     import transformers
     from accelerate.utils import compute_module_sizes, get_balanced_memory
@@ -142,12 +144,11 @@ def plan_device_map(config: Any, *, dtype: str, device_map: str,
         key = _device_name(dev)
         per_device[key] = per_device.get(key, 0) + int(sizes.get(name, 0))
     if "disk" in placed.values() and offload_folder is None:
-        from posbias.resources import human
 
         held = sum(v for v in (max_memory or {}).values())
-        raise InvalidArgument("max-memory", getattr(max_memory, "text", max_memory),
-                              f"room for the weights (about {human(size)} in {dtype}; "
-                              + (f"the devices given hold {human(held)}" if max_memory
+        raise InvalidArgument("max_memory", getattr(max_memory, "text", max_memory),
+                              f"room for the weights (about {byte_size(size)} in {dtype}; "
+                              + (f"the devices given hold {byte_size(held)}" if max_memory
                                  else "the devices here hold less")
                               + "), or --offload-folder DIR for the rest on disk")
     return dict(placed), size, per_device
@@ -160,11 +161,10 @@ def _device_name(dev: Any) -> str:
 def describe_device_map(placed: dict[str, Any], per_device: dict[str, int] | None = None) -> str:
     """``"cpu: 3 module(s) (60 KiB), disk: 2 module(s) (30 KiB)"`` in the order devices first
     appear (the sizes when ``per_device`` gives them)."""
-    from posbias.resources import human
 
     counts: dict[str, int] = {}
     for dev in placed.values():
         counts[_device_name(dev)] = counts.get(_device_name(dev), 0) + 1
     return ", ".join(f"{k}: {v} module(s)"
-                     + (f" ({human(per_device[k])})" if per_device and k in per_device else "")
+                     + (f" ({byte_size(per_device[k])})" if per_device and k in per_device else "")
                      for k, v in counts.items())

@@ -2,7 +2,8 @@
 
 Kernels, schedules and last-row rollouts (Cesàro, dense, sliding window, prefix, decay, ALiBi),
 their closed forms, measured rollout configs, the distances between profiles and the seeded case
-generators of the property checks.  Never imports
+generators of the property checks, and what a computation will need before it runs (``costs``).
+Never imports
 sympy, torch or matplotlib (:ref:`claims-routes`: ``derivations``, ``numerics`` and ``measurements`` are
 independent routes).  The public names are the union of the submodules' ``__all__``.
 """
@@ -15,6 +16,7 @@ from posbias.numerics import (
     collapse,
     compare,
     configs,
+    costs,
     kernels,
     kinetic,
     oversquashing,
@@ -99,6 +101,12 @@ from posbias.numerics.configs import (
     load_config,
     parse_config,
     rollout_summary,
+)
+from posbias.numerics.costs import (
+    alibi_rollout_bytes,
+    profile_bytes,
+    profile_output_cost,
+    profile_seconds,
 )
 from posbias.numerics.kernels import (
     decay_kernel,
@@ -211,7 +219,7 @@ from posbias.numerics.sinks import (
 
 #: the public modules, in the order their names were first listed
 MODULES = (alibi, cases, cesaro, closed_forms, compare, configs, kernels, kinetic, rollout,
-           schedules, shape, collapse, oversquashing, sinks)
+           schedules, shape, collapse, oversquashing, sinks, costs)
 
 # the union of the modules' ``__all__`` (tests/test_architecture.py keeps the two in step)
 __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
@@ -251,6 +259,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "alibi_propagate",
     "alibi_propagate_precise",
     "alibi_rollout",
+    "alibi_rollout_bytes",
     "alibi_rollout_dense",
     "alibi_rollout_dense_precise",
     "alibi_rollout_precise",
@@ -328,6 +337,9 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "prefix_kernel_exact",
     "prefix_mask",
     "product_entry_exact",
+    "profile_bytes",
+    "profile_output_cost",
+    "profile_seconds",
     "profile_shape",
     "psi_bessel_precise",
     "psi_coefficients_exact",

@@ -7,9 +7,11 @@ Everything here is exact: no float enters.  ``mpz`` is :class:`gmpy2.mpz` when g
 
 from __future__ import annotations
 
+import math
 import numbers
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from posbias.errors import InvalidArgument
 
@@ -32,6 +34,7 @@ __all__ = [
     "mpz",
     "reduced_fraction",
     "round_significant",
+    "row_times",
 ]
 
 
@@ -106,8 +109,6 @@ def lcm_upto(n: int) -> int:
         for i in range(2, n + 1):
             out = gmpy2.lcm(out, i)
     else:  # pragma: no cover
-        import math
-
         for i in range(2, n + 1):
             out = out * i // math.gcd(out, i)
     return out
@@ -125,8 +126,6 @@ def binomial(n: int, k: int) -> int:
         return 0
     if HAVE_GMPY2:
         return int(gmpy2.comb(n, k))
-    import math  # pragma: no cover
-
     return math.comb(n, k)  # pragma: no cover
 
 
@@ -219,3 +218,18 @@ def round_significant(numerator: int, denominator: int, digits: int) -> str:
         return sign + body
     mant = s[0] + ("." + s[1:] if len(s) > 1 else "")
     return f"{sign}{mant}e{e:+d}"
+
+
+def row_times(v: list, A: list, zero: Any) -> list:
+    """The row vector ``v`` times the matrix ``A`` (a list of rows) in the arithmetic of
+    their entries (Fractions, or mpf at the caller's working precision), skipping zeros;
+    ``zero`` is that arithmetic's 0."""
+    n = len(A)
+    out = [zero] * n
+    for i, vi in enumerate(v):
+        if vi:
+            row = A[i]
+            for j in range(n):
+                if row[j]:
+                    out[j] += vi * row[j]
+    return out

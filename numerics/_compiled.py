@@ -30,6 +30,7 @@ import math
 import os
 import types
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -49,16 +50,14 @@ _KERNELS: dict[str, Callable[..., Any]] = {}
 def _fma(a, b, c):
     """``a b + c`` with one rounding (exact rational arithmetic; the compiled loops use the
     hardware instruction through ``llvm.fma``)."""
-    from fractions import Fraction
-
     return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 
 def _numba_fma():
     """``llvm.fma.f64`` as a numba intrinsic: ``a b + c`` rounded once."""
-    from llvmlite import ir
-    from numba.core import types
-    from numba.extending import intrinsic
+    from llvmlite import ir  # the fast extra (with numba)
+    from numba.core import types  # the fast extra
+    from numba.extending import intrinsic  # the fast extra
 
     @intrinsic
     def fma(typingctx, a, b, c):
@@ -204,7 +203,7 @@ def _compiled(name):
     """The numba-compiled version of the loop ``name`` (compiled once, cached on disk)."""
     fn = _KERNELS.get(name)
     if fn is None:
-        import numba
+        import numba  # the fast extra
 
         if name == "alibi":
             # the same code object, with the hardware fma in place of the exact one

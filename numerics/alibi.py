@@ -76,6 +76,7 @@ from typing import Any, Literal, overload
 import mpmath
 import numpy as np
 from numpy.typing import ArrayLike
+from threadpoolctl import threadpool_limits
 
 from posbias.errors import InvalidArgument
 from posbias.numerics import _compiled
@@ -622,10 +623,6 @@ def _blas_one_thread():
     threads gain nothing on such small products and, on a loaded machine, slowed this path
     several-fold.  The compiled route makes no BLAS calls."""
     if _compiled.numba_enabled():
-        return contextlib.nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - a core dependency
         return contextlib.nullcontext()
     return threadpool_limits(limits=1, user_api="blas")
 

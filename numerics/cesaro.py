@@ -32,6 +32,7 @@ from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 if HAVE_GMPY2:
     import gmpy2
+from posbias.numerics import _compiled
 from posbias.numerics.schedules import ScheduleLike, as_schedule
 
 __all__ = [
@@ -588,8 +589,6 @@ def _compiled_rollout(L: int, lams: np.ndarray, B: int,
     """The same propagation as :func:`_blocked_rollout` in one compiled reverse pass per layer
     (:func:`posbias.numerics._compiled.cesaro_layer_blocked`); positions in place, block ``b``
     holding positions ``b*B+1 .. b*B+B``.  ``None`` when a block's range leaves 2^960."""
-    from posbias.numerics import _compiled
-
     nb = -(-L // B)
     a = np.zeros(L)
     a[-1] = 0.5
@@ -616,7 +615,6 @@ def cesaro_profile_blocks(length: int, schedule: ScheduleLike) -> tuple[np.ndarr
     """
     L = check_integer("length", length, 1, MAX_LENGTH)
     lams = _float_lambdas(schedule)
-    from posbias.numerics import _compiled
 
     compiled = _compiled.use_compiled(L * len(lams), "cesaro")
     rollout = _compiled_rollout if compiled else _blocked_rollout

@@ -25,8 +25,7 @@ import mpmath
 
 from posbias.errors import InvalidArgument
 from posbias.numerics._arith import as_rational, binomial
-from posbias.numerics.cesaro import _exact_lambdas, _precise_lambdas
-from posbias.numerics.schedules import ScheduleLike
+from posbias.numerics.schedules import ScheduleLike, as_schedule
 from posbias.validation import MAX_LENGTH, check_dps, check_integer
 
 __all__ = [
@@ -59,7 +58,7 @@ def hausdorff_moments(count: int, schedule: ScheduleLike) -> list[Fraction]:
     [Fraction(1, 1), Fraction(1, 4), Fraction(1, 9)]
     """
     count = check_integer("count", count, 1, MAX_LENGTH)
-    lams = _exact_lambdas(schedule)
+    lams = as_schedule(schedule).exact()
     out = []
     for n in range(count):
         num, den = 1, 1
@@ -207,7 +206,7 @@ def cesaro_rollout_matrix_exact(length: int, schedule: ScheduleLike) -> list[lis
     [[Fraction(1, 1), Fraction(0, 1)], [Fraction(1, 4), Fraction(3, 4)]]
     """
     L = check_integer("length", length, 1, MAX_LENGTH)
-    lams = _exact_lambdas(schedule)
+    lams = as_schedule(schedule).exact()
     M = cesaro_matrix_exact(L)
     P = [[Fraction(int(i == j)) for j in range(L)] for i in range(L)]
     for lam in lams:
@@ -223,7 +222,7 @@ def poisson_binomial_exact(schedule: ScheduleLike) -> list[Fraction]:
     >>> poisson_binomial_exact([Fraction(1, 2), 1])
     [Fraction(0, 1), Fraction(1, 2), Fraction(1, 2)]
     """
-    lams = _exact_lambdas(schedule)
+    lams = as_schedule(schedule).exact()
     w = [Fraction(1)]
     for lam in lams:
         new = [Fraction(0)] * (len(w) + 1)
@@ -242,7 +241,7 @@ def poisson_binomial_precise(schedule: ScheduleLike, dps: int) -> list[Any]:
     """
     dps = check_dps("dps", dps)
     with mpmath.workdps(dps):
-        lams = _precise_lambdas(schedule, dps)
+        lams = as_schedule(schedule).precise(dps)
         w = [mpmath.mpf(1)]
         for lam in lams:
             new = [mpmath.mpf(0)] * (len(w) + 1)

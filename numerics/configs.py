@@ -19,11 +19,18 @@ A configuration file (github ml-uhh/position-bias, ``config/rollout``) holds::
       lambdas_custom: [...]         #   lambda_t = lambda_0/(t+1)^beta, t = 0..T-1), custom (T values)
     save_dir: ...                   # ignored
 
-Layer ``t`` (1-indexed) uses row ``t`` of a T-row list, or the single row of a 1-row list; a
-1-number row reaches every head (the reference code fills only head 0 with a single content
-score; that is a bug, reproduced only on request with ``content_head0_only=True``).  The base
-scores are validated but cancel in the softmax (:ref:`H2d <math-h2>`), so they never change a profile.
-Every ``lambda`` must lie in [0, 1] (the reference clips silently; here it is an error).
+Layer ``t`` (1-indexed) uses row ``t`` of a T-row list, or the single row of a 1-row list.  A
+content table whose first row holds one number (the ``mean_content`` configs: one score per layer,
+the mean over heads) is read as the reference code reads it: that score reaches **head 0 only**,
+every other head gets content 0 (its loop assigns ``content[min(h, provided_heads - 1)]``, so with
+one provided head it writes head 0 again and again).  That is what the ``reference`` convention
+does (``content_head0_only=True``), so that it reproduces the reference code's profiles on every
+config; the ``corrected`` convention gives the single score to every head, as the mean over heads
+it is (``content_head0_only=False``).  A slope row of one number reaches every head in both
+conventions, as in the reference code; so does a head-weight row of one number (uniform weights;
+the reference code fails on it when H > 1).  The base scores are validated
+but cancel in the softmax (:ref:`H2d <math-h2>`), so they never change a profile.  Every
+``lambda`` must lie in [0, 1] (the reference clips silently; here it is an error).
 
 **Conventions** (:class:`Conventions`), each defaulting to what the reference code does:
 
@@ -33,11 +40,15 @@ Every ``lambda`` must lie in [0, 1] (the reference clips silently; here it is an
   multiplied by ``1/sqrt(d_head)`` as well, as Falcon-RW does);
 * ``content_scale``: ``none`` (the scores are used as logits as they stand; reference) or
   ``sqrt-d-head`` (the stored scores are raw ``q.k`` means and are divided by ``sqrt(d_head)``,
-  as the model does before its softmax).
+  as the model does before its softmax);
+* ``content_head0_only``: ``True`` (a single content score per layer reaches head 0 only;
+  reference) or ``False`` (it reaches every head; corrected).
 
-The reference convention was determined by reproducing the reference code's own profiles
-(tests/data/ml-uhh/reference) to 1e-12 absolute: given slopes, unscaled ALiBi, raw scores used
-as logits, the softmax temperature dividing both.  The ``corrected`` preset is model-faithful:
+The reference convention was determined by reproducing the reference code's own profiles on all
+its configs (tests/data/ml-uhh/reference: every position of the 32 configs at L = 256 and of
+the 5 at L = 2048, to 1e-13 relative): given slopes, unscaled ALiBi, raw scores used as logits,
+the softmax temperature dividing both, a single content score on head 0 only.  The ``corrected``
+preset is model-faithful:
 
 ============  =============  ===========  =============  ======  ======================================
 model         slope rule     ALiBi scale  content        d_head  source of d_head
@@ -72,6 +83,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.numbers import stand_in
 from posbias.numerics.alibi import (
     alibi_diagonal_defect,
     alibi_layer,
@@ -129,7 +141,7 @@ class Conventions:
     alibi_scale: str = "none"
     content_scale: str = "none"
     d_head: int | None = None
-    content_head0_only: bool = False
+    content_head0_only: bool = True
     name: str = "reference"
 
     def __post_init__(self) -> None:
@@ -138,6 +150,8 @@ class Conventions:
         for key in ("alibi_scale", "content_scale"):
             if getattr(self, key) not in _SCALES:
                 raise InvalidArgument(key, getattr(self, key), "one of " + ", ".join(_SCALES))
+        if not isinstance(self.content_head0_only, bool):
+            raise InvalidArgument("content_head0_only", self.content_head0_only, "True or False")
         if self.d_head is not None and (
             isinstance(self.d_head, bool) or not isinstance(self.d_head, int) or self.d_head < 1
         ):
@@ -168,7 +182,8 @@ def conventions_for(convention: str, model: str | None = None,
     if convention not in CONVENTIONS:
         raise InvalidArgument("convention", convention, "one of " + ", ".join(CONVENTIONS))
     if convention == "reference":
-        base: dict[str, Any] = dict(slope_rule="given", alibi_scale="none", content_scale="none", d_head=None)
+        base: dict[str, Any] = dict(slope_rule="given", alibi_scale="none", content_scale="none", d_head=None,
+                                    content_head0_only=True)
     else:
         key = _model_from_name(model) if model not in KNOWN_MODELS else model
         if key is None:
@@ -176,11 +191,12 @@ def conventions_for(convention: str, model: str | None = None,
                 raise InvalidArgument(
                     "model", model, "a known model (" + ", ".join(KNOWN_MODELS) + ") or an explicit d_head"
                 )
-            base = dict(slope_rule="bloom", alibi_scale="none", content_scale="sqrt-d-head", d_head=None)
+            base = dict(slope_rule="bloom", alibi_scale="none", content_scale="sqrt-d-head", d_head=None,
+                        content_head0_only=False)
         else:
             info = KNOWN_MODELS[key]
             base = dict(slope_rule=info.slope_rule, alibi_scale=info.alibi_scale,
-                        content_scale="sqrt-d-head", d_head=info.d_head)
+                        content_scale="sqrt-d-head", d_head=info.d_head, content_head0_only=False)
     base["name"] = convention
     base.update({k: v for k, v in overrides.items() if v is not None})
     return Conventions(**base)
@@ -244,15 +260,6 @@ MAX_TABLE = 10_000_000
 MAX_YAML_VALUES = 10_000_000
 
 
-def _shown(x):
-    """A short stand-in for a YAML value in an error message (never the repr of a huge or
-    alias-expanded structure)."""
-    if isinstance(x, (list, dict)):
-        return f"a {type(x).__name__} of {len(x)} items"
-    if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 200:
-        return f"an integer of {len(str(abs(x))) if x.bit_length() < 10**5 else 'very many'} digits"
-    return x
-
 
 def _expanded_size(data: object, limit: int) -> int:
     """Number of YAML values in ``data`` counting every alias use, stopping above ``limit``
@@ -280,33 +287,33 @@ def _expanded_size(data: object, limit: int) -> int:
 
 def _number(key, x, *, lo=None, hi=None, lo_open=False, what="a finite number"):
     if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise InvalidArgument(key, _shown(x), what)
+        raise InvalidArgument(key, stand_in(x), what)
     try:
         xf = float(x)
     except OverflowError:
-        raise InvalidArgument(key, _shown(x), what) from None
+        raise InvalidArgument(key, stand_in(x), what) from None
     if not math.isfinite(xf):
-        raise InvalidArgument(key, _shown(x), what)
+        raise InvalidArgument(key, stand_in(x), what)
     if lo is not None and (xf < lo or (lo_open and xf == lo)):
-        raise InvalidArgument(key, _shown(x), what)
+        raise InvalidArgument(key, stand_in(x), what)
     if hi is not None and xf > hi:
-        raise InvalidArgument(key, _shown(x), what)
+        raise InvalidArgument(key, stand_in(x), what)
     return xf
 
 
 def _integer(key, x, lo=1, hi=None):
     if isinstance(x, bool) or not isinstance(x, int) or x < lo or (hi is not None and x > hi):
         allowed = f"an integer >= {lo}" if hi is None else f"an integer between {lo} and {hi}"
-        raise InvalidArgument(key, _shown(x), allowed)
+        raise InvalidArgument(key, stand_in(x), allowed)
     return int(x)
 
 
 def _mapping(key, x, allowed, required=()):
     if not isinstance(x, dict):
-        raise InvalidArgument(key, _shown(x), "a mapping")
+        raise InvalidArgument(key, stand_in(x), "a mapping")
     for k in x:
         if k not in allowed:
-            raise InvalidArgument(f"{key}.{k}" if key else str(_shown(k))[:80], _shown(x[k]),
+            raise InvalidArgument(f"{key}.{k}" if key else str(stand_in(k))[:80], stand_in(x[k]),
                                   "a known key (" + ", ".join(allowed) + ")")
     for k in required:
         if k not in x:
@@ -320,7 +327,7 @@ def _table(key: str, x: object, T: int, H: int, *, lo: float | None = None,
     if isinstance(x, list) and x and all(not isinstance(r, list) for r in x):
         x = [x]  # a flat list is one row
     if not isinstance(x, list) or not x or not all(isinstance(r, list) for r in x):
-        raise InvalidArgument(key, _shown(x), f"a list of 1 or {T} rows, each a list of 1 or {H} numbers")
+        raise InvalidArgument(key, stand_in(x), f"a list of 1 or {T} rows, each a list of 1 or {H} numbers")
     if len(x) not in (1, T):
         raise InvalidArgument(key, f"{len(x)} rows", f"1 or {T} rows (num_layers)")
     out = np.empty((T, H))
@@ -339,8 +346,8 @@ def _table(key: str, x: object, T: int, H: int, *, lo: float | None = None,
 
 def _load_yaml(text: str, source: str) -> Any:  # the YAML document: dicts, lists, scalars
     try:
-        from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
+        from ruamel.yaml import YAML  # the yaml extra
+        from ruamel.yaml.error import YAMLError  # the yaml extra
     except ImportError:  # pragma: no cover - depends on the environment
         raise NeedsExtra("yaml", "ruamel.yaml") from None
     # nesting deeper than any config needs is refused before the parser recurses into it
@@ -426,7 +433,9 @@ def parse_config(
     ... '''
     >>> cfg = parse_config(text)
     >>> cfg.lambdas.tolist(), cfg.layers[0].diagonal.tolist()
-    ([0.5, 0.25], [1.0, 1.0])
+    ([0.5, 0.25], [1.0, 0.0])
+    >>> parse_config(text, content_head0_only=False).layers[0].diagonal.tolist()
+    [1.0, 1.0]
     >>> parse_config(text.replace("0.5, beta", "1.5, beta"))
     Traceback (most recent call last):
     ...
@@ -448,20 +457,37 @@ def parse_config(
     T = _integer("num_layers", data["num_layers"], hi=MAX_LAYERS)
     if length is not None:
         L = _integer("length", length, hi=MAX_LENGTH)
+    window = _window(data.get("mask_config") or {})
+    H, slopes, weights, tau = _attention(data["attention_config"], T)
+    diag_raw, diag = _content(data.get("content_config"), T, H)
+    lam, schedule = _schedule(data["lambda_schedule_config"], T)
+    model_key = _model_key(model, source, data)
+    conv = conventions_for(convention, model_key or model, **overrides)
+    slopes, diag = _with_conventions(conv, slopes, diag, diag_raw, T, H)
+    layers = tuple(
+        alibi_layer(slopes[t].tolist(), diagonal=diag[t].tolist(), weights=weights[t].tolist(), temperature=tau,
+                    window=window)
+        for t in range(T)
+    )
+    return RolloutConfig(L, T, H, layers, lam, schedule, window, conv, model_key, source, data)
 
-    window = None
-    mask = data.get("mask_config") or {}
+
+def _window(mask: Any) -> int | None:
+    """The sliding window of ``mask_config`` (None for a causal mask)."""
     _mapping("mask_config", mask, ("mask_type", "window_size"))
     mtype = mask.get("mask_type", "causal")
     if mtype == "sliding_window":
-        window = _integer("mask_config.window_size", mask.get("window_size"))
-    elif mtype == "causal":
+        return _integer("mask_config.window_size", mask.get("window_size"))
+    if mtype == "causal":
         if mask.get("window_size") is not None:
-            raise InvalidArgument("mask_config.window_size", _shown(mask["window_size"]), "null for a causal mask")
-    else:
-        raise InvalidArgument("mask_config.mask_type", _shown(mtype), "causal or sliding_window (causal masks only)")
+            raise InvalidArgument("mask_config.window_size", stand_in(mask["window_size"]), "null for a causal mask")
+        return None
+    raise InvalidArgument("mask_config.mask_type", stand_in(mtype), "causal or sliding_window (causal masks only)")
 
-    att = _mapping("attention_config", data["attention_config"],
+
+def _attention(att: Any, T: int) -> tuple[int, np.ndarray, np.ndarray, float]:
+    """``(heads, slopes, head weights, softmax temperature)`` of ``attention_config``."""
+    att = _mapping("attention_config", att,
                    ("num_heads", "alibi_slopes", "head_weights", "softmax_temperature"),
                    required=("num_heads", "alibi_slopes"))
     H = _integer("attention_config.num_heads", att["num_heads"], hi=MAX_HEADS)
@@ -477,11 +503,15 @@ def parse_config(
         weights = _table("attention_config.head_weights", hw, T, H, lo=0.0, what="finite numbers >= 0")
         for t in range(T):
             if not weights[t].sum() > 0:
-                raise InvalidArgument("attention_config.head_weights", _shown(hw), "rows with a positive sum")
+                raise InvalidArgument("attention_config.head_weights", stand_in(hw), "rows with a positive sum")
     tau = _number("attention_config.softmax_temperature", att.get("softmax_temperature", 1.0),
                   lo=0.0, lo_open=True, what="a finite number > 0")
+    return H, slopes, weights, tau
 
-    cc = data.get("content_config")
+
+def _content(cc: Any, T: int, H: int) -> tuple[Any, np.ndarray]:
+    """``(diagonal scores as written, as a T x H table)`` of ``content_config`` (the base
+    scores are validated: they cancel in the rollout)."""
     if cc is None:
         cc = {"diagonal_scores": [[0.0]], "base_scores": [[0.0]]}
     _mapping("content_config", cc, ("diagonal_scores", "base_scores"), required=("diagonal_scores",))
@@ -489,20 +519,28 @@ def parse_config(
     diag = _table("content_config.diagonal_scores", diag_raw, T, H)
     if cc.get("base_scores") is not None:
         _table("content_config.base_scores", cc["base_scores"], T, H)  # validated; cancels
+    return diag_raw, diag
 
-    lam, schedule = _schedule(data["lambda_schedule_config"], T)
 
+def _model_key(model: str | None, source: str, data: dict) -> str | None:
+    """The known model whose conventions apply: ``model`` when given, else the one the
+    source's name or the config's ``save_dir`` names (None when none does)."""
     if model is not None:
         model_key = model if model in KNOWN_MODELS else _model_from_name(model)
         if model_key is None:
             raise InvalidArgument("model", model, "one of " + ", ".join(KNOWN_MODELS))
-    else:
-        model_key = _model_from_name(source)
-        if model_key is None and data.get("save_dir"):
-            save_dir = data["save_dir"]
-            model_key = _model_from_name(save_dir) if isinstance(save_dir, str) else None
-    conv = conventions_for(convention, model_key or model, **overrides)
+        return model_key
+    model_key = _model_from_name(source)
+    if model_key is None and data.get("save_dir"):
+        save_dir = data["save_dir"]
+        model_key = _model_from_name(save_dir) if isinstance(save_dir, str) else None
+    return model_key
 
+
+def _with_conventions(conv: Conventions, slopes: np.ndarray, diag: np.ndarray, diag_raw: Any,
+                      T: int, H: int) -> tuple[np.ndarray, np.ndarray]:
+    """The slopes and diagonal content scores as the conventions read them (slope rule,
+    ``1/sqrt(d_head)`` scales, a single score reaching head 0 only as in the reference code)."""
     if conv.slope_rule != "given":
         slopes = np.broadcast_to(alibi_slopes(H, conv.slope_rule), (T, H)).copy()
     if conv.alibi_scale == "sqrt-d-head":
@@ -511,24 +549,25 @@ def parse_config(
     if conv.content_scale == "sqrt-d-head":
         assert conv.d_head is not None
         diag = diag / math.sqrt(conv.d_head)
-    if conv.content_head0_only:
-        # reproduce the reference code: a single score per layer reaches head 0 only
-        single = isinstance(diag_raw, list) and all(isinstance(r, list) and len(r) == 1 for r in diag_raw)
-        if single and H > 1:
-            diag = diag.copy()
-            diag[:, 1:] = 0.0
-    layers = tuple(
-        alibi_layer(slopes[t].tolist(), diagonal=diag[t].tolist(), weights=weights[t].tolist(), temperature=tau,
-                    window=window)
-        for t in range(T)
-    )
-    return RolloutConfig(L, T, H, layers, lam, schedule, window, conv, model_key, source, data)
+    if conv.content_head0_only and H > 1 and _first_row_length(diag_raw) == 1:
+        # the reference code sizes its head loop by the first row: one provided head means that
+        # every layer's score (entry 0 of its row) reaches head 0 and no other head
+        diag = diag.copy()
+        diag[:, 1:] = 0.0
+    return slopes, diag
+
+
+def _first_row_length(table: list) -> int:
+    """Number of entries in the first row of a validated ``1 or T`` by ``1 or H`` table (a flat
+    list is one row)."""
+    first = table[0]
+    return len(first) if isinstance(first, list) else len(table)
 
 
 def _schedule(cfg, T):
     key = "lambda_schedule_config"
     if not isinstance(cfg, dict):
-        raise InvalidArgument(key, _shown(cfg), "a mapping with schedule_type")
+        raise InvalidArgument(key, stand_in(cfg), "a mapping with schedule_type")
     kind = cfg.get("schedule_type")
     if kind == "constant":
         _mapping(key, cfg, ("schedule_type", "lambda_const"), required=("lambda_const",))
@@ -549,7 +588,7 @@ def _schedule(cfg, T):
         lam = [_number(f"{key}.lambdas_custom[{t}]", v, lo=0.0, hi=1.0, what="a number in [0, 1]")
                for t, v in enumerate(vals)]
         return np.array(lam), "custom (measured)"
-    raise InvalidArgument(f"{key}.schedule_type", _shown(kind), "one of constant, power_decay, custom")
+    raise InvalidArgument(f"{key}.schedule_type", stand_in(kind), "one of constant, power_decay, custom")
 
 
 def load_config(

@@ -43,6 +43,8 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import mp_text
+from posbias.numerics._arith import row_times
 from posbias.numerics.schedules import as_schedule
 from posbias.validation import MAX_DENSE_LENGTH, check_dps, check_integer
 
@@ -209,18 +211,18 @@ def validate_kernel_precise(A: Any, dps: int, parameter: str = "kernel", *,
                 v = _precise_scalar(x, f"{parameter}[{i + 1},{j + 1}]")
                 if v < 0:
                     raise InvalidArgument(
-                        f"{parameter}[{i + 1},{j + 1}]", mpmath.nstr(v, 15), "an entry >= 0"
+                        f"{parameter}[{i + 1},{j + 1}]", mp_text(v, 15), "an entry >= 0"
                     )
                 if causal and j > i and v != 0:
                     raise InvalidArgument(
-                        f"{parameter}[{i + 1},{j + 1}]", mpmath.nstr(v, 15),
+                        f"{parameter}[{i + 1},{j + 1}]", mp_text(v, 15),
                         "0 above the diagonal (a causal kernel is lower-triangular)",
                     )
                 conv.append(v)
             s = mpmath.fsum(conv)
             if abs(s - 1) > tol:
                 raise InvalidArgument(
-                    f"sum of row {i + 1} of {parameter}", mpmath.nstr(s, 15),
+                    f"sum of row {i + 1} of {parameter}", mp_text(s, 15),
                     f"1 within {4 * n} units of the working precision (dps={dps})",
                 )
             out.append(conv)
@@ -411,7 +413,7 @@ def decay_kernel_precise(L: int, m: Any, dps: int) -> list:
     with mpmath.workdps(dps):
         mm = _precise_scalar(m, "m")
         if mm < 0:
-            raise InvalidArgument("m", mpmath.nstr(mm, 15), "a slope m >= 0")
+            raise InvalidArgument("m", mp_text(mm, 15), "a slope m >= 0")
         q = mpmath.exp(-mm)
         out = []
         for i in range(L):
@@ -516,21 +518,6 @@ def residual_layer_exact(A: Any, lam: Any, *, causal: bool = True) -> list:
     return [[(1 - lam) * (i == j) + lam * A[i][j] for j in range(n)] for i in range(n)]
 
 
-def _row_times(v: list, A: list, zero: Any) -> list:
-    """The row vector ``v`` times the matrix ``A`` (a list of rows) in the arithmetic of
-    their entries (Fractions, or mpf at the caller's working precision), skipping zeros;
-    ``zero`` is that arithmetic's 0."""
-    n = len(A)
-    out = [zero] * n
-    for i, vi in enumerate(v):
-        if vi:
-            row = A[i]
-            for j in range(n):
-                if row[j]:
-                    out[j] += vi * row[j]
-    return out
-
-
 def rollout_last_row_exact(kernels: Any, schedule: Sequence, *, causal: bool = True) -> list:
     """Exact influence profile ``e_L^T R(T) ... R(1)`` with ``R(t) = (1-λ_t) I + λ_t A(t)``.
 
@@ -559,7 +546,7 @@ def rollout_last_row_exact(kernels: Any, schedule: Sequence, *, causal: bool = T
         A, lam = layers[t], lams[t]
         if lam == 0:
             continue
-        u = _row_times(v, A, Fraction(0))
+        u = row_times(v, A, Fraction(0))
         v = u if lam == 1 else [(1 - lam) * x + lam * y for x, y in zip(v, u)]
     return v
 
@@ -620,7 +607,7 @@ def rollout_last_row_precise(kernels: Any, schedule: Sequence, dps: int, *, caus
         v[-1] = mpmath.mpf(1)
         for t in range(len(lams) - 1, -1, -1):
             A, lam = layers[t], lams[t]
-            u = _row_times(v, A, mpmath.mpf(0))
+            u = row_times(v, A, mpmath.mpf(0))
             v = [(1 - lam) * x + lam * y for x, y in zip(v, u)]
     return v
 

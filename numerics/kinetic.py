@@ -462,7 +462,7 @@ def log_psi(c: float, y: np.ndarray) -> np.ndarray:
     >>> float(np.exp(log_psi(1.0, np.array([1.0]))[0]))   # doctest: +ELLIPSIS
     1.590636854637...
     """
-    from scipy.special import ive
+    from scipy.special import ive  # scipy.special is kept off the import of numerics (start-up)
 
     y = np.asarray(y, dtype=float)
     z = 2.0 * np.sqrt(c * y)

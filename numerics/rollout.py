@@ -54,9 +54,10 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.numerics._arith import row_times
 from posbias.numerics.alibi import alibi_layer, alibi_propagate, alibi_propagate_precise
+from posbias.numerics.cesaro import cesaro_profile_blocks
 from posbias.numerics.kernels import (
-    _row_times,
     validate_kernel,
     validate_kernel_exact,
     validate_kernel_precise,
@@ -235,13 +236,13 @@ class DenseKernel:
         return self._cache[key]
 
     def propagate_exact(self, v: list) -> list:
-        return _row_times(v, self._entries("exact"), Fraction(0))
+        return row_times(v, self._entries("exact"), Fraction(0))
 
     def propagate_precise(self, v: list, dps: int) -> list:
         dps = check_dps("dps", dps)
         A = self._entries("precise", dps)
         with mpmath.workdps(dps):
-            return _row_times(v, A, mpmath.mpf(0))
+            return row_times(v, A, mpmath.mpf(0))
 
     def propagate_fast(self, v: np.ndarray) -> np.ndarray:
         return np.asarray(v, dtype=np.float64) @ self._entries("fast")
@@ -380,8 +381,6 @@ def kernel_profile_blocks(length: int, kernel: Kernel | str,
     >>> np.ldexp(a, k).round(12).tolist()
     [0.5, 0.0, 0.5]
     """
-    from posbias.numerics.cesaro import cesaro_profile_blocks
-
     L = check_integer("length", length, 1, MAX_LENGTH)
     kernel = parse_kernel(kernel) if isinstance(kernel, str) else kernel
     if isinstance(kernel, CesaroKernel):

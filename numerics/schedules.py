@@ -33,6 +33,7 @@ import mpmath
 import numpy as np
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import fraction_text, mp_text
 from posbias.numerics._arith import as_rational
 from posbias.validation import MAX_DEPTH, MIN_DPS, check_dps, check_integer, read_text_bounded
 
@@ -56,15 +57,6 @@ _MAX_EXPONENT = 1000  # |decimal exponent| accepted in text
 _MAX_FILE_BYTES = 16 * 2**20
 
 _UNIT = "a number in [0, 1] (integer, decimal or p/q)"
-
-
-def _short(v: Fraction) -> str:
-    """A very small or large rational shown briefly (its decimal exponent)."""
-    text = str(v)
-    if len(text) <= 24:
-        return text
-    e = len(str(v.numerator)) - len(str(v.denominator))
-    return f"about 10^{e}"
 
 
 def parse_number(text: str, parameter: str = "value") -> Fraction:
@@ -225,7 +217,7 @@ class Schedule:
                 if v != 0 and f == 0:  # a value that underflows must not silently become 0
                     raise InvalidArgument(self.parameter, self.spec,
                                           f"values a float64 can carry on the fast path (λ = "
-                                          f"{_short(v)} underflows "
+                                          f"{fraction_text(v, width=24)} underflows "
                                           "to 0; use the exact or the precise path)")
             return out
         if self._approx is not None:
@@ -239,7 +231,7 @@ class Schedule:
             return [str(v) for v in self._exact]
         d = dps or 17
         with mpmath.workdps(d + 5):
-            return [mpmath.nstr(v, d) for v in self.precise(max(d + 5, MIN_DPS))]
+            return [mp_text(v, d) for v in self.precise(max(d + 5, MIN_DPS))]
 
 
 def constant_schedule(value: int | Fraction | Decimal | str, depth: int, *,
@@ -292,7 +284,7 @@ def float_schedule(values: Iterable, *, parameter: str = "schedule") -> Schedule
         vals.append(x)
     depth = _check_depth(len(vals), "depth")
     with mpmath.workdps(20):
-        spec = "list:" + ",".join(mpmath.nstr(x, 17) for x in vals[:8]) + (
+        spec = "list:" + ",".join(mp_text(x, 17) for x in vals[:8]) + (
             ",..." if len(vals) > 8 else "")
     return Schedule("list", spec, depth, None, parameter=parameter, approx_values=vals)
 

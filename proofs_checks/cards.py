@@ -47,6 +47,7 @@ from fractions import Fraction
 from typing import Any
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import rounded, significant
 
 __all__ = [
     "NUMERIC",
@@ -231,7 +232,10 @@ class Card:
     """The claim card: the paper's setting and the test's, the declared kind (``claim``,
     ``proxy`` or ``machinery``) and the proof status.  ``differences`` adds differences in words
     that the fields do not show (a different estimator, say); they are reported with the
-    computed ones and, unless ``scale_only``, make a ``claim`` card a ``variant``."""
+    computed ones and, unless ``scale_only``, make a ``claim`` card a ``variant``.
+    ``implementation`` lists differences of implementation that keep the setting (posbias'
+    re-implementation of a paper's public code, say): reported among the differences as
+    ``implementation: ...``, the scope unchanged."""
 
     paper: Setting
     test: Setting
@@ -239,6 +243,7 @@ class Card:
     proof: ProofStatus = NUMERIC
     differences: tuple = ()
     scale_only: bool = True  # the extra differences are of scale (reduced), not of setting
+    implementation: tuple = ()
 
     def __post_init__(self) -> None:
         if self.kind not in ("claim", "proxy", "machinery"):
@@ -255,7 +260,8 @@ class Card:
             src = over.pop("source", None)
             test = test.replace(source=src, **over)
         scope, diffs = scope_of(self.paper, test)
-        diffs = diffs + list(self.differences)
+        diffs = (diffs + list(self.differences)
+                 + [f"implementation: {x}" for x in self.implementation])
         if self.kind != "claim":
             scope = self.kind
         elif self.differences and scope == "paper":
@@ -452,9 +458,9 @@ def flip_point(rule: Rule, figures: Mapping, values: Mapping, verdict: str) -> d
                     else dist / th.sensitive if th.sensitive else math.inf)
             rec = {"threshold": name, "value": _json(values[name]) if not isinstance(values[name], Fraction)
                    else str(values[name]),
-                   "flips_at": float(f"{point:.6g}") if isinstance(point, float) else point,
+                   "flips_at": rounded(point, 6) if isinstance(point, float) else point,
                    "to": other,
-                   "distance": (f"a factor {dist:.3g}" if th.scale == "log" else f"{dist:.4g}"),
+                   "distance": (f"a factor {significant(dist, 3)}" if th.scale == "log" else significant(dist, 4)),
                    "sensitive": norm <= 1, "_norm": norm}
             if best is None or norm < best["_norm"]:
                 best = rec

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -26,13 +27,17 @@ from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
 from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.measurements.hooks import require_models_extra
 from posbias.measurements.measure import (
     Measurement,
     measure_influence,
     measure_influence_cached,
 )
+from posbias.numbers import rounded, significant
 from posbias.numerics.cesaro import cesaro_profile
 from posbias.numerics.compare import spearman, wasserstein1
+from posbias.proofs_checks import stored as st
+from posbias.proofs_checks.stored import STEP0_PLAN, Step0Plan
 from posbias.validation import MAX_DEPTH, check_integer
 
 if TYPE_CHECKING:
@@ -61,10 +66,6 @@ __all__ = [
     "step0_data",
     "step0_run_from_record",
 ]
-
-
-def _round(x: float, digits: int) -> float:
-    return float(f"{float(x):.{digits}g}")
 
 
 def _theory_profile(length: int, schedule: Iterable[float]) -> np.ndarray:
@@ -159,7 +160,7 @@ class TheoryComparison:
     profile_best_alpha: np.ndarray
 
     def as_dict(self, digits: int = 7) -> dict:
-        r = functools.partial(_round, digits=digits)
+        r = functools.partial(rounded, digits=digits)
         out: dict[str, Any] = {}
         for k, v in self.__dict__.items():
             if isinstance(v, np.ndarray):
@@ -248,7 +249,8 @@ CLAIMED_SPEARMAN = 0.99
 CLAIMED_W1 = 0.02
 
 def fmt3(x: float) -> str:
-    return f"{x:.3g}"
+    """``x`` with 3 significant digits (:func:`posbias.numbers.significant`)."""
+    return significant(x, 3)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -329,102 +331,9 @@ def step0_run_from_record(record: dict) -> Step0Run:
     )
 
 
-@dataclass(frozen=True)
-class Step0Plan:
-    """The measurements the Step-0 claims read: architectures (preset names), the primary
-    length with its seeds and samples, and the one-seed length scan (see
-    :mod:`posbias.proofs_checks.stored`)."""
-
-    architectures: tuple
-    length: int
-    probes: int
-    samples: int
-    seeds: tuple
-    scan_lengths: tuple
-    rotary: tuple
-    #: ``((arch, L), ...)``: the paper's running length per architecture, measured at every seed
-    #: with one input (empty: none)
-    paper_lengths: tuple = ()
-    #: ``((arch, n), ...)``: further inputs of the averaged kernel in the paper-length runs
-    kernel_inputs: tuple = ()
-    #: ``--max-memory`` of the paper-length runs (None: the command's own limit)
-    paper_max_memory: str | None = None
-    #: ``((arch, attention), ...)``: attention of the paper-length Jacobian passes (eager when
-    #: absent)
-    paper_attention: tuple = ()
-    #: ``((arch, (seed, ...)), ...)``: the seeds measured at the paper's running length (the
-    #: plan's seeds when absent)
-    paper_seeds: tuple = ()
-
-    def seeds_at_paper_length(self, arch: str) -> tuple:
-        """The seeds of ``arch``'s runs at the paper's running length."""
-        return tuple(dict(self.paper_seeds).get(arch, self.seeds))
-
-    def paper_length(self, arch: str) -> int | None:
-        """The paper's running length of ``arch`` in this plan (None when it has none)."""
-        return dict(self.paper_lengths).get(arch)
-
-    def paper_stems(self) -> set:
-        """Stems of the runs at the paper's running length (not part of the primary plan)."""
-        return {f"{arch}-L{L}-seed{seed}" for arch, L in self.paper_lengths
-                if self.length != L for seed in self.seeds_at_paper_length(arch)}
-
-    def runs(self) -> dict:
-        """``stem -> posbias measure argv`` of every run of the plan (a paper-length run whose
-        stem is a scan length replaces that scan run: the same command with the kernel inputs)."""
-        from posbias.proofs_checks.stored import argv_of
-
-        out = {}
-        kernel = dict(self.kernel_inputs)
-        for arch in self.architectures:
-            for seed in self.seeds:
-                rope = "both" if arch in self.rotary and seed == self.seeds[0] else "on"
-                out[f"{arch}-L{self.length}-seed{seed}"] = argv_of(
-                    arch, self.length, seed, self.samples, rope, self.probes)
-            for length in self.scan_lengths:
-                if length != self.length:
-                    out[f"{arch}-L{length}-seed{self.seeds[0]}"] = argv_of(
-                        arch, length, self.seeds[0], 1, "on", self.probes)
-            L = self.paper_length(arch)
-            if L is not None and self.length != L:
-                for seed in self.seeds_at_paper_length(arch):
-                    out[f"{arch}-L{L}-seed{seed}"] = argv_of(
-                        arch, L, seed, 1, "on", self.probes, kernel.get(arch, 0),
-                        self.paper_max_memory, dict(self.paper_attention).get(arch, "eager"))
-        return out
-
-    def protocol(self) -> dict:
-        return {"architectures": list(self.architectures), "length": self.length,
-                "probes": f"{self.probes} Rademacher", "samples_per_seed": self.samples,
-                "seeds": list(self.seeds), "scan_lengths": list(self.scan_lengths),
-                "metric": "Frobenius norm of the Jacobian of the final position's last hidden "
-                "state w.r.t. each input embedding, normalized to sum 1",
-                "dtype": "float32", "vocabulary": "the checkpoint's full vocabulary",
-                **({"paper_lengths": dict(self.paper_lengths),
-                    "paper_length_runs": "one input per seed, seeds as above",
-                    "kernel_inputs": dict(self.kernel_inputs)} if self.paper_lengths else {})}
-
-
-def _default_plan() -> Step0Plan:
-    from posbias.proofs_checks import stored as st
-
-    return Step0Plan(st.ARCHITECTURES, st.PRIMARY_LENGTH, st.PROBES, st.SAMPLES, st.SEEDS,
-                     st.SCAN_LENGTHS, tuple(sorted(st.ROTARY)),
-                     tuple(sorted(st.PAPER_LENGTHS.items())),
-                     tuple(sorted(st.KERNEL_INPUTS.items())), st.PAPER_MAX_MEMORY,
-                     tuple(sorted(st.PAPER_ATTENTION.items())),
-                     tuple(sorted((a, tuple(v)) for a, v in st.PAPER_SEEDS.items())))
-
-
-#: the plan the claims read (tests replace it by a tiny one)
-STEP0_PLAN = _default_plan()
-
-
 @functools.lru_cache(maxsize=64)
 def _live_record(stem: str, argv: tuple) -> dict:
-    from posbias.proofs_checks.stored import record_run
-
-    rec = record_run(stem, list(argv))
+    rec = st.record_run(stem, list(argv))
     rec["source"] = "live"
     return rec
 
@@ -433,8 +342,6 @@ def step0_thorough_work(ctx: CheckContext, plan: Step0Plan | None = None) -> lis
     """What ``--thorough`` re-measures for a claim reading the Step-0 runs: one entry per run of
     ``plan``, ``(key, description, seconds)``, the seconds being the stored record's wall time
     on this project's machine (the runs are measured one after the other)."""
-    from posbias.proofs_checks import stored as st
-
     plan = plan or STEP0_PLAN
     out = []
     for stem, argv in plan.runs().items():
@@ -458,18 +365,12 @@ def step0_data(ctx: CheckContext, plan: Step0Plan | None = None) -> dict | None:
     process).  None when a run is neither stored nor measurable (no ``models`` extra): the
     claims reading it report needs-data.
     """
-    import os
-
-    from posbias.proofs_checks import stored as st
-
     plan = plan or STEP0_PLAN
     folder = None
     data_dir = getattr(ctx, "data_dir", None)
     if data_dir and os.path.isdir(os.path.join(data_dir, "step0")):
         folder = os.path.join(data_dir, "step0")
     try:
-        from posbias.measurements.measure import require_models_extra
-
         require_models_extra()
         can_measure = True
     except NeedsExtra:

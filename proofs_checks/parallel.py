@@ -21,10 +21,16 @@ workers use ``N`` cores.
 from __future__ import annotations
 
 import importlib
+import multiprocessing
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any
 
+from threadpoolctl import threadpool_limits
+
 from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.proofs_checks import registry
+from posbias.resources import end_workers, usable_cores
 
 if TYPE_CHECKING:
     from posbias.proofs_checks.registry import CheckContext, Claim
@@ -48,8 +54,6 @@ def resolve_workers(value: int | str | None) -> int:
     if isinstance(value, str):
         text = value.strip()
         if text == "auto":
-            from posbias.resources import usable_cores
-
             return usable_cores()
         if text.isascii() and text.isdigit() and 1 <= int(text) <= 4096:
             return int(text)
@@ -61,17 +65,12 @@ def resolve_workers(value: int | str | None) -> int:
 
 def _single_threaded() -> None:
     """Worker start-up: one BLAS/OpenMP thread (threadpoolctl), so N workers use N cores."""
-    try:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(limits=1)
-    except ImportError:  # pragma: no cover - a core dependency
-        pass
+    threadpool_limits(limits=1)
 
 
 def _dask_client(scheduler: str, workers: int) -> tuple[Any, Any]:
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client, LocalCluster  # the scale extra
     except ImportError:
         raise NeedsExtra("scale", "dask.distributed") from None
     if scheduler == "local":
@@ -111,7 +110,7 @@ def map_tasks(fn: Callable, items: Sequence, *, workers: int | str | None = 1, s
             client.run(_single_threaded)
             futures = client.map(fn, items, pure=False)
             index = {f.key: i for i, f in enumerate(futures)}
-            from distributed import as_completed as dask_completed
+            from distributed import as_completed as dask_completed  # the scale extra
 
             for fut in dask_completed(futures):
                 i = index[fut.key]
@@ -123,11 +122,8 @@ def map_tasks(fn: Callable, items: Sequence, *, workers: int | str | None = 1, s
             if cluster is not None:
                 cluster.close()
         return out
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
-    from posbias.resources import end_workers
 
     pool = ProcessPoolExecutor(max_workers=min(n, len(items)), mp_context=ctx,
                                initializer=_single_threaded)
@@ -154,7 +150,6 @@ def claim_task(task: tuple) -> tuple:
     serial run would pass (same seed, precision, thoroughness).
     """
     claim_id, ctx, imports = task
-    from posbias.proofs_checks import registry
 
     for name in imports:
         importlib.import_module(name)
@@ -178,8 +173,6 @@ def run_claims(claims: Iterable[Claim], ctx: CheckContext, *, workers: int | str
     ``imports``: the user modules that register claims (workers import them before looking a
     claim up).  ``progress(i, result)`` is called as each claim finishes.
     """
-    from posbias.proofs_checks import registry
-
     claims = list(claims)
     tasks = [(c.id, ctx, tuple(imports)) for c in claims]
     results: list = [None] * len(claims)

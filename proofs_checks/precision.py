@@ -1,7 +1,7 @@
 """Agreement of two high-precision routes, with precision escalation.
 
 Two mpmath routes are said to agree at working precision ``dps`` when their largest relative
-discrepancy is below ``10**-(dps - guard)``: "agree to dps-guard of dps digits" (STYLE.md 5).
+discrepancy is below ``10**-(dps - guard)``: "agree to dps-guard of dps digits".
 When they do not, both are recomputed at twice the precision, up to ``ctx.max_dps``; only then is
 the answer "disagree" (if the discrepancy does not shrink) or "inconclusive" (if it shrinks but
 precision ran out).
@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import mpmath
+
+from posbias.numbers import mp_text
 
 __all__ = ["Agreement", "agree", "max_rel_discrepancy"]
 
@@ -74,7 +76,7 @@ def agree(
         with mpmath.workdps(d):
             disc = max_rel_discrepancy(route_a(d), route_b(d))
             tol = mpmath.mpf(10) ** (-(d - guard))
-            shown = mpmath.nstr(disc, 3) if disc else "0"
+            shown = mp_text(disc, 3, zero="0")
         history.append((d, shown))
         if disc <= tol:
             return Agreement("agree", d, d - guard, shown, tuple(history))

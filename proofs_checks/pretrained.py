@@ -24,7 +24,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import figure_text, rounded
 from posbias.numerics.compare import spearman, wasserstein1
+from posbias.numerics.configs import parse_config
 from posbias.validation import read_text_bounded
 
 __all__ = [
@@ -66,7 +68,7 @@ class RolloutComparison:
     def rows(self) -> list[tuple[str, dict[str, str]]]:
         """``(label, printed row)`` for measured, rollout and attention only (4 digits)."""
         def f(x: object) -> str:
-            return f"{x:.4g}" if isinstance(x, float) else str(x)
+            return figure_text(x, 4)
 
         out = [("measured", {"spearman": "-", "w1": "-",
                              **{k: f(v) for k, v in _summary(self.measured).items()}})]
@@ -76,8 +78,8 @@ class RolloutComparison:
         return out
 
     def as_dict(self) -> dict:
-        def r(x):
-            return float(f"{float(x):.7g}")
+        def r(x: float) -> float:
+            return rounded(x, 7)
 
         return {
             "rollout": {k: (r(v) if isinstance(v, float) else v)
@@ -93,8 +95,6 @@ def compare_with_rollout(measured: ArrayLike, config_text: str, *,
                          source: str = "<measured config>") -> RolloutComparison:
     """Compare a measured profile (length ``L``) with the rollout of ``config_text`` (a rollout
     config in the reference schema, read with the reference convention, at length ``L``)."""
-    from posbias.numerics.configs import parse_config
-
     p = np.asarray(measured, dtype=float)
     cfg = parse_config(config_text, source=source, length=int(p.size))
     return RolloutComparison(p, np.asarray(cfg.profile()), np.asarray(cfg.attention_only().profile()))

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from posbias.errors import InvalidArgument
 from posbias.validation import MAX_DPS, MIN_DPS
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
     before anything is collected (a failure is a usage error, exit status 4)."""
     if not config.getoption("posbias"):
         return
-    from posbias.errors import InvalidArgument
+    # loaded only with --posbias (see runtest)
     from posbias.proofs_checks.registry import check_data_dir
 
     data_dir = config.getoption("posbias_data_dir")
@@ -159,6 +160,8 @@ class ClaimItem(pytest.Item):
         self.result: Result | None = None
 
     def runtest(self) -> None:
+        # the registry is loaded when a claim runs: this plugin is loaded by every pytest
+        # session of every project where posbias is installed
         from posbias.proofs_checks.registry import run_claim
 
         self.result = r = run_claim(self.claim, self.ctx)
@@ -209,7 +212,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                                   items: list[pytest.Item]) -> None:
     if not config.getoption("posbias"):
         return
-    from posbias.errors import InvalidArgument
+    # loaded only with --posbias (see runtest)
     from posbias.proofs_checks.registry import CheckContext, all_claims
 
     ctx = CheckContext(dps=config.getoption("posbias_dps"),

@@ -35,9 +35,17 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from importlib import metadata
 
+import numpy as np
+
+from posbias.errors import InvalidArgument
+from posbias.files import write_output
+from posbias.numerics.compare import spearman, wasserstein1
 from posbias.proofs_checks.data import data_path
+from posbias.validation import read_text_bounded
 
 __all__ = [
     "ARCHITECTURES",
@@ -53,6 +61,8 @@ __all__ = [
     "SAMPLES",
     "SCAN_LENGTHS",
     "SEEDS",
+    "STEP0_PLAN",
+    "Step0Plan",
     "argv_of",
     "drift",
     "load_record",
@@ -110,11 +120,96 @@ def argv_of(arch: str, length: int, seed: int, samples: int, rope: str,
             *extra, "--format", "json"]
 
 
-def runs() -> dict:
-    """``stem -> posbias measure argv`` of every stored run (the plan
-    :data:`posbias.proofs_checks.measured.STEP0_PLAN`)."""
-    from posbias.proofs_checks.measured import STEP0_PLAN
+@dataclass(frozen=True)
+class Step0Plan:
+    """The measurements the Step-0 claims read: architectures (preset names), the primary
+    length with its seeds and samples, and the one-seed length scan (see
+    this module)."""
 
+    architectures: tuple
+    length: int
+    probes: int
+    samples: int
+    seeds: tuple
+    scan_lengths: tuple
+    rotary: tuple
+    #: ``((arch, L), ...)``: the paper's running length per architecture, measured at every seed
+    #: with one input (empty: none)
+    paper_lengths: tuple = ()
+    #: ``((arch, n), ...)``: further inputs of the averaged kernel in the paper-length runs
+    kernel_inputs: tuple = ()
+    #: ``--max-memory`` of the paper-length runs (None: the command's own limit)
+    paper_max_memory: str | None = None
+    #: ``((arch, attention), ...)``: attention of the paper-length Jacobian passes (eager when
+    #: absent)
+    paper_attention: tuple = ()
+    #: ``((arch, (seed, ...)), ...)``: the seeds measured at the paper's running length (the
+    #: plan's seeds when absent)
+    paper_seeds: tuple = ()
+
+    def seeds_at_paper_length(self, arch: str) -> tuple:
+        """The seeds of ``arch``'s runs at the paper's running length."""
+        return tuple(dict(self.paper_seeds).get(arch, self.seeds))
+
+    def paper_length(self, arch: str) -> int | None:
+        """The paper's running length of ``arch`` in this plan (None when it has none)."""
+        return dict(self.paper_lengths).get(arch)
+
+    def paper_stems(self) -> set:
+        """Stems of the runs at the paper's running length (not part of the primary plan)."""
+        return {f"{arch}-L{L}-seed{seed}" for arch, L in self.paper_lengths
+                if self.length != L for seed in self.seeds_at_paper_length(arch)}
+
+    def runs(self) -> dict:
+        """``stem -> posbias measure argv`` of every run of the plan (a paper-length run whose
+        stem is a scan length replaces that scan run: the same command with the kernel inputs)."""
+        out = {}
+        kernel = dict(self.kernel_inputs)
+        for arch in self.architectures:
+            for seed in self.seeds:
+                rope = "both" if arch in self.rotary and seed == self.seeds[0] else "on"
+                out[f"{arch}-L{self.length}-seed{seed}"] = argv_of(
+                    arch, self.length, seed, self.samples, rope, self.probes)
+            for length in self.scan_lengths:
+                if length != self.length:
+                    out[f"{arch}-L{length}-seed{self.seeds[0]}"] = argv_of(
+                        arch, length, self.seeds[0], 1, "on", self.probes)
+            L = self.paper_length(arch)
+            if L is not None and self.length != L:
+                for seed in self.seeds_at_paper_length(arch):
+                    out[f"{arch}-L{L}-seed{seed}"] = argv_of(
+                        arch, L, seed, 1, "on", self.probes, kernel.get(arch, 0),
+                        self.paper_max_memory, dict(self.paper_attention).get(arch, "eager"))
+        return out
+
+    def protocol(self) -> dict:
+        return {"architectures": list(self.architectures), "length": self.length,
+                "probes": f"{self.probes} Rademacher", "samples_per_seed": self.samples,
+                "seeds": list(self.seeds), "scan_lengths": list(self.scan_lengths),
+                "metric": "Frobenius norm of the Jacobian of the final position's last hidden "
+                "state w.r.t. each input embedding, normalized to sum 1",
+                "dtype": "float32", "vocabulary": "the checkpoint's full vocabulary",
+                **({"paper_lengths": dict(self.paper_lengths),
+                    "paper_length_runs": "one input per seed, seeds as above",
+                    "kernel_inputs": dict(self.kernel_inputs)} if self.paper_lengths else {})}
+
+
+def _default_plan() -> Step0Plan:
+    return Step0Plan(ARCHITECTURES, PRIMARY_LENGTH, PROBES, SAMPLES, SEEDS, SCAN_LENGTHS,
+                     tuple(sorted(ROTARY)), tuple(sorted(PAPER_LENGTHS.items())),
+                     tuple(sorted(KERNEL_INPUTS.items())), PAPER_MAX_MEMORY,
+                     tuple(sorted(PAPER_ATTENTION.items())),
+                     tuple(sorted((a, tuple(v)) for a, v in PAPER_SEEDS.items())))
+
+
+#: the plan of the stored runs: what the claims read (through
+#: :data:`posbias.proofs_checks.measured.STEP0_PLAN`, which tests replace by a tiny one) and
+#: what :func:`main` records
+STEP0_PLAN = _default_plan()
+
+
+def runs() -> dict:
+    """``stem -> posbias measure argv`` of every stored run (the plan :data:`STEP0_PLAN`)."""
     return STEP0_PLAN.runs()
 
 
@@ -128,9 +223,6 @@ def load_record(stem: str, folder: str | None = None) -> dict | None:
     path = os.path.join(folder or step0_dir(), stem + ".json")
     if not os.path.isfile(path):
         return None
-    from posbias.errors import InvalidArgument
-    from posbias.validation import read_text_bounded
-
     try:
         record = json.loads(read_text_bounded(path, 256 * 2**20, "Step-0 record"))
     except ValueError as exc:  # truncated or not JSON
@@ -141,8 +233,6 @@ def load_record(stem: str, folder: str | None = None) -> dict | None:
 
 
 def _versions() -> dict:
-    from importlib import metadata
-
     out: dict[str, str | None] = {"python": platform.python_version()}
     for name in ("posbias", "torch", "transformers", "numpy"):
         try:
@@ -175,7 +265,7 @@ def record_run(stem: str, argv: list[str] | None = None,
     wall = time.perf_counter() - start
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     try:
-        import resource
+        import resource  # POSIX only
 
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # KiB on Linux
     except (ImportError, OSError):  # pragma: no cover - not on Linux
@@ -197,8 +287,6 @@ def record_run(stem: str, argv: list[str] | None = None,
 
 def main(argv: list[str] | None = None) -> int:
     """Record the named stored runs (default: all) into the package's ``data/step0`` folder."""
-    from posbias.files import write_output
-
     known = runs()
     stems = list(argv if argv is not None else sys.argv[1:]) or list(known)
     unknown = [s for s in stems if s not in known]
@@ -213,10 +301,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
-
-
 #: how far a re-measurement of a stored run may drift: by no more than probe noise, i.e. the
 #: disagreement of two estimates of the same profile with independent probes, as stored by the
 #: ``--rope both`` run of Qwen2-0.5B (noise floor); a fresh run with the stored seed repeats the
@@ -229,8 +313,6 @@ DRIFT_RULE = ("a re-measurement with the stored command drifts when W1(stored, n
 
 def noise_floor(folder: str | None = None) -> dict:
     """The stored probe-noise floor ``{"spearman", "w1"}`` (from the ``--rope both`` record)."""
-    from posbias.proofs_checks.measured import STEP0_PLAN
-
     for stem, argv in STEP0_PLAN.runs().items():
         if "both" in argv:
             rec = load_record(stem, folder)
@@ -243,10 +325,6 @@ def noise_floor(folder: str | None = None) -> dict:
 def drift(old: dict, new: dict, floor: dict) -> dict:
     """Spearman and W1 between the profiles of two records of the same command, and whether
     they stay within the probe-noise ``floor`` (:data:`DRIFT_RULE`)."""
-    import numpy as np
-
-    from posbias.numerics.compare import spearman, wasserstein1
-
     def prof(rec):
         p = np.asarray(rec["result"]["measurement"]["profile"], dtype=float)
         return p / p.sum()
@@ -255,3 +333,7 @@ def drift(old: dict, new: dict, floor: dict) -> dict:
     s, w = float(spearman(a, b)), float(wasserstein1(a, b))
     return {"spearman": s, "w1": w, "floor": floor,
             "within": s >= floor["spearman"] and w <= floor["w1"]}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -47,15 +47,33 @@ import itertools
 import math
 import numbers
 import os
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from posbias.errors import InvalidArgument
+from posbias.errors import InvalidArgument, NeedsExtra
+from posbias.measurements import measure as ms
+from posbias.measurements.hooks import require_models_extra
+from posbias.measurements.measure import DEFAULT_LENGTH
+from posbias.measurements.planning import plan_step0
+from posbias.measurements.presets import PRESETS, resolve_settings
+from posbias.numbers import stand_in
+from posbias.numerics.configs import CONVENTIONS, load_config, rollout_summary
+from posbias.numerics.costs import alibi_rollout_bytes, profile_bytes, profile_seconds
+from posbias.numerics.kinetic import KineticHead, KineticModel, kinetic_log_profile, kinetic_t_crit
+from posbias.numerics.kinetic import kinetic_right_slope_precise as slope
+from posbias.numerics.rollout import PrefixKernel, kernel_profile_blocks, parse_kernel
+from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
+from posbias.proofs_checks import measured as mc
+from posbias.proofs_checks.data import builtin_config_path, is_builtin_config
+from posbias.proofs_checks.parallel import map_tasks, resolve_workers
+from posbias.resources import Plan
 from posbias.validation import read_text_bounded
 
-__all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "sweep_batch", "sweep_point"]
+__all__ = ["COMMANDS", "METRICS", "Sweep", "load_sweep", "parse_sweep", "plan_sweep", "point_cost",
+           "run_sweep", "sweep_batch", "sweep_point"]
 
 #: parameters each command accepts (name -> kind)
 COMMANDS = {
@@ -106,61 +124,50 @@ class Sweep:
         return params + list(METRICS[self.command])
 
 
-def _shown(x):
-    if isinstance(x, (list, dict)):
-        return f"a {type(x).__name__} of {len(x)} items"
-    return x
-
 
 def _value(command, name, x, where):
     """One parameter value, validated and converted (``where`` names it in errors)."""
     kind = COMMANDS[command][name]
     if kind == "int":
         if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not 0 <= int(x) <= 10**8:
-            raise InvalidArgument(where, _shown(x), "an integer between 0 and 100000000")
+            raise InvalidArgument(where, stand_in(x), "an integer between 0 and 100000000")
         if name != "depth" and name != "seed" and x < 1:
             raise InvalidArgument(where, x, "an integer >= 1")
         return int(x)
     if kind == "unit":
         if isinstance(x, str):
-            from posbias.numerics.schedules import parse_number
-
             f = parse_number(x, where)
         elif isinstance(x, bool) or not isinstance(x, (numbers.Integral, float)):
-            raise InvalidArgument(where, _shown(x), "a number in [0, 1] (decimal or p/q)")
+            raise InvalidArgument(where, stand_in(x), "a number in [0, 1] (decimal or p/q)")
         else:
             if not math.isfinite(float(x)):
                 raise InvalidArgument(where, x, "a number in [0, 1] (decimal or p/q)")
             f = Fraction(x)
         if not 0 <= f <= 1:
-            raise InvalidArgument(where, _shown(x), "a number in [0, 1]")
+            raise InvalidArgument(where, stand_in(x), "a number in [0, 1]")
         if f != 0 and float(f) == 0:  # never silently 0: the table would hold NaN or inf
-            raise InvalidArgument(where, _shown(x), "a number in [0, 1] that a float64 can carry "
+            raise InvalidArgument(where, stand_in(x), "a number in [0, 1] that a float64 can carry "
                                   "(this one underflows to 0)")
         return float(f)
     if kind == "real":
         if isinstance(x, str):
-            from posbias.numerics.schedules import parse_number
-
             f = parse_number(x, where)
         elif isinstance(x, bool) or not isinstance(x, (numbers.Integral, float)) \
                 or not math.isfinite(float(x)):
-            raise InvalidArgument(where, _shown(x), "a number >= 0 (decimal or p/q)")
+            raise InvalidArgument(where, stand_in(x), "a number >= 0 (decimal or p/q)")
         else:
             f = Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
         if f < 0 or (f != 0 and float(f) == 0) or not math.isfinite(float(f)):
-            raise InvalidArgument(where, _shown(x), "a number >= 0 that a float64 can carry")
+            raise InvalidArgument(where, stand_in(x), "a number >= 0 that a float64 can carry")
         return float(f)
     if not isinstance(x, str) or not x or len(x) > 4096:
-        raise InvalidArgument(where, _shown(x), "a non-empty text")
+        raise InvalidArgument(where, stand_in(x), "a non-empty text")
     return x
 
 
 def _decimal(x: int | float | str | Fraction) -> Fraction:
     """The number the user wrote: a float by its shortest decimal repr, text as p/q or decimal."""
     if isinstance(x, str):
-        from posbias.numerics.schedules import parse_number
-
         return parse_number(x, "grid")
     if isinstance(x, float):
         return Fraction(repr(x))
@@ -179,20 +186,20 @@ def _axis(command, name, spec):
         allowed = ("start", "stop", "num", "step", "log")
         for k in spec:
             if k not in allowed:
-                raise InvalidArgument(f"{where}.{k}", _shown(spec[k]), "a known key (" + ", ".join(allowed) + ")")
+                raise InvalidArgument(f"{where}.{k}", stand_in(spec[k]), "a known key (" + ", ".join(allowed) + ")")
         for k in ("start", "stop"):
             if k not in spec:
                 raise InvalidArgument(f"{where}.{k}", "<missing>", "a number (the key is required)")
         if ("num" in spec) == ("step" in spec):
-            raise InvalidArgument(where, _shown(spec), "exactly one of num and step")
+            raise InvalidArgument(where, stand_in(spec), "exactly one of num and step")
         kind = COMMANDS[command][name]
         if kind == "text":
-            raise InvalidArgument(where, _shown(spec), "a list (a range needs a numeric parameter)")
+            raise InvalidArgument(where, stand_in(spec), "a list (a range needs a numeric parameter)")
         if kind == "int":
             for k in ("start", "stop"):
                 v = spec[k]
                 if isinstance(v, bool) or not isinstance(v, (numbers.Integral, float)) or not math.isfinite(v):
-                    raise InvalidArgument(f"{where}.{k}", _shown(v), "a number")
+                    raise InvalidArgument(f"{where}.{k}", stand_in(v), "a number")
             start, stop = spec["start"], spec["stop"]
         else:
             start = _value(command, name, spec["start"], f"{where}.start")
@@ -201,20 +208,20 @@ def _axis(command, name, spec):
             step = spec["step"]
             for k, v in (("start", start), ("stop", stop), ("step", step)):
                 if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-                    raise InvalidArgument(f"{where}.{k}", _shown(v), "an integer (a step range is over integers)")
+                    raise InvalidArgument(f"{where}.{k}", stand_in(v), "an integer (a step range is over integers)")
             if step < 1 or stop < start or (stop - start) // step + 1 > MAX_POINTS:
-                raise InvalidArgument(where, _shown(spec), f"start <= stop, step >= 1, at most {MAX_POINTS} values")
+                raise InvalidArgument(where, stand_in(spec), f"start <= stop, step >= 1, at most {MAX_POINTS} values")
             values: list = list(range(int(start), int(stop) + 1, int(step)))
         else:
             num = spec["num"]
             if isinstance(num, bool) or not isinstance(num, numbers.Integral) or not 1 <= int(num) <= MAX_POINTS:
-                raise InvalidArgument(f"{where}.num", _shown(num), f"an integer between 1 and {MAX_POINTS}")
+                raise InvalidArgument(f"{where}.num", stand_in(num), f"an integer between 1 and {MAX_POINTS}")
             log = spec.get("log", False)
             if not isinstance(log, bool):
-                raise InvalidArgument(f"{where}.log", _shown(log), "true or false")
+                raise InvalidArgument(f"{where}.log", stand_in(log), "true or false")
             lo, hi = float(start), float(stop)
             if log and not (lo > 0 and hi > 0):
-                raise InvalidArgument(where, _shown(spec), "start and stop > 0 for a geometric grid")
+                raise InvalidArgument(where, stand_in(spec), "start and stop > 0 for a geometric grid")
             if log:
                 grid = [float(v) for v in np.geomspace(lo, hi, int(num))]
             else:  # in exact decimals, rounded once: 0.05 .. 1 in 20 steps gives 0.15, not 0.15000000000000002
@@ -242,28 +249,28 @@ def parse_sweep(data: Any, source: str = "<spec>") -> Sweep:
         raise InvalidArgument("spec", source, "a YAML mapping with the keys command and grid")
     for k in data:
         if k not in _KEYS:
-            raise InvalidArgument(str(_shown(k))[:80], _shown(data[k]), "a known key (" + ", ".join(_KEYS) + ")")
+            raise InvalidArgument(str(stand_in(k))[:80], stand_in(data[k]), "a known key (" + ", ".join(_KEYS) + ")")
     command = data.get("command")
     if command not in COMMANDS:
-        raise InvalidArgument("command", _shown(command) if command is not None else "<missing>",
+        raise InvalidArgument("command", stand_in(command) if command is not None else "<missing>",
                               "one of " + ", ".join(COMMANDS))
     grid = data.get("grid")
     if not isinstance(grid, dict) or not grid:
-        raise InvalidArgument("grid", _shown(grid) if grid is not None else "<missing>",
+        raise InvalidArgument("grid", stand_in(grid) if grid is not None else "<missing>",
                               "a mapping of parameter names to lists of values")
     fixed_in = data.get("fixed") or {}
     if not isinstance(fixed_in, dict):
-        raise InvalidArgument("fixed", _shown(fixed_in), "a mapping of parameter names to values")
+        raise InvalidArgument("fixed", stand_in(fixed_in), "a mapping of parameter names to values")
     known = COMMANDS[command]
     for section, mapping in (("grid", grid), ("fixed", fixed_in)):
         for name in mapping:
             if name not in known:
-                raise InvalidArgument(f"{section}.{name}", _shown(mapping[name]),
+                raise InvalidArgument(f"{section}.{name}", stand_in(mapping[name]),
                                       f"a parameter of {command} (" + ", ".join(known) + ")")
     both = set(grid) & set(fixed_in)
     if both:
         name = sorted(both)[0]
-        raise InvalidArgument(f"fixed.{name}", _shown(fixed_in[name]), "a parameter not also in grid")
+        raise InvalidArgument(f"fixed.{name}", stand_in(fixed_in[name]), "a parameter not also in grid")
     axes = {name: _axis(command, name, spec) for name, spec in grid.items()}
     fixed = {name: _value(command, name, v, f"fixed.{name}") for name, v in fixed_in.items()}
     total = 1
@@ -295,17 +302,17 @@ def parse_sweep(data: Any, source: str = "<spec>") -> Sweep:
 
 def _heatmap(command, spec, axes):
     if not isinstance(spec, dict):
-        raise InvalidArgument("heatmap", _shown(spec), "a mapping with x, y and values")
+        raise InvalidArgument("heatmap", stand_in(spec), "a mapping with x, y and values")
     for k in spec:
         if k not in ("x", "y", "values", "title"):
-            raise InvalidArgument(f"heatmap.{k}", _shown(spec[k]), "a known key (x, y, values, title)")
+            raise InvalidArgument(f"heatmap.{k}", stand_in(spec[k]), "a known key (x, y, values, title)")
     title = spec.get("title")
     if title is not None and (not isinstance(title, str) or len(title) > 200):
-        raise InvalidArgument("heatmap.title", _shown(title), "a text of at most 200 characters")
+        raise InvalidArgument("heatmap.title", stand_in(title), "a text of at most 200 characters")
     x, y = spec.get("x"), spec.get("y")
     for key, name in (("x", x), ("y", y)):
         if name not in axes:
-            raise InvalidArgument(f"heatmap.{key}", _shown(name) if name is not None else "<missing>",
+            raise InvalidArgument(f"heatmap.{key}", stand_in(name) if name is not None else "<missing>",
                                   "a grid parameter (" + ", ".join(axes) + ")")
     if x == y:
         raise InvalidArgument("heatmap.y", y, "a grid parameter other than heatmap.x")
@@ -317,10 +324,10 @@ def _heatmap(command, spec, axes):
     if isinstance(values, str):
         values = [values]
     if not isinstance(values, list) or not values or len(values) > 4:
-        raise InvalidArgument("heatmap.values", _shown(values), "1 to 4 quantity names")
+        raise InvalidArgument("heatmap.values", stand_in(values), "1 to 4 quantity names")
     for v in values:
         if v not in METRICS[command]:
-            raise InvalidArgument("heatmap.values", _shown(v), "quantities of " + command + " ("
+            raise InvalidArgument("heatmap.values", stand_in(v), "quantities of " + command + " ("
                                   + ", ".join(METRICS[command]) + ")")
     return {"x": x, "y": y, "values": list(values), "title": title}
 
@@ -329,21 +336,14 @@ def _check_point(command, point):
     if command == "kinetic":
         _kinetic_model(point)
     if command == "profile" and "schedule" in point:
-        from posbias.numerics.schedules import parse_schedule
-
         parse_schedule(point["schedule"], point.get("depth"), parameter="schedule")
     if command == "profile" and "kernel" in point:
-        from posbias.numerics.rollout import PrefixKernel, parse_kernel
-
         kernel = parse_kernel(point["kernel"])
         if isinstance(kernel, PrefixKernel) and point["length"] < kernel.K:
             raise InvalidArgument("kernel", point["kernel"], f"prefix:K with K <= length "
                                   f"({point['length']})")
-    if command == "rollout":
-        from posbias.numerics.configs import CONVENTIONS
-
-        if point.get("convention", "reference") not in CONVENTIONS:
-            raise InvalidArgument("convention", point["convention"], "one of " + ", ".join(CONVENTIONS))
+    if command == "rollout" and point.get("convention", "reference") not in CONVENTIONS:
+        raise InvalidArgument("convention", point["convention"], "one of " + ", ".join(CONVENTIONS))
     if command == "measure":
         choices = {"metric": ("jacobian", "top1-grad"), "dtype": ("float32", "float64"), "rope": ("on", "off")}
         for k, allowed in choices.items():
@@ -374,13 +374,11 @@ def _float_constructor(path):
 
 def load_sweep(path: str) -> Sweep:
     """Read and validate a sweep file (YAML, safe mode; the ``yaml`` extra)."""
-    from posbias.errors import NeedsExtra
-
     if not isinstance(path, str) or not os.path.isfile(path):
         raise InvalidArgument("SPEC", path, "a readable YAML sweep file")
     try:
-        from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
+        from ruamel.yaml import YAML  # the yaml extra
+        from ruamel.yaml.error import YAMLError  # the yaml extra
     except ImportError:  # pragma: no cover - depends on the environment
         raise NeedsExtra("yaml", "ruamel.yaml") from None
     text = read_text_bounded(path, 1 << 20, "SPEC")
@@ -397,9 +395,6 @@ def load_sweep(path: str) -> Sweep:
 
 # ----------------------------------------------------------------------------- computing
 def _profile_point(p):
-    from posbias.numerics.rollout import kernel_profile_blocks
-    from posbias.numerics.schedules import Schedule, parse_schedule
-
     L = p["length"]
     if "schedule" in p:
         schedule: Schedule | list = parse_schedule(p["schedule"], p.get("depth"), parameter="schedule")
@@ -441,14 +436,9 @@ def _profile_point(p):
 
 
 def _rollout_point(p):
-    import os
-
-    from posbias.numerics.configs import load_config, rollout_summary
-    from posbias.proofs_checks.data import builtin_config_path, builtin_configs
-
     config = p["config"]
     if not os.path.exists(config):
-        if config not in builtin_configs():
+        if not is_builtin_config(config):
             raise InvalidArgument("config", config, "a YAML file or a shipped config name")
         config = builtin_config_path(config)
     cfg = load_config(config, convention=p.get("convention", "reference"), length=p.get("length"))
@@ -461,11 +451,8 @@ def _rollout_point(p):
 
 
 def _measure_point(p):
-    from posbias.measurements import measure as ms
-    from posbias.proofs_checks import measured as mc
-
     kwargs = {k: v for k, v in p.items() if k not in ("arch", "rope")}
-    ms.require_models_extra()
+    require_models_extra()
     m = ms.measure_influence(p["arch"], rope=p.get("rope", "on") == "on", **kwargs)
     c = mc.compare_with_theory(m)
     return {
@@ -478,8 +465,6 @@ def _measure_point(p):
 
 def _kinetic_model(p):
     """The one-head kinetic model of a grid point (numbers as the decimals the user wrote)."""
-    from posbias.numerics.kinetic import KineticHead, KineticModel
-
     def q(name, default=None):
         return _decimal(p[name]) if name in p else default
 
@@ -493,9 +478,6 @@ def _kinetic_model(p):
 
 
 def _kinetic_point(p):
-    from posbias.numerics.kinetic import kinetic_log_profile, kinetic_t_crit
-    from posbias.numerics.kinetic import kinetic_right_slope_precise as slope
-
     model = _kinetic_model(p)
     L = p["length"]
     lp = kinetic_log_profile(L, model)
@@ -534,3 +516,84 @@ def sweep_batch(task: tuple) -> list:
     sweep of cheap points is cut into a few batches per worker, not one task per point)."""
     command, points = task
     return [sweep_point(command, p) for p in points]
+
+
+def _batches(points: list, workers: int) -> list:
+    """About four batches per worker (one when in process): cheap points share a task."""
+    n = max(1, min(len(points), 4 * workers if workers > 1 else 1))
+    size = -(-len(points) // n)
+    return [points[i:i + size] for i in range(0, len(points), size)]
+
+
+def point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
+    """``(bytes, seconds)`` of one grid point, from the estimates of the subcommand it runs."""
+    if command == "profile":
+        depth = point.get("depth") or 1
+        return (profile_bytes("fast", point["length"], depth, 0, None, False),
+                profile_seconds("fast", point["length"], depth, 0, None) + 1e-3)
+    if command == "kinetic":  # one pass over the positions per mode (20 modes by default)
+        modes = 1 if "c" in point else point.get("modes", 20)
+        return (profile_bytes("fast", point["length"], 1, 0, None, False),
+                point["length"] * modes * 2e-8 + 1e-3)
+    if command == "rollout":
+        name = point["config"]
+        if name not in cache:
+            path = name if os.path.exists(name) or not is_builtin_config(name) else builtin_config_path(name)
+            cfg = load_config(path)  # validates the config before any point is computed
+            cache[name] = (cfg.length, cfg.num_layers, cfg.num_heads)
+        L0, layers, heads = cache[name]
+        L = point.get("length") or L0
+        return alibi_rollout_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
+    arch = point["arch"]
+    if arch not in PRESETS:
+        return 0.0, 0.0  # sized by the measurement itself once transformers is loaded
+    settings = resolve_settings(PRESETS[arch], layers=point.get("layers"), hidden=point.get("hidden"),
+                                heads=point.get("heads"), length=point.get("length"))
+    # a point without a length runs at measure_influence's default length: planned at that one
+    plan = plan_step0(settings, length=point.get("length") or DEFAULT_LENGTH,
+                      dtype=point.get("dtype") or "float32",
+                      metric=point.get("metric") or "jacobian", probes=point.get("probes") or 8,
+                      samples=point.get("samples") or 1)
+    return plan.bytes, plan.seconds or 0.0
+
+
+def plan_sweep(sweep: Sweep, workers: int = 1) -> Plan:
+    """The plan of a sweep: the largest point's memory in each of ``workers`` processes at once,
+    the table (one row per point), and the points' time divided among the workers.  Each point
+    is sized by the estimates of its command (:mod:`posbias.numerics.costs` for profile and
+    rollout points, :func:`posbias.measurements.planning.plan_step0` for a preset's measure
+    point; a measure point of another model type is sized by the measurement itself)."""
+    cache: dict = {}
+    costs = [point_cost(sweep.command, p, cache) for p in sweep.points]
+    peak = max((b for b, _ in costs), default=0.0)
+    seconds = sum(s for _, s in costs) / max(1, workers)
+    rows = len(sweep.points) * (len(sweep.columns) * 24 + 200)
+    return Plan(f"the sweep of {len(sweep.points)} {sweep.command} point(s)",
+                [(f"largest point x {workers} worker(s)", peak * workers, seconds),
+                 ("table", rows * 3, len(sweep.points) * 2e-5)],
+                "use a smaller grid, smaller lengths or fewer workers")
+
+
+def run_sweep(sweep: Sweep, *, workers: int | str | None = 1, scheduler: str | None = None,
+              max_memory: int | None = None,
+              progress: Callable[[int, int], object] | None = None) -> list[dict]:
+    """The table of ``sweep``: one row per grid point, its parameters then its quantities, in
+    the order of the points.  Planned first (:func:`plan_sweep`; a sweep whose plan does not fit
+    in ``max_memory`` bytes, or the machine, is refused with one line before any point runs),
+    then computed in ``workers`` processes (``"auto"``: one per usable core) or on the Dask
+    ``scheduler`` (:func:`posbias.proofs_checks.parallel.map_tasks`), the points cut into a few
+    batches per worker.  ``progress(points done, points)`` is called as each batch finishes."""
+    n = resolve_workers(workers)
+    plan_sweep(sweep, n if scheduler is None else 1).check(max_memory)
+    batches = _batches(sweep.points, n if scheduler is None else max(n, 2))
+    done = [0]
+
+    def finished(i: int, rows: list) -> None:
+        done[0] += len(rows)
+        if progress is not None:
+            progress(done[0], len(sweep.points))
+
+    results = map_tasks(sweep_batch, [(sweep.command, b) for b in batches], workers=n,
+                        scheduler=scheduler, progress=finished)
+    return [dict(point, **values) for batch, out in zip(batches, results)
+            for point, values in zip(batch, out)]

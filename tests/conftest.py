@@ -1,5 +1,5 @@
 """Test configuration: Hypothesis profiles ``dev`` (default, quick) and ``ci`` (derandomized,
-more examples), chosen with the HYPOTHESIS_PROFILE environment variable (STYLE.md 8)."""
+more examples), chosen with the HYPOTHESIS_PROFILE environment variable."""
 
 import importlib.util
 import os

@@ -1,4 +1,4 @@
-"""The layout of architecture 2 (docs/explanation/architecture.md) holds: the import-linter contracts in
+"""The layout (docs/explanation/architecture.md) holds: the import-linter contracts in
 pyproject.toml are kept, they can fail, and each subpackage re-exports exactly its modules'
 public names.
 
@@ -40,7 +40,17 @@ def _namespace(tmp_path, replace: dict | None = None) -> str:
                 continue  # laid out by its own mapping entry
             (target / name).symlink_to(os.path.join(source, name))
     for dotted, text in (replace or {}).items():
-        path = top.joinpath(*dotted.split(".")).with_suffix(".py")
+        parts = dotted.split(".")
+        folder = top
+        for part in parts[:-1]:  # a linked folder becomes a folder of links: the checkout stays
+            folder = folder / part
+            if folder.is_symlink():
+                source = folder.resolve()
+                folder.unlink()
+                folder.mkdir()
+                for entry in os.listdir(source):
+                    (folder / entry).symlink_to(source / entry)
+        path = folder / (parts[-1] + ".py")
         path.unlink()
         path.write_text(text)
     return str(top)
@@ -75,6 +85,40 @@ def test_a_cross_route_import_breaks_the_contracts(tmp_path):
 def test_an_upward_import_breaks_the_layers(tmp_path):
     bad = "from posbias.render import reports  # noqa: F401\n"
     result = _lint(_namespace(tmp_path, {"posbias.numerics.compare": bad}))
+    assert result.returncode != 0
+    assert "BROKEN" in result.stdout
+
+
+def _with_function_import(dotted: str, line: str) -> str:
+    """The source of ``dotted`` with a function importing ``line`` appended."""
+    path = os.path.join(ROOT, *{"posbias.proofs_checks.stored": ("proofs_checks", "stored.py"),
+                               "posbias.render.tex": ("src", "posbias", "render", "tex.py"),
+                               "posbias.render.notation": ("src", "posbias", "render",
+                                                           "notation.py"),
+                               "posbias.errors": ("src", "posbias", "errors.py"),
+                               "posbias.numbers": ("src", "posbias", "numbers.py")}[dotted])
+    with open(path, encoding="utf-8") as fh:
+        return fh.read() + f"\n\ndef _planted():\n    {line}  # noqa: F401\n"
+
+
+@pytest.mark.parametrize(("module", "line"), [
+    # the two loops that function-local imports once hid: a contract fails on either
+    ("posbias.proofs_checks.stored", "from posbias.proofs_checks.measured import STEP0_PLAN"),
+    ("posbias.render.tex", "from posbias.render.reports import render"),
+    ("posbias.render.notation", "from posbias.render.latex import latex"),
+])
+def test_a_cycle_hidden_in_a_function_breaks_the_contracts(tmp_path, module, line):
+    result = _lint(_namespace(tmp_path, {module: _with_function_import(module, line)}))
+    assert result.returncode != 0
+    assert "No cycles are allowed" in result.stdout
+
+
+@pytest.mark.parametrize(("module", "line"), [
+    ("posbias.errors", "from posbias.files import write_output"),
+    ("posbias.numbers", "from posbias.errors import InvalidArgument"),
+])
+def test_the_bottom_modules_import_nothing_above_them(tmp_path, module, line):
+    result = _lint(_namespace(tmp_path, {module: _with_function_import(module, line)}))
     assert result.returncode != 0
     assert "BROKEN" in result.stdout
 

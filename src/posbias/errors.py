@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from posbias.numbers import byte_size
+
 __all__ = ["InvalidArgument", "NeedsExtra", "ResourceLimit"]
 
 
@@ -59,12 +61,6 @@ class ResourceLimit(ValueError):
         self.limit = limit
         self.device = device
         where = f" on {device}" if device else ""
-        super().__init__(f"needs about {_human(needed)}{where}; {source} {_human(limit)}; "
+        super().__init__(f"needs about {byte_size(needed)}{where}; {source} {byte_size(limit)}; "
                          f"{advice}")
 
-
-def _human(n: float) -> str:
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{int(n)} bytes"

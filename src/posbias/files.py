@@ -31,6 +31,10 @@ from typing import TypeAlias
 
 from posbias.errors import InvalidArgument
 
+# the bounded readers live in the bottom layer (posbias.validation) so that every route can use
+# them; they are re-exported here for the front door
+from posbias.validation import check_readable, read_bounded
+
 __all__ = [
     "SUFFIXES",
     "check_readable",
@@ -183,15 +187,3 @@ def write_output(data: str | bytes, path: PathArg, parameter: str = "output", *,
     finally:
         if tmp is not None and os.path.lexists(tmp):
             os.unlink(tmp)
-
-
-# the bounded readers live in the bottom layer (posbias.validation) so that every route can use
-# them; they are re-exported here for the front door
-from posbias.validation import check_readable, read_bounded  # noqa: E402
-
-
-def _bytes(n: int) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{n} bytes"

@@ -19,13 +19,20 @@ posbias.errors.ResourceLimit: needs about 4 MiB; --max-memory allows 1 MiB; exam
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
 from posbias.errors import ResourceLimit
+from posbias.numbers import byte_size, duration
+
+#: the older name of :func:`posbias.numbers.byte_size`
+human = byte_size
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -64,9 +71,9 @@ def _cgroup_memory() -> int | None:
     return None
 
 
-def _address_space_limit() -> int | None:
+def _address_space_limit(resident: int = 0) -> int | None:
     try:
-        import resource
+        import resource  # POSIX only
 
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     except (ImportError, OSError, ValueError):  # pragma: no cover
@@ -79,27 +86,24 @@ def _address_space_limit() -> int | None:
             used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         used = 0
-    return max(soft - used, 0)
+    return max(soft - used + resident, 0)
 
 
-def memory_limit(max_memory: int | None = None) -> tuple[int | None, str]:
-    """The bytes a run may use and where that figure comes from."""
+def memory_limit(max_memory: int | None = None, *, resident: int = 0) -> tuple[int | None, str]:
+    """The bytes a run may use and where that figure comes from.  ``resident``: bytes of the
+    run's plan that this process already holds (the weights of a model loaded before its
+    measurement is planned); the address-space limit counts what is mapped, so they are
+    given back to it, to compare with a plan that counts them."""
     if max_memory is not None:
         return max_memory, "--max-memory"
     found = [(v, what) for v, what in ((_physical_memory(), "this machine has"),
                                        (_cgroup_memory(), "this container may use"),
-                                       (_address_space_limit(), "the address-space limit (ulimit -v) leaves"))
+                                       (_address_space_limit(resident), "the address-space limit (ulimit -v) leaves"))
              if v is not None]
     if not found:
         return None, ""
     return min(found)
 
-
-def human(n: float) -> str:
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{int(n)} bytes"
 
 
 def check_memory(needed: float, max_memory: int | None, advice: str) -> None:
@@ -120,7 +124,7 @@ def accelerator_memory(device: str) -> tuple[int | None, str]:
     device that is not there is refused where it is named; MPS reports no total)."""
     if not device.startswith("cuda"):
         return None, ""
-    import torch
+    import torch  # the models extra
 
     index = int(device.split(":")[1]) if ":" in device else 0
     if not torch.cuda.is_available() or index >= torch.cuda.device_count():
@@ -175,16 +179,16 @@ class Plan:
         lines = [f"plan of {self.what}:"]
         for name, b, s in self.parts:
             dev = self.placement.get(name)
-            lines.append(f"  {name}{' on ' + dev if dev else ''}: {human(b)}, {duration(s)}")
+            lines.append(f"  {name}{' on ' + dev if dev else ''}: {byte_size(b)}, {duration(s)}")
         limit, source = memory_limit()
-        lim = f" (limit {human(limit)}: {source})" if limit else ""
-        lines.append(f"  total: about {human(self.bytes)} on the host{lim}, about "
+        lim = f" (limit {byte_size(limit)}: {source})" if limit else ""
+        lines.append(f"  total: about {byte_size(self.bytes)} on the host{lim}, about "
                      f"{duration(self.seconds)}")
         for dev, b in self.per_device().items():
             if dev != "cpu":
                 acc, acc_source = accelerator_memory(dev)
-                cap = f" ({acc_source} {human(acc)})" if acc is not None else ""
-                lines.append(f"  on {dev}: about {human(b)}{cap}")
+                cap = f" ({acc_source} {byte_size(acc)})" if acc is not None else ""
+                lines.append(f"  on {dev}: about {byte_size(b)}{cap}")
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
@@ -204,14 +208,6 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def duration(seconds: float) -> str:
-    """A wall time as people read it: seconds, minutes or hours (at least ``1 s``)."""
-    if seconds < 90:
-        return f"{max(seconds, 1):.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
 
 # ----------------------------------------------------------------------------- worker processes
 class Terminated(KeyboardInterrupt):
@@ -226,9 +222,6 @@ def _on_sigterm(signum: int, frame: object) -> NoReturn:  # pragma: no cover - e
 def terminate_on_sigterm() -> Callable[[], object]:
     """Turn SIGTERM into :class:`Terminated` in this (main) thread; a handler the embedding
     program installed is left alone.  Returns a function that restores the previous handler."""
-    import signal
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     old = signal.getsignal(signal.SIGTERM)
@@ -261,9 +254,6 @@ def map_in_processes(fn: Callable[[_T], _R], items: Iterable[_T], workers: int, 
     interruption (Ctrl-C, SIGTERM, a failing task) the workers are ended, not waited for.
     ``initializer(*initargs)`` runs once in each worker (a queue made by :func:`spawn_queue`
     may travel there this way)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     tasks = list(items)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
                                mp_context=multiprocessing.get_context("spawn"),
@@ -280,6 +270,4 @@ def map_in_processes(fn: Callable[[_T], _R], items: Iterable[_T], workers: int, 
 def spawn_queue() -> Any:
     """A queue that the workers of :func:`map_in_processes` can write to (through its
     ``initializer``) and the parent read from."""
-    import multiprocessing
-
     return multiprocessing.get_context("spawn").Queue()

@@ -27,6 +27,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from posbias.numerics.alibi import alibi_layer
+
 try:
     from hypothesis import strategies as st
 except ImportError:  # pragma: no cover - exercised by a subprocess test without hypothesis
@@ -277,8 +279,6 @@ def alibi_layers(draw: Any, heads: int | None = None, *, max_heads: int = 3) -> 
     ...     assert layer.num_heads == 2 and abs(p.sum() - 1) < 1e-12 and (p >= 0).all()
     >>> check()
     """
-    from posbias.numerics.alibi import alibi_layer
-
     H = heads if heads is not None else draw(st.integers(1, max_heads))
     m = draw(st.lists(st.sampled_from(ALIBI_SLOPES), min_size=H, max_size=H))
     d = draw(st.lists(st.sampled_from(ALIBI_DIAGONALS), min_size=H, max_size=H))

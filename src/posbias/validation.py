@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from posbias.errors import InvalidArgument
+from posbias.numbers import byte_size
 
 __all__ = [
     "MAX_DENSE_LENGTH",
@@ -86,12 +87,15 @@ def _is_integer(value: Any) -> bool:
         return False
     if isinstance(value, numbers.Integral):
         return True
-    try:  # gmpy2.mpz is not registered as numbers.Integral
-        import gmpy2
+    # gmpy2.mpz is not registered as numbers.Integral; an mpz means gmpy2 is loaded already
+    return _is_instance_of(value, "gmpy2", "mpz")
 
-        return isinstance(value, type(gmpy2.mpz(0)))
-    except ImportError:  # pragma: no cover - gmpy2 is a core dependency
-        return False
+
+def _is_instance_of(value: Any, module: str, name: str) -> bool:
+    """Whether ``value``'s class is ``module.name`` (or a subclass of it): a test that needs no
+    import of ``module`` (this layer stays light; such a value means the module is loaded)."""
+    return any(c.__name__ == name and c.__module__.split(".")[0] == module
+               for c in type(value).__mro__)
 
 
 def _range_text(what: str, lo: float | None, hi: float | None, both: str, lo_op: str = ">=",
@@ -148,14 +152,9 @@ def check_real(name: str, value: Any, lo: float | None = None, hi: float | None 
     right = ")" if hi_open else "]"
     allowed = _range_text("a finite real number", lo, hi, f"in {left}{lo}, {hi}{right}",
                           ">" if lo_open else ">=", "<" if hi_open else "<=")
-    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
-        try:
-            import mpmath
-
-            if not isinstance(value, mpmath.mpf):
-                raise InvalidArgument(name, value, allowed)
-        except ImportError:  # pragma: no cover
-            raise InvalidArgument(name, value, allowed) from None
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not real and not _is_instance_of(value, "mpmath", "mpf"):  # mpf is not numbers.Real
+        raise InvalidArgument(name, value, allowed)
     try:
         x = float(value)
     except (OverflowError, ValueError):
@@ -241,12 +240,6 @@ def check_path(name: str, value: Any, *, must_exist: bool = True, kind: str = "f
 
 
 # ----------------------------------------------------------------------------- bounded reading
-def _nbytes(n: int) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{n} bytes"
-
 
 def check_readable(path: str | os.PathLike[str], parameter: str = "path",
                    max_bytes: int | None = None) -> str:
@@ -264,7 +257,7 @@ def check_readable(path: str | os.PathLike[str], parameter: str = "path",
     if not stat.S_ISREG(st.st_mode):
         raise InvalidArgument(parameter, path, "a regular file (not a directory, device or FIFO)")
     if max_bytes is not None and st.st_size > max_bytes:
-        raise InvalidArgument(parameter, path, f"a file of at most {_nbytes(max_bytes)}")
+        raise InvalidArgument(parameter, path, f"a file of at most {byte_size(max_bytes)}")
     return path
 
 
@@ -281,7 +274,7 @@ def read_bounded(path: str | os.PathLike[str], max_bytes: int, parameter: str = 
     except OSError as exc:
         raise InvalidArgument(parameter, path, f"a readable file ({exc.strerror})") from None
     if len(data) > max_bytes:
-        raise InvalidArgument(parameter, path, f"a file of at most {_nbytes(max_bytes)}")
+        raise InvalidArgument(parameter, path, f"a file of at most {byte_size(max_bytes)}")
     return data
 
 

@@ -64,7 +64,7 @@ def main() -> None:
     args = ap.parse_args()
     import torch
 
-    from posbias.measurements import measure
+    from posbias.measurements import hooks, measure
     from posbias.measurements.devices import resolve_device
 
     device, why = resolve_device(args.device)
@@ -89,7 +89,7 @@ def main() -> None:
     model, settings = measure.build_model("llama", seed=4, **cfg)
     model.to(device)
     model.eval()
-    chunk = measure._probe_chunk(settings, cfg["length"], cfg["hidden"], 4)
+    chunk = hooks.probe_chunk(settings, cfg["length"], cfg["hidden"], 4)
     ids = torch.randint(0, cfg["vocab"], (cfg["length"],)).to(device)
     times = []
     for _ in range(args.repeats):

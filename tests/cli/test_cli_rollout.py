@@ -63,7 +63,46 @@ def test_plot(tmp_path, capsys):
 
 def test_list(capsys):
     rc, out, _ = run(capsys, "--list")
-    assert rc == 0 and "no_content/bloom-7b1" in out.split()
+    lines = out.strip().split("\n")
+    assert rc == 0 and "no_content/bloom-7b1" in lines and len(lines) == 37
+    later = [ln for ln in lines if ln.startswith("no_content_2048/")]
+    assert len(later) == 5 and all("not measured at L = 2048" in ln for ln in later)
+    assert "no_content_2048/mpt-7b  [L = 2048; lambda_t copied from no_content/mpt-7b (L = 256)" in out
+
+
+def test_mean_content_reference_is_the_public_codes(capsys):
+    # one content score per layer reaches head 0 only in the reference convention (the public
+    # code's valley at j = 72, p(1)/min 9.09), every head in the corrected one
+    rc, out, _ = run(capsys, "mean_content/mpt-7b", "--compare", "--format", "json")
+    assert rc == 0
+    ref, cor = json.loads(out)["results"]
+    assert ref["conventions"]["content_head0_only"] is True and cor["conventions"]["content_head0_only"] is False
+    assert ref["summary"]["argmin"] == 72 and abs(ref["summary"]["first_over_min"] - 9.0885299029) < 1e-9
+    rc, out, _ = run(capsys, "mean_content/mpt-7b")
+    assert "single content score on head 0 only" in out
+
+
+def test_copied_lambda_is_noted_in_every_format(capsys):
+    rc, out, _ = run(capsys, "no_content_2048/mpt-7b")
+    assert rc == 0 and "L = 2048" in out.split("\n")[0]
+    assert ("note: lambda_t not measured at L = 2048: the list is copied unchanged from no_content/mpt-7b "
+            "(L = 256)") in out
+    rc, out, _ = run(capsys, builtin_config_path("no_content_2048/mpt-7b"), "--format", "json")
+    data = json.loads(out)
+    assert data["record"]["lambda_copied_from"] == "no_content/mpt-7b" and data["record"]["sequence_length"] == 2048
+    assert len(data["notes"]) == 1 and "not measured at L = 2048" in data["notes"][0]
+    rc, out, err = run(capsys, "no_content_2048/mpt-7b", "--format", "csv")
+    assert rc == 0 and "note: lambda_t not measured at L = 2048" in err and "note" not in out
+    rc, out, err = run(capsys, "no_content_2048/mpt-7b", "--format", "csv", "--quiet")
+    assert err == ""
+    # a config's own measured lambda carries no note, unless it is run at another length
+    rc, out, _ = run(capsys, "no_content/mpt-7b", "--format", "json")
+    data = json.loads(out)
+    assert data["notes"] == [] and data["record"]["lambda_copied_from"] is None
+    rc, out, _ = run(capsys, "no_content/mpt-7b", "--length", "300")
+    assert "note: lambda_t of the config (given for L = 256) used at L = 300 (--length)" in out
+    rc, out, _ = run(capsys, "no_content/mpt-7b-noresidual", "--length", "300")
+    assert "note:" not in out  # lambda = 1 is not a measurement
 
 
 @pytest.mark.parametrize(

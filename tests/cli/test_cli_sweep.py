@@ -116,3 +116,18 @@ def test_sweep_is_planned_before_any_point(tmp_path, capsys):
     code = main(["sweep", str(spec), "-o", str(out), "-v", "--quiet"])
     _, err = capsys.readouterr()
     assert code == 0 and "plan of the sweep of 2 profile point(s)" in err and out.exists()
+
+
+def test_rollout_sweep_over_conventions_and_shipped_names(tmp_path, capsys):
+    # the mean-content config differs between the conventions (one score: head 0 only in the
+    # reference, every head in the corrected one); the L = 2048 configs are shipped names too
+    spec = _write(tmp_path, "command: rollout\ngrid:\n  convention: [reference, corrected]\n"
+                            "  config: [mean_content/mpt-7b, no_content_2048/mpt-7b]\nfixed:\n  length: 256\n")
+    out = str(tmp_path / "table.csv")
+    assert main(["sweep", spec, "-o", out, "--quiet"]) == 0
+    rows = {(r["config"], r["convention"]): r for r in _rows(out)}
+    assert len(rows) == 4
+    assert rows[("mean_content/mpt-7b", "reference")]["argmin"] == "72"
+    assert abs(float(rows[("mean_content/mpt-7b", "reference")]["first_over_min"]) - 9.0885299029) < 1e-9
+    # at L = 256 the copied lambda list gives the L = 256 config's profile
+    assert rows[("no_content_2048/mpt-7b", "reference")]["argmin"] == "72"

@@ -170,9 +170,9 @@ class _OOMAbove:
 
 
 def _last_block(model):
-    from posbias.measurements.measure import _locate_blocks
+    from posbias.measurements.hooks import locate_blocks
 
-    return _locate_blocks(model)[0][-1]
+    return locate_blocks(model)[0][-1]
 
 
 def test_auto_batch_halves_on_out_of_memory_and_keeps_finished_windows(tiny, tmp_path):

@@ -136,9 +136,9 @@ def test_the_time_is_planned_where_the_passes_run_on_the_cpu():
 def _pass_counter(model):
     """Rows (sequences) through the first block's attention, forward (recomputations
     included), and through the first block backward, with the number of backward calls."""
-    from posbias.measurements.measure import _locate_blocks
+    from posbias.measurements.hooks import locate_blocks
 
-    blocks, attns, _ = _locate_blocks(model)
+    blocks, attns, _ = locate_blocks(model)
     rows = {"forward": 0, "backward": 0, "backward_calls": 0, "forward_calls": 0}
 
     def fwd(mod, args, kwargs):
@@ -207,10 +207,10 @@ def test_one_probe_copy_at_a_time_is_one_forward_pass_and_a_backward_pass_per_pr
     """Where the probe chunk holds one copy (a long sequence), the Jacobian runs one forward
     pass and a backward pass per probe (influence_profile's step == 1 branch): 1 + K units and
     passes; chunks of copies run 2 K units in 2 ceil(K / copies) passes."""
-    from posbias.measurements.measure import _probe_chunk
+    from posbias.measurements.hooks import probe_chunk
 
     s = _gpt2_settings(layers=12, hidden=768, heads=12, length=None)
-    assert _probe_chunk(dict(s), 512, 8, 4) == 1 and _probe_chunk(dict(s), 64, 8, 4) == 8
+    assert probe_chunk(dict(s), 512, 8, 4) == 1 and probe_chunk(dict(s), 64, 8, 4) == 8
     assert pl._step0_passes("jacobian", 8, 1) == (9, 9)
     assert pl._step0_passes("jacobian", 8, 3) == (16, 6)
     assert pl._step0_passes("top1-grad", 8, 1) == (2, 2)
@@ -407,12 +407,12 @@ def test_step0_plan_on_the_cpu_is_the_calibrated_figure():
 
 
 def test_step0_plan_counts_the_probe_chunk_the_jacobian_runs():
-    from posbias.measurements.measure import _probe_chunk
+    from posbias.measurements.hooks import probe_chunk
 
     s = _gpt2_settings()
     one = pl.plan_step0(s, length=512, metric="top1-grad")
     for probes in (1, 4, 8, 64):
-        chunk = _probe_chunk(s, 512, probes, 4)
+        chunk = probe_chunk(s, 512, probes, 4)
         jac = pl.plan_step0(s, length=512, metric="jacobian", probes=probes)
         per_copy = 4 * 4 * (4 * 8 * 512 * 512 + 40 * 512 * 256)
         assert jac.bytes - one.bytes == (chunk - 1) * per_copy
@@ -471,7 +471,7 @@ def test_step0_plan_holds_a_measured_peak():
 
 
 def test_a_sweep_point_is_planned_with_its_own_metric_and_probes():
-    from posbias.cli.sweep import _point_cost
+    from posbias.proofs_checks.sweeps import point_cost as _point_cost
 
     point = {"arch": "gpt2", "layers": 4, "hidden": 256, "heads": 8, "length": 512}
     s = _gpt2_settings()
@@ -490,8 +490,8 @@ def test_a_sweep_point_without_a_length_is_planned_at_the_length_it_runs_at():
     import inspect
 
     from posbias.cli import measure as cli_measure
-    from posbias.cli.sweep import _point_cost
     from posbias.measurements.measure import DEFAULT_LENGTH, measure_influence
+    from posbias.proofs_checks.sweeps import point_cost as _point_cost
 
     assert inspect.signature(measure_influence).parameters["length"].default == DEFAULT_LENGTH
     parser = argparse.ArgumentParser()
@@ -517,7 +517,7 @@ def test_cli_prints_the_step0_time_with_its_runs(capsys):
 
 
 def test_a_sweep_plans_the_time_of_its_measure_points():
-    from posbias.cli.sweep import _point_cost
+    from posbias.proofs_checks.sweeps import point_cost as _point_cost
 
     point = {"arch": "gpt2", "layers": 2, "hidden": 64, "heads": 4, "length": 64}
     s = _gpt2_settings(layers=2, hidden=64, heads=4, length=None)

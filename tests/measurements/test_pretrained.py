@@ -24,9 +24,10 @@ transformers = pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
 from posbias.errors import InvalidArgument  # noqa: E402
+from posbias.measurements.attention import AttentionProbe, _fused_qkv  # noqa: E402
 from posbias.measurements.checkpoint import block_checkpointing, load_checkpoint  # noqa: E402
 from posbias.measurements.measure import influence_profile, lambda_hooks  # noqa: E402
-from posbias.measurements.pretrained import AttentionProbe, _fused_qkv, measure_pretrained  # noqa: E402
+from posbias.measurements.pretrained import measure_pretrained  # noqa: E402
 from posbias.measurements.text import text_windows  # noqa: E402
 
 
@@ -400,9 +401,9 @@ def test_checkpoint_measurement_is_planned_and_creates_its_folders(tiny, tmp_pat
 
 
 def _attention_modules(loaded):
-    from posbias.measurements.measure import _locate_blocks
+    from posbias.measurements.hooks import locate_blocks
 
-    return _locate_blocks(loaded.model)[1]
+    return locate_blocks(loaded.model)[1]
 
 
 @pytest.mark.parametrize("family, attribute, generic", [
@@ -442,7 +443,7 @@ def test_a_refusal_says_whether_the_release_was_tested_and_names_a_missing_funct
                                               r"'apply_rotary_pos_emb' under transformers "
                                               rf"{transformers.__version__};"):
         measure_pretrained(loaded, None, length=8)
-    import posbias.measurements.pretrained as pm
+    import posbias.measurements.attention as pm
 
     monkeypatch.setattr(pm, "_transformers_version", lambda: "5.99.0")
     loaded = load_checkpoint(dirs["bloom"])
@@ -464,7 +465,7 @@ def test_an_attention_call_without_an_argument_the_family_route_reads_is_refused
         tiny, monkeypatch):
     """A release that stops passing a call argument the family route reads (the rotary
     ``position_embeddings`` here) is refused naming the argument."""
-    import posbias.measurements.pretrained as pm
+    import posbias.measurements.attention as pm
 
     dirs, _, _ = tiny
     loaded = load_checkpoint(dirs["qwen2"])

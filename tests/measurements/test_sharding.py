@@ -59,7 +59,7 @@ def test_offloaded_model_gives_the_in_memory_measurement(tiny, tmp_path, family)
     ref = measure_pretrained(whole, ids)
     ref_jac = measure_pretrained(whole, ids[:1], metric="jacobian", probes=2)
     # without a folder for the rest, the map cannot fit: refused before any weight is read
-    with pytest.raises(InvalidArgument, match=r"^max-memory = .*room for the weights"):
+    with pytest.raises(InvalidArgument, match=r"^max_memory = .*room for the weights"):
         load_checkpoint(dirs[family], device_map="sequential", max_memory=budget)
     sharded = load_checkpoint(dirs[family], device_map="sequential", max_memory=budget,
                               offload_folder=str(tmp_path / "offload"))
@@ -111,7 +111,7 @@ def test_plan_and_budget_parsing(tiny):
                      ("cpu=lots", "sizes such as")):
         with pytest.raises(InvalidArgument, match=why):
             parse_device_memory(bad)
-    with pytest.raises(InvalidArgument, match=r"^device-map = everywhere "):
+    with pytest.raises(InvalidArgument, match=r"^device_map = everywhere "):
         plan_device_map(cfg, dtype="float32", device_map="everywhere")
 
 

@@ -1,8 +1,8 @@
 """Real-model rollout configs: reproduction of the reference code's own profiles, the conventions,
 the broadcast of single scores, and the loader's bad-input table.
 
-Reference profiles: tests/data/ml-uhh/reference (the float64 output of github ml-uhh/position-bias,
-commit a514e09, MIT; see the README there).  The configs are read from the package copy
+Reference profiles: tests/data/ml-uhh/reference (the float64 output of github ml-uhh/position-bias
+on all its configs, commits a514e09 and 37cffcf, MIT; see the README there).  The configs are read from the package copy
 (posbias/proofs_checks/data/ml-uhh), so there is one copy of each.
 """
 
@@ -23,24 +23,37 @@ from posbias.numerics.configs import (
     rollout_summary,
 )
 from posbias.proofs_checks.data import (
+    builtin_config_name,
     builtin_config_path,
     builtin_configs,
+    config_record,
     is_builtin_config,
     noresidual_configs,
     residual_configs,
 )
 
 REF = os.path.join(os.path.dirname(__file__), "..", "data", "ml-uhh", "reference")
-REFERENCE_NAMES = [
+#: the names of posbias 0.2 (aliases of the fineweb-edu configs) and the configs first compared
+OLD_NAMES = [
     "no_content/bloom-7b1", "no_content/bloom-7b1-noresidual", "no_content/mpt-7b",
     "no_content/mpt-7b-noresidual", "all_content/bloom-7b1", "all_content/mpt-7b",
 ]
+#: every shipped config: the 32 of commit a514e09 and the 5 added later at L = 2048
+ALL_NAMES = builtin_configs(include_later=True)
+MEAN_CONTENT = [n for n in builtin_configs() if n.startswith("mean_content/")]
+
+#: agreement with the public code's float64 profiles, position by position: 12 of float64's
+#: ~16 significant digits (T <= 70 layers, each a sum of up to L terms, computed by two different
+#: algorithms; measured worst over the 37 configs: 1.13e-13, an attention-only BLOOM tail of 4e-55)
+REL_DIGITS = 12
+REL_TOL = 10.0 ** -REL_DIGITS
 
 _ROW = re.compile(r"(\d+),(?:np\.float64\()?([-+0-9.eE]+)\)?")
 
 
 def read_reference_profile(path):
-    """Parse ``position,p`` rows whose values may be printed as ``np.float64(0.0256...)`` (never eval)."""
+    """Parse ``position,p`` rows (0-indexed; values as ``repr`` of a float64, or as
+    ``np.float64(...)``), never eval."""
     with open(path, encoding="utf-8") as fh:
         lines = [ln.strip() for ln in fh if ln.strip()]
     assert lines[0] == "position,p"
@@ -52,20 +65,65 @@ def read_reference_profile(path):
     return np.array(out)
 
 
+def reference_profile(name):
+    return read_reference_profile(os.path.join(REF, *name.split("/")) + ".profile.csv")
+
+
+def worst_relative_difference(p, ref):
+    """``max_j |p(j) - ref(j)| / ref(j)`` (every stored value is positive)."""
+    assert (ref > 0).all()
+    return float(np.max(np.abs(p - ref) / ref))
+
+
 def test_reference_parser_rejects_code():
     assert _ROW.fullmatch("0,np.float64(__import__('os'))") is None
 
 
-@pytest.mark.parametrize("name", REFERENCE_NAMES)
+def test_every_shipped_config_has_its_reference_profile():
+    stored = []
+    for root, _dirs, files in os.walk(REF):
+        rel = os.path.relpath(root, REF)
+        stored += [f"{rel.replace(os.sep, '/')}/{f.removesuffix('.profile.csv')}" for f in files
+                   if f.endswith(".profile.csv")]
+    assert sorted(stored) == ALL_NAMES and len(ALL_NAMES) == 37
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
 def test_reproduces_reference_profiles(name):
-    ref = read_reference_profile(os.path.join(REF, name + ".profile.csv"))
+    # the public code's own output (every position, float64) against the reference convention
+    ref = reference_profile(name)
     cfg = load_config(builtin_config_path(name))
-    assert cfg.conventions.name == "reference"
+    assert cfg.conventions.name == "reference" and cfg.conventions.content_head0_only
     p = cfg.profile()
-    assert p.size == ref.size == 256
-    assert np.max(np.abs(p - ref)) <= 1e-12  # measured: <= 7e-16
-    # and relatively, even for the attention-only tails of ~1e-28
-    assert np.max(np.abs(p - ref) / ref) < 1e-13
+    assert p.size == ref.size == config_record(name).sequence_length
+    assert worst_relative_difference(p, ref) <= REL_TOL
+
+
+@pytest.mark.parametrize("name", MEAN_CONTENT)
+def test_broadcasting_the_single_content_score_fails_the_comparison(name):
+    # the reference convention of posbias 0.2 gave the single content score to every head: on the
+    # mean_content configs that does not reproduce the public code (measured: 0.14 relative at
+    # best, bloom-7b1; 239 for falcon-rw-7b), while head 0 only does (test above)
+    ref = reference_profile(name)
+    broadcast = load_config(builtin_config_path(name), content_head0_only=False)
+    assert worst_relative_difference(broadcast.profile(), ref) > 1e9 * REL_TOL
+
+
+def test_mean_content_mpt7b_figures_of_the_public_code():
+    # valley (1-indexed) and end-to-valley ratios of MPT-7B with the mean content score: the
+    # public code's profile, the reference convention, and the broadcast of posbias 0.2
+    def figures(p):
+        k = int(np.argmin(p))
+        return k + 1, p[0] / p[k], p[-1] / p[k]
+
+    name = "mean_content/fineweb-edu/mpt-7b"
+    public = figures(reference_profile(name))
+    ours = figures(load_config(builtin_config_path(name)).profile())
+    old = figures(load_config(builtin_config_path(name), content_head0_only=False).profile())
+    assert public[0] == ours[0] == 72 and old[0] == 59
+    assert np.allclose(public[1:], [9.08852990292, 5.98115134424], rtol=1e-11)
+    assert np.allclose(ours[1:], public[1:], rtol=REL_TOL)
+    assert np.allclose(old[1:], [1.72909960280, 87.7621459419], rtol=1e-11)
 
 
 def test_fast_path_equals_dense_rollout_on_a_real_config():
@@ -87,20 +145,44 @@ def test_tabs_between_flow_items_load():
     assert cfg.lambdas.tolist() == [0.5, 0.25]
 
 
-def test_single_content_score_reaches_every_head():
-    cfg = load_config(builtin_config_path("mean_content/mpt-7b"))
-    for lay in cfg.layers:
-        assert lay.diagonal.tolist() == [3.5367] * 32
-    bug = load_config(builtin_config_path("mean_content/mpt-7b"), content_head0_only=True)
-    assert bug.layers[0].diagonal.tolist() == [3.5367] + [0.0] * 31
-    # the two differ: the reference code's broadcast bug changes the profile
-    assert np.max(np.abs(cfg.profile() - bug.profile())) > 1e-3
+def test_single_content_score_reaches_head0_in_reference_and_every_head_corrected():
+    ref = load_config(builtin_config_path("mean_content/mpt-7b"))
+    for lay in ref.layers:
+        assert lay.diagonal.tolist() == [3.5367] + [0.0] * 31
+    cor = load_config(builtin_config_path("mean_content/mpt-7b"), convention="corrected")
+    for lay in cor.layers:
+        assert np.allclose(lay.diagonal, 3.5367 / np.sqrt(128), rtol=1e-15) and lay.diagonal.size == 32
+    # the head-0 fill is a switch of its own: the corrected convention with it, the reference without
+    assert load_config(builtin_config_path("mean_content/mpt-7b"), convention="corrected",
+                       content_head0_only=True).layers[0].diagonal[1:].tolist() == [0.0] * 31
+    everyone = load_config(builtin_config_path("mean_content/mpt-7b"), content_head0_only=False)
+    assert everyone.layers[0].diagonal.tolist() == [3.5367] * 32
+    assert np.max(np.abs(ref.profile() - everyone.profile())) > 1e-3
+    # per-head tables are read as they stand in both conventions
+    per_head = load_config(builtin_config_path("all_content/mpt-7b"), length=16)
+    assert np.count_nonzero(per_head.layers[0].diagonal) == 32
+    with pytest.raises(InvalidArgument) as e:
+        conventions_for("reference", content_head0_only="yes")
+    assert e.value.parameter == "content_head0_only"
+
+
+def test_head0_fill_follows_the_first_row():
+    # the reference code sizes its head loop by the first row of the table: one number there
+    # sends every layer's entry 0 to head 0, even where a later row lists every head
+    text = _text(content="content_config:\n  diagonal_scores: [[1.0], [2.0, 3.0]]\n")
+    assert [l.diagonal.tolist() for l in parse_config(text).layers] == [[1.0, 0.0], [2.0, 0.0]]
+    assert [l.diagonal.tolist() for l in parse_config(text, content_head0_only=False).layers] == [
+        [1.0, 1.0], [2.0, 3.0]]
+    text = _text(content="content_config:\n  diagonal_scores: [[1.0, 3.0], [2.0]]\n")
+    assert [l.diagonal.tolist() for l in parse_config(text).layers] == [[1.0, 3.0], [2.0, 2.0]]
+    one_head = _text(attention="attention_config:\n  num_heads: 1\n  alibi_slopes: [[0.5]]\n")
+    assert parse_config(one_head).layers[1].diagonal.tolist() == [1.0]
 
 
 def test_head0_bug_emulation_matches_a_dense_emulation_of_the_reference():
     # the reference fills content only into head 0 when one score is given for all heads:
-    # emulate that densely, entry by entry, and compare with content_head0_only=True
-    cfg = load_config(builtin_config_path("mean_content/mpt-7b"), content_head0_only=True, length=40)
+    # emulate that densely, entry by entry, and compare with the reference convention
+    cfg = load_config(builtin_config_path("mean_content/mpt-7b"), length=40)
     slopes = cfg.layers[0].slopes
     L = 40
     i = np.arange(L)[:, None]
@@ -183,7 +265,7 @@ def test_builtin_names():
             assert f"all_content/{ds}/{m}" in names
     assert {"all_content/fineweb-edu/bloom-noresidual", "mean_content/fineweb-edu/bloom-noresidual"} <= set(names)
     # the names of posbias 0.2 stay valid as aliases of the fineweb-edu configs
-    for old in [*REFERENCE_NAMES, "mean_content/mpt-7b"]:
+    for old in [*OLD_NAMES, "mean_content/mpt-7b"]:
         assert is_builtin_config(old)
         assert os.path.exists(builtin_config_path(old))
     assert builtin_config_path("all_content/mpt-7b") == builtin_config_path("all_content/fineweb-edu/mpt-7b")
@@ -191,7 +273,50 @@ def test_builtin_names():
         builtin_config_path("no_content/gpt-2")
 
 
-SMALL_CONFIGS = [n for n in builtin_configs() if not n.startswith("all_content/")]
+def test_later_configs_are_listed_apart_with_their_lambda_provenance():
+    models = ("bloom", "bloom-7b1", "falcon-rw-7b", "mpt-30b", "mpt-7b")
+    later = [n for n in ALL_NAMES if n not in builtin_configs()]
+    assert later == [f"no_content_2048/{m}" for m in models]
+    assert all(is_builtin_config(n) for n in later)
+    for name in later:
+        rec = config_record(name)
+        assert rec.commit == "37cffcfd490e40cd90d17111660b37f9372d5b66" and rec.license == "MIT"
+        assert (rec.sequence_length, rec.lambda_length) == (2048, 256) and not rec.lambda_measured_for_length
+        assert rec.lambda_copied_from == "no_content/" + name.split("/")[1]
+        assert "not measured at L = 2048" in rec.note and rec.lambda_copied_from in rec.note
+        cfg = load_config(builtin_config_path(name))
+        src = load_config(builtin_config_path(rec.lambda_copied_from))
+        assert (cfg.length, src.length) == (2048, 256)
+        # the lambda list (and every layer) is the L = 256 config's, unchanged
+        assert np.array_equal(cfg.lambdas, src.lambdas)
+        assert all(np.array_equal(a.slopes, b.slopes) and np.array_equal(a.diagonal, b.diagonal)
+                   for a, b in zip(cfg.layers, src.layers, strict=True))
+        # and the file differs from its source in two lines: sequence_length and save_dir
+        with open(builtin_config_path(name), encoding="utf-8") as fa, \
+                open(builtin_config_path(rec.lambda_copied_from), encoding="utf-8") as fb:
+            a, b = fa.read().splitlines(), fb.read().splitlines()
+        assert len(a) == len(b)
+        assert [x.split(":")[0] for x, y in zip(a, b) if x != y] == ["sequence_length", "save_dir"]
+    for name in builtin_configs():
+        rec = config_record(name)
+        assert rec.commit == "a514e09cb3e0688974a63816530e5849d5c2b8ba" and rec.note == ""
+        assert rec.sequence_length == rec.lambda_length == 256 and rec.lambda_measured_for_length
+    assert config_record("mean_content/mpt-7b").name == "mean_content/fineweb-edu/mpt-7b"
+    with pytest.raises(InvalidArgument):
+        config_record("no_content_2048/gpt-2")
+
+
+def test_builtin_config_name_of_a_path(tmp_path):
+    for name in ("no_content/mpt-7b", "no_content_2048/bloom", "all_content/dclm/bloom"):
+        assert builtin_config_name(builtin_config_path(name)) == name
+    copy = tmp_path / "mpt-7b.yaml"
+    with open(builtin_config_path("no_content/mpt-7b"), encoding="utf-8") as fh:
+        copy.write_text(fh.read())
+    assert builtin_config_name(copy) is None
+    assert builtin_config_name(os.path.dirname(builtin_config_path("no_content/mpt-7b"))) is None
+
+
+SMALL_CONFIGS = [n for n in ALL_NAMES if not n.startswith("all_content/")]
 
 
 @pytest.mark.parametrize("name", SMALL_CONFIGS)
@@ -211,16 +336,17 @@ def _check_loaded(name):
     expect = {"bloom": (70, 112), "bloom-7b1": (30, 32), "falcon-rw-7b": (36, 64), "mpt-7b": (32, 32),
               "mpt-30b": (48, 64)}
     model = name.rsplit("/", 1)[1].removesuffix("-noresidual")
+    L = config_record(name).sequence_length
     for conv in ("reference", "corrected"):
         cfg = load_config(builtin_config_path(name), convention=conv)
-        assert (cfg.num_layers, cfg.num_heads) == expect[model] and cfg.length == 256
+        assert (cfg.num_layers, cfg.num_heads) == expect[model] and cfg.length == L
         assert cfg.model == model
         if name.endswith("-noresidual"):
             assert cfg.lambdas.tolist() == [1.0] * cfg.num_layers
         else:
             assert cfg.schedule == "custom (measured)" and 0 < cfg.lambdas.min() <= cfg.lambdas.max() < 1
         p = cfg.profile()
-        assert p.size == 256 and abs(p.sum() - 1) < 1e-12 and p.min() >= 0
+        assert p.size == L and abs(p.sum() - 1) < 1e-12 and p.min() >= 0
 
 
 GOOD = {
@@ -247,7 +373,8 @@ def _text(**changes):
 
 def test_good_text_loads():
     cfg = parse_config(_text())
-    assert cfg.num_heads == 2 and cfg.layers[0].diagonal.tolist() == [1.0, 1.0]
+    assert cfg.num_heads == 2 and cfg.layers[0].diagonal.tolist() == [1.0, 0.0]
+    assert parse_config(_text(), content_head0_only=False).layers[0].diagonal.tolist() == [1.0, 1.0]
 
 
 BAD = [

@@ -37,6 +37,10 @@ def test_declared_kinds_and_extra_differences():
     assert c.resolve()["scope"] == "reduced"
     c = Card(PAPER, test, differences=("another estimator",), scale_only=False)
     assert c.resolve()["scope"] == "variant"
+    # a difference of implementation is listed, the scope unchanged
+    c = Card(PAPER, test, implementation=("posbias re-implements the public code",))
+    assert c.resolve()["scope"] == "paper"
+    assert c.resolve()["differences"] == ["implementation: posbias re-implements the public code"]
     # the evidence refines the test setting at run time
     assert Card(PAPER, test).resolve({"L": 256})["scope"] == "reduced"
     with pytest.raises(InvalidArgument, match=r"setting\.paper\.source"):

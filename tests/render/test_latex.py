@@ -49,6 +49,8 @@ def test_printer_orders_terms_and_prints_them_in_that_order():
     ("0 < a < 2", "$0 < a < 2$"),
     ("0 < c < 1 (c = 1 - 1/i for Cesàro row i)", "$0 < c < 1$ ($c = 1 - 1/i$ for Ces\\`aro row $i$)"),
     ("50% of the mass & more at x = 1", r"50\% of the mass \& more at $x = 1$"),
+    # a set is one run (its comma does not end a clause) and its braces print
+    ("logits in {0, 1} (the alternating sequences)", r"logits in $\{0, 1\}$ (the alternating sequences)"),
 ])
 def test_prose_to_latex(text, expected):
     assert rl.prose_to_latex(text) == expected

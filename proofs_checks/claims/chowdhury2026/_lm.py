@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from posbias.proofs_checks import gates
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     BINS,
@@ -59,7 +60,7 @@ __all__ = [
 ]
 
 #: the final position's learned fraction every seed must reach before a profile counts
-LM_GATE = 0.5
+LM_GATE = gates.LM_GATE
 #: ``|log10(R_N / R_0)|`` beyond which the peak/valley ratio has grown (or fallen)
 LM_GROWTH = 0.1
 #: the stored configuration (file name under data/trained-lm/)

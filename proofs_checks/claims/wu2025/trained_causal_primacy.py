@@ -7,8 +7,8 @@ of the plot): a 2-layer single-head self-attention network on wu2025's in-contex
 classification task, its public code's default (no residual connections).
 
 The check reads the stored attention-only runs of ``posbias train`` (``residual: false``, causal
-mask, no PE; re-trained at the same scale with ``--thorough``) at their last evaluation and
-decides on first-last per seed beyond its noise threshold, first-middle as support, with the
+mask, no PE; re-trained at the same scale with ``--thorough``) at the reading point (their last
+evaluation, 100,000 iterations) and decides on first-last per seed beyond its noise threshold, first-middle as support, with the
 gate on the in-context accuracy (see :mod:`posbias.proofs_checks.claims.wu2025._trained`).
 """
 
@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule
-from posbias.proofs_checks.claims.wu2025._shared import FIXED_DATE
 from posbias.proofs_checks.claims.wu2025._trained import (
     ASSUMPTIONS,
     ATTENTION_ONLY_SOURCE,
     GATE_TEXT,
     NEEDS,
     NO_SE,
+    REIMPLEMENTATION,
+    RULES_FIXED,
     direction_check,
     direction_decide,
     example_figures,
@@ -37,7 +38,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "decide"]
 
-_DECIDE = direction_decide("first-last", +1, support="first-middle")
+_DECIDE = direction_decide("first-last", +1, support=("first-middle",))
 
 
 def decide(f: Mapping, t: Mapping) -> str:
@@ -73,8 +74,8 @@ RULE = Rule(
         Example("recency instead (the decay-mask sign): first-last -0.05, -0.04",
                 example_figures(seed_entry(0.52, -0.03, -0.05), seed_entry(0.53, -0.02, -0.04)),
                 "refuted", "false"),
-        Example("primacy in label copying only: ic 0.52, first-last +0.05, +0.04 "
-                "(docs/mathematics.rst W5: no matching by 95k iterations)",
+        Example("primacy without in-context matching: ic 0.52 (label-copying level), first-last "
+                "+0.05, +0.04 (docs/mathematics.rst W5: no matching by 95k iterations)",
                 example_figures(seed_entry(0.52, 0.03, 0.05, train=0.65),
                                 seed_entry(0.52, 0.02, 0.04, train=0.64)),
                 "qualified"),
@@ -82,7 +83,7 @@ RULE = Rule(
                 example_figures(seed_entry(0.85, 0.05, 0.07), seed_entry(0.85, 0.0, 0.004)),
                 "inconclusive"),
     ),
-    fixed=FIXED_DATE,
+    fixed=RULES_FIXED,
     deciding=("first-last", "first-middle", "ic_accuracy", "train_accuracy"),
 )
 
@@ -90,6 +91,7 @@ CARD = Card(
     paper=paper_setting("Figure 2", "off", "causal", "none"),
     test=tested_setting("off", "causal", "none", ATTENTION_ONLY_SOURCE),
     proof=ProofStatus("none"),
+    implementation=REIMPLEMENTATION,
 )
 
 

@@ -7,9 +7,9 @@ third-party reading of the plot): the network of Figure 2 with residual connecti
 attention.
 
 The check reads the stored causal/no-PE runs of ``posbias train`` with residual connections
-(``data/trained/causal_none_res_lr0.001.json``; re-trained with ``--thorough``) at their last
-evaluation and decides on first-middle per seed beyond its noise threshold, first-last as
-support, with the gate on the in-context accuracy.
+(``data/trained/causal_none_res_lr0.001.json``; re-trained with ``--thorough``) at the reading
+point (their last evaluation, 100,000 iterations) and decides on first-middle per seed beyond
+its noise threshold, first-last as support, with the gate on the in-context accuracy.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule
-from posbias.proofs_checks.claims.wu2025._shared import FIXED_DATE
 from posbias.proofs_checks.claims.wu2025._trained import (
     ASSUMPTIONS,
     GATE_TEXT,
     NEEDS,
     NO_SE,
+    REIMPLEMENTATION,
     RESIDUAL_SOURCE,
+    RULES_FIXED,
     direction_check,
     direction_decide,
     example_figures,
@@ -37,7 +38,7 @@ from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "decide"]
 
-_DECIDE = direction_decide("first-middle", +1, support="first-last")
+_DECIDE = direction_decide("first-middle", +1, support=("first-last",))
 
 
 def decide(f: Mapping, t: Mapping) -> str:
@@ -55,8 +56,8 @@ RULE = Rule(
           "refuted: no seed with first-middle beyond noise above 0 (gate passed), or below "
           "-noise in every seed (any gate); qualified: the stated sign in every seed but gate "
           "not passed; inconclusive otherwise. " + GATE_TEXT
-          + " The comparison with Figure 2's strength needs attention-only runs: not decided "
-          "here."),
+          + " The comparison with Figure 2's strength (residual against attention only) is not "
+          "decided here: a comparison of two configurations needs both arms above the gate."),
     decide=decide,
     thresholds=trained_thresholds(),
     outcomes=("verified", "qualified", "refuted", "inconclusive"),
@@ -73,14 +74,14 @@ RULE = Rule(
         Example("recency: first-middle -0.03, -0.04 (gate not passed)",
                 example_figures(seed_entry(0.6, -0.03, -0.02), seed_entry(0.6, -0.04, -0.03)),
                 "refuted", "false"),
-        Example("primacy in label copying only (ic 0.54, as at 20,000 iterations)",
+        Example("primacy without in-context matching (ic 0.54, as at 20,000 iterations)",
                 example_figures(seed_entry(0.54, 0.05, 0.06), seed_entry(0.52, 0.04, 0.05)),
                 "qualified"),
         Example("seeds disagree",
                 example_figures(seed_entry(0.88, 0.1, 0.1), seed_entry(0.88, 0.0, 0.1)),
                 "inconclusive"),
     ),
-    fixed=FIXED_DATE,
+    fixed=RULES_FIXED,
     deciding=("first-middle", "first-last", "ic_accuracy", "train_accuracy"),
 )
 
@@ -88,6 +89,7 @@ CARD = Card(
     paper=paper_setting("Figure 5", "on", "causal", "none"),
     test=tested_setting("on", "causal", "none", RESIDUAL_SOURCE),
     proof=ProofStatus("none"),
+    implementation=REIMPLEMENTATION,
 )
 
 

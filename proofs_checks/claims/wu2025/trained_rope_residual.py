@@ -6,9 +6,10 @@ wu2025 section 5, Figure 5 (depth 2, first-middle RoPE about +0.38 against no PE
 figures from a third-party reading of the plot), residual connections around attention.
 
 The check reads the stored causal runs with residual connections, RoPE and no PE (re-trained
-with ``--thorough``), at the last iteration both reached and decides on the shift of
-first-middle per seed beyond ``sqrt(2)`` times the larger noise threshold, with the gate on
-both in-context accuracies.
+with ``--thorough``), at the reading point (the last iteration both reached, 100,000) and
+decides on the shift of first-middle per seed beyond ``sqrt(2)`` times the larger noise
+threshold, with the gate on both arms: a network at label-copying level cannot show a
+positional trade-off.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule
-from posbias.proofs_checks.claims.wu2025._shared import FIXED_DATE
 from posbias.proofs_checks.claims.wu2025._trained import (
     ASSUMPTIONS,
-    GATE_TEXT,
     NEEDS,
+    REIMPLEMENTATION,
     RESIDUAL_SOURCE,
+    RULES_FIXED,
+    SHIFT_GATE_TEXT,
     example_shift,
     paper_setting,
     rope_shift_check,
@@ -39,8 +41,8 @@ _DECIDE = shift_decide("first-middle", +1)
 
 def decide(f: Mapping, t: Mapping) -> str:
     """Figure 5 RoPE above no PE: the shift first-middle(RoPE) - first-middle(no PE) above
-    its threshold in every seed (:func:`shift_decide`, sign +1); the gate turns verified into
-    qualified."""
+    its threshold in every seed (:func:`shift_decide`, sign +1); inconclusive unless both arms
+    pass the gate."""
     return _DECIDE(f, t)
 
 
@@ -48,14 +50,13 @@ RULE = Rule(
     text=("Figure 5 (with residual connections): RoPE lies above no PE in the first-position "
           "preference, first-middle about +0.38 vs +0.25 at depth 2. Shift S = first-middle(RoPE) "
           "- first-middle(no PE) per seed (same seeds, same iteration), threshold sqrt(2) "
-          "max(noise(RoPE), noise(no PE)). verified: S above the threshold in every seed, gate "
-          "passed in both configurations; refuted: no seed with that shift (gate passed), or S "
-          "below minus the threshold in every seed (any gate: Figure 2's trade-off direction); "
-          "qualified: the stated shift in every seed but a gate not passed; inconclusive "
-          "otherwise. " + GATE_TEXT),
+          "max(noise(RoPE), noise(no PE)). verified: S above the threshold in every seed, both "
+          "arms above the gate; refuted (both arms above the gate): no seed with that shift, or "
+          "S below minus the threshold in every seed (Figure 2's trade-off direction); "
+          "inconclusive otherwise, and whenever an arm misses the gate. " + SHIFT_GATE_TEXT),
     decide=decide,
     thresholds=trained_thresholds(),
-    outcomes=("verified", "qualified", "refuted", "inconclusive"),
+    outcomes=("verified", "refuted", "inconclusive"),
     examples=(
         Example("wu2025 Figure 5, depth 2: first-middle RoPE +0.38, no PE +0.25 (no SE or "
                 "in-context accuracy reported)",
@@ -69,14 +70,18 @@ RULE = Rule(
         Example("RoPE equal to no PE: S = +0.005, -0.004",
                 example_shift("first-middle", [0.183, 0.170], [0.178, 0.174], ic_rope=[0.9, 0.9],
                               ic_nope=[0.89, 0.88]), "refuted", "false"),
-        Example("the stated shift in label copying only (RoPE ic 0.51, as at 6,000 iterations)",
+        Example("the stated shift shown by networks at label-copying level (RoPE ic 0.51, as at "
+                "6,000 iterations): S = +0.07, +0.07",
                 example_shift("first-middle", [0.10, 0.11], [0.03, 0.04], ic_rope=[0.51, 0.51],
-                              ic_nope=[0.54, 0.52]), "qualified"),
+                              ic_nope=[0.54, 0.52]), "inconclusive", "false"),
+        Example("one arm above the gate, the other at label-copying level: S = +0.06, +0.07",
+                example_shift("first-middle", [0.24, 0.24], [0.18, 0.17], ic_rope=[0.9, 0.9],
+                              ic_nope=[0.52, 0.53]), "inconclusive", "false"),
         Example("seeds disagree", example_shift("first-middle", [0.24, 0.17], [0.18, 0.17],
                                                 ic_rope=[0.9, 0.9], ic_nope=[0.89, 0.88]),
                 "inconclusive"),
     ),
-    fixed=FIXED_DATE,
+    fixed=RULES_FIXED,
     deciding=("shift", "RoPE first-middle", "no PE first-middle", "RoPE ic_accuracy",
               "no PE ic_accuracy"),
 )
@@ -85,6 +90,7 @@ CARD = Card(
     paper=paper_setting("Figure 5", "on", "causal", ("rope", "none")),
     test=tested_setting("on", "causal", ("rope", "none"), RESIDUAL_SOURCE),
     proof=ProofStatus("none"),
+    implementation=REIMPLEMENTATION,
 )
 
 

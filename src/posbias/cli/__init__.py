@@ -1,7 +1,7 @@
 """The ``posbias`` command line: ``list``, ``check``, ``profile``, ``latex``, ``rollout``,
 ``measure``, ``sweep``.
 
-Conventions (STYLE.md 15): ``main(argv) -> int``; results on stdout (or ``-o FILE``), progress on
+Conventions: ``main(argv) -> int``; results on stdout (or ``-o FILE``), progress on
 stderr.  Exit status: 0 every verdict as expected, 1 a verdict differs, 2 bad usage or input
 (one line naming the flag), 3 an internal error or a crashing check (one line; ``--debug``
 shows the traceback).  Each subcommand lives in its own module ``posbias/cli/<name>.py``
@@ -21,6 +21,7 @@ from typing import NoReturn
 from posbias import __version__
 from posbias.cli._common import OPTION, add_common, flag_error
 from posbias.errors import InvalidArgument, NeedsExtra, ResourceLimit
+from posbias.resources import Terminated, terminate_on_sigterm
 
 __all__ = [
     "EXIT_DIFFERS",
@@ -83,7 +84,6 @@ def main(argv: list[str] | None = None) -> int:
     SIGTERM, after worker processes are ended)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
-    from posbias.resources import terminate_on_sigterm
 
     restore = terminate_on_sigterm()  # SIGTERM ends workers and removes partial files, as Ctrl-C
     try:
@@ -93,8 +93,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list, debug: bool) -> int:
-    from posbias.resources import Terminated
-
     try:
         with warnings.catch_warnings():
             # numerical warnings never leak to the user (site-packages paths): results are

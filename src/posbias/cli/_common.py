@@ -14,8 +14,17 @@ import time
 from collections.abc import Iterable
 from typing import Any, Literal, Protocol
 
+from tqdm import tqdm
+
 from posbias import __version__
 from posbias.errors import InvalidArgument
+from posbias.measurements.sharding import parse_device_memory
+from posbias.numbers import duration
+
+# memory_limit and check_memory live in posbias.resources (the bottom layer), so that the Python
+# entry points refuse what cannot fit exactly as the command line does; the subcommands take
+# them from here
+from posbias.resources import check_memory, memory_limit
 from posbias.validation import MAX_DPS, MIN_DPS, parse_size
 
 __all__ = [
@@ -27,17 +36,22 @@ __all__ = [
     "check_memory",
     "dps_type",
     "flag_error",
+    "flag_of",
     "memory_limit",
     "progress",
     "seed_type",
 ]
 
-#: library (Python) parameter names -> the flag a user types.  The library names its
-#: parameters (``length``, ``dps``, ``schedule``); the command line shows its own flags.
+#: library (Python) parameter names -> the flag a user types: the one table of the command line.
+#: The library names its parameters (``length``, ``dps``, ``schedule``); the command line shows
+#: its own flags.  Every error that reaches :func:`posbias.cli.main` is shown through it
+#: (:func:`flag_error`); a subcommand whose flag differs for a name passes ``rename``.
 OPTION = {
     # shared
     "output": "--output", "format": "--format", "seed": "--seed", "dps": "--dps",
     "max_dps": "--max-dps", "max_memory": "--max-memory", "plot": "--plot",
+    "threads": "--threads", "device": "--device", "resume": "--resume",
+    "scheduler": "--scheduler",
     # profile
     "length": "--length", "depth": "--depth", "alpha": "--alpha", "schedule": "--schedule",
     "digits": "--digits", "fractions": "--fractions",
@@ -47,12 +61,21 @@ OPTION = {
     "paper": "--paper", "data_dir": "--data-dir", "import": "--import",
     # latex
     "only": "--only",
-    # measure
+    # measure --arch
     "arch": "--arch", "layers": "--layers", "hidden": "--hidden", "heads": "--heads",
     "kv_heads": "--kv-heads", "vocab": "--vocab", "probes": "--probes", "samples": "--samples",
     "metric": "--metric", "rope": "--rope", "dtype": "--dtype", "probe_dist": "--probe-dist",
-    "exact": "--exact", "threads": "--threads", "kernel_inputs": "--kernel-inputs",
-    "attention": "--attention", "device": "--device",
+    "exact": "--exact", "kernel_inputs": "--kernel-inputs", "attention": "--attention",
+    # measure --model
+    "text": "--text", "windows": "--text", "device_map": "--device-map",
+    "offload_folder": "--offload-folder", "batch_size": "--batch-size", "route": "--route",
+    # train
+    "mask": "--mask", "pe": "--pe", "residual": "--residual", "iterations": "--iterations",
+    "lr": "--lr", "weight_decay": "--weight-decay", "batch": "--batch",
+    "train_bias": "--train-bias", "eval_every": "--eval-every", "test_size": "--test-size",
+    "influence_samples": "--record-influence", "seeds": "--seeds", "jobs": "--jobs",
+    "source": "--corpus", "corpus": "--corpus", "max_documents": "--max-documents",
+    "boundary_samples": "--boundary-windows",
 }
 
 
@@ -63,6 +86,12 @@ def flag_error(exc: InvalidArgument, rename: dict | None = None) -> InvalidArgum
     if flag is None or exc.parameter.startswith("-"):
         return exc
     return InvalidArgument(flag, exc.value, exc.allowed)
+
+
+def flag_of(dest: str) -> str:
+    """The flag of a parsed option: its :data:`OPTION` entry, else argparse's own spelling of
+    the destination (``no_checkpointing`` is ``--no-checkpointing``)."""
+    return OPTION.get(dest) or "--" + dest.replace("_", "-")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,8 +123,6 @@ def memory_type(text: object) -> Any:
     device, ``DEVICE=SIZE,...`` (``0=20G,cpu=64G``), for ``measure --model --device-map``
     (a :class:`~posbias.measurements.sharding.DeviceMemory`)."""
     if "=" in str(text):
-        from posbias.measurements.sharding import parse_device_memory
-
         try:
             return parse_device_memory(str(text))
         except InvalidArgument as exc:
@@ -164,13 +191,6 @@ def add_common(p: argparse.ArgumentParser, name: str, example: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# resources
-
-# memory_limit, check_memory and human live in posbias.resources (the bottom layer), so that
-# the Python entry points refuse what cannot fit exactly as the command line does
-from posbias.resources import check_memory, duration, human, memory_limit  # noqa: E402,F401
-
-# ---------------------------------------------------------------------------------------------
 # progress
 
 class ProgressBar(Protocol):
@@ -199,10 +219,6 @@ def progress(total: int, desc: str, quiet: bool = False) -> ProgressBar:
     if quiet:
         return _Silent()
     if not sys.stderr.isatty():
-        return _Lines(total, desc)
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a core dependency
         return _Lines(total, desc)
     bar: ProgressBar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
                             dynamic_ncols=True)

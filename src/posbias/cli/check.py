@@ -14,13 +14,14 @@ import os
 import sys
 from collections.abc import Iterable
 
+from posbias.cli import InternalError
 from posbias.cli._common import add_output, dps_type, progress, seed_type
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, write_output
-from posbias.proofs_checks import registry
+from posbias.numbers import duration
+from posbias.proofs_checks import parallel, registry
 from posbias.proofs_checks.registry import CheckContext, Claim, Result
 from posbias.render.reports import FORMATS, render
-from posbias.resources import duration as _duration
 
 __all__ = ["add_parser", "claim_source", "run_check", "run_list", "select_claims"]
 
@@ -57,8 +58,6 @@ class _InputError(InvalidArgument):
 
 
 def _import_failed(name: str, exc: BaseException) -> Exception:
-    from posbias.cli import InternalError
-
     return InternalError(f"--import {name}: the module raised {type(exc).__name__}: "
                          + " ".join(str(exc).split())[:200])
 
@@ -153,8 +152,6 @@ def run_check(args: argparse.Namespace) -> int:
     write_output(render(results, args.format, verbose=args.verbose, strict=args.strict), args.output,
                  fmt=args.format)
     if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
-        from posbias.cli import InternalError
-
         first = next(r for r in results if r.claim.id == crashed[0])
         raise InternalError(f"the check of {crashed[0]} raised "
                             f"{first.evidence.details.get('error', '')}"[:300]
@@ -179,10 +176,10 @@ def _announce_thorough(args: argparse.Namespace, ctx: CheckContext, claims: list
               "on this project's machine, 2 cores):", file=sys.stderr)
         for _key, what, seconds, ids in work:
             names = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-            print(f"  {what}: about {_duration(seconds)} (for {names})", file=sys.stderr)
-        print(f"  total: about {_duration(total)}", file=sys.stderr, flush=True)
+            print(f"  {what}: about {duration(seconds)} (for {names})", file=sys.stderr)
+        print(f"  total: about {duration(total)}", file=sys.stderr, flush=True)
     if total > _THOROUGH_CONFIRM_SECONDS and sys.stdin.isatty() and not args.yes:
-        raise InvalidArgument("--thorough", f"about {_duration(total)} of re-measuring and "
+        raise InvalidArgument("--thorough", f"about {duration(total)} of re-measuring and "
                               "re-training", "--yes to start it (or select fewer claims)")
 
 
@@ -190,8 +187,6 @@ def _run_parallel(args: argparse.Namespace, ctx: CheckContext,
                   claims: list[Claim]) -> list[Result]:
     """``posbias check -n N|auto [--scheduler ADDRESS]``: the claims in worker processes or on a
     Dask cluster (posbias.proofs_checks.parallel); the same verdicts and report as a serial run."""
-    from posbias.proofs_checks import parallel
-
     workers = args.workers
     try:
         parallel.resolve_workers(workers)

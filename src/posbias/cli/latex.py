@@ -16,6 +16,7 @@ from typing import Any
 
 from posbias.cli._common import add_output
 from posbias.errors import InvalidArgument
+from posbias.files import check_target, write_output
 
 __all__ = ["add_parser", "run"]
 
@@ -26,7 +27,7 @@ def __getattr__(name: str) -> Any:
     # posbias.render.latex's renderers, still reachable here, load on first use (with sympy): every other subcommand's
     # start-up would otherwise pay about 0.3 s for sympy
     if name in _RENDER:
-        from posbias.render import latex
+        from posbias.render import latex  # sympy: loaded on first use, as above
 
         return getattr(latex, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -55,9 +56,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from posbias.files import check_target, write_output
-
     check_target(args.output, args.format)
+    # the derivations and their printer load sympy (about 0.3 s): imported when the sheet is
+    # built, not at the start-up of every command
     from posbias.derivations import all_derivations, derivation_names
 
     valid = derivation_names()
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"posbias latex: building {len(names)} derivation(s)", file=sys.stderr)
     derivations = list(all_derivations(names).values())
-    from posbias.render.latex import render_json, render_tex
+    from posbias.render.latex import render_json, render_tex  # sympy, as above
 
     if args.format == "json":
         text = render_json(derivations)

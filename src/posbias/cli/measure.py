@@ -9,19 +9,31 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from posbias.cli._common import OPTION as _OPTION
-from posbias.cli._common import add_output, seed_type
+from posbias.cli._common import OPTION, add_output, flag_error, flag_of, seed_type
 from posbias.errors import InvalidArgument
+from posbias.files import check_target, check_writable, write_output
+from posbias.measurements import export
+from posbias.measurements import measure as ms
+from posbias.measurements.checkpoint import load_checkpoint
+from posbias.measurements.devices import check_device, resolve_device
+from posbias.measurements.hooks import require_models_extra
+from posbias.measurements.journal import JOURNAL_SUFFIX, check_fresh, windows_done
+from posbias.measurements.measure import plan_influence
+from posbias.measurements.planning import MeasurementPlan, plan_checkpoint
 from posbias.measurements.presets import PRESETS
+from posbias.measurements.pretrained import measure_pretrained
+from posbias.measurements.sharding import DEVICE_MAPS, describe_device_map
+from posbias.measurements.text import text_windows
+from posbias.numbers import rounded, significant
+from posbias.proofs_checks.pretrained import compare_with_rollout
+from posbias.render.plots import check_plot_path, plot_curves
 
 if TYPE_CHECKING:
-    from posbias.measurements.planning import MeasurementPlan
     from posbias.proofs_checks.measured import RopeComparison
 
 __all__ = ["add_parser", "run"]
@@ -100,16 +112,12 @@ def _max_threads() -> int:
 
 
 def _check_device_spelling(args: argparse.Namespace) -> None:
-    from posbias.measurements.devices import check_device
-
     args.device = check_device("--device", args.device)
 
 
 def _resolve_device(args: argparse.Namespace) -> str:
     """The device --device names, once torch is importable: one line and exit 2 when it is
     not there (before any model is built or loaded); -v says which one was chosen and why."""
-    from posbias.measurements.devices import resolve_device
-
     device, why = resolve_device(args.device, "--device")
     if args.verbose:
         print(f"[measure] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
@@ -125,22 +133,19 @@ def _validate(args: argparse.Namespace) -> None:
                      ("heads", 1), ("kv_heads", 1), ("vocab", 2), ("kernel_inputs", 0)):
         value = getattr(args, name)
         if value is not None and value < lo:
-            raise InvalidArgument(_OPTION[name], value, f"an integer >= {lo}")
+            raise InvalidArgument(OPTION[name], value, f"an integer >= {lo}")
     if not 1 <= args.threads <= _max_threads():
         raise InvalidArgument("--threads", args.threads, f"an integer between 1 and {_max_threads()} "
                               f"(4 per CPU core of this machine, at most 256)")
 
 
-def _fmt(x: float | None, digits: int = 4) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float) and not math.isfinite(x):
-        return "n/a"  # a ratio to a minimum that is 0 in float: no inf/nan in a report
-    return f"{x:.{digits}g}"
+def _fmt(x: float | None) -> str:
+    # a ratio to a minimum that is 0 in float prints as n/a: no inf/nan in a report
+    return significant(x, 4, nonfinite="n/a")
 
 
 def _num(x: float | None) -> float | None:
-    return None if x is None else float(f"{x:.7g}")
+    return None if x is None else rounded(x, 7)
 
 
 def _table(m: Any, c: Any, rope: RopeComparison | None) -> str:
@@ -191,8 +196,6 @@ def _table(m: Any, c: Any, rope: RopeComparison | None) -> str:
 
 
 def _plot(path: str, m: Any, c: Any, rope: RopeComparison | None) -> None:
-    from posbias.render.plots import plot_curves
-
     curves = [(f"measured ({m.metric})", m.profile, "-"),
               ("Cesàro rollout, measured λ_t", c.profile_measured_lambda, "--"),
               (f"Cesàro rollout, α = {c.best_alpha:.3g}", c.profile_best_alpha, ":")]
@@ -202,8 +205,7 @@ def _plot(path: str, m: Any, c: Any, rope: RopeComparison | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from posbias.files import check_target
-    from posbias.measurements import measure as ms
+    # the theory comparison loads scipy: imported when a measurement runs, not at start-up
     from posbias.proofs_checks import measured as mc
 
     if args.model is not None:
@@ -212,48 +214,36 @@ def run(args: argparse.Namespace) -> int:
     if args.metric is None:
         args.metric = "jacobian"
     _validate(args)
-    ms.require_models_extra()
+    require_models_extra()
     device = _resolve_device(args)
     check_target(args.output, args.format)
     if args.plot:
-        from posbias.render.plots import check_plot_path
-
         check_plot_path(args.plot, "--plot")
-    if args.arch in PRESETS:  # a transformers model type is sized once transformers is loaded
-        from posbias.measurements.presets import resolve_settings
-
-        try:
-            settings = resolve_settings(PRESETS[args.arch], layers=args.layers, hidden=args.hidden,
-                                        heads=args.heads, kv_heads=args.kv_heads, vocab=args.vocab,
-                                        length=args.length)
-        except InvalidArgument as exc:
-            raise InvalidArgument(_OPTION.get(exc.parameter, exc.parameter), exc.value, exc.allowed) from None
-        from posbias.measurements.planning import plan_step0
-
-        # --rope both: on and off, and a second RoPE-on run with other probes (probe noise)
-        runs = 1 if args.rope != "both" else (
-            3 if args.metric != "top1-grad" and not args.exact else 2)
-        plan = plan_step0(settings, length=args.length, dtype=args.dtype, device=device,
-                          metric=args.metric, probes=args.probes, exact=args.exact,
-                          max_memory=args.max_memory, samples=args.samples,
-                          threads=args.threads, runs=runs, kernel_inputs=args.kernel_inputs or 0,
-                          what=f"measuring {args.arch} at initialization (L = {args.length})")
-        if args.verbose:
-            print(plan.describe(), file=sys.stderr, flush=True)
-        plan.check()  # per device, before any model is built
+    # --rope both: on and off, and a second RoPE-on run with other probes (probe noise)
+    runs = 1 if args.rope != "both" else (
+        3 if args.metric != "top1-grad" and not args.exact else 2)
+    plan = plan_influence(args.arch, length=args.length, layers=args.layers, hidden=args.hidden,
+                          heads=args.heads, kv_heads=args.kv_heads, vocab=args.vocab,
+                          dtype=args.dtype, device=device, metric=args.metric,
+                          probes=args.probes, exact=args.exact, max_memory=args.max_memory,
+                          samples=args.samples, threads=args.threads, runs=runs,
+                          kernel_inputs=args.kernel_inputs or 0)
+    if args.verbose:
+        print(plan.describe(), file=sys.stderr, flush=True)
+    plan.check()  # per device, before any model is built
     progress = _quiet if args.quiet else _progress
     kwargs = dict(length=args.length, layers=args.layers, hidden=args.hidden, heads=args.heads,
                   kv_heads=args.kv_heads, vocab=args.vocab, seed=args.seed, probes=args.probes,
                   exact=args.exact, metric=args.metric, samples=args.samples, dtype=args.dtype,
-                  probe_dist=args.probe_dist, threads=args.threads, progress=progress)
+                  probe_dist=args.probe_dist, threads=args.threads, progress=progress,
+                  max_memory=args.max_memory)
     if args.kernel_inputs:
         kwargs["kernel_inputs"] = args.kernel_inputs
     if args.attention != "eager":
         kwargs["attention"] = args.attention
     try:
         kwargs["device"] = device
-        if args.arch in PRESETS:  # validated above; a model type is validated by the library first
-            progress(f"measuring {args.arch} at initialization (L = {args.length})")
+        progress(f"measuring {args.arch} at initialization (L = {args.length})")
         rope = None
         if args.rope == "both":
             rope = mc.rope_comparison(args.arch, noise_floor=True, **kwargs)
@@ -262,12 +252,9 @@ def run(args: argparse.Namespace) -> int:
             m = ms.measure_influence(args.arch, rope=args.rope == "on", **kwargs)
         c = mc.compare_with_theory(m)
     except InvalidArgument as exc:
-        if exc.parameter in _OPTION:
-            value = exc.value
-            if exc.parameter == "rope" and args.rope == "both":
-                value = "both"
-            raise InvalidArgument(_OPTION[exc.parameter], value, exc.allowed) from None
-        raise
+        if exc.parameter == "rope" and args.rope == "both":  # the flag's value, not one run's
+            exc = InvalidArgument(exc.parameter, "both", exc.allowed)
+        raise flag_error(exc) from None
     if args.format == "json":
         out = {"measurement": m.as_dict(), "theory": c.as_dict(m.digits)}
         if rope is not None:
@@ -281,7 +268,6 @@ def run(args: argparse.Namespace) -> int:
         text = _table(m, c, rope)
     if args.plot:
         _plot(args.plot, m, c, rope)
-    from posbias.files import write_output
 
     write_output(text, args.output, fmt=args.format)
     return 0
@@ -364,7 +350,7 @@ def _reject_checkpoint_options(args: argparse.Namespace) -> None:
     for key in _CHECKPOINT_ONLY:
         value = getattr(args, key, None)
         if value not in (None, False):
-            raise InvalidArgument("--" + key.replace("_", "-"), value, "no value without --model")
+            raise InvalidArgument(flag_of(key), value, "no value without --model")
     if args.dtype == "bfloat16":
         raise InvalidArgument("--dtype", "bfloat16", "float32 or float64 with --arch")
 
@@ -377,7 +363,6 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
                               "averaged Step-0 kernel is measured with --arch)")
     if getattr(args, "attention", "eager") != "eager":
         raise InvalidArgument("--attention", args.attention, "eager with --model")
-    from posbias.files import check_writable
 
     if args.arch is not None:
         raise InvalidArgument("--arch", args.arch, "no value with --model (one of the two)")
@@ -385,21 +370,19 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
         raise InvalidArgument("--dtype", args.dtype, "float32 or bfloat16 with --model")
     for key in ("exact", "layers", "hidden", "heads", "kv_heads", "vocab"):
         if getattr(args, key) not in (None, False):
-            raise InvalidArgument("--" + key.replace("_", "-"), getattr(args, key),
+            raise InvalidArgument(flag_of(key), getattr(args, key),
                                   "no value with --model (the checkpoint fixes it)")
     if args.rope != "on":
         raise InvalidArgument("--rope", args.rope, "on with --model")
     for key, lo in (("length", 2), ("samples", 1), ("seed", 0), ("threads", 1), ("probes", 1)):
         value = getattr(args, key)
         if value < lo:
-            raise InvalidArgument("--" + key, value, f"an integer >= {lo}")
+            raise InvalidArgument(flag_of(key), value, f"an integer >= {lo}")
     if args.text is not None and not os.path.exists(args.text):
         raise InvalidArgument("--text", args.text, "an existing text file, .jsonl file or directory")
     if args.name is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", args.name):
         raise InvalidArgument("--name", args.name, "a file stem of letters, digits, '.', '_', '-'")
     if args.device_map is not None:
-        from posbias.measurements.sharding import DEVICE_MAPS
-
         if args.device_map not in DEVICE_MAPS:
             raise InvalidArgument("--device-map", args.device_map, "one of "
                                   + ", ".join(DEVICE_MAPS))
@@ -417,8 +400,6 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
         raise InvalidArgument("--resume", "on", "-o FILE with it (the journal of finished "
                               "windows is FILE.windows.jsonl, beside the output)")
     if args.output not in (None, "-"):
-        from posbias.measurements.journal import JOURNAL_SUFFIX, check_fresh
-
         check_writable(args.output + JOURNAL_SUFFIX, "-o")
         if not args.resume:
             try:
@@ -436,9 +417,6 @@ def _checkpoint_preflight(args: argparse.Namespace) -> None:
 
 
 def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  # a PretrainedMeasurement
-    from posbias.measurements.checkpoint import load_checkpoint
-    from posbias.measurements.pretrained import measure_pretrained
-    from posbias.measurements.text import text_windows
 
     say = _quiet if args.quiet else _progress  # -q: no progress on standard error
     say(f"loading {args.model} ({args.dtype}"
@@ -451,8 +429,6 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
                              random_init=args.random_init, seed=args.seed,
                              device=device if args.device_map is None else "cpu", **sharded)
     if loaded.device_map is not None:
-        from posbias.measurements.sharding import describe_device_map
-
         say(f"device map ({args.device_map}): "
             f"{describe_device_map(loaded.device_map, loaded.device_bytes)}")
     windows, inputs = None, None
@@ -463,8 +439,6 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
         say(inputs)
     journal = None
     if args.output not in (None, "-"):
-        from posbias.measurements.journal import JOURNAL_SUFFIX
-
         journal = args.output + JOURNAL_SUFFIX
     return measure_pretrained(loaded, windows, length=args.length, samples=args.samples,
                               seed=args.seed, metric=args.metric, probes=args.probes,
@@ -473,96 +447,33 @@ def _measure_checkpoint(args: argparse.Namespace, device: str = "cpu") -> Any:  
                               offload_activations=args.offload_activations,
                               batch_size=1 if args.batch_size is None else args.batch_size,
                               checkpointing=not args.no_checkpointing,
-                              route=args.route or "auto")
-
-
-_PARAMETERS = {"model": "--model", "text": "--text", "length": "--length",
-               "samples": "--samples", "seed": "--seed", "metric": "--metric",
-               "threads": "--threads", "probes": "--probes", "dtype": "--dtype",
-               "windows": "--text", "device": "--device", "resume": "--resume",
-               "max-memory": "--max-memory", "device-map": "--device-map",
-               "device_map": "--device-map", "max_memory": "--max-memory",
-               "offload_folder": "--offload-folder", "batch_size": "--batch-size",
-               "route": "--route"}
+                              route=args.route or "auto",
+                              max_memory=args.max_memory if isinstance(args.max_memory, int)
+                              else None)
 
 
 def _checkpoint_plan(args: argparse.Namespace, device: str) -> MeasurementPlan | None:
-    """The per-device memory plan, and the time on the CPU, of measuring a checkpoint
-    (:func:`posbias.measurements.planning.plan_measurement`) from its configuration alone,
-    before any weight is read: a local directory's ``config.json`` (read bounded), or a hub
-    name's from the local cache; None when there is none to read (transformers then reports
-    the missing model).  With ``--device-map`` the weights are placed as the map places them
-    (computed on the meta device) and the activations go to the map's first device."""
-    import transformers
-
-    from posbias.measurements.planning import plan_measurement
-    from posbias.validation import read_text_bounded
-
-    where = os.path.expanduser(args.model)
-    path = os.path.join(where, "config.json")
-    if os.path.isdir(where):
-        if not os.path.isfile(path):
-            return None
-        try:
-            cfg = json.loads(read_text_bounded(path, 16 * 2**20, "--model"))
-        except ValueError:
-            raise InvalidArgument("--model", args.model, f"a checkpoint whose config.json is "
-                                  f"JSON ({path})") from None
-        if not isinstance(cfg, dict):
-            raise InvalidArgument("--model", args.model, f"a config.json holding an object "
-                                  f"({path})")
-    try:
-        config = transformers.AutoConfig.from_pretrained(where, local_files_only=True)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # not found, or a family transformers does not know: load_checkpoint says
-    device_bytes, run_on = None, device
-    if args.device_map is not None:
-        from posbias.measurements.sharding import plan_device_map
-
-        try:
-            placed, _, device_bytes = plan_device_map(
-                config, dtype=args.dtype, device_map=args.device_map,
-                max_memory=args.max_memory if isinstance(args.max_memory, dict) else None,
-                offload_folder=args.offload_folder)
-        except InvalidArgument as exc:
-            raise InvalidArgument(_PARAMETERS.get(exc.parameter, exc.parameter), exc.value,
-                                  exc.allowed) from None
-        first = next((d for d in placed.values() if d != "disk"), "cpu")
-        run_on = f"cuda:{first}" if isinstance(first, int) else str(first)
+    """The library's plan of measuring --model (:func:`posbias.measurements.planning.plan_checkpoint`)
+    from its configuration alone, before any weight is read; a resumed run is planned for the
+    windows its journal has left."""
     windows = args.samples
     if args.resume and args.output not in (None, "-"):  # planned for the windows left
-        from posbias.measurements.journal import JOURNAL_SUFFIX, windows_done
-
         windows = max(1, windows - windows_done(args.output + JOURNAL_SUFFIX))
-    try:
-        return plan_measurement(
-            config, length=args.length, dtype=args.dtype,
-            batch_size="auto" if args.batch_size == "auto" else (args.batch_size or 1),
-            checkpointing=not args.no_checkpointing, device=device, metric=args.metric,
-            device_bytes=device_bytes, execution_device=run_on,
-            offload_activations=args.offload_activations,
-            max_memory=args.max_memory if isinstance(args.max_memory, int) else None,
-            what=f"measuring {args.model} at L = {args.length}", windows=windows,
-            threads=args.threads, probes=args.probes)
-    except InvalidArgument as exc:
-        if exc.parameter == "model":
-            return None  # sizes not readable from the configuration: sized once loaded
-        raise
+    return plan_checkpoint(
+        args.model, length=args.length, windows=windows, dtype=args.dtype, device=device,
+        metric=args.metric, probes=args.probes, threads=args.threads,
+        batch_size="auto" if args.batch_size == "auto" else (args.batch_size or 1),
+        checkpointing=not args.no_checkpointing, offload_activations=args.offload_activations,
+        device_map=args.device_map, max_memory=args.max_memory,
+        offload_folder=args.offload_folder)
 
 
 def _run_checkpoint(args: argparse.Namespace) -> int:
-    from posbias.files import check_target
-    from posbias.measurements import export
-    from posbias.measurements.measure import require_models_extra
-    from posbias.proofs_checks.pretrained import compare_with_rollout
-
     _checkpoint_preflight(args)
     require_models_extra()
     device = _resolve_device(args)
     check_target(args.output, args.format)
     if args.plot:
-        from posbias.render.plots import check_plot_path
-
         check_plot_path(args.plot, "--plot")
     if args.metric is None:
         args.metric = "top1-grad"
@@ -574,9 +485,7 @@ def _run_checkpoint(args: argparse.Namespace) -> int:
     try:
         m = _measure_checkpoint(args, device)
     except InvalidArgument as exc:
-        if exc.parameter in _PARAMETERS:
-            raise InvalidArgument(_PARAMETERS[exc.parameter], exc.value, exc.allowed) from None
-        raise
+        raise flag_error(exc) from None
     config_text = export.rollout_config_yaml(m)
     comparison = compare_with_rollout(m.profile, config_text)
     files = {}
@@ -585,13 +494,11 @@ def _run_checkpoint(args: argparse.Namespace) -> int:
     if args.save_influence is not None:
         stage = "step-0" if args.random_init else "pretrained"
         name = args.name or (m.name + ("-step0" if args.random_init else ""))
-        import os
 
         os.makedirs(os.path.join(args.save_influence, "measured-influence"), exist_ok=True)
         for path, text in export.influence_files(m, args.save_influence, name=name,
                                                  stage=stage).items():
             files[path] = (text, "--save-influence")
-    from posbias.files import write_output
 
     for path, (text, parameter) in files.items():
         write_output(text, path, parameter)
@@ -633,8 +540,6 @@ def _checkpoint_table(m: Any, c: Any, written: list[str]) -> str:
 
 
 def _plot_checkpoint(path: str, m: Any, c: Any) -> None:
-    from posbias.render.plots import plot_curves
-
     plot_curves([(f"measured ({m.metric})", m.profile, "-"),
                  ("rollout, measured λ_t, slopes, content", c.rollout, "--"),
                  ("rollout, attention only (λ = 1)", c.attention_only, ":")],

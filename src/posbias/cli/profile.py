@@ -24,18 +24,23 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from types import ModuleType
+from math import lcm
 from typing import TYPE_CHECKING, Any, cast
 
 import mpmath
 import numpy as np
 
-from posbias.cli._common import add_output, check_memory, dps_type, human, progress
+from posbias.cli._common import add_output, check_memory, dps_type, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, write_output
+from posbias.numbers import byte_size, duration, float_text, fraction_text, mp_text
+from posbias.numerics import cesaro, kinetic, rollout
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
+from posbias.numerics.cesaro import reduce_scaled_profile
+from posbias.numerics.costs import profile_bytes, profile_output_cost, profile_seconds
+from posbias.numerics.rollout import DecayKernel, PrefixKernel, parse_kernel
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
-from posbias.resources import duration as _duration
+from posbias.render import plots
 from posbias.validation import MAX_LENGTH
 
 if TYPE_CHECKING:
@@ -45,6 +50,8 @@ __all__ = ["add_parser", "compute_profile", "estimate_bytes", "run"]
 
 #: kernels whose fast path is log-safe (block exponents or logarithms), like the Cesàro route
 _LOG_SAFE = ("sink:", "streaming:")
+#: the memory of a profile run (:func:`posbias.numerics.costs.profile_bytes`), by its older name
+estimate_bytes = profile_bytes
 
 #: the smallest positive normal float64: a nonzero lambda below it cannot be carried on the
 #: fast path (it would round to a subnormal or to 0 and change the profile's support)
@@ -118,73 +125,6 @@ def _schedule(args: argparse.Namespace, depth: int | None) -> Schedule:
     return parse_schedule(args.schedule, depth, parameter="--schedule", depth_parameter="--depth")
 
 
-def estimate_bytes(path: str, length: int, depth: int, denominator_bits: int, dps: int | None,
-                   output_values: bool) -> float:
-    """Memory (bytes) of a profile run from its sizes, before any work.
-
-    Exact: the common denominator has about ``T (log2 lcm(1..L) + log2 b)`` bits with
-    ``log2 lcm(1..L) ~ L log2 e``, and the rollout at that denominator carries ``L`` integers of
-    that size from the first layer on; two lists of them are alive at once (the row and the
-    numerators), and printing all values as reduced fractions adds about as much again.
-    Precise: ``L`` mpmath numbers of ``dps`` digits (about ``3.33 dps`` bits plus ~100 bytes of
-    object) in three lists.  Fast: about eight float64 arrays of length ``L``.
-    """
-    if path == "exact":
-        bits = depth * (1.4427 * length + denominator_bits) + 64
-        per = bits / 8 + 40
-        return length * per * (4 if output_values else 2) + 50e6
-    if path == "precise":
-        per = (dps or 15) * 3.33 / 8 + 120
-        return length * per * (4 if output_values else 3) + 50e6
-    return length * 8 * (8 + (6 if output_values else 0)) + 50e6
-
-
-def estimate_seconds(path: str, length: int, depth: int, denominator_bits: int, dps: int | None) -> float:
-    """Rough single-core time of a profile run from its sizes (measured on the development
-    machine: the exact rollout at the final denominator at ``L = 4096, T = 24, lambda = 1/2`` took 1.0 s of
-    CPU, i.e. about ``7.5e-11`` s per layer, position and bit of its integers, which have the
-    final denominator's size from the first layer on; mpmath about 1 us per operation at low
-    precision, growing with ``dps``; float64 about 2 ns per layer and position)."""
-    if path == "exact":
-        bits = depth * (1.4427 * length + denominator_bits) + 64
-        return depth * length * bits * 7.5e-11
-    if path == "precise":
-        return depth * length * (1e-6 + (dps or 15) * 3e-9)
-    return depth * length * 2e-9
-
-
-def estimate_output(path: str, length: int, depth: int, denominator_bits: int, dps: int | None,
-                    fractions: bool, summary: bool) -> tuple[float, float]:
-    """``(bytes, seconds)`` of turning a profile into its output text and writing it
-    (``fractions``: JSON or ``--fractions``, i.e. reduced fractions on the exact path and the
-    JSON lists elsewhere).
-
-    Exact entries carry about ``T (log2 lcm(1..L) + log2 b)`` bits: reduced fractions (JSON,
-    ``--fractions``) cost a gcd and two decimal conversions per entry, about ``4.2e-13 s``
-    per entry and squared bit (measured: 0.3, 4.2 and 31.6 s at L = 1024, 2048, 4096, T = 24);
-    the decimal table one integer division per entry (about ``1.2e-8 s`` per entry and bit);
-    the text holds about ``0.3`` decimal digits per bit of numerator and denominator.  Precise
-    and fast entries print in microseconds.  ``summary``: a handful of numbers.
-    """
-    if summary:
-        return 1e4, 0.01
-    # a line of text per entry: the str object (~70 bytes) in the list of lines and its copy in
-    # the joined text; JSON holds Python floats in lists (and, on the fast path, the log
-    # profile beside the profile) while json.dumps builds its chunks (measured: a fast JSON
-    # profile of 8,000,000 entries ran out of 1.76 GiB of address space planned at 64 bytes
-    # per entry)
-    per_line = 160.0
-    if path == "exact":
-        bits = depth * (1.4427 * length + denominator_bits) + 64
-        if fractions:
-            return length * (bits * 0.3 * 2 * 3 + per_line), length * bits * bits * 4.2e-13
-        return length * per_line, length * bits * 1.2e-8
-    if path == "precise":
-        return (length * (((dps or 15) + 24) * 3 + per_line),
-                length * 5e-6 * (1 + (dps or 15) / 100))
-    return length * (320.0 if fractions else per_line), length * 2e-6
-
-
 def _check_fast_inputs(schedule: Schedule, parameter: str, shown: object) -> None:
     """Refuse nonzero lambdas that float64 cannot carry (they would silently become 0)."""
     if schedule.is_rational:
@@ -212,8 +152,6 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
     :mod:`posbias.numerics.rollout` (plain float64 on the fast path).  ``progress`` (called
     with a number of layers done) reaches the exact and precise Cesàro routes.
     """
-    from posbias.numerics import cesaro
-
     if kernel is not None and kernel.spec != "cesaro":
         return _kernel_profile(length, schedule, path, dps, kernel)
 
@@ -236,10 +174,6 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
 
 def _kernel_profile(length: int, schedule: Schedule, path: str, dps: int | None,
                     kernel: Kernel) -> dict:
-    from math import lcm
-
-    from posbias.numerics import rollout
-
     if path == "exact":
         fractions = rollout.kernel_profile_exact(length, kernel, schedule)
         D = lcm(*(x.denominator for x in fractions))
@@ -301,7 +235,7 @@ def _block_text(data: dict, index: int, digits: int) -> str | None:
         return None
     with mpmath.workprec(64):
         exact = mpmath.ldexp(mpmath.mpf(float(a[index])), int(k[index]))
-        return mpmath.nstr(exact, digits, min_fixed=-5, max_fixed=21)
+        return mp_text(exact, digits, min_fixed=-5, max_fixed=21)
 
 
 def _finite_log(x: float) -> float | None:
@@ -318,14 +252,8 @@ def _pair(value: Fraction | tuple[int, int]) -> tuple[int, int]:
 
 
 def _fraction_text(value: Fraction | tuple[int, int]) -> str:
-    num, den = _pair(value)
-    f = value if isinstance(value, Fraction) else reduced_fraction(num, den)
-    n, d = mpz(f.numerator), mpz(f.denominator)  # mpz prints huge integers without limits
-    return str(n) if d == 1 else f"{n}/{d}"
-
-
-def _fmt_float(x: float, digits: int) -> str:
-    return repr(float(x)) if digits >= 17 else f"{float(x):.{digits}g}"
+    """An exact value (a Fraction or an unreduced pair) as reduced ``p/q``."""
+    return fraction_text(value if isinstance(value, Fraction) else reduced_fraction(*value))
 
 
 def _formatter(path: str, args: argparse.Namespace, dps: int | None) -> Callable[[Any], str]:
@@ -338,9 +266,9 @@ def _formatter(path: str, args: argparse.Namespace, dps: int | None) -> Callable
     if path == "precise":
         assert dps is not None  # the precise path runs with --dps
         digits = min(args.digits_value or dps, dps)
-        return lambda x: mpmath.nstr(x, digits, min_fixed=-5, max_fixed=21)
+        return lambda x: mp_text(x, digits, min_fixed=-5, max_fixed=21)
     digits = min(args.digits_value or 17, 17)
-    return lambda x: _fmt_float(x, digits)
+    return lambda x: float_text(x, digits)
 
 
 def _header(path: str, args: argparse.Namespace, length: int, depth: int, spec: str,
@@ -374,7 +302,7 @@ def _json_value(path: str, value: Any, dps: int | None) -> str | float:
         return _fraction_text(value)
     if path == "precise":
         assert dps is not None  # the precise path runs with --dps
-        return mpmath.nstr(value, dps, min_fixed=-5, max_fixed=21)
+        return mp_text(value, dps, min_fixed=-5, max_fixed=21)
     return float(value)
 
 
@@ -396,7 +324,6 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgument("--alpha", "(missing)", "--alpha A or --schedule SPEC (or --model "
                               "SPEC for the kinetic profile)")
     schedule = _schedule(args, depth)
-    from posbias.numerics.rollout import DecayKernel, PrefixKernel, parse_kernel
 
     args.kernel = args.kernel or "cesaro"
     try:
@@ -420,8 +347,8 @@ def run(args: argparse.Namespace) -> int:
     check_target(args.output, args.format)
     if args.plot:
         _check_plot_target(args.plot)
-    needed = estimate_bytes(path, length, schedule.depth, den_bits, dps, not args.summary)
-    out_bytes, out_seconds = estimate_output(path, length, schedule.depth, den_bits, dps,
+    needed = profile_bytes(path, length, schedule.depth, den_bits, dps, not args.summary)
+    out_bytes, out_seconds = profile_output_cost(path, length, schedule.depth, den_bits, dps,
                                              args.format == "json" or bool(args.fractions),
                                              bool(args.summary))
     needed += out_bytes
@@ -429,10 +356,10 @@ def run(args: argparse.Namespace) -> int:
         ", or the fast path (no --exact)" if path == "exact" else
         ", a smaller --dps or the fast path" if path == "precise" else "")
     check_memory(needed, args.max_memory, advice)
-    seconds = estimate_seconds(path, length, schedule.depth, den_bits, dps) + out_seconds
+    seconds = profile_seconds(path, length, schedule.depth, den_bits, dps) + out_seconds
     if (seconds > 5 or (path != "fast" and length >= 2048)) and not args.quiet:
         print(f"posbias: computing the {path} profile (L={length}, T={schedule.depth}): about "
-              f"{_duration(seconds)} and {human(needed)} of memory ...", file=sys.stderr)
+              f"{duration(seconds)} and {byte_size(needed)} of memory ...", file=sys.stderr)
 
     # a bar with an ETA, one step per layer, for the slow Cesàro routes (silent off a terminal)
     slow = path != "fast" and kernel.spec == "cesaro" and seconds > 5
@@ -443,8 +370,6 @@ def run(args: argparse.Namespace) -> int:
         if not args.summary and (args.format == "json" or args.fractions) and "fractions" in data:
             values = data["fractions"]
         elif not args.summary and (args.format == "json" or args.fractions):
-            from posbias.numerics.cesaro import reduce_scaled_profile
-
             values = reduce_scaled_profile(length, schedule, data["num"], data["den"])
         else:
             values = [(n, data["den"]) for n in data["num"]]
@@ -468,8 +393,6 @@ def run(args: argparse.Namespace) -> int:
 def _run_model(args: argparse.Namespace, path: str, length: int, dps: int | None) -> int:
     """``--model kinetic:...``: the kinetic retrieval profile ``S_t(j/L)`` (duerinckx2026) on the
     precise or the fast path (:mod:`posbias.numerics.kinetic`)."""
-    from posbias.numerics import kinetic
-
     for flag, value in (("--depth", args.depth), ("--alpha", args.alpha),
                         ("--schedule", args.schedule), ("--kernel", args.kernel)):
         if value is not None:
@@ -488,7 +411,7 @@ def _run_model(args: argparse.Namespace, path: str, length: int, dps: int | None
     if args.plot:
         _check_plot_target(args.plot)
     modes = sum(1 if h.c is not None else h.modes for h in model.heads)
-    out_bytes, out_seconds = estimate_output(path, length, 1, 0, dps, args.format == "json",
+    out_bytes, out_seconds = profile_output_cost(path, length, 1, 0, dps, args.format == "json",
                                              bool(args.summary))
     check_memory(estimate_bytes(path, length, 1, 0, dps, not args.summary) + out_bytes,
                  args.max_memory, "use --summary, a smaller --length" + (
@@ -497,7 +420,7 @@ def _run_model(args: argparse.Namespace, path: str, length: int, dps: int | None
     seconds = length * per_value + out_seconds
     if seconds > 5 and not args.quiet:
         print(f"posbias: computing the {path} kinetic profile (L={length}): about "
-              f"{_duration(seconds)} ...", file=sys.stderr)
+              f"{duration(seconds)} ...", file=sys.stderr)
     if path == "precise":
         data: dict = {"values": kinetic.kinetic_profile_precise(length, model, cast(int, dps))}
     else:
@@ -563,24 +486,12 @@ def _render(args: argparse.Namespace, path: str, length: int, dps: int | None,
     return "\n".join(lines) + "\n"
 
 
-def _plots_module(target: str) -> ModuleType:
-    try:
-        from posbias.render import plots
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("posbias"):
-            raise InvalidArgument("--plot", target,
-                                  "a build of posbias with posbias.render.plots") from None
-        raise
-    return plots
-
-
 def _check_plot_target(target: str) -> None:
     """Fail before any work when the plot cannot be written (suffix, directory, permissions)."""
-    _plots_module(target).check_plot_path(target, "--plot")
+    plots.check_plot_path(target, "--plot")
 
 
 def _plot(target: str, path: str, values: Sequence[Any], title: str) -> None:
-    plots = _plots_module(target)
     if path == "exact":
         # int / int is correctly rounded in Python, for integers of any size
         arr = np.array([int(n) / int(d) for n, d in map(_pair, values)], dtype=np.float64)

@@ -8,6 +8,12 @@ prints the summary: first, last, argmin (1-indexed), min, ``sum_t lambda_t``,
 last/min, and the normalised Wasserstein-1 distance between the two profiles.  ``--compare``
 puts the ``reference`` and ``corrected`` conventions side by side with their W1 distance.
 
+What is known of the λ schedule is printed with it: a shipped config whose λ list was not
+measured for its own length (the L = 2048 configs of a later commit of herasimchyk2026's code,
+whose lists are copied from L = 256; see ``--list``) carries a note in every format (a ``note:``
+line in the table, ``notes`` in JSON, standard error beside CSV), and so does any config run at a
+``--length`` other than the one its λ list was given for.
+
 Formats: ``text`` (``table``; about 6 significant digits), ``json`` and ``csv`` (floats as
 ``repr``, at most 17 significant digits; csv positions are 1-indexed).  No report holds a NaN or
 an infinity: a ratio to a minimum that underflowed to 0 is ``null`` in JSON and shown as
@@ -18,6 +24,7 @@ rollout is not finite is refused.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -27,9 +34,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posbias.cli._common import add_output, check_memory, human, progress
+from posbias.cli._common import add_output, check_memory, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
+from posbias.numbers import byte_size, significant
+from posbias.numerics.configs import CONVENTIONS, MAX_LENGTH, parse_config, rollout_summary
+from posbias.numerics.costs import alibi_rollout_bytes
+from posbias.proofs_checks.data import (
+    builtin_config_name,
+    builtin_config_path,
+    builtin_configs,
+    config_record,
+    is_builtin_config,
+)
+from posbias.render.plots import check_plot_path, plot_profile
 
 if TYPE_CHECKING:
     from posbias.numerics.configs import RolloutConfig
@@ -74,8 +92,6 @@ def _w1(p: np.ndarray, q: np.ndarray) -> float:
 
 def compute_rollout(cfg: RolloutConfig) -> dict:
     """Profile, attention-only profile and summaries of a :class:`RolloutConfig`."""
-    from posbias.numerics.configs import rollout_summary
-
     deltas = cfg.deltas()
     prof = cfg.profile()
     att_cfg = cfg.attention_only()
@@ -87,6 +103,7 @@ def compute_rollout(cfg: RolloutConfig) -> dict:
             "alibi_scale": cfg.conventions.alibi_scale,
             "content_scale": cfg.conventions.content_scale,
             "d_head": cfg.conventions.d_head,
+            "content_head0_only": cfg.conventions.content_head0_only,
         },
         "profile": prof,
         "attention_only_profile": att,
@@ -97,18 +114,12 @@ def compute_rollout(cfg: RolloutConfig) -> dict:
 
 
 def _resolve(config: str) -> str:
-    from posbias.proofs_checks.data import builtin_config_path, is_builtin_config
-
     if os.path.lexists(config):
         return config
     if is_builtin_config(config):
         return builtin_config_path(config)
     raise InvalidArgument("CONFIG", config, "a readable YAML file or a shipped config name "
                           "(see posbias rollout --list)")
-
-
-def _g6(x: float) -> str:
-    return f"{float(x):.6g}"
 
 
 _ROWS = (
@@ -123,7 +134,27 @@ _ROWS = (
 )
 
 
-def _table(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
+def lambda_notes(cfg: RolloutConfig, name: str | None) -> list[str]:
+    """What a user must know of the λ schedule of ``cfg``: the shipped config's note (``name``
+    of a shipped config, or None) and, for a custom schedule given for another sequence length
+    than the one computed, that it is reused at this length (λ ≡ 1 has nothing to reuse)."""
+    notes = []
+    if name is not None:
+        rec = config_record(name)
+        if rec.note:
+            notes.append(rec.note)
+    given = cfg.raw.get("sequence_length")
+    measured = cfg.schedule.startswith("custom") and not bool(np.all(cfg.lambdas == 1.0))
+    if measured and isinstance(given, int) and given != cfg.length:
+        notes.append(f"lambda_t of the config (given for L = {given}) used at L = {cfg.length} (--length)")
+    return notes
+
+
+def _content_fill(c: dict) -> str:
+    return "single content score on head 0 only" if c["content_head0_only"] else "single content score on every head"
+
+
+def _table(cfg: RolloutConfig, results: list, w1_pair: float | None, notes: list[str]) -> str:
     head = (f"config {cfg.source}  model {cfg.model or '?'}  L = {cfg.length}  T = {cfg.num_layers}  "
             f"H = {cfg.num_heads}  lambda: {cfg.schedule}")
     cols = []
@@ -132,29 +163,31 @@ def _table(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
         cols.append((f"{r['convention']}", r["summary"]))
         cols.append((f"{r['convention']}, lambda=1", r["attention_only_summary"]))
     width = max(len(n) for n, _ in cols) + 2
-    lines = [head]
+    lines = [head] + [f"note: {n}" for n in notes]
     for r in results:
         c = r["conventions"]
         lines.append(f"convention {r['convention']}: slopes {c['slope_rule']}, ALiBi scale {c['alibi_scale']}, "
-                     f"content scale {c['content_scale']}" + (f", d_head {c['d_head']}" if c["d_head"] else ""))
+                     f"content scale {c['content_scale']}" + (f", d_head {c['d_head']}" if c["d_head"] else "")
+                     + f", {_content_fill(c)}")
     lines.append("")
     lines.append("quantity".ljust(22) + "".join(n.rjust(max(width, 14)) for n, _ in cols))
     for key, label in _ROWS:
         row = label.ljust(22)
         for _, s in cols:
             v = s[key]
-            shown = str(v) if isinstance(v, int) else ("min underflow" if v is None else _g6(v))
+            shown = str(v) if isinstance(v, int) else ("min underflow" if v is None else significant(v, 6))
             row += shown.rjust(max(width, 14))
         lines.append(row)
     lines.append("")
     for r in results:
-        lines.append(f"W1(profile, attention only) [{r['convention']}] = {_g6(r['w1_attention_only'])}")
+        lines.append(f"W1(profile, attention only) [{r['convention']}] = {significant(r['w1_attention_only'], 6)}")
     if w1_pair is not None:
-        lines.append(f"W1(reference, corrected) = {_g6(w1_pair)}")
+        lines.append(f"W1(reference, corrected) = {significant(w1_pair, 6)}")
     return "\n".join(lines)
 
 
-def _json(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
+def _json(cfg: RolloutConfig, results: list, w1_pair: float | None, notes: list[str],
+          record: dict | None) -> str:
     out = {
         "config": cfg.source,
         "model": cfg.model,
@@ -163,6 +196,8 @@ def _json(cfg: RolloutConfig, results: list, w1_pair: float | None) -> str:
         "num_heads": cfg.num_heads,
         "lambda_schedule": cfg.schedule,
         "lambdas": cfg.lambdas.tolist(),
+        "notes": notes,
+        "record": record,
         "path": "fast",
         "results": [
             {
@@ -188,13 +223,6 @@ def _finite_summary(summary: dict) -> dict:
     return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in summary.items()}
 
 
-def estimate_bytes(length: int, heads: int, conventions: int) -> float:
-    """Memory of the fast ALiBi rollout from its sizes: a few ``heads x L`` float64 blocks for
-    the scan, about sixteen length-``L`` vectors per profile (profile, attention-only profile,
-    normalisers, the report's lists), for each convention."""
-    return 8.0 * length * (4 * heads + 16 * conventions) + 50e6
-
-
 def _csv(results: list) -> str:
     names = []
     cols = []
@@ -209,20 +237,27 @@ def _csv(results: list) -> str:
 
 def _length(text: object) -> int:
     """``--length`` as plain decimal digits, between 1 and the loader's maximum."""
-    from posbias.numerics.configs import MAX_LENGTH
-
     digits = str(text).strip()
     if not re.fullmatch(r"[0-9]{1,30}", digits) or not 1 <= int(digits) <= MAX_LENGTH:
         raise InvalidArgument("--length", text, f"an integer between 1 and {MAX_LENGTH}")
     return int(digits)
 
 
-def run(args: argparse.Namespace) -> int:
-    from posbias.numerics.configs import CONVENTIONS
-    from posbias.proofs_checks.data import builtin_configs
+def _listing() -> str:
+    """The shipped configs, one a line; a config whose λ list is not its own says so."""
 
+    lines = []
+    for name in builtin_configs(include_later=True):
+        rec = config_record(name)
+        lines.append(name if rec.lambda_measured_for_length else
+                     f"{name}  [L = {rec.sequence_length}; lambda_t copied from {rec.lambda_copied_from} "
+                     f"(L = {rec.lambda_length}), not measured at L = {rec.sequence_length}]")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
     if args.list:
-        write_output("\n".join(builtin_configs()), None)
+        write_output(_listing(), None)
         return 0
     if not args.config:
         raise InvalidArgument("CONFIG", "<missing>", "a YAML file or a shipped config name")
@@ -234,8 +269,6 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgument("--d-head", args.d_head, "an integer >= 1")
     check_target(args.output, args.format)
     if args.plot:
-        from posbias.render.plots import check_plot_path
-
         check_plot_path(args.plot, "--plot")
     path = _resolve(args.config)
     raw = read_bounded(path, _MAX_CONFIG_BYTES, "CONFIG")
@@ -243,14 +276,13 @@ def run(args: argparse.Namespace) -> int:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgument("CONFIG", path, "a UTF-8 YAML text file") from None
-    from posbias.numerics.configs import parse_config
 
     conventions = ["reference", "corrected"] if args.compare else [args.convention]
     cfgs = [parse_config(text, source=path, convention=c, model=args.model, length=args.length,
                          d_head=args.d_head)
             for c in conventions]
     L, T, H = cfgs[0].length, cfgs[0].num_layers, cfgs[0].num_heads
-    needed = estimate_bytes(L, H, len(cfgs))
+    needed = alibi_rollout_bytes(L, H, len(cfgs))
     check_memory(needed, args.max_memory, "use a smaller --length")
     big = L * T * H > 5e7
     start = time.perf_counter()
@@ -259,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
         # about 15 ns per (layer, head, position) on the fast path, twice per convention
         eta = 2 * len(cfgs) * L * T * H * 15e-9
         print(f"posbias rollout: L = {L}, T = {T}, H = {H} (fast path): about {eta:.0f} s and "
-              f"{human(needed)} ...", file=sys.stderr)
+              f"{byte_size(needed)} ...", file=sys.stderr)
     with progress(len(cfgs), "posbias rollout", args.quiet or not big) as bar:
         for cfg in cfgs:
             r = compute_rollout(cfg)
@@ -275,15 +307,19 @@ def run(args: argparse.Namespace) -> int:
     if big and not args.quiet:
         print(f"posbias rollout: done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     w1_pair = _w1(results[0]["profile"], results[1]["profile"]) if args.compare else None
+    name = builtin_config_name(path)
+    notes = lambda_notes(cfgs[0], name)
+    record = dataclasses.asdict(config_record(name)) if name is not None else None
     if args.format == "json":
-        text = _json(cfgs[0], results, w1_pair)
+        text = _json(cfgs[0], results, w1_pair, notes, record)
     elif args.format == "csv":
         text = _csv(results)
+        if not args.quiet:
+            for n in notes:
+                print(f"posbias rollout: note: {n}", file=sys.stderr)
     else:
-        text = _table(cfgs[0], results, w1_pair)
+        text = _table(cfgs[0], results, w1_pair, notes)
     if args.plot:
-        from posbias.render.plots import plot_profile
-
         r = results[-1]
         title = f"{cfgs[0].model or os.path.basename(path)}: {r['convention']} convention, L = {cfgs[0].length}"
         plot_profile(r["profile"], args.plot, title=title, attention_only=r["attention_only_profile"],

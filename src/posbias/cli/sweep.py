@@ -26,14 +26,14 @@ import sys
 import time
 from collections.abc import Sequence
 from importlib import resources
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from posbias.errors import InvalidArgument
 from posbias.files import check_writable, write_output
-
-if TYPE_CHECKING:
-    from posbias.proofs_checks.sweeps import Sweep
-    from posbias.resources import Plan
+from posbias.numbers import float_text
+from posbias.proofs_checks import parallel
+from posbias.render.heatmap import plot_heatmap
+from posbias.render.plots import check_plot_path
 
 __all__ = ["EXAMPLES", "add_parser", "example_spec", "run"]
 
@@ -85,8 +85,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def _format(text: str) -> str:
-    import argparse
-
     text = str(text).strip().lower()
     if text not in ("csv", "json"):
         raise argparse.ArgumentTypeError(f"{text!r} is invalid: expected one of csv, json")
@@ -94,9 +92,8 @@ def _format(text: str) -> str:
 
 
 def _cell(v: object) -> str:
-    if isinstance(v, float):
-        return repr(v) if math.isfinite(v) else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
-    return str(v)
+    """A table cell: a float as the shortest text that reads back as it (nan, inf, -inf)."""
+    return float_text(v) if isinstance(v, float) else str(v)
 
 
 def _csv(columns: Sequence[str], rows: Sequence[dict]) -> str:
@@ -140,8 +137,8 @@ def _parquet(columns: Sequence[str], rows: Sequence[dict], path: str) -> bool:
 
     """Write the table as Parquet (atomically) when pyarrow is importable; False otherwise."""
     try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow as pa  # optional: Parquet beside the CSV
+        import pyarrow.parquet as pq  # optional: Parquet beside the CSV
     except ImportError:
         return False
     table = pa.table({c: [r[c] for r in rows] for c in columns})
@@ -156,75 +153,10 @@ def _parquet(columns: Sequence[str], rows: Sequence[dict], path: str) -> bool:
     return True
 
 
-def _batches(points: list, workers: int) -> list:
-    """About four batches per worker (one when in process): cheap points share a task."""
-    n = max(1, min(len(points), 4 * workers if workers > 1 else 1))
-    size = -(-len(points) // n)
-    return [points[i:i + size] for i in range(0, len(points), size)]
-
-
-def _point_cost(command: str, point: dict, cache: dict) -> tuple[float, float]:
-    """``(bytes, seconds)`` of one grid point, from the estimates of the subcommand it runs."""
-    if command == "profile":
-        from posbias.cli.profile import estimate_bytes, estimate_seconds
-
-        depth = point.get("depth") or 1
-        return (estimate_bytes("fast", point["length"], depth, 0, None, False),
-                estimate_seconds("fast", point["length"], depth, 0, None) + 1e-3)
-    if command == "kinetic":
-        from posbias.cli.profile import estimate_bytes
-
-        modes = 1 if "c" in point else point.get("modes", 20)
-        return estimate_bytes("fast", point["length"], 1, 0, None, False), \
-            point["length"] * modes * 2e-8 + 1e-3
-    if command == "rollout":
-        from posbias.cli.rollout import estimate_bytes as rollout_bytes
-        from posbias.numerics.configs import load_config
-        from posbias.proofs_checks.data import builtin_config_path, builtin_configs
-
-        name = point["config"]
-        if name not in cache:
-            path = name if os.path.exists(name) or name not in builtin_configs() else builtin_config_path(name)
-            cfg = load_config(path)  # validates the config before any point is computed
-            cache[name] = (cfg.length, cfg.num_layers, cfg.num_heads)
-        L0, layers, heads = cache[name]
-        L = point.get("length") or L0
-        return rollout_bytes(L, heads, 1), layers * heads * L * 2 * 2e-9 + 1e-3
-    from posbias.measurements.measure import DEFAULT_LENGTH
-    from posbias.measurements.planning import plan_step0
-    from posbias.measurements.presets import PRESETS, resolve_settings
-
-    arch = point["arch"]
-    if arch not in PRESETS:
-        return 0.0, 0.0  # sized by the measurement itself once transformers is loaded
-    settings = resolve_settings(PRESETS[arch], layers=point.get("layers"), hidden=point.get("hidden"),
-                                heads=point.get("heads"), length=point.get("length"))
-    # a point without a length runs at measure_influence's default length: planned at that one
-    plan = plan_step0(settings, length=point.get("length") or DEFAULT_LENGTH,
-                      dtype=point.get("dtype") or "float32",
-                      metric=point.get("metric") or "jacobian", probes=point.get("probes") or 8,
-                      samples=point.get("samples") or 1)
-    return plan.bytes, plan.seconds or 0.0
-
-
-def plan_sweep(sweep: Sweep, workers: int) -> Plan:
-    """The plan of a sweep: the largest point's memory in each of ``workers`` processes at once,
-    the table (one row per point), and the points' time divided among the workers."""
-    from posbias.resources import Plan
-
-    cache: dict = {}
-    costs = [_point_cost(sweep.command, p, cache) for p in sweep.points]
-    peak = max((b for b, _ in costs), default=0.0)
-    seconds = sum(s for _, s in costs) / max(1, workers)
-    rows = len(sweep.points) * (len(sweep.columns) * 24 + 200)
-    return Plan(f"the sweep of {len(sweep.points)} {sweep.command} point(s)",
-                [(f"largest point x {workers} worker(s)", peak * workers, seconds),
-                 ("table", rows * 3, len(sweep.points) * 2e-5)],
-                "use a smaller grid, smaller lengths or fewer workers")
-
-
 def run(args: argparse.Namespace) -> int:
-    from posbias.proofs_checks import parallel, sweeps
+    # the sweeps' measure points load the theory comparison (scipy): imported when a sweep runs,
+    # not at the start-up of every command
+    from posbias.proofs_checks import sweeps
 
     if args.example is not None:
         write_output(example_spec(args.example), args.output)
@@ -240,42 +172,25 @@ def run(args: argparse.Namespace) -> int:
                                   f"(--format {args.format})")
         check_writable(args.output)
     if args.plot:
-        from posbias.render.plots import check_plot_path
-
         check_plot_path(args.plot, "--plot")
         if sweep.heatmap is None:
             raise InvalidArgument("--plot", args.plot, "a spec with a heatmap section (x, y, values)")
-    plan = plan_sweep(sweep, workers if args.scheduler is None else 1)
     if getattr(args, "verbose", False):
+        plan = sweeps.plan_sweep(sweep, workers if args.scheduler is None else 1)
         print(plan.describe(), file=sys.stderr, flush=True)
-    plan.check(getattr(args, "max_memory", None))
-    batches = _batches(sweep.points, workers if args.scheduler is None else max(workers, 2))
     quiet = args.quiet
     start = time.perf_counter()
-    done = [0]
 
-    def progress(i: int, rows: list) -> None:
-        done[0] += len(rows)
+    def progress(done: int, points: int) -> None:
         if not quiet:
-            print(f"[sweep] {done[0]}/{len(sweep.points)} points ({time.perf_counter() - start:.1f} s)",
+            print(f"[sweep] {done}/{points} points ({time.perf_counter() - start:.1f} s)",
                   file=sys.stderr, flush=True)
 
-    try:
-        results = parallel.map_tasks(sweeps.sweep_batch, [(sweep.command, b) for b in batches],
-                                     workers=workers, scheduler=args.scheduler, progress=progress)
-    except InvalidArgument as exc:
-        if exc.parameter == "scheduler":
-            raise InvalidArgument("--scheduler", exc.value, exc.allowed) from None
-        raise
-    rows = []
-    for batch, out in zip(batches, results):
-        for point, values in zip(batch, out):
-            rows.append(dict(point, **values))
+    rows = sweeps.run_sweep(sweep, workers=workers, scheduler=args.scheduler,
+                            max_memory=getattr(args, "max_memory", None), progress=progress)
     columns = sweep.columns
     text = _csv(columns, rows) if args.format == "csv" else _json(sweep.command, columns, rows)
     if args.plot:
-        from posbias.render.heatmap import plot_heatmap
-
         h = sweep.heatmap
         assert h is not None  # a spec without a heatmap section is refused with --plot above
         fixed = ", ".join(f"{k} = {v}" for k, v in sweep.fixed.items())

@@ -31,40 +31,29 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from posbias.cli._common import flag_error, flag_of
 from posbias.errors import InvalidArgument, NeedsExtra
-
-if TYPE_CHECKING:
-    from posbias.measurements.lm_text import LMTextConfig
-    from posbias.measurements.lm_training import LMTrainConfig
-    from posbias.measurements.training import TrainConfig
+from posbias.files import write_output
+from posbias.measurements import lm_text as lx
+from posbias.measurements import lm_training as lt
+from posbias.measurements import loop
+from posbias.measurements import training as tr
+from posbias.measurements.devices import check_device, resolve_device
+from posbias.measurements.hooks import require_models_extra, require_torch
+from posbias.proofs_checks.gates import ICL_GATE, LM_GATE
+from posbias.render import training_plots as tp
 
 __all__ = ["add_parser", "run"]
 
-#: library parameter names -> the option the user typed
-_OPTION = {
-    "mask": "--mask", "pe": "--pe", "residual": "--residual", "iterations": "--iterations",
-    "lr": "--lr", "weight_decay": "--weight-decay", "batch": "--batch",
-    "train_bias": "--train-bias", "eval_every": "--eval-every", "test_size": "--test-size",
-    "influence_samples": "--record-influence", "seeds": "--seeds", "seed": "--seeds",
-    "jobs": "--jobs", "threads": "--threads", "resume": "--resume", "arch": "--arch", "layers": "--layers",
-    "hidden": "--hidden", "heads": "--heads", "length": "--length", "device": "--device",
-    "vocab": "--vocab", "source": "--corpus", "corpus": "--corpus",
-    "max_documents": "--max-documents", "boundary_samples": "--boundary-windows",
-}
-
 TASKS = ("wu2025-icl", "lm-synthetic", "lm-text")
 _LM = ("lm-synthetic", "lm-text")
-#: options of some tasks only: (dest, flag, the tasks they belong to)
-_ONLY = (("mask", "--mask", ("wu2025-icl",)), ("pe", "--pe", ("wu2025-icl",)),
-         ("residual", "--residual", ("wu2025-icl",)),
-         ("train_bias", "--train-bias", ("wu2025-icl",)),
-         ("arch", "--arch", _LM), ("layers", "--layers", _LM), ("hidden", "--hidden", _LM),
-         ("heads", "--heads", _LM), ("length", "--length", _LM),
-         ("vocab", "--vocab", ("lm-text",)), ("corpus", "--corpus", ("lm-text",)),
-         ("max_documents", "--max-documents", ("lm-text",)),
-         ("boundary_samples", "--boundary-windows", ("lm-text",)))
+#: options of some tasks only: dest -> the tasks they belong to (flags from the one table)
+_ONLY = {"mask": ("wu2025-icl",), "pe": ("wu2025-icl",), "residual": ("wu2025-icl",),
+         "train_bias": ("wu2025-icl",), "arch": _LM, "layers": _LM, "hidden": _LM,
+         "heads": _LM, "length": _LM, "vocab": ("lm-text",), "corpus": ("lm-text",),
+         "max_documents": ("lm-text",), "boundary_samples": ("lm-text",)}
 #: defaults that differ between the tasks: wu2025-icl, lm-synthetic, lm-text
 _DEFAULTS = {"iterations": (20000, 2000, 2000), "lr": (1e-3, 3e-3, 1e-3),
              "weight_decay": (1e-6, 0.01, 0.01), "batch": (128, 32, 16),
@@ -91,6 +80,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
             "logs its validation loss against unigram and bigram baselines. Needs the "
             "'models' extra (torch; transformers for the LM tasks)."),
     )
+    _add_task_options(p)
+    _add_training_options(p)
+    p.set_defaults(func=run)
+    return p
+
+
+def _add_task_options(p: argparse.ArgumentParser) -> None:
+    """--task and the options of one task or another: the network, the model, the corpus."""
     p.add_argument("--task", choices=TASKS, default="wu2025-icl")
     p.add_argument("--mask", default=None, metavar="MASK",
                    help="wu2025-icl: causal, full, window:W, prefix:K or decay:M (M > 0; "
@@ -123,6 +120,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="lm-text: also record, at every evaluation, the final position's "
                         "influence on N held-out windows with a document separator in their "
                         "middle half (the boundary-peak test; default 0)")
+
+
+def _add_training_options(p: argparse.ArgumentParser) -> None:
+    """The optimizer, seeds, evaluation, processes, device and output of a training."""
     p.add_argument("--iterations", type=int, default=None, metavar="N",
                    help="training iterations (batches) (default 20000, lm-synthetic and "
                         "lm-text 2000; wu2025: 100000)")
@@ -171,43 +172,35 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("-f", "--format", choices=("table", "json"), default="table",
                    help="what goes to stdout (default table)")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per evaluation on stderr")
-    p.set_defaults(func=run)
-    return p
 
 
-def _config(args: argparse.Namespace) -> LMTrainConfig | LMTextConfig | TrainConfig:
+def _config(args: argparse.Namespace) -> lt.LMTrainConfig | lx.LMTextConfig | tr.TrainConfig:
     lm = args.task == "lm-synthetic"
-    for dest, flag, tasks in _ONLY:
+    for dest, tasks in _ONLY.items():
         value = getattr(args, dest)
         if value is not None and args.task not in tasks:
-            raise InvalidArgument(flag, value, f"no value with --task {args.task} (it belongs "
+            raise InvalidArgument(flag_of(dest), value, f"no value with --task {args.task} (it belongs "
                                   f"to --task {' or '.join(tasks)})")
     column = TASKS.index(args.task)
     common: dict[str, Any] = {k: (getattr(args, k) if getattr(args, k) is not None
                                   else v[column]) for k, v in _DEFAULTS.items()}
     if args.task == "lm-text":
-        from posbias.measurements.lm_text import LMTextConfig
-
         given = {k: getattr(args, k) for k in ("arch", "layers", "hidden", "heads", "length",
                                                "vocab", "max_documents",
                                                "boundary_samples")
                  if getattr(args, k) is not None}
         if args.corpus is not None:
             given["source"] = args.corpus
-        return LMTextConfig(**given, **common, influence_samples=args.record_influence)
+        return lx.LMTextConfig(**given, **common, influence_samples=args.record_influence)
     if lm:
-        from posbias.measurements.lm_training import LMTrainConfig
-
         shape = {k: getattr(args, k) for k in ("arch", "layers", "hidden", "heads", "length")
                  if getattr(args, k) is not None}
-        return LMTrainConfig(**{"arch": "llama", **shape}, **common,
+        return lt.LMTrainConfig(**{"arch": "llama", **shape}, **common,
                              influence_samples=args.record_influence)
-    from posbias.measurements.training import TrainConfig
-
     residual = "on" if args.residual is None else args.residual
     if residual not in ("on", "off"):
         raise InvalidArgument("--residual", residual, "on or off")
-    return TrainConfig(mask=args.mask or "causal", pe=args.pe or "none",
+    return tr.TrainConfig(mask=args.mask or "causal", pe=args.pe or "none",
                        residual=residual == "on", train_bias=args.train_bias or "none",
                        influence_samples=args.record_influence, **common)
 
@@ -227,9 +220,7 @@ def _final_table(doc: dict) -> str:
                      f"{e['ic_accuracy']:>14.4f}  {cells[0]:>12}  {cells[1]:>10}  {cells[2]:>11}")
     lines += ["", "Acc(X_Y) - Acc(Y_X) > 0: a preference for X (± one standard error of the "
               "paired difference). In-context accuracy of label copying at random: 0.516."]
-    from posbias.proofs_checks.claims.wu2025._trained import GATE
-
-    lines.append(_gate_line("in-context accuracy", GATE,
+    lines.append(_gate_line("in-context accuracy", ICL_GATE,
                             [(r["seed"], r["history"][-1]["ic_accuracy"]) for r in doc["runs"]],
                             "its differences are a preference in which context label the network "
                             "copies, not evidence for the trained claims of wu2025"))
@@ -261,8 +252,6 @@ def _lm_table(doc: dict) -> str:
                      f"{e['final_learned']:>15.4f}  {e['learned']:>13.4f}")
     lines += ["", ("learned = (ln V - loss) / (ln V - Bayes loss): 0 ignores the context, 1 is "
                    "the Bayes optimum.")]
-    from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GATE
-
     lines.append(_gate_line("learned fraction", LM_GATE,
                             [(r["seed"], r["history"][-1]["learned"]) for r in doc["runs"]],
                             "its influence profiles are not evidence for the trained-LM proxies"))
@@ -290,141 +279,144 @@ def _text_table(doc: dict) -> str:
                    f"{base['bigram_loss']:.4f} nats (prior {base['bigram_prior']:g}); final "
                    f"position: unigram {base['unigram_final_loss']:.4f}, bigram "
                    f"{base['bigram_final_loss']:.4f}.")]
-    from posbias.measurements.lm_text import GATE_NATS
-
-    lines.append(_gate_line("nats below the bigram baseline", GATE_NATS,
+    lines.append(_gate_line("nats below the bigram baseline", lx.GATE_NATS,
                             [(r["seed"], r["history"][-1]["below_bigram"]) for r in doc["runs"]],
                             "the model has learned little beyond which token follows which; its "
                             "influence profiles are not evidence about an LM trained on text"))
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    from posbias.measurements import training as tr
+def _output_dir(args: argparse.Namespace, config: Any) -> str:
+    """The output directory --output names (default posbias-train-<configuration>), refused
+    in one line when it is a file or cannot be created."""
+    out = args.output or f"posbias-train-{config.name}"
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise InvalidArgument("--output", out, "a directory")
+    parent = os.path.dirname(os.path.abspath(out))
+    while parent and not os.path.exists(parent):  # missing parents are created, later
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise InvalidArgument("--output", out, "a directory that can be created")
+    return out
 
-    if args.merge is not None:
-        return _merge(args)
-    lm = args.task == "lm-synthetic"
-    text = args.task == "lm-text"
-    data: Any = None  # the lm-text corpus, tokenizer and baselines (a TextData)
-    try:
-        tr._torch()
-        if lm or text:
-            from posbias.measurements import lm_text as lx
-            from posbias.measurements import lm_training as lt
 
-            lt.measure.require_models_extra()
-        config = _config(args)
-        out = args.output or f"posbias-train-{config.name}"
-        if os.path.exists(out) and not os.path.isdir(out):
-            raise InvalidArgument("--output", out, "a directory")
-        parent = os.path.dirname(os.path.abspath(out))
-        while parent and not os.path.exists(parent):  # missing parents are created, later
-            parent = os.path.dirname(parent)
-        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-            raise InvalidArgument("--output", out, "a directory that can be created")
-        ckpt = os.path.join(out, "checkpoints")
-        if args.resume and not os.path.isdir(ckpt):
-            raise InvalidArgument("--resume", out, "an output directory with checkpoints/")
-        log: Callable[[dict], None] | None = None
-        if args.verbose and text:
-            def log_text(e: dict) -> None:
-                print(f"[train] it {e['iteration']}: val loss {e['val_loss']:.4f}, "
-                      f"{e['below_bigram']:+.4f} below the bigram baseline",
-                      file=sys.stderr, flush=True)
-            log = log_text
-        elif args.verbose and lm:
-            def log_lm(e: dict) -> None:
-                print(f"[train] it {e['iteration']}: final loss {e['final_loss']:.4f} (Bayes "
-                      f"{e['final_bayes_loss']:.4f}), learned {e['final_learned']:.4f}",
-                      file=sys.stderr, flush=True)
-            log = log_lm
-        elif args.verbose:
-            def log_icl(e: dict) -> None:
-                d = e["difference"]
-                seed = f"seed {e['seed']} " if "seed" in e else ""
-                print(f"[train] {seed}it {e['iteration']}: in-context {e['ic_accuracy']:.4f}, "
-                      f"first-middle {d['first-middle']:+.4f}, first-last {d['first-last']:+.4f}, "
-                      f"middle-last {d['middle-last']:+.4f}", file=sys.stderr, flush=True)
-            log = log_icl
-        seeds, jobs = tr.check_seeds(args.seeds, args.jobs)
-        from posbias.measurements.devices import check_device, resolve_device
+def _log_text(e: dict) -> None:
+    print(f"[train] it {e['iteration']}: val loss {e['val_loss']:.4f}, "
+          f"{e['below_bigram']:+.4f} below the bigram baseline", file=sys.stderr, flush=True)
 
-        check_device("device", args.device)
-        tr.check_jobs_device(jobs, args.device)
-        tr.check_threads(args.threads, jobs, len(seeds))
-        device, why = resolve_device(args.device)
-        if args.verbose:
-            print(f"[train] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
-        # _config builds a TrainConfig for the ICL task, an LMTrainConfig for lm-synthetic and
-        # an LMTextConfig for lm-text
-        planner: Any
-        where: Any
-        if isinstance(config, tr.TrainConfig):
-            planner, where = tr.plan_training, tr.checkpoint_path
-        elif isinstance(config, lx.LMTextConfig):
-            planner, where = lx.plan_lm_text, lx.lm_text_checkpoint_path
-        else:
-            planner, where = lt.plan_lm_training, lt.lm_checkpoint_path
-        # a resumed run is planned for what is left (the checkpoints say how far each seed is)
-        done = (tr.completed_iterations(where(ckpt, config, s) for s in seeds)
-                if args.resume else 0)
-        plan = planner(config, len(seeds), jobs, done=done, device=device)
-        if args.verbose:
-            print(plan.describe(), file=sys.stderr, flush=True)
-        plan.check(args.max_memory)  # before any directory is made or any work starts
-        extra: dict[str, Any] = {}
-        if text and isinstance(config, lx.LMTextConfig):  # the corpus and tokenizer first
-            tok_path = os.path.join(out, lx.TOKENIZER_FILE)
-            data = lx.prepare_text(config, tok_path if args.resume else None)
-            extra["data"] = data
-            if args.verbose:
-                print(f"[train] corpus {data.recipe['documents']} documents, tokenizer "
-                      f"{data.tokenizer_record['vocab']} tokens, "
-                      f"{data.tokenizer_record['train_tokens']} training tokens",
-                      file=sys.stderr, flush=True)
-        os.makedirs(ckpt, exist_ok=True)
-        progress = False if args.quiet else None
-        if isinstance(config, tr.TrainConfig):
-            runs = tr.train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
-                                  resume=args.resume, log=log, max_memory=args.max_memory,
-                                  device=device, progress=progress, threads=args.threads)
-        elif isinstance(config, lx.LMTextConfig):
-            lx.save_tokenizer(data, tok_path)
-            runs = lx.lm_text_seeds(config, args.seeds, jobs=args.jobs,
-                                    checkpoint_dir=ckpt, resume=args.resume, log=log,
-                                    max_memory=args.max_memory, device=device, progress=progress,
-                                    threads=args.threads, **extra)
-        else:
-            runs = lt.lm_train_seeds(config, args.seeds, jobs=args.jobs, checkpoint_dir=ckpt,
-                                     resume=args.resume, log=log, max_memory=args.max_memory,
-                                     device=device, progress=progress, threads=args.threads)
-    except InvalidArgument as exc:
-        if exc.parameter in _OPTION:
-            raise InvalidArgument(_OPTION[exc.parameter], exc.value, exc.allowed) from None
-        raise
+
+def _log_lm(e: dict) -> None:
+    print(f"[train] it {e['iteration']}: final loss {e['final_loss']:.4f} (Bayes "
+          f"{e['final_bayes_loss']:.4f}), learned {e['final_learned']:.4f}",
+          file=sys.stderr, flush=True)
+
+
+def _log_icl(e: dict) -> None:
+    d = e["difference"]
+    seed = f"seed {e['seed']} " if "seed" in e else ""
+    print(f"[train] {seed}it {e['iteration']}: in-context {e['ic_accuracy']:.4f}, "
+          f"first-middle {d['first-middle']:+.4f}, first-last {d['first-last']:+.4f}, "
+          f"middle-last {d['middle-last']:+.4f}", file=sys.stderr, flush=True)
+
+
+#: per task: the planner, where a seed's checkpoint is, the log line of -v (one each for the
+#: configuration classes :func:`_config` builds)
+_TASK_PARTS: dict[type, tuple[Callable, Callable, Callable[[dict], None]]] = {
+    tr.TrainConfig: (tr.plan_training, tr.checkpoint_path, _log_icl),
+    lt.LMTrainConfig: (lt.plan_lm_training, lt.lm_checkpoint_path, _log_lm),
+    lx.LMTextConfig: (lx.plan_lm_text, lx.lm_text_checkpoint_path, _log_text),
+}
+
+
+def _device(args: argparse.Namespace) -> str:
+    """The device --device names, after the seeds, jobs and threads are checked against it
+    (one line naming the flag); -v says which device was chosen and why."""
+    seeds, jobs = loop.check_seeds(args.seeds, args.jobs)
+    check_device("device", args.device)
+    loop.check_jobs_device(jobs, args.device)
+    loop.check_threads(args.threads, jobs, len(seeds))
+    device, why = resolve_device(args.device)
+    if args.verbose:
+        print(f"[train] device {args.device}: {device} ({why})", file=sys.stderr, flush=True)
+    return device
+
+
+def _prepare_text(args: argparse.Namespace, config: lx.LMTextConfig, out: str) -> lx.TextData:
+    """The lm-text corpus, tokenizer and baselines (the tokenizer of --resume's directory)."""
+    tok_path = os.path.join(out, lx.TOKENIZER_FILE)
+    data = lx.prepare_text(config, tok_path if args.resume else None)
+    if args.verbose:
+        print(f"[train] corpus {data.recipe['documents']} documents, tokenizer "
+              f"{data.tokenizer_record['vocab']} tokens, "
+              f"{data.tokenizer_record['train_tokens']} training tokens",
+              file=sys.stderr, flush=True)
+    return data
+
+
+def _train(args: argparse.Namespace, config: Any, ckpt: str, device: str,
+           data: lx.TextData | None) -> list[dict]:
+    """The runs of every seed, trained by the task's library function (which plans them
+    again and refuses what does not fit)."""
+    log = _TASK_PARTS[type(config)][2] if args.verbose else None
+    common: dict[str, Any] = dict(jobs=args.jobs, checkpoint_dir=ckpt, resume=args.resume,
+                                  log=log, max_memory=args.max_memory, device=device,
+                                  progress=False if args.quiet else None, threads=args.threads)
+    if isinstance(config, tr.TrainConfig):
+        return tr.train_seeds(config, args.seeds, **common)
+    if isinstance(config, lx.LMTextConfig):
+        return lx.lm_text_seeds(config, args.seeds, data=data, **common)
+    return lt.lm_train_seeds(config, args.seeds, **common)
+
+
+def _document(args: argparse.Namespace, config: Any, runs: list[dict], data: Any,
+              device: str) -> dict:
+    """The results document of the task, with the command line that produced it."""
     command = "posbias train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train" else None
     if isinstance(config, tr.TrainConfig):
-        doc = tr.results_document(config, runs, command=command, jobs=args.jobs, device=device)
-    elif isinstance(config, lx.LMTextConfig):
-        doc = lx.lm_text_results_document(config, runs, data, command=command, jobs=args.jobs,
-                                          device=device)
-    else:
-        doc = lt.lm_results_document(config, runs, command=command, jobs=args.jobs,
-                                     device=device)
-    return _write(doc, out, args)
+        return tr.results_document(config, runs, command=command, jobs=args.jobs, device=device)
+    if isinstance(config, lx.LMTextConfig):
+        return lx.lm_text_results_document(config, runs, data, command=command, jobs=args.jobs,
+                                           device=device)
+    return lt.lm_results_document(config, runs, command=command, jobs=args.jobs, device=device)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.merge is not None:
+        return _merge(args)
+    data: Any = None  # the lm-text corpus, tokenizer and baselines (a TextData)
+    try:
+        require_torch()
+        if args.task in _LM:
+            require_models_extra()
+        config = _config(args)
+        out = _output_dir(args, config)
+        ckpt = os.path.join(out, "checkpoints")
+        if args.resume and not os.path.isdir(ckpt):
+            raise InvalidArgument("--resume", out, "an output directory with checkpoints/")
+        device = _device(args)
+        planner, where, _ = _TASK_PARTS[type(config)]
+        # a resumed run is planned for what is left (the checkpoints say how far each seed is)
+        plan = loop.plan_seeds(planner, where, config, args.seeds, jobs=args.jobs,
+                               checkpoint_dir=ckpt, resume=args.resume, device=device)
+        if args.verbose:
+            print(plan.describe(), file=sys.stderr, flush=True)
+        plan.check(args.max_memory)  # before any directory is made or any work starts
+        if isinstance(config, lx.LMTextConfig):  # the corpus and tokenizer first
+            data = _prepare_text(args, config, out)
+        os.makedirs(ckpt, exist_ok=True)
+        if data is not None:
+            lx.save_tokenizer(data, os.path.join(out, lx.TOKENIZER_FILE))
+        runs = _train(args, config, ckpt, device, data)
+    except InvalidArgument as exc:
+        # the one table; a single training seed is one of --seeds
+        raise flag_error(exc, {"seed": "--seeds"}) from None
+    return _write(_document(args, config, runs, data, device), out, args)
 
 
 def _write(doc: dict, out: str, args: argparse.Namespace) -> int:
     """results.json, history.csv and the plots of ``doc`` in ``out``; the table or the
     document on stdout."""
-    from posbias.files import write_output
-    from posbias.measurements import lm_text as lx
-    from posbias.measurements import lm_training as lt
-    from posbias.measurements import training as tr
-    from posbias.render import training_plots as tp
-
     lm = doc.get("task") == "lm-synthetic"
     text = doc.get("task") == "lm-text"
     os.makedirs(out, exist_ok=True)
@@ -453,8 +445,6 @@ def _write(doc: dict, out: str, args: argparse.Namespace) -> int:
 def _merge(args: argparse.Namespace) -> int:
     """``--merge``: read every results document, merge them (all checks before anything is
     written) and write the merged one like a training's."""
-    from posbias.measurements import training as tr
-
     if args.resume:
         raise InvalidArgument("--resume", "with --merge", "--merge alone (it trains nothing)")
     docs = []

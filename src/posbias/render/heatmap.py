@@ -9,22 +9,18 @@ import io
 import math
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.files import write_output
+from posbias.numbers import figure_text
 
 __all__ = ["plot_heatmap"]
 
 #: decades of colour on a log scale; larger values saturate (the colour bar says so)
 _DECADES = 8.0
-
-
-def _label(v: object) -> str:
-    if isinstance(v, float):
-        return f"{v:.3g}"
-    return str(v)
 
 
 def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
@@ -49,11 +45,11 @@ def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
     if suffix not in (".png", ".pdf"):
         raise InvalidArgument(parameter, p, "a file name ending in .png or .pdf")
     try:
-        import matplotlib
+        import matplotlib  # the plot extra
 
         matplotlib.use("Agg", force=False)
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # the plot extra
+        from matplotlib.figure import Figure  # the plot extra
     except ImportError:
         raise NeedsExtra("plot", "matplotlib") from None
     xs = sorted({r[x] for r in rows})
@@ -93,15 +89,7 @@ def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
                 cs = ax.contour(np.arange(len(xs)), np.arange(len(ys)), shown, levels=[2.0],
                                 colors="white", linewidths=1.4)
                 ax.clabel(cs, fmt={2.0: "10²"}, fontsize=8)
-        step_x = max(1, math.ceil(len(xs) / 10))
-        step_y = max(1, math.ceil(len(ys) / 12))
-        ax.set_xticks(range(0, len(xs), step_x))
-        ax.set_xticklabels([_label(v) for v in xs[::step_x]], rotation=45 if len(xs) > 6 else 0)
-        ax.set_yticks(range(0, len(ys), step_y))
-        ax.set_yticklabels([_label(v) for v in ys[::step_y]])
-        ax.set_xlabel(x)
-        ax.set_ylabel(y)
-        ax.set_title(name.replace("_over_", " / "), fontsize=10)
+        _label_axes(ax, xs, ys, x, y, name)
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
@@ -111,3 +99,17 @@ def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
     fig.savefig(buf, format=suffix[1:])
     write_output(buf.getvalue(), p, parameter, fmt=suffix[1:])
     return p
+
+
+def _label_axes(ax: Any, xs: list, ys: list, x: str, y: str, name: str) -> None:
+    """Tick labels with the grid's values (at most about ten per axis), the axes' names and
+    the quantity's title."""
+    step_x = max(1, math.ceil(len(xs) / 10))
+    step_y = max(1, math.ceil(len(ys) / 12))
+    ax.set_xticks(range(0, len(xs), step_x))
+    ax.set_xticklabels([figure_text(v, 3) for v in xs[::step_x]], rotation=45 if len(xs) > 6 else 0)
+    ax.set_yticks(range(0, len(ys), step_y))
+    ax.set_yticklabels([figure_text(v, 3) for v in ys[::step_y]])
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.set_title(name.replace("_over_", " / "), fontsize=10)

@@ -8,13 +8,18 @@ limit are defined by that sign and are not listed.  A formula using a symbol tha
 here is an error (:func:`notation_entries` raises), so the sheet's Notation block defines every
 symbol its formulas use, before the first formula.
 
-Meanings are plain ASCII mathematics, set by :func:`posbias.render.latex.prose_to_latex`.
+Meanings are plain ASCII mathematics, set by :func:`posbias.render.tex.prose_to_latex`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+import sympy
+from sympy.core.function import AppliedUndef
+
+from posbias.derivations.printing import latex
 
 if TYPE_CHECKING:
     from posbias.derivations import Derivation
@@ -140,9 +145,6 @@ def _formulas(derivation: Derivation) -> tuple:
 def used_notation(derivations: Iterable[Derivation]) -> tuple[list[str], list[str], list[str]]:
     """``(symbols, functions, specials)`` used in the displayed formulas of ``derivations``, each
     list in order of first appearance (sympy names; class names for the specials)."""
-    import sympy
-    from sympy.core.function import AppliedUndef
-
     symbols: dict[str, None] = {}
     functions: dict[str, None] = {}
     specials: dict[str, None] = {}
@@ -167,10 +169,6 @@ def notation_entries(derivations: Iterable[Derivation]) -> list[tuple[str, str, 
     the groups ``"Symbols"``, ``"Functions"`` and ``"Standard functions"``.  A used symbol without
     an entry raises ``KeyError`` naming it; a name used both as a symbol and as a function (two
     meanings in one sheet) raises ``ValueError``."""
-    import sympy
-
-    from posbias.render.latex import latex
-
     symbols, functions, specials = used_notation(derivations)
     missing = ([s for s in symbols if s not in SYMBOLS] + [f for f in functions if f not in FUNCTIONS]
                + [c for c in specials if c not in SPECIAL])

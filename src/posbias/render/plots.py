@@ -86,11 +86,11 @@ def _positive_floats(name, values):
 
 def _figure(ncols: int, width: float) -> tuple[Any, list[Any]]:
     try:
-        import matplotlib
+        import matplotlib  # the plot extra
 
         matplotlib.use("Agg", force=False)
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # the plot extra
+        from matplotlib.figure import Figure  # the plot extra
     except ImportError:
         raise NeedsExtra("plot", "matplotlib") from None
     fig = Figure(figsize=(width, 4.4), dpi=130)
@@ -234,6 +234,21 @@ def _mark_features(fig: Any, ax: Any, x: np.ndarray, prof: np.ndarray, log_axis:
     _place_apart(fig, ax, valley, labels, candidates)
 
 
+def _attention_only_panel(ax: Any, x: np.ndarray, prof: np.ndarray, att: np.ndarray) -> None:
+    """The second panel of :func:`plot_profile`: the attention-only profile beside the
+    residual-aware one, on a log scale (zeros left out)."""
+    apos, pos = att > 0, prof > 0
+    ax.plot(x[apos], att[apos], color=_GREY, lw=1.4, ls="--", label="attention only (λ ≡ 1)")
+    ax.plot(x[pos], prof[pos], color=_BLUE, lw=1.2, label="residual-aware p(j)")
+    ax.set_yscale("log")
+    ax.set_xlim(0.5, x.size + 0.5)
+    ax.set_xlabel("position j")
+    ax.set_ylabel("influence (log scale)")
+    ax.grid(True, which="major", alpha=0.25)
+    ax.set_title(attention_only_title(att), fontsize=10)
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+
+
 def plot_profile(profile: npt.ArrayLike, path: str | os.PathLike[str], *, title: str | None = None,
                  continuum: npt.ArrayLike | None = None, attention_only: npt.ArrayLike | None = None,
                  parameter: str = "path") -> str:
@@ -306,17 +321,7 @@ def plot_profile(profile: npt.ArrayLike, path: str | os.PathLike[str], *, title:
     _mark_features(fig, ax, x, prof, log_axis)
 
     if att is not None:
-        ax2 = axes[1]
-        apos = att > 0
-        ax2.plot(x[apos], att[apos], color=_GREY, lw=1.4, ls="--", label="attention only (λ ≡ 1)")
-        ax2.plot(x[pos], prof[pos], color=_BLUE, lw=1.2, label="residual-aware p(j)")
-        ax2.set_yscale("log")
-        ax2.set_xlim(0.5, L + 0.5)
-        ax2.set_xlabel("position j")
-        ax2.set_ylabel("influence (log scale)")
-        ax2.grid(True, which="major", alpha=0.25)
-        ax2.set_title(attention_only_title(att), fontsize=10)
-        ax2.legend(loc="upper right", fontsize=8, frameon=False)
+        _attention_only_panel(axes[1], x, prof, att)
         if title:
             fig.suptitle(title, fontsize=11)
     fig.tight_layout()

@@ -11,8 +11,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from posbias import __version__
+from posbias.numbers import figure_text
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES
 from posbias.proofs_checks.registry import Evidence, Result
+from posbias.render.tex import latex_escape, prose_to_latex
 
 __all__ = ["FORMATS", "decided_by", "decided_line", "deciding_figures", "headline", "latex_escape",
            "render", "summary"]
@@ -137,7 +139,7 @@ def deciding_figures(r: Result) -> list[str]:
     out = []
     for name in names:
         if name in figures:
-            out.append(f"{name} = {_fig(figures[name])}")
+            out.append(f"{name} = {figure_text(figures[name], 4)}")
             continue
         steps = name.split("/")
         if steps[0] not in figures or "*" not in steps:
@@ -145,7 +147,7 @@ def deciding_figures(r: Result) -> list[str]:
         items = _walk(figures[steps[0]], steps[1:], "")
         if items:
             shown = " ".join(s for s in steps[1:] if s != "*")
-            out.append(f"{shown} = " + ", ".join(f"{label}: {_fig(v)}" if label else _fig(v)
+            out.append(f"{shown} = " + ", ".join(f"{label}: {figure_text(v, 4)}" if label else figure_text(v, 4)
                                                   for label, v in items))
     return out
 
@@ -197,16 +199,6 @@ def _caveat(ev: Evidence) -> str:
     e.g. a claim about pretrained models decided on a model at initialization)."""
     said = ev.details.get("caveat") if isinstance(ev.details, dict) else None
     return f"NOTE: {said}" if said else ""
-
-
-def _fig(v: object) -> str:
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fig(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_fig(x)}" for k, x in v.items()) + "}"
-    return str(v)
 
 
 def _mark(r: Result, strict: bool = False) -> str:
@@ -277,9 +269,9 @@ def _text_verbose(results: Sequence[Result], strict: bool = False) -> str:
         if r.claim.rule_text:
             lines.append(f"  rule: {_cut(r.claim.rule_text, None)}")
         if ev.figures:
-            lines.append("  figures: " + "; ".join(f"{k} = {_fig(v)}" for k, v in ev.figures.items()))
+            lines.append("  figures: " + "; ".join(f"{k} = {figure_text(v, 4)}" for k, v in ev.figures.items()))
         if ev.alternatives:
-            lines.append("  alternatives: " + "; ".join(f"{k}: {_fig(v)}" for k, v in ev.alternatives.items()))
+            lines.append("  alternatives: " + "; ".join(f"{k}: {figure_text(v, 4)}" for k, v in ev.alternatives.items()))
         for name in fields:
             value = getattr(ev, name)
             if value not in (None, ""):
@@ -377,57 +369,8 @@ def _json(results: Sequence[Result], strict: bool = False) -> str:
     ) + "\n"
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-}
-
-_LATEX_UNICODE = {
-    "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "δ": r"$\delta$", "ε": r"$\varepsilon$",
-    "κ": r"$\kappa$", "λ": r"$\lambda$", "μ": r"$\mu$", "π": r"$\pi$", "ρ": r"$\rho$",
-    "σ": r"$\sigma$", "τ": r"$\tau$", "χ": r"$\chi$", "Γ": r"$\Gamma$", "Π": r"$\Pi$",
-    "Σ": r"$\Sigma$", "Θ": r"$\Theta$", "≥": r"$\geq$", "≤": r"$\leq$", "≈": r"$\approx$",
-    "≠": r"$\neq$", "→": r"$\to$", "⇔": r"$\Leftrightarrow$", "∞": r"$\infty$", "√": r"$\surd$",
-    "·": r"$\cdot$", "×": r"$\times$", "∈": r"$\in$", "∫": r"$\int$", "∑": r"$\sum$",
-    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "’": "'", "‘": "`", "“": "``", "”": "''",
-    "⋯": r"$\cdots$", "ℓ": r"$\ell$", "²": r"$^2$", "³": r"$^3$", "à": r"\`a", "é": r"\'e",
-    "è": r"\`e", "ü": r'\"u', "ö": r'\"o', "ä": r'\"a', "Å": r"\AA{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    r"""Escape plain text for LaTeX (pdflatex-safe: non-ASCII symbols become macros).
-
-    >>> latex_escape("λ ∈ [0,1] & 50% of x_1")
-    '$\\lambda$ $\\in$ [0,1] \\& 50\\% of x\\_1'
-    """
-    out = []
-    for ch in str(text):
-        if ch in _LATEX_SPECIAL:
-            out.append(_LATEX_SPECIAL[ch])
-        elif ch in _LATEX_UNICODE:
-            out.append(_LATEX_UNICODE[ch])
-        elif ord(ch) < 128:
-            out.append(ch)
-        else:
-            out.append("?")
-    return "".join(out)
-
-
 def _prose(text: str) -> str:
     """Text with its ASCII mathematics set as math (the LaTeX renderer's prose rule)."""
-    from posbias.render.latex import prose_to_latex
-
     return prose_to_latex(text)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import numpy as np
+
 from posbias.errors import NeedsExtra
 from posbias.files import write_output
 
@@ -19,10 +21,10 @@ _COPY_CHANCE = 0.5 + 1 / 64
 
 def _plt() -> Any:
     try:
-        import matplotlib
+        import matplotlib  # the plot extra
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # the plot extra
     except ImportError:
         raise NeedsExtra("plot", "matplotlib") from None
     return plt
@@ -87,8 +89,7 @@ def plot_influence_heatmap(doc: dict, path: str, parameter: str = "--output",
     evaluated step (rows), log colour scale, for one seed's run (wu2025-icl: tokens labelled
     item / label / query; lm-synthetic: positions 1..L)."""
     plt = _plt()
-    import numpy as np
-    from matplotlib.colors import LogNorm
+    from matplotlib.colors import LogNorm  # the plot extra
 
     run = doc["runs"][seed_index]
     hist = [e for e in run["history"] if "influence" in e]
@@ -134,8 +135,6 @@ def plot_boundary_windows(doc: dict, path: str, parameter: str = "--output",
     first token of the next document), each window divided by its median over those offsets
     (thin lines) and the median over windows (thick).  Returns False, drawing nothing, when
     the run recorded no boundary windows."""
-    import numpy as np
-
     rec = doc.get("boundary_windows") or {}
     run = doc["runs"][seed_index]
     hist = [e for e in run["history"] if e.get("boundary_influence")]

@@ -27,22 +27,23 @@ def test_u_shape_decides_on_every_residual_config_of_the_paper():
     assert ev.verdict == "qualified" and r.scope == "paper"
     f = ev.figures
     assert len(f["configs"]) == 25 and len(f["attention-only"]) == 7
-    assert f["U-shaped (reference)"] == "14 of 25" and f["attention-only collapsed"] == "7 of 7"
+    assert f["U-shaped (reference)"] == "15 of 25" and f["attention-only collapsed"] == "7 of 7"
     not_u = " ".join(ev.details["not U-shaped (reference)"])
     # BLOOM-7b1 with per-head content has its valley at 24-25/256, just inside L/10, on every data set
     for ds in ("dclm", "fineweb-edu", "wikipedia"):
         assert f"all_content/{ds}/bloom-7b1 (valley at 2" in not_u
         assert f"all_content/{ds}/falcon-rw-7b" in not_u
     assert "no_content/bloom-7b1" not in not_u and "no_content/mpt-7b" not in not_u
-    # the verdict flips with the 'often' threshold (at the U fraction 0.56): threshold-sensitive
+    # the verdict flips with the depth of the valley (end_factor 2.94: MPT-7B's per-head content
+    # ends at 2.94-3.05 times their valleys): threshold-sensitive
     d = ev.details["decision"]
-    assert d["threshold_sensitive"] and d["flip"]["threshold"] == "often" and d["flip"]["to"] == "refuted"
-    assert abs(d["flip"]["flips_at"] - 0.56) < 1e-6
+    assert d["threshold_sensitive"] and d["flip"]["threshold"] == "end_factor" and d["flip"]["to"] == "refuted"
+    assert abs(d["flip"]["flips_at"] - 2.93621) < 1e-4
     table = ev.details["threshold table (reference): verdict by end_factor and interior window"]
-    assert table["end_factor 2, interior 0.1"] == "14/25 U-shaped -> qualified"
+    assert table["end_factor 2, interior 0.1"] == "15/25 U-shaped -> qualified"
     assert table["end_factor 10, interior 0.1"].endswith("refuted")
     assert table["end_factor 1.5, interior 0.05"] == "22/25 U-shaped -> qualified"
-    assert table["end_factor 3, interior 0.1"] == "11/25 U-shaped -> refuted"
+    assert table["end_factor 3, interior 0.1"] == "12/25 U-shaped -> refuted"
     # the paper's attention-only comparison: p(1) = 0.991 (BLOOM-7b1), 0.996 (MPT-7B), tails shrinking
     p1 = {a["config"]: a["p(1)"] for a in f["attention-only"]}
     assert round(p1["no_content/bloom-7b1-noresidual"], 3) == 0.991
@@ -101,12 +102,12 @@ def test_u_shape_power_and_its_dependence_on_the_thresholds():
     ev = through_registry("u-shape-measured-schedules", check, often=1.0).evidence
     assert ev.verdict == "refuted" and ev.thresholds == {"often": 1.0}
     assert check(CTX).verdict == "qualified"
-    # how deep a valley: end factor 3 leaves 11 of 25 (refuted); how far from the ends: a
-    # window of 0.05 L admits BLOOM-7b1's valleys at 24-25/256 (17 of 25)
+    # how deep a valley: end factor 3 leaves 12 of 25 (refuted); how far from the ends: a
+    # window of 0.05 L admits BLOOM-7b1's valleys at 24-25/256 (18 of 25)
     ev = check(CTX, end_factor=3.0)
-    assert ev.verdict == "refuted" and ev.figures["U-shaped (reference)"] == "11 of 25"
+    assert ev.verdict == "refuted" and ev.figures["U-shaped (reference)"] == "12 of 25"
     ev = check(CTX, interior=0.05)
-    assert ev.verdict == "qualified" and ev.figures["U-shaped (reference)"] == "17 of 25"
+    assert ev.verdict == "qualified" and ev.figures["U-shaped (reference)"] == "18 of 25"
 
 
 def test_u_shape_refutes_attention_only_rollouts_that_do_not_collapse(monkeypatch):

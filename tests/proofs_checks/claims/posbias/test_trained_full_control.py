@@ -1,29 +1,23 @@
-"""posbias:trained-full-control: the shipped full-mask runs verify the machinery control; it is
-a claim of posbias (machinery scope), not of wu2025; a test set that leaks position is refuted,
-and the user's --data-dir overrides the shipped results."""
+"""posbias:trained-full-control: a claim of posbias (machinery scope), not of wu2025, read only
+from attention-only full-mask runs (the setting it controls); a test set that leaks position is
+refuted, a network that does not read its context gives no verdict, and the user's --data-dir
+overrides the shipped results."""
 
 from __future__ import annotations
 
 import copy
 import json
+import shutil
 
 import pytest
 
 from posbias.errors import InvalidArgument
 from posbias.proofs_checks import registry
+from posbias.proofs_checks.claims.posbias import trained_full_control
 from posbias.proofs_checks.claims.wu2025 import _trained as trained
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 CID = "posbias:trained-full-control"
-
-
-def test_default_check_reads_the_shipped_results_as_expected():
-    r = registry.run_claim(registry.get_claim(CID))
-    assert r.evidence.verdict == r.expected, (r.claim.id, r.evidence.discrepancy)
-    assert not r.evidence.details.get("error"), r.evidence.details
-    assert r.evidence.details["provenance"][0]["command"].startswith("posbias train")
-    assert r.evidence.details["provenance"][0]["residual"] is True
-    assert r.evidence.figures and r.evidence.setting["residual"] == "on"
 
 
 def test_full_control_is_machinery_of_posbias():
@@ -34,25 +28,81 @@ def test_full_control_is_machinery_of_posbias():
         registry.get_claim("wu2025:trained-full-control")
 
 
-def test_user_data_dir_overrides_the_shipped_results(tmp_path):
-    (tmp_path / "trained").mkdir()
-    doc = trained.stored_results("full-nope")
-    for run in doc["runs"]:
-        run["history"][-1]["difference"]["first-last"] = 0.5  # beyond any noise: refuted
-    (tmp_path / "trained" / f"{trained.STORED['full-nope']}.json").write_text(json.dumps(doc))
-    ctx = registry.CheckContext(data_dir=str(tmp_path))
-    r = registry.run_claim(registry.get_claim(CID), ctx)
-    assert r.evidence.verdict == "refuted"
+def test_the_card_is_the_setting_it_controls():
+    """No residual connections, wu2025's scale: the setting of the Figure-2 claims."""
+    card = registry.get_claim(CID).card
+    for setting in (card.paper, card.test):
+        v = setting.values
+        assert (v["mask"], v["pe"], v["residual"]) == ("full", "none", "off")
+        assert v["iterations"] == 100_000 and v["lr"] == 1e-3
 
 
-# --- power: through the real check on a constructed run ------------------------------------
+def _full_run(folder, seeds, residual=False):
+    """A constructed attention-only full-mask run in ``folder/trained``: the shipped causal
+    attention-only document relabelled, its last evaluation of seed i given ``seeds[i]`` =
+    (in-context accuracy, first-middle, first-last, middle-last)."""
+    doc = copy.deepcopy(trained.find_attention_only("causal-nope"))
+    doc["config"]["mask"] = "full"
+    doc["config"]["residual"] = residual
+    doc["name"] = "full_none_nores_lr0.001"
+    for run, (ic, fm, fl, ml) in zip(doc["runs"], seeds):
+        e = run["history"][-1]
+        e["ic_accuracy"] = ic
+        e["difference"] = {"first-middle": fm, "first-last": fl, "middle-last": ml}
+    (folder / "trained").mkdir(exist_ok=True)
+    (folder / "trained" / "full_none_nores_lr0.001.json").write_text(json.dumps(doc))
+    return doc
 
-def test_full_control_refutes_a_leaking_test_set(tmp_path):
-    doc = copy.deepcopy(trained.stored_results("full-nope"))
-    for run in doc["runs"]:
-        run["history"][-1]["difference"]["first-last"] = 0.05
-    (tmp_path / "trained").mkdir()
-    (tmp_path / "trained" / f"{trained.STORED['full-nope']}.json").write_text(json.dumps(doc))
-    r = run_claim(get_claim(CID), CheckContext(data_dir=str(tmp_path)))
+
+def _verdict(folder):
+    r = run_claim(get_claim(CID), CheckContext(data_dir=str(folder)))
     assert not r.evidence.details.get("error"), r.evidence.details
-    assert r.evidence.verdict == "refuted" and r.scope == "machinery"
+    return r
+
+
+# --- power: through the real check on constructed runs -------------------------------------
+
+@pytest.mark.parametrize("seeds, verdict", [
+    # a network that copies context labels, every difference within noise
+    ([(0.50, -0.002, 0.002, 0.005), (0.51, -0.004, -0.001, -0.007)], "verified"),
+    # a test set that leaks position: first-last +0.05 beyond any noise threshold
+    ([(0.50, 0.0, 0.05, 0.0), (0.51, 0.0, 0.05, 0.0)], "refuted"),
+    # no difference, but the network does not read its context (in-context accuracy at chance)
+    ([(0.031, 0.001, 0.0, -0.001), (0.029, 0.0, 0.002, 0.001)], "inconclusive"),
+])
+def test_full_control_on_constructed_runs(tmp_path, seeds, verdict):
+    _full_run(tmp_path, seeds)
+    r = _verdict(tmp_path)
+    assert r.evidence.verdict == verdict and r.scope == "machinery"
+    assert r.evidence.setting["residual"] == "off"
+
+
+def test_full_control_never_reads_a_residual_run(tmp_path, monkeypatch):
+    """A full-mask run with residual connections is not the control's setting: with only that
+    (and no shipped attention-only full-mask run) the control is needs-data, naming the
+    command that trains the run it reads."""
+    empty = tmp_path / "shipped"
+    empty.mkdir()
+    _full_run(tmp_path, [(0.5, 0.0, 0.0, 0.0), (0.5, 0.0, 0.0, 0.0)], residual=True)
+    monkeypatch.setattr(trained, "shipped_dir", lambda: str(empty))
+    r = _verdict(tmp_path)
+    assert r.evidence.verdict == "needs-data"
+    assert "--mask full --pe none --residual off --iterations 100000" in r.evidence.method
+
+
+def test_the_shipped_folder_is_read_when_no_data_dir_has_the_run(tmp_path, monkeypatch):
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    _full_run(tmp_path, [(0.5, 0.0, 0.05, 0.0), (0.5, 0.0, 0.05, 0.0)])
+    shutil.copyfile(tmp_path / "trained" / "full_none_nores_lr0.001.json",
+                    shipped / "full_none_nores_lr0.001.json")
+    monkeypatch.setattr(trained, "shipped_dir", lambda: str(shipped))
+    assert run_claim(get_claim(CID)).evidence.verdict == "refuted"
+
+
+def test_the_rule_has_power_against_a_network_at_chance():
+    rule = trained_full_control.RULE
+    chance = [ex for ex in rule.examples if "chance" in ex.label]
+    assert chance and all(rule.decide(ex.figures, rule.values()) == "inconclusive"
+                          for ex in chance)
+    assert rule.values()["reads_context"] > trained_full_control.CHANCE

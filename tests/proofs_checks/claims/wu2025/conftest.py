@@ -142,6 +142,39 @@ def never_reads_residual_runs(tmp_path, monkeypatch, write_run, verdict_in):
 
 
 @pytest.fixture
+def shipped_is_read_over_its_history():
+    """A trained claim on the shipped runs: the rule's verdict at every evaluation common to
+    the runs it reads, one of them recomputed here from the stored histories; the decided
+    verdict is the one at the reading point (the last common evaluation, 100,000), and the
+    evidence names the iterations at which it holds.  A shift claim names its ``pair`` (and
+    ``against``)."""
+
+    def assert_for(cid, pair=None, against=None):
+        r = run_claim(get_claim(cid))
+        ev = r.evidence
+        history = ev.details["verdict_by_iteration"]
+        its = [e["iteration"] for e in history]
+        assert its == sorted(its) and its[-1] == ev.figures["iteration"][0] == 100_000
+        assert history[-1]["verdict"] == ev.verdict
+        held = [e["iteration"] for e in history if e["verdict"] == ev.verdict]
+        inside = [it for it in its if any(lo <= it <= hi for lo, hi in ev.details["holds_at"])]
+        assert inside == held
+        assert "it holds at iterations" in ev.discrepancy
+        assert f"({len(held)} of {len(its)} evaluations)" in ev.discrepancy
+        # one earlier evaluation recomputed from the stored runs, apart from the check
+        rule = r.claim.rule
+        mid = history[len(history) // 2]
+        residual = ev.setting["residual"] == "on"
+        docs = [trained.stored_runs(k, None, residual) for k in ev.parameters["configurations"]]
+        summaries = [trained.summarize(d, mid["iteration"]) for d in docs]
+        figs = (trained.direction_figures(summaries[0]) if pair is None
+                else trained.shift_figures(*summaries, pair, against=against))
+        assert rule.decide(figs, rule.values()) == mid["verdict"]
+
+    return assert_for
+
+
+@pytest.fixture
 def compared_with_figure5():
     """A Figure-5 claim: its card names Figure 5, both settings have residual connections, and
     the in-context accuracy stands beside every difference."""

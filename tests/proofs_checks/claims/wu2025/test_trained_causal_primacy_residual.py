@@ -38,3 +38,7 @@ def test_figure5_primacy_without_gate_is_qualified_and_recency_refuted(tmp_path,
 
 def test_wu2025_reported_figures_pass_the_rule(paper_figures_pass):
     paper_figures_pass(trained_causal_primacy_residual.RULE, "verified")
+
+
+def test_the_verdict_is_reported_at_every_evaluation(shipped_is_read_over_its_history):
+    shipped_is_read_over_its_history(CID)

@@ -1,7 +1,8 @@
 """wu2025:trained-decay-recency (Figure 2): the shipped attention-only runs give the expected
 verdict; the claim reads only attention-only runs (needs-data naming the training command
 without them); each verdict of its rule is reached from constructed runs; wu2025's own figures
-pass the rule, which the former rule (middle-last < 0) would not."""
+pass the rule, which the former rule (middle-last < 0) would not; middle-last beyond noise above 0
+(the middle preferred over the last position) refutes the recency."""
 
 from __future__ import annotations
 
@@ -33,8 +34,13 @@ def test_figure2_claim_never_reads_residual_runs(never_reads_residual_runs):
 
 @pytest.mark.parametrize("seeds, verdict", [
     ([(0.8, -0.055, -0.07, -0.003), (0.8, -0.05, -0.07, -0.003)], "verified"),  # wu2025 Fig. 2
-    # the residual decay runs' figures, read as attention-only: label copying (ic 0.527)
-    ([(0.5266, -0.0876, -0.0252, 0.0596), (0.5269, -0.0981, -0.0446, 0.0503)], "qualified"),
+    # recency without in-context matching (ic 0.52): qualified
+    ([(0.52, -0.05, -0.06, -0.01), (0.52, -0.06, -0.05, 0.0)], "qualified"),
+    # the residual decay runs' figures, read as attention-only: first-middle < 0 but middle-last
+    # +0.060, +0.050, a preference for the middle over the last position, not recency
+    ([(0.5266, -0.0876, -0.0252, 0.0596), (0.5269, -0.0981, -0.0446, 0.0503)], "refuted"),
+    # the same middle preference in a network that matches in context
+    ([(0.8, -0.05, -0.005, 0.05), (0.8, -0.06, -0.02, 0.04)], "refuted"),
     ([(0.8, 0.05, 0.06, 0.0), (0.8, 0.06, 0.07, 0.0)], "refuted"),  # primacy instead
 ])
 def test_figure2_decay_on_attention_only_runs(tmp_path, seeds, verdict, write_run, verdict_in):
@@ -55,3 +61,7 @@ def test_old_decay_rule_would_have_failed_wu2025s_own_figures():
     rule = trained_decay_recency.RULE
     assert rule.decide(figs, rule.values()) == "verified"
     assert abs(figs["middle-last"][0]) < trained.MIN_THRESHOLD
+
+
+def test_the_verdict_is_reported_at_every_evaluation(shipped_is_read_over_its_history):
+    shipped_is_read_over_its_history(CID)
