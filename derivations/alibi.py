@@ -1,21 +1,22 @@
 """ALiBi in the continuum: a warped Hardy operator (:ref:`X6 <math-x6>`).
 
-With slope ``m = lambda/L`` the normalized causal ALiBi row ``A[i, j] ∝ e^{-m (i - j)}``,
-``j <= i``, becomes as ``L -> oo`` (``x = i/L``, ``y = j/L``) the kernel
+With slope ``m = eta/L`` (``eta`` the slope times the length; the formula sheet keeps lambda for
+a residual schedule) the normalized causal ALiBi row ``A[i, j] ∝ e^{-m (i - j)}``, ``j <= i``,
+becomes as ``L -> oo`` (``x = i/L``, ``y = j/L``) the kernel
 
-    k(x, y) = lambda e^{-lambda (x - y)} / (1 - e^{-lambda x}),   0 < y < x.
+    k(x, y) = eta e^{-eta (x - y)} / (1 - e^{-eta x}),   0 < y < x.
 
-The warp ``phi(x) = (e^{lambda x} - 1)/(e^lambda - 1)`` (the substitution ``u = phi(x)``,
+The warp ``phi(x) = (e^{eta x} - 1)/(e^eta - 1)`` (the substitution ``u = phi(x)``,
 ``v = phi(y)``) maps it to the uniform kernel: ``k(x, y) dy = dv / u`` on ``0 < v < u``, i.e.
-``K_lambda = C^{-1} K C`` with ``(C f)(u) = f(phi^{-1}(u))``.  Hence the depth-H density of the
+``K_eta = C^{-1} K C`` with ``(C f)(u) = f(phi^{-1}(u))``.  Hence the depth-H density of the
 final token (``x = 1``, ``u = 1``) is
 
     rho^{ALiBi}_H(y) = phi'(y) rho_H(phi(y))
-                     = lambda e^{lambda y}/(e^lambda - 1) * ln((e^lambda - 1)/(e^{lambda y} - 1))^(H-1)/(H-1)!,
+                     = eta e^{eta y}/(e^eta - 1) * ln((e^eta - 1)/(e^{eta y} - 1))^(H-1)/(H-1)!,
 
 and with a constant residual alpha the same mixture as in the Cesàro case, in the variable
-``phi(y)``.  Any map ``c (e^{lambda x} - 1)`` with a constant ``c > 0`` works (the kernel
-``1/u`` is scale-invariant); ``c = 1/(e^lambda - 1)`` keeps ``[0, 1]`` fixed.
+``phi(y)``.  Any map ``c (e^{eta x} - 1)`` with a constant ``c > 0`` works (the kernel
+``1/u`` is scale-invariant); ``c = 1/(e^eta - 1)`` keeps ``[0, 1]`` fixed.
 
 Method: sympy limit for the continuum kernel, symbolic substitution for the warp, the depth-H
 kernel by conjugating the Hardy kernel, checked against direct integration for H = 2, 3.
@@ -24,7 +25,7 @@ Paper: posbias (X6); ALiBi forces of herasimchyk2026 (H2c).
 
 >>> from posbias.derivations.alibi import alibi_kernel, lam, x, y
 >>> alibi_kernel()
-lambda*exp(-lambda*(x - y))/(1 - exp(-lambda*x))
+eta*exp(-eta*(x - y))/(1 - exp(-eta*x))
 """
 
 from __future__ import annotations
