@@ -5,6 +5,7 @@ cases (worst margins, first counterexample, Evidence), and the combination of a 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import random
 from collections.abc import Callable, Iterable
@@ -12,7 +13,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import mpmath
+import sympy
 
+from posbias.derivations import get_derivation
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 if TYPE_CHECKING:
@@ -158,8 +161,6 @@ def format_matrix(A: Iterable[Iterable[object]]) -> str:
 
 
 def derivation_by_name(name):
-    from posbias.derivations import get_derivation
-
     return get_derivation(name)
 
 def latex_of_derivation(name):
@@ -206,13 +207,9 @@ def sample_points(ctx: CheckContext, count: int, salt: str) -> list[str]:
     return [f"0.{rng.randrange(10**6, 10**7 - 1):07d}" for _ in range(count)]
 
 def lambdify_mpmath(args, expr):
-    import sympy
-
     return sympy.lambdify(args, expr, modules="mpmath")
 
 def with_identities(d, identities):
-    import dataclasses
-
     return dataclasses.replace(d, identities=tuple(identities))
 
 def nstr_or_zero(x, n=3):
@@ -220,8 +217,6 @@ def nstr_or_zero(x, n=3):
 
 def sympy_latex(build):
     def latex():
-        import sympy
-
         return build(sympy)
 
     return latex

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from posbias.measurements import lm_training as lt
 from posbias.proofs_checks import gates
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
@@ -123,9 +124,6 @@ def lm_thorough_work(ctx: CheckContext) -> list:
 
 def _lm_thorough() -> dict:
     if "doc" not in _LM_TRAINED:
-        # training needs torch and transformers (the 'models' extra): imported only here
-        from posbias.measurements import lm_training as lt
-
         config = lt.LMTrainConfig(**LM_THOROUGH)
         runs = lt.lm_train_seeds(config, LM_SEEDS, progress=False)
         _LM_TRAINED["doc"] = lt.lm_results_document(config, runs,

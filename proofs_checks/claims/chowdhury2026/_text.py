@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from posbias.measurements import lm_text as lx
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
@@ -337,9 +338,6 @@ def text_thorough_work(ctx: CheckContext) -> list:
 
 def _thorough(ctx: CheckContext) -> list[dict]:
     if "docs" not in _TEXT_TRAINED:
-        # training needs torch, transformers and tokenizers (the 'models' extra): imported here
-        from posbias.measurements import lm_text as lx
-
         out = []
         for doc in text_stored_results(getattr(ctx, "data_dir", None)):
             config = lx.LMTextConfig.from_dict(doc["config"])

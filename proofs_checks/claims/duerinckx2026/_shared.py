@@ -14,6 +14,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from posbias.derivations import get_derivation
 from posbias.numerics.kinetic import (
     KineticHead,
     KineticModel,
@@ -21,6 +22,7 @@ from posbias.numerics.kinetic import (
     kinetic_values,
 )
 from posbias.proofs_checks.cards import Setting
+from posbias.proofs_checks.data import data_path
 
 __all__ = [
     "CODE",
@@ -63,8 +65,6 @@ def paper_setting(source: str, *, confirmed: Sequence[str] = (), **fields: Any) 
 def public_figures() -> dict:
     """The numbers duerinckx2026's public script wrote (stored by posbias with their origin:
     ``proofs_checks/data/kinetic/duerinckx2026-public-figures.json``)."""
-    from posbias.proofs_checks.data import data_path
-
     with open(data_path("kinetic", "duerinckx2026-public-figures.json"), encoding="utf-8") as fh:
         return json.load(fh)
 
@@ -140,7 +140,5 @@ def agreement_digits(a: Any, b: Any, dps: int = 400) -> float:
 
 def symbolic_open(*names: str) -> tuple[int, list]:
     """The derivations ``names`` and the number of their identities that did not close."""
-    from posbias.derivations import get_derivation
-
     ds = [get_derivation(n) for n in names]
     return sum(len(d.unproven()) for d in ds), ds

@@ -21,7 +21,9 @@ from typing import Any
 
 import mpmath
 import numpy as np
+import sympy
 
+from posbias.derivations import alibi
 from posbias.numerics.alibi import alibi_layer, alibi_rollout
 from posbias.numerics.kinetic import (
     KineticHead,
@@ -163,10 +165,6 @@ def _poisson_sum(density: Any, lam: Any, c: Any, s: Any, dps: int) -> Any:
 )
 def check(ctx: CheckContext) -> Evidence:
     """sympy derivation, mpmath Poisson sums against the Bessel form, float64 residual limit."""
-    import sympy
-
-    from posbias.derivations import alibi
-
     open_, ds = symbolic_open("kinetic-poisson")
     H = sympy.Symbol("H", integer=True, positive=True)
     density = lambdify_mpmath((H, alibi.y, alibi.lam), alibi.alibi_density(H, alibi.lam, alibi.y))

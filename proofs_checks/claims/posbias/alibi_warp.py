@@ -18,7 +18,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
+import sympy
 
+from posbias.derivations import alibi
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Setting
 from posbias.proofs_checks.claims._common import (
     combine_routes,
@@ -91,12 +93,6 @@ def check(ctx: CheckContext, phi: Callable[..., Any] | None = None,
     ``k(x, y) = phi'(y)/phi(x)``; if not, candidate warps are tried and the one that works is
     reported as the correction.  Numerically, the closed-form depth-H density (H = 2, 3, or
     ``density(H)``) is compared with the mpmath.quad composition of the continuum ALiBi kernel."""
-    # sympy and the derivations are imported when the check runs: importing the claims (posbias
-    # list) does not load sympy
-    import sympy
-
-    from posbias.derivations import alibi
-
     d = derivation_by_name("alibi-warp")
     stated = phi or alibi.warp
     ident = alibi.warp_identity(stated)

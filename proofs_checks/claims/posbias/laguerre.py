@@ -17,7 +17,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import mpmath
+import sympy
 
+from posbias.derivations import residual as res
 from posbias.proofs_checks.cards import Card, ProofStatus, Setting
 from posbias.proofs_checks.claims._common import (
     combine_routes,
@@ -84,12 +86,6 @@ def check(ctx: CheckContext, closed: Callable[..., Any] | None = None) -> Eviden
     (termwise) and exact H = 1..12 (1..30 when thorough); numerically, the binomial sum vs
     mpmath's own ``laguerre`` at random alpha, t.  ``closed(H, alpha, t)`` (a sympy expression)
     replaces the Laguerre form (tests pass false versions)."""
-    # sympy and the derivations are imported when the check runs: importing the claims (posbias
-    # list) does not load sympy
-    import sympy
-
-    from posbias.derivations import residual as res
-
     d = derivation_by_name("laguerre")
     if closed is not None:
         idents = [res.laguerre_identity_symbolic(closed)]

@@ -56,6 +56,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from posbias.measurements import training
 from posbias.measurements.hooks import require_torch
 from posbias.proofs_checks import gates
 from posbias.proofs_checks.cards import Rule, Setting, Threshold
@@ -262,16 +263,13 @@ def retrain(key: str, residual: bool = True) -> dict:
     or without (``residual=False``, Figure 2); cached for the process."""
     if (key, residual) not in RETRAINED:
         try:
-            # the training module needs torch (the 'models' extra): imported on first use
-            from posbias.measurements import training as tr
-
-            require_torch()
+            require_torch()  # the 'models' extra
         except ImportError:
             raise MissingRun("the 'models' extra (torch)") from None
-        config = tr.TrainConfig(**THOROUGH_CONFIGS[key], **THOROUGH_SCALE, residual=residual)
+        config = training.TrainConfig(**THOROUGH_CONFIGS[key], **THOROUGH_SCALE, residual=residual)
         # one progress bar with ETA per seed when stderr is a terminal
-        runs = tr.train_seeds(config, THOROUGH_SEEDS, jobs=2, progress=None)
-        RETRAINED[key, residual] = tr.results_document(config, runs,
+        runs = training.train_seeds(config, THOROUGH_SEEDS, jobs=2, progress=None)
+        RETRAINED[key, residual] = training.results_document(config, runs,
                                                       command="posbias check --thorough", jobs=2)
     return RETRAINED[key, residual]
 
