@@ -1,11 +1,12 @@
 """Progress of a long run where standard error is not a terminal (a log, a batch job): a line
 with the count, the time so far and the ETA once a minute and one at the end; a run shorter than
-a minute prints nothing; --quiet prints nothing."""
+a minute prints nothing; --quiet prints nothing; a training run's bar does the same."""
 
 from __future__ import annotations
 
 import pytest
 
+from posbias import resources
 from posbias.cli import _common
 
 
@@ -20,7 +21,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch):
     c = Clock()
-    monkeypatch.setattr(_common.time, "monotonic", c)
+    monkeypatch.setattr(resources.time, "monotonic", c)
     return c
 
 
@@ -56,3 +57,29 @@ def test_a_short_run_and_a_quiet_one_print_nothing(clock, capsys):
         clock.now += 1000.0
         bar.update(3)
     assert capsys.readouterr().err == ""
+
+
+def test_a_training_run_without_a_terminal_gets_the_lines(clock, capsys):
+    """The trainings' bar (measurements.loop.progress_bar) without a terminal: the same lines,
+    resumed runs counting from where they start, the evaluation's figure as the postfix;
+    progress=False shows nothing."""
+    from types import SimpleNamespace
+
+    loop = pytest.importorskip("posbias.measurements.loop")
+    config = SimpleNamespace(iterations=1000, name="task")
+    assert loop.progress_bar(False, config, 0, 0, 1000) is None
+    bar = loop.progress_bar(None, config, 3, 500, 1000)        # resumed at 500
+    assert isinstance(bar, resources.LineProgress) and bar.n == 500
+    clock.now += 60.0
+    bar.set_postfix({"loss": 0.25})
+    bar.update(100)                                            # 100 in 60 s: 400 more in 4 min
+    for _ in range(4):
+        clock.now += 60.0
+        bar.update(100)
+    bar.close()
+    assert capsys.readouterr().err.splitlines() == [
+        "task seed 3: 600/1000 (60%), 60 s elapsed, about 4 min left [loss=0.25]",
+        "task seed 3: 700/1000 (70%), 2 min elapsed, about 3 min left [loss=0.25]",
+        "task seed 3: 800/1000 (80%), 3 min elapsed, about 2 min left [loss=0.25]",
+        "task seed 3: 900/1000 (90%), 4 min elapsed, about 60 s left [loss=0.25]",
+        "task seed 3: 1000/1000 (100%), 5 min elapsed [loss=0.25]"]

@@ -10,7 +10,6 @@ import argparse
 import re
 import sys
 import textwrap
-import time
 from collections.abc import Iterable
 from typing import Any, Literal, Protocol
 
@@ -19,12 +18,11 @@ from tqdm import tqdm
 from posbias import __version__
 from posbias.errors import InvalidArgument
 from posbias.measurements.sharding import parse_device_memory
-from posbias.numbers import duration
 
 # memory_limit and check_memory live in posbias.resources (the bottom layer), so that the Python
 # entry points refuse what cannot fit exactly as the command line does; the subcommands take
 # them from here
-from posbias.resources import check_memory, memory_limit
+from posbias.resources import LineProgress, check_memory, memory_limit
 from posbias.validation import MAX_DPS, MIN_DPS, parse_size
 
 __all__ = [
@@ -207,10 +205,6 @@ class ProgressBar(Protocol):
     def close(self) -> None: ...
 
 
-#: seconds between two progress lines when standard error is not a terminal (a log, a pipe)
-PROGRESS_EVERY = 60.0
-
-
 def progress(total: int, desc: str, quiet: bool = False) -> ProgressBar:
     """A progress bar with an ETA on standard error when it is a terminal (``tqdm``); without a
     terminal (a log, a batch job) a line with the count, the time so far and the ETA once a
@@ -219,54 +213,10 @@ def progress(total: int, desc: str, quiet: bool = False) -> ProgressBar:
     if quiet:
         return _Silent()
     if not sys.stderr.isatty():
-        return _Lines(total, desc)
+        return LineProgress(total, desc)
     bar: ProgressBar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
                             dynamic_ncols=True)
     return bar
-
-
-class _Lines:
-    """Progress as plain lines on standard error: ``desc: done/total (p%), T elapsed, about E
-    left`` when :data:`PROGRESS_EVERY` seconds have passed since the last line, and a last line
-    at the end of a run that printed any (a run shorter than that prints nothing)."""
-
-    def __init__(self, total: int, desc: str) -> None:
-        self.total, self.desc, self.done = max(int(total), 0), desc, 0
-        self.start = self.last = time.monotonic()
-        self.printed = False
-        self.postfix = ""
-
-    def __enter__(self) -> _Lines:
-        return self
-
-    def __exit__(self, *exc: object) -> Literal[False]:
-        self.close()
-        return False
-
-    def _line(self, now: float) -> None:
-        elapsed = now - self.start
-        share = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
-        left = ""
-        if 0 < self.done < self.total:
-            left = f", about {duration(elapsed / self.done * (self.total - self.done))} left"
-        extra = f" [{self.postfix}]" if self.postfix else ""
-        print(f"{self.desc}: {self.done}/{self.total}{share}, {duration(elapsed)} elapsed{left}"
-              f"{extra}", file=sys.stderr, flush=True)
-        self.last, self.printed = now, True
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        if now - self.last >= PROGRESS_EVERY and self.done < self.total:
-            self._line(now)
-
-    def set_postfix_str(self, s: str = "") -> None:
-        self.postfix = s
-
-    def close(self) -> None:
-        if self.printed and self.done >= self.total:
-            self._line(time.monotonic())
-            self.printed = False
 
 
 class _Silent:
