@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 from posbias.errors import ResourceLimit
 from posbias.numbers import byte_size, duration
@@ -300,7 +300,7 @@ class LineProgress:
     def __enter__(self) -> LineProgress:
         return self
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.close()
         return False
 
