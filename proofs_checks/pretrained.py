@@ -34,7 +34,6 @@ __all__ = [
     "RolloutComparison",
     "compare_with_rollout",
     "empirical_match_rows",
-    "macroscopic_profile",
     "read_influence_csv",
     "read_measured_folder",
 ]
@@ -192,16 +191,3 @@ def empirical_match_rows(data_dir: str) -> list[dict]:
                      "w1": a["w1"], "spearman_attention_only": b["spearman"],
                      "w1_attention_only": b["w1"]})
     return rows
-
-
-def macroscopic_profile(profile: ArrayLike, bins: int = 16) -> np.ndarray:
-    """Mean influence over ``bins`` consecutive, (nearly) equal blocks of positions: the shape of
-    the profile at the scale of the context, without single-token spikes (``L >= bins``).
-
-    >>> macroscopic_profile([4, 2, 1, 1, 2, 6], bins=3).tolist()
-    [3.0, 1.0, 4.0]
-    """
-    p = np.asarray(profile, dtype=float)
-    if p.size < bins:
-        raise InvalidArgument("profile", f"{p.size} positions", f"at least {bins} positions")
-    return np.array([blk.mean() for blk in np.array_split(p, bins)])

@@ -47,6 +47,7 @@ import itertools
 import math
 import numbers
 import os
+import sys
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -390,6 +391,11 @@ def load_sweep(path: str) -> Sweep:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
         raise InvalidArgument("SPEC", path, f"a YAML sweep file; {getattr(exc, 'problem', None) or type(exc).__name__}{line}") from None
+    except RecursionError:  # block-style nesting (indentation) deeper than the parser's stack
+        raise InvalidArgument("SPEC", path, "a YAML sweep file nested less deeply") from None
+    except ValueError:  # an integer beyond Python's digit limit for str -> int conversion
+        raise InvalidArgument("SPEC", path, f"a YAML sweep file; an integer of more than "
+                                            f"{sys.get_int_max_str_digits()} digits") from None
     return parse_sweep(data, path)
 
 

@@ -78,6 +78,8 @@ def test_sweep_on_a_dask_local_cluster(tmp_path, capsys):
     (SPEC.replace("length: 64", "length: zero"), [], "fixed.length"),
     ("command: [unclosed", [], "SPEC"),
     ("!!python/object:os.system ls", [], "SPEC"),
+    # an integer beyond Python's str -> int digit limit fails inside the YAML parser
+    (SPEC.replace("length: 64", "length: " + "9" * 5000), [], "SPEC"),
     (SPEC, ["-n", "0"], "-n"),
     (SPEC, ["--scheduler", "nowhere"], "--scheduler"),
     (SPEC, ["-o", "table.txt"], "--output"),

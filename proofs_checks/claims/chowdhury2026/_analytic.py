@@ -28,6 +28,7 @@ __all__ = [
     "ANALYTIC_RULES_FIXED",
     "MODEL",
     "NOT_READ",
+    "REREAD_RULES_FIXED",
     "RESIDUAL_ALPHAS",
     "MpFunction",
     "alpha_names",
@@ -47,6 +48,10 @@ MpFunction = Callable[[Any], Any]
 
 #: the date the rules of the analytic claims (C2-C7) were fixed, before the verdicts they decide
 ANALYTIC_RULES_FIXED = "2026-12-01"
+#: the date of the commits that fixed the rules read a second time: a claimed formula as an input
+#: of its rule (primacy-tail), statistics with and without the final token (u-shape and the
+#: claims on trained models); each before the commit that recomputed what it decides
+REREAD_RULES_FIXED = "2026-12-04"
 #: the paper's depth (its untrained Qwen2 has 24 layers) and its running context length
 ANALYTIC_DEPTH = 24
 ANALYTIC_LENGTH = 2048

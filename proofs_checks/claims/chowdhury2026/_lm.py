@@ -23,16 +23,17 @@ from typing import Any
 import numpy as np
 
 from posbias.measurements import lm_training as lt
+from posbias.numerics.shape import shape_with_and_without_final
 from posbias.proofs_checks import gates
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
-    BINS,
     DEAD_ZONE_DEPTH,
     U_FACTOR,
-    peak_valley_ratio,
+    final_token_figures,
     proxy_card,
-    u_shape_test,
-    valley_depth,
+    proxy_final_token_words,
+    shape_figures,
+    u_of,
 )
 from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
@@ -53,11 +54,13 @@ __all__ = [
     "lm_evidence",
     "lm_examples",
     "lm_figures",
+    "lm_final_token",
     "lm_gate",
     "lm_show",
     "lm_stored_results",
     "lm_summaries",
     "lm_thorough_work",
+    "shape_words",
 ]
 
 #: the final position's learned fraction every seed must reach before a profile counts
@@ -132,37 +135,69 @@ def _lm_thorough() -> dict:
 
 
 def lm_summaries(doc: dict) -> list[dict]:
-    """Per seed: Step 0 (the first evaluation) and Step N (the last) of the influence profile:
-    U tests, peak/valley ratios ``R_0, R_N``, growth ``g = log10(R_N / R_0)``, valley depths
-    ``D_0, D_N``, and the learned fraction at Step N."""
+    """Per seed: Step 0 (the first evaluation) and Step N (the last) of the influence profile
+    (:func:`posbias.numerics.shape.profile_shape`): U tests, peak/valley ratios ``R_0, R_N``,
+    growth ``g = log10(R_N / R_0)``, valley depths ``D_0, D_N``, and the learned fraction at
+    Step N."""
     out = []
     for run in doc["runs"]:
         hist = [e for e in run["history"] if "influence" in e]
         if len(hist) < 2 or hist[0]["iteration"] != 0:
             raise ValueError(f"seed {run['seed']}: no influence profile at Step 0 and Step N")
-        p0, pn = hist[0]["influence"], hist[-1]["influence"]
-        r0, rn = peak_valley_ratio(p0)["ratio"], peak_valley_ratio(pn)["ratio"]
+        w0 = shape_with_and_without_final(hist[0]["influence"])
+        wn = shape_with_and_without_final(hist[-1]["influence"])
+
+        def pair(s0, sn):
+            return {"u0": {**u_of(s0), "u": s0.u}, "uN": {**u_of(sn), "u": sn.u},
+                    "R0": s0.peak_valley, "RN": sn.peak_valley,
+                    "g": float(np.log10(sn.peak_valley / s0.peak_valley)),
+                    "D0": s0.valley_depth, "DN": sn.valley_depth,
+                    "atoms0": (s0.first_atom, s0.last_atom),
+                    "atomsN": (sn.first_atom, sn.last_atom)}
+
         out.append({"seed": run["seed"], "iteration": hist[-1]["iteration"],
-                    "learned": hist[-1]["final_learned"],
-                    "u0": u_shape_test(p0), "uN": u_shape_test(pn),
-                    "R0": r0, "RN": rn, "g": float(np.log10(rn / r0)),
-                    "D0": valley_depth(p0), "DN": valley_depth(pn)})
+                    "learned": hist[-1]["final_learned"], **pair(w0["with"], wn["with"]),
+                    "without_final": pair(w0["without"], wn["without"])})
     return out
 
 
+def shape_words(s: Mapping) -> str:
+    """One side (with or without the final token) of a run's Step-0 and Step-N figures in
+    words: U tests, R, g, D and the end atoms."""
+    return (f"U at Step 0 {s['u0']['u']} (ends/valley {s['u0']['first_over_valley']:.4g}, "
+            f"{s['u0']['last_over_valley']:.4g}), at Step N {s['uN']['u']} (valley block "
+            f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_over_valley']:.4g}, "
+            f"{s['uN']['last_over_valley']:.4g}); R {s['R0']:.3g} -> {s['RN']:.3g} (g "
+            f"{s['g']:+.3f}); valley depth D {s['D0']:.3f} -> {s['DN']:.3f}; end atoms "
+            f"p(1)/p(2), p(end)/p(end-1) {s['atoms0'][0]:.3g}, {s['atoms0'][1]:.3g} -> "
+            f"{s['atomsN'][0]:.3g}, {s['atomsN'][1]:.3g}")
+
+
 def lm_show(summaries: Sequence[Mapping]) -> str:
-    """The summaries in words, one seed after the other, with the seed spread of the growth."""
-    parts = []
-    for s in summaries:
-        parts.append(
-            f"seed {s['seed']} at {s['iteration']} it (learned {s['learned']:.3f}): U at Step 0 "
-            f"{s['u0']['u']} (ends/valley {s['u0']['first_block/valley']}, "
-            f"{s['u0']['last_block/valley']}), at Step N {s['uN']['u']} (valley block "
-            f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_block/valley']}, "
-            f"{s['uN']['last_block/valley']}); R {s['R0']:.3g} -> {s['RN']:.3g} (g {s['g']:+.3f}); "
-            f"valley depth D {s['D0']:.3f} -> {s['DN']:.3f}")
+    """The summaries in words, one seed after the other, with and without the final token,
+    with the seed spread of the growth (both ways)."""
+    parts = [f"seed {s['seed']} at {s['iteration']} it (learned {s['learned']:.3f}): "
+             f"{shape_words(s)}; without the final token: {shape_words(s['without_final'])}"
+             for s in summaries]
     spread = max(s["g"] for s in summaries) - min(s["g"] for s in summaries)
-    return "; ".join(parts) + f"; seed spread of g {spread:.3f}"
+    wo = [s["without_final"]["g"] for s in summaries]
+    return "; ".join(parts) + (f"; seed spread of g {spread:.3f} ({max(wo) - min(wo):.3f} "
+                               "without the final token)")
+
+
+def lm_final_token(rule: Rule, summaries: list[dict]) -> tuple[dict, str]:
+    """What the final token decides in the seeds' figures (:func:`final_token_figures`) and, in
+    words, which properties exist only through it (or only without it) and whether the
+    verdict with the final token alone differs."""
+    figures = lm_figures(summaries)
+    final = final_token_figures(rule, figures, "seeds", "seed")
+    words = proxy_final_token_words(figures["seeds"], lambda s: f"seed {s['seed']}", "seed",
+                                    LM_GROWTH)
+    if final["decided_by_final_token"]:
+        words += ("; " if words else "") + (
+            f"the final token alone decides: {final['verdict_with_final']} with it, "
+            f"{final['verdict_without_final']} without it")
+    return final, words
 
 
 def lm_gate(summaries):
@@ -186,24 +221,32 @@ def lm_decision(rule: Rule, summaries: list[dict]) -> tuple[str, str, bool]:
 
 def lm_figures(summaries: list[dict]) -> dict:
     """The figures the proxies' rules decide on, per seed (from :func:`lm_summaries`)."""
-    def u(x):
-        return {"interior": 1 < x["valley_block"] < BINS,
-                "first_over_valley": float(x["first_block/valley"]),
-                "last_over_valley": float(x["last_block/valley"])}
-
     return {"seeds": [{"seed": s["seed"], "learned": float(f"{s['learned']:.4g}"),
-                       "u0": u(s["u0"]), "uN": u(s["uN"]), "g": float(f"{s['g']:.4g}"),
-                       "D0": float(f"{s['D0']:.4g}"), "DN": float(f"{s['DN']:.4g}")}
+                       **shape_figures(s), "without_final": shape_figures(s["without_final"])}
                       for s in summaries]}
 
 
-def lm_examples(u0=(9.0, 8.0), uN=(12.0, 20.0), g=0.3, D0=0.3, DN=0.2, learned=0.9, n=2):
-    """Figures of ``n`` seeds in the form of :func:`lm_figures`, for the rules' examples."""
+def lm_examples(u0=(9.0, 8.0), uN=(12.0, 20.0), g=0.3, D0=0.3, DN=0.2, learned=0.9, n=2,
+                without_final=None):
+    """Figures of ``n`` seeds in the form of :func:`lm_figures`, for the rules' examples;
+    ``without_final`` gives the figures (``u0``, ``uN``, ``g``, ``D0``, ``DN``) that differ
+    without the final token (the others are the same both ways)."""
     def u(x):
         return {"interior": len(x) < 3 or x[2], "first_over_valley": x[0],
                 "last_over_valley": x[1]}
+    shape = {"u0": u0, "uN": uN, "g": g, "D0": D0, "DN": DN, **(without_final or {})}
+    wo = {k: (u(v) if k in ("u0", "uN") else v) for k, v in shape.items()}
     return {"seeds": [{"seed": k, "learned": learned, "u0": u(u0), "uN": u(uN), "g": g,
-                       "D0": D0, "DN": DN} for k in range(n)]}
+                       "D0": D0, "DN": DN, "without_final": dict(wo)} for k in range(n)]}
+
+
+def _rounded(x: Any) -> Any:
+    """``x`` with every float at any level to 4 significant digits."""
+    if isinstance(x, Mapping):
+        return {k: _rounded(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_rounded(v) for v in x]
+    return float(f"{x:.4g}") if isinstance(x, float) else x
 
 
 def _lm_provenance(doc: dict) -> dict:
@@ -215,9 +258,12 @@ def _lm_provenance(doc: dict) -> dict:
             "created": prov.get("created")}
 
 
-def lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], rule: str, what: str) -> Evidence:
+def lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], the_rule: Rule,
+                what: str) -> Evidence:
     """The evidence of a trained-LM proxy: the stored (or, with ``--thorough``, re-trained)
-    runs summarized and decided by ``verdict_fn(summaries) -> (verdict, text)``."""
+    runs summarized and decided by ``verdict_fn(summaries) -> (verdict, text)`` (the verdict
+    of ``the_rule``), with what the final token decides."""
+    rule = the_rule.text
     try:
         doc = _lm_thorough() if ctx.thorough else lm_stored_results(ctx.data_dir)
     except FileNotFoundError as exc:
@@ -232,7 +278,10 @@ def lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], rule: str, wh
         return Evidence("inconclusive", method="trained-LM influence profiles",
                         discrepancy=str(exc), rule=rule, details={"rule": rule})
     verdict, text = verdict_fn(summaries)
+    final, final_words = lm_final_token(the_rule, summaries)
     text = LM_PROXY_TEXT + " Result of the proxy: " + text
+    if final_words:
+        text += "; with and without the final token: " + final_words
     kw = {"correction": text} if verdict == "qualified" else (
         {"counterexample": text} if verdict == "refuted" else {"discrepancy": text})
     return Evidence(
@@ -242,9 +291,8 @@ def lm_evidence(ctx: CheckContext, verdict_fn: Callable[..., Any], rule: str, wh
         cases=len(summaries), figures=lm_figures(summaries),
         parameters={"scale": LM_SCALE, "source": ("re-trained (--thorough)" if ctx.thorough
                                                   else "stored results")},
-        details={"rule": rule, "provenance": _lm_provenance(doc),
-                 "seeds": [{k: (v if not isinstance(v, float) else float(f"{v:.4g}"))
-                            for k, v in s.items()} for s in summaries]},
+        details={"rule": rule, "provenance": _lm_provenance(doc), "final_token": final,
+                 "seeds": [_rounded(s) for s in summaries]},
         **kw)
 
 

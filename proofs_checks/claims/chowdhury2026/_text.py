@@ -33,17 +33,17 @@ from typing import Any
 import numpy as np
 
 from posbias.measurements import lm_text as lx
+from posbias.numerics.shape import Shape, shape_with_and_without_final
 from posbias.proofs_checks.cards import Card, Rule, Setting, Threshold
-from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
+from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH, shape_words
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     DEAD_ZONE_DEPTH,
     U_FACTOR,
-    is_u,
-    peak_valley_ratio,
+    final_token_figures,
     proxy_card,
-    u_figures,
-    u_shape_test,
-    valley_depth,
+    proxy_final_token_words,
+    shape_figures,
+    u_of,
 )
 from posbias.proofs_checks.data import data_path
 from posbias.proofs_checks.registry import CheckContext, Evidence
@@ -158,20 +158,23 @@ def _ordinary_ratios(profile: Sequence[float] | np.ndarray, separators: Sequence
 
 def _diagnostics(run: Mapping, record: Mapping) -> dict:
     """Figures beside the rules (they decide nothing): the U test, R and D at every evaluation,
-    R without the final token (its own, diagonal influence), and the 95th percentile of the
+    the same without the final token (its own, diagonal influence), and the 95th percentile of the
     ordinary positions' local ratios in the boundary windows (local spikes anywhere)."""
     series = []
     for e in run["history"]:
         if "influence" not in e:
             continue
-        p = e["influence"]
-        u = u_figures(p)
-        series.append({"iteration": e["iteration"], "u": is_u(u, U_FACTOR),
+        both_ways = shape_with_and_without_final(e["influence"])
+        sh, wo = both_ways["with"], both_ways["without"]
+        u = u_of(sh)
+        series.append({"iteration": e["iteration"], "u": sh.u,
                        "first_over_valley": u["first_over_valley"],
                        "last_over_valley": u["last_over_valley"],
-                       "R": float(f"{peak_valley_ratio(p)['ratio']:.4g}"),
-                       "R_without_final": float(f"{peak_valley_ratio(p[:-1])['ratio']:.4g}"),
-                       "D": float(f"{valley_depth(p):.4g}")})
+                       "R": float(f"{sh.peak_valley:.4g}"),
+                       "D": float(f"{sh.valley_depth:.4g}"),
+                       "without_final": {"u": wo.u, **u_of(wo),
+                                         "R": float(f"{wo.peak_valley:.4g}"),
+                                         "D": float(f"{wo.valley_depth:.4g}")}})
         if e.get("boundary_influence") and record:
             pooled = np.concatenate([_ordinary_ratios(q, seps) for q, seps in
                                      zip(e["boundary_influence"], record["eot_positions"])])
@@ -206,18 +209,27 @@ def text_summaries(docs: Sequence[Mapping]) -> list[dict]:
                 raise ValueError(f"{doc.get('name')} seed {run['seed']}: no influence profile "
                                  "at Step 0 and Step N")
             e0, en = hist[0], hist[-1]
-            p0, pn = e0["influence"], en["influence"]
-            r0, rn = peak_valley_ratio(p0)["ratio"], peak_valley_ratio(pn)["ratio"]
+            w0 = shape_with_and_without_final(e0["influence"])
+            wn = shape_with_and_without_final(en["influence"])
             rec = doc.get("boundary_windows") or {}
             out.append({"run": f"{cfg.get('arch', '?')} seed {run['seed']}",
                         "iteration": en["iteration"], "margin": en["below_bigram"],
-                        "u0": u_shape_test(p0), "uN": u_shape_test(pn),
-                        "U0": u_figures(p0), "UN": u_figures(pn),
-                        "R0": r0, "RN": rn, "g": float(np.log10(rn / r0)),
-                        "D0": valley_depth(p0), "DN": valley_depth(pn),
+                        **_shape_pair(w0["with"], wn["with"]),
+                        "without_final": _shape_pair(w0["without"], wn["without"]),
                         "B0": _boundary_stats(e0, rec), "BN": _boundary_stats(en, rec),
                         "diagnostics": _diagnostics(run, rec)})
     return out
+
+
+def _shape_pair(s0: Shape, sn: Shape) -> dict:
+    """The figures of a run's Step-0 and Step-N shapes (one side: with or without the final
+    token): U tests, peak/valley ratios and their parts, growth, valley depths, end atoms."""
+    return {"u0": {**u_of(s0), "u": s0.u}, "uN": {**u_of(sn), "u": sn.u},
+            "U0": u_of(s0), "UN": u_of(sn),
+            "R0": s0.peak_valley, "RN": sn.peak_valley,
+            "g": float(np.log10(sn.peak_valley / s0.peak_valley)),
+            "D0": s0.valley_depth, "DN": sn.valley_depth,
+            "atoms0": (s0.first_atom, s0.last_atom), "atomsN": (sn.first_atom, sn.last_atom)}
 
 
 def _figures(summaries: Sequence[Mapping]) -> dict:
@@ -227,9 +239,9 @@ def _figures(summaries: Sequence[Mapping]) -> dict:
                                        ("windows", "mean", "peak_share")}
 
     return {"runs": [{"run": s["run"], "margin": float(f"{s['margin']:.4g}"),
-                      "u0": s["U0"], "uN": s["UN"], "g": float(f"{s['g']:.4g}"),
-                      "D0": float(f"{s['D0']:.4g}"), "DN": float(f"{s['DN']:.4g}"),
-                      "B0": b(s["B0"]), "BN": b(s["BN"])} for s in summaries]}
+                      **shape_figures(s), "B0": b(s["B0"]), "BN": b(s["BN"]),
+                      "without_final": shape_figures(s["without_final"])}
+                     for s in summaries]}
 
 
 # --- the rules' common parts ----------------------------------------------------------------
@@ -242,17 +254,21 @@ def gated(runs: Sequence[Mapping], t: Mapping) -> bool:
 def text_examples(margin: float = 0.5, u0: tuple = (9.0, 8.0), uN: tuple = (12.0, 20.0),
                   g: float = 0.5, D0: float = 0.3, DN: float = 0.2,
                   B0: tuple | None = (8, 0.5, 0.0), BN: tuple | None = (8, 0.97, 0.75),
-                  n: int = 2) -> dict:
-    """Figures of ``n`` runs for the rules' examples."""
+                  n: int = 2, without_final: Mapping | None = None) -> dict:
+    """Figures of ``n`` runs for the rules' examples; ``without_final`` gives the figures
+    (``u0``, ``uN``, ``g``, ``D0``, ``DN``) that differ without the final token (the others are
+    the same both ways)."""
     def u(x):
         return {"interior": True, "first_over_valley": x[0], "last_over_valley": x[1]}
 
     def b(x):
         return None if x is None else {"windows": x[0], "mean": x[1], "peak_share": x[2]}
 
+    shape = {"u0": u0, "uN": uN, "g": g, "D0": D0, "DN": DN, **(without_final or {})}
+    wo = {k: (u(v) if k in ("u0", "uN") else v) for k, v in shape.items()}
     return {"runs": [{"run": f"llama seed {k}", "margin": margin, "u0": u(u0), "uN": u(uN),
-                      "g": g, "D0": D0, "DN": DN, "B0": b(B0), "BN": b(BN)}
-                     for k in range(n)]}
+                      "g": g, "D0": D0, "DN": DN, "B0": b(B0), "BN": b(BN),
+                      "without_final": dict(wo)} for k in range(n)]}
 
 
 #: the thresholds the four rules share
@@ -288,21 +304,16 @@ def _show(s: Mapping) -> str:
 
     series = s["diagnostics"]["series"]
     by_eval = ", ".join(f"{x['iteration']} {'yes' if x['u'] else 'no'} "
-                        f"({x['first_over_valley']:.3g})" for x in series)
-    beside = (f"; beside the rule: U by evaluation (first block / valley) {by_eval}; R "
-              f"without the final token {series[0]['R_without_final']:.3g} -> "
-              f"{series[-1]['R_without_final']:.3g}")
+                        f"({x['first_over_valley']:.3g}; without the final token "
+                        f"{'yes' if x['without_final']['u'] else 'no'})" for x in series)
+    beside = f"; beside the rule: U by evaluation (first block / valley) {by_eval}"
     if "ordinary_local_ratio_p95" in series[-1] and "ordinary_local_ratio_p95" in series[0]:
         beside += (f"; 95th percentile of the local ratio at ordinary positions "
                    f"{series[0]['ordinary_local_ratio_p95']:.3g} -> "
                    f"{series[-1]['ordinary_local_ratio_p95']:.3g}")
     return (f"{s['run']} at {s['iteration']} it ({s['margin']:+.3f} nats below the bigram): "
-            f"U at Step 0 {s['u0']['u']} (ends/valley {s['u0']['first_block/valley']}, "
-            f"{s['u0']['last_block/valley']}), at Step N {s['uN']['u']} (valley block "
-            f"{s['uN']['valley_block']}, ends/valley {s['uN']['first_block/valley']}, "
-            f"{s['uN']['last_block/valley']}); R {s['R0']:.3g} -> {s['RN']:.3g} (g "
-            f"{s['g']:+.3f}); D {s['D0']:.3f} -> {s['DN']:.3f}; {b(s['B0'])} at Step 0, "
-            f"{b(s['BN'])} at Step N" + beside)
+            f"{shape_words(s)}; without the final token: {shape_words(s['without_final'])}; "
+            f"{b(s['B0'])} at Step 0, {b(s['BN'])} at Step N" + beside)
 
 
 def _provenance(docs: Sequence[Mapping]) -> list[dict]:
@@ -387,6 +398,14 @@ def text_evidence(ctx: CheckContext, rule: Rule, what: str,
         why = words.get(verdict, "runs disagree or the figures lie between the rule's bounds")
     if len(runs) > 1:
         why += " (each run alone: " + ", ".join(f"{k} {v}" for k, v in alone.items()) + ")"
+    final = final_token_figures(rule, figures, "runs", "run")
+    final_words = proxy_final_token_words(runs, lambda r: r["run"], "run", LM_GROWTH)
+    if final["decided_by_final_token"]:
+        final_words += ("; " if final_words else "") + (
+            f"the final token alone decides: {final['verdict_with_final']} with it, "
+            f"{final['verdict_without_final']} without it")
+    if final_words:
+        why += "; with and without the final token: " + final_words
     text = (f"{_TEXT_PROXY} Result of the proxy ({TEXT_SCALE}): {why}: "
             + "; ".join(_show(s) for s in summaries))
     kw: dict[str, Any] = {"correction": text} if verdict == "qualified" else (
@@ -401,6 +420,7 @@ def text_evidence(ctx: CheckContext, rule: Rule, what: str,
         parameters={"scale": TEXT_SCALE, "source": ("re-trained (--thorough)" if ctx.thorough
                                                     else "stored results")},
         details={"rule": rule.text, "provenance": _provenance(docs), "each_run_alone": alone,
+                 "final_token": final,
                  "beside_the_rule": {s["run"]: s["diagnostics"] for s in summaries},
                  "boundary_percentiles": {s["run"]: {"step0": (s["B0"] or {}).get("percentiles"),
                                                      "stepN": (s["BN"] or {}).get("percentiles")}

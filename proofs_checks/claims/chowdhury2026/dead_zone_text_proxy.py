@@ -18,8 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Example, Rule, Threshold
-from posbias.proofs_checks.claims.chowdhury2026._pretrained import BINS, DEAD_ZONE_DEPTH
-from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
+from posbias.proofs_checks.claims.chowdhury2026._analytic import REREAD_RULES_FIXED
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
+    BINS,
+    DEAD_ZONE_DEPTH,
+    FINAL_TOKEN_RULE,
+    both,
+)
 from posbias.proofs_checks.claims.chowdhury2026._text import (
     GATE_THRESHOLD,
     TEXT_ASSUMPTIONS,
@@ -39,13 +44,17 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 def decide(f: Mapping, t: Mapping) -> str:
     """The dead-zone proxy: a run below the gate, or without a dead zone at Step 0, is
     inconclusive; every run keeping the valley below the depth qualifies (a proxy is at most
-    qualified), every run lifting it refutes; otherwise inconclusive."""
+    qualified), every run lifting it refutes; otherwise inconclusive.  A dead zone is one
+    with the final token and without it."""
     runs = f["runs"]
-    if gated(runs, t) or not all(r["D0"] < t["depth"] for r in runs):
+    def dead(d):
+        return d < t["depth"]
+
+    if gated(runs, t) or not all(both(r, "D0", dead) for r in runs):
         return "inconclusive"
-    if all(r["DN"] < t["depth"] for r in runs):
+    if all(both(r, "DN", dead) for r in runs):
         return "qualified"
-    if all(r["DN"] >= t["depth"] for r in runs):
+    if all(not both(r, "DN", dead) for r in runs):
         return "refuted"
     return "inconclusive"
 
@@ -56,7 +65,7 @@ RULE = Rule(
           f"zone when D < {DEAD_ZONE_DEPTH:g}. A run with D_0 >= {DEAD_ZONE_DEPTH:g} -> "
           f"inconclusive (no dead zone at Step 0). Every run D_N < {DEAD_ZONE_DEPTH:g} -> "
           f"qualified (not filled); every run D_N >= {DEAD_ZONE_DEPTH:g} -> refuted (filled); "
-          "otherwise inconclusive."),
+          "otherwise inconclusive. " + FINAL_TOKEN_RULE),
     decide=decide,
     thresholds={"gate": GATE_THRESHOLD,
                 "depth": Threshold(DEAD_ZONE_DEPTH, "valley depth D below which the middle is "
@@ -71,8 +80,13 @@ RULE = Rule(
         Example("no dead zone at Step 0 (D_0 0.7)", text_examples(D0=0.7), "inconclusive",
                 "realistic"),
         Example("the model below the gate", text_examples(margin=0.0), "inconclusive", "realistic"),
+        Example("the Step-N dead zone only through the final token (D_N 0.2 with it, 0.8 "
+                "without)", text_examples(without_final={"DN": 0.8}), "refuted", "false"),
+        Example("the Step-0 dead zone only through the final token (D_0 0.43 with it, 0.73 "
+                "without)", text_examples(D0=0.43, without_final={"D0": 0.73}), "inconclusive",
+                "realistic"),
     ),
-    fixed=MEASURED_RULES_FIXED,
+    fixed=REREAD_RULES_FIXED,
     deciding=("runs/*/D0", "runs/*/DN"),
 )
 
@@ -86,7 +100,10 @@ CARD = text_card("C11")
     "natural text does not fill the dead zone of its Step-0 influence profile (the valley "
     "stays below half the mean).",
     latex=r"\frac{\min_k \bar p_{N,k}}{\operatorname{mean}_k \bar p_{N,k}} < \tfrac12",
-    expected="qualified", section="C11", assumptions=TEXT_ASSUMPTIONS, needs=TEXT_NEEDS,
+    # qualified on the first reading; inconclusive since the rule reads D without the final
+    # token: GPT-2's Step-0 dead zone (D_0 0.43) is the final token's atom alone (D_0 0.73
+    # without it), so not every run has a dead zone at Step 0
+    expected="inconclusive", section="C11", assumptions=TEXT_ASSUMPTIONS, needs=TEXT_NEEDS,
     rule=RULE, card=CARD, thorough_work=text_thorough_work,
 )
 def check(ctx: CheckContext) -> Evidence:

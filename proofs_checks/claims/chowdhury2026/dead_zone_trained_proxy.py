@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Example, Rule, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._analytic import REREAD_RULES_FIXED
 from posbias.proofs_checks.claims.chowdhury2026._lm import (
     LM_ASSUMPTIONS,
     LM_GATE,
@@ -31,8 +32,12 @@ from posbias.proofs_checks.claims.chowdhury2026._lm import (
     lm_examples,
     lm_thorough_work,
 )
-from posbias.proofs_checks.claims.chowdhury2026._pretrained import BINS, DEAD_ZONE_DEPTH
-from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
+    BINS,
+    DEAD_ZONE_DEPTH,
+    FINAL_TOKEN_RULE,
+    both,
+)
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "dead_zone_trained_verdict", "decide"]
@@ -44,7 +49,7 @@ _RULE_TEXT = (
     f"position at Step N >= {LM_GATE} in every seed, else inconclusive. A seed with D_0 >= "
     f"{DEAD_ZONE_DEPTH:g} -> inconclusive (no dead zone at Step 0). Every seed D_N >= "
     f"{DEAD_ZONE_DEPTH:g} -> refuted (overcome). Every seed D_N < {DEAD_ZONE_DEPTH:g} -> "
-    f"qualified (not overcome, at small scale). Otherwise inconclusive.")
+    f"qualified (not overcome, at small scale). Otherwise inconclusive. " + FINAL_TOKEN_RULE)
 
 
 def decide(f: Mapping, t: Mapping) -> str:
@@ -54,11 +59,15 @@ def decide(f: Mapping, t: Mapping) -> str:
     seeds = f["seeds"]
     if any(s["learned"] < t["gate"] for s in seeds):
         return "inconclusive"
-    if not all(s["D0"] < t["depth"] for s in seeds):
+
+    def dead(x):
+        return x < t["depth"]
+
+    if not all(both(s, "D0", dead) for s in seeds):
         return "inconclusive"
-    if all(s["DN"] >= t["depth"] for s in seeds):
+    if all(not both(s, "DN", dead) for s in seeds):
         return "refuted"
-    if all(s["DN"] < t["depth"] for s in seeds):
+    if all(both(s, "DN", dead) for s in seeds):
         return "qualified"
     return "inconclusive"
 
@@ -78,8 +87,13 @@ RULE = Rule(
         Example("no dead zone at Step 0 (D_0 0.7)", lm_examples(D0=0.7), "inconclusive", "false"),
         Example("the task not learned (learned fraction 0.2)", lm_examples(learned=0.2),
                 "inconclusive", "realistic"),
+        Example("the Step-N dead zone only through the final token (D_N 0.2 with it, 0.8 "
+                "without)", lm_examples(without_final={"DN": 0.8}), "refuted", "false"),
+        Example("the Step-0 dead zone only through the final token (D_0 0.43 with it, 0.73 "
+                "without)", lm_examples(D0=0.43, without_final={"D0": 0.73}), "inconclusive",
+                "realistic"),
     ),
-    fixed=MEASURED_RULES_FIXED,
+    fixed=REREAD_RULES_FIXED,
     deciding=("seeds/*/learned", "seeds/*/D0", "seeds/*/DN"),
 )
 
@@ -93,11 +107,14 @@ def dead_zone_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     verdict, shown, gated = lm_decision(RULE, summaries)
     if gated:
         return verdict, shown
-    if verdict == "inconclusive" and not all(s["D0"] < DEAD_ZONE_DEPTH for s in summaries):
-        return verdict, "no dead zone at Step 0 in every seed: " + shown
+    if verdict == "inconclusive" and not all(
+            max(s["D0"], s["without_final"]["D0"]) < DEAD_ZONE_DEPTH for s in summaries):
+        return verdict, ("no dead zone at Step 0 with and without the final token in every "
+                         "seed: " + shown)
     if verdict == "refuted":
         return verdict, ("next-token training lifts the valley to at least "
-                         f"{DEAD_ZONE_DEPTH:g} x the mean block in every seed ({LM_SCALE}): "
+                         f"{DEAD_ZONE_DEPTH:g} x the mean block, with or without the final token, in every "
+                         f"seed ({LM_SCALE}): "
                          + shown)
     if verdict == "qualified":
         return verdict, (f"the dead zone stays in every seed, at small scale only ({LM_SCALE}): "
@@ -122,6 +139,6 @@ def dead_zone_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
 def check(ctx: CheckContext) -> Evidence:
     """The proxy of C11 on the stored (or re-trained) runs, decided by
     :func:`dead_zone_trained_verdict`."""
-    return lm_evidence(ctx, dead_zone_trained_verdict, RULE.text,
+    return lm_evidence(ctx, dead_zone_trained_verdict, RULE,
                        "valley depth of the final position's influence, Step 0 vs Step N, "
                        "trained small LM")

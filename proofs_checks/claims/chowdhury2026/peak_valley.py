@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from posbias.numerics import cesaro
+from posbias.numerics.shape import shape_with_and_without_final
 from posbias.proofs_checks import measured
 from posbias.proofs_checks.cards import Card, Example, ProofStatus, Rule, Setting, Threshold
 from posbias.proofs_checks.claims.chowdhury2026._step0 import (
@@ -174,6 +175,15 @@ def peak_valley_figures(data: Step0Data, plan: Step0Plan | None = None) -> dict:
                   "last_over_min": _slope(Ls, [s["last_over_min"] for s in scan]),
                   "theory_R": _slope(Ls, [s["theory_R"] for s in scan])}
         band_lengths = [s["L"] for s in scan if _in_band(s["R"])]
+        # the same without the final token's self-influence (numerics.shape: p(1..L-1))
+        wo = shape_with_and_without_final(pooled)["without"]
+        wo_samples = [shape_with_and_without_final(row)["without"].peak_valley
+                      for r in runs for row in r.sample_profiles]
+        without_final = {
+            "R": wo.peak_valley, "first_over_min": wo.first_over_min,
+            "last_over_min": wo.last_over_min, "argmin": wo.argmin,
+            "spread": [min([*wo_samples, wo.peak_valley]), max([*wo_samples, wo.peak_valley])],
+            "last_atom_with_final": shape_with_and_without_final(pooled)["with"].last_atom}
         out[arch] = {
             "layers": depth, "L": L0, "paper_length": at_paper, "R": R,
             "first_over_min": pv["first_over_min"], "last_over_min": pv["last_over_min"],
@@ -184,8 +194,17 @@ def peak_valley_figures(data: Step0Data, plan: Step0Plan | None = None) -> dict:
             "theory_first_over_min": th["first_over_min"],
             "theory_last_over_min": th["last_over_min"],
             "scan": scan, "slopes": slopes, "band_lengths": band_lengths,
+            "without_final": without_final,
         }
     return out
+
+
+def _without_final_words(w: Mapping) -> str:
+    """An architecture's pooled R without the final token, in words."""
+    return (f"without the final token (p(L)/p(L-1) = {fmt_g(w['last_atom_with_final'])} with "
+            f"it) R = {fmt_g(w['R'])} (first/min {fmt_g(w['first_over_min'])}, last/min "
+            f"{fmt_g(w['last_over_min'])}, minimum at {w['argmin']}; spread "
+            f"{fmt_g(w['spread'][0])} .. {fmt_g(w['spread'][1])})")
 
 
 def _lengths_setting(figs: dict) -> dict:
@@ -225,6 +244,14 @@ def check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
                                  for a, f in figs.items()}}
     decision = RULE.apply(figures)
     verdict = decision.verdict
+    # the same rule on R without the final token: does that one token decide?
+    without = {"architectures": {
+        a: {"L": f["L"], "R": float(f"{f['without_final']['R']:.4g}"),
+            "spread": [float(f"{x:.4g}") for x in f["without_final"]["spread"]]}
+        for a, f in figs.items()}}
+    v_without = RULE.decide(without, RULE.values())
+    final = {"verdict_with_final": verdict, "verdict_without_final": v_without,
+             "decided_by_final_token": v_without != verdict, "figures_without_final": without}
     lines = []
     for a, f in figs.items():
         scan = ", ".join(f"L = {s['L']}: {fmt_g(s['R'])} (first/min {fmt_g(s['first_over_min'])}, "
@@ -239,8 +266,12 @@ def check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
             f"samples {fmt_g(f['spread'][0])} .. {fmt_g(f['spread'][1])}; Cesàro with α = "
             f"{f['theory_alpha']:.3g}: {fmt_g(f['theory_R'])}); length scan {scan}; R grows like "
             f"L^{f['slopes']['R']:.2f} (first/min L^{f['slopes']['first_over_min']:.2f}, last/min "
-            f"L^{f['slopes']['last_over_min']:.2f}; Cesàro L^{f['slopes']['theory_R']:.2f})")
+            f"L^{f['slopes']['last_over_min']:.2f}; Cesàro L^{f['slopes']['theory_R']:.2f}); "
+            + _without_final_words(f["without_final"]))
     text = "; ".join(lines)
+    if final["decided_by_final_token"]:
+        text += (f"; the final token alone decides: {verdict} with it, {v_without} without "
+                 "it")
     ev: dict[str, Any] = dict(method=method, rule=RULE.text,
               precision="float32 measurements (probe estimates); float64 Cesàro rollouts",
               tolerance="band [10^1.5, 10^2.5] around 10^2",
@@ -248,6 +279,7 @@ def check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
               parameters=measured.STEP0_PLAN.protocol(), figures=figures,
               setting=_lengths_setting(figs),
               details={"architectures": {a: dict(f) for a, f in figs.items()},
+                       "final_token": final,
                        "source": step0_source(data)})
     if verdict == "verified":
         return Evidence(verdict, discrepancy=text, **ev)

@@ -13,20 +13,23 @@ against "about 10^3" (half a decade either side) and its growth over the Step-0 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from posbias.numerics.shape import shape_with_and_without_final
 from posbias.proofs_checks.cards import Example, Rule, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._analytic import REREAD_RULES_FIXED
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
+    FINAL_TOKEN_RULE,
     PAIRED_ASSUMPTIONS,
     PAIRED_NEEDS,
+    final_token_figures,
+    one_side,
     paired_measurements,
-    peak_valley_ratio,
     pretrained_card,
     pretrained_setting,
     without_pairs,
 )
-from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "PV_BAND", "PV_GROWTH", "RULE", "check", "decide"]
@@ -39,8 +42,13 @@ PV_GROWTH = 10 ** 0.5
 
 def decide(f: Mapping, t: Mapping) -> str:
     """C10: a pair whose R did not grow, or a pretrained R outside "about 10^3", refutes; grown
-    by the growth factor in every pair verifies; grown by less qualifies."""
-    pairs = f["pairs"]
+    by the growth factor in every pair verifies; grown by less qualifies.  Each holds only when
+    it holds with the final token and without it: the verdict is the lesser of the two."""
+    verdicts = {_decide_one_side(one_side(f, side)["pairs"], t) for side in ("with", "without")}
+    return next(v for v in ("refuted", "qualified", "verified") if v in verdicts)
+
+
+def _decide_one_side(pairs: Sequence[Mapping], t: Mapping) -> str:
     if any(p["R_pretrained"] <= t["no_growth"] * p["R_step0"] for p in pairs):
         return "refuted"
     if any(not t["band_lo"] <= p["R_pretrained"] <= t["band_hi"] for p in pairs):
@@ -50,8 +58,10 @@ def decide(f: Mapping, t: Mapping) -> str:
     return "qualified"
 
 
-def _pvp(rn, r0):
-    return {"pairs": [{"name": "m", "step0_name": "m-step0", "R_pretrained": rn, "R_step0": r0}]}
+def _pvp(rn, r0, rn_without=None, r0_without=None):
+    return {"pairs": [{"name": "m", "step0_name": "m-step0", "R_pretrained": rn, "R_step0": r0,
+                       "without_final": {"R_pretrained": rn if rn_without is None else rn_without,
+                                         "R_step0": r0 if r0_without is None else r0_without}}]}
 
 
 RULE = Rule(
@@ -62,7 +72,7 @@ RULE = Rule(
         "(the ratio does not grow) or R_N outside [band_lo, band_hi] (not 'about 10^3', half a "
         "decade either side); verified: every R_N in the band and R_N >= growth x R_0 (grown by "
         "at least half a decade, as from about 10^2 to about 10^3); qualified: every R_N in the "
-        "band and above R_0, but grown by less than the growth factor."),
+        "band and above R_0, but grown by less than the growth factor. " + FINAL_TOKEN_RULE),
     decide=decide,
     thresholds={
         "band_lo": Threshold(PV_BAND[0], "lower edge of 'about 10^3'", sensitive=2.0),
@@ -80,8 +90,12 @@ RULE = Rule(
         Example("R about 10^2 after training too", _pvp(120.0, 100.0), "refuted", "false"),
         Example("R in the band, grown by a factor 2 only", _pvp(800.0, 400.0), "qualified",
                 "realistic"),
+        Example("R grows to 10^3 only through the final token's atom (150 without it)",
+                _pvp(1000.0, 100.0, 150.0), "refuted", "false"),
+        Example("R_0 at 10^2 only through the untrained recency atom (R_0 10 without it, grown "
+                "from there)", _pvp(1000.0, 100.0, 1000.0, 10.0), "verified", "realistic"),
     ),
-    fixed=MEASURED_RULES_FIXED,
+    fixed=REREAD_RULES_FIXED,
     deciding=("pairs",),
 )
 
@@ -114,21 +128,37 @@ def check(ctx: CheckContext) -> Evidence:
     rule = RULE.text
     if not pairs:
         return without_pairs(rule, pairs, unpaired, skipped, ": growth cannot be tested")
+    def rs(r, s):
+        return {"R_pretrained": float(f"{r.peak_valley:.4g}"),
+                "R_step0": float(f"{s.peak_valley:.4g}")}
+
+    shapes = [(r, s, shape_with_and_without_final(r.profile),
+               shape_with_and_without_final(s.profile)) for r, s in pairs]
     figures: dict[str, Any] = {"pairs": [
-        {"name": r.name, "step0_name": s.name,
-         "R_pretrained": float(f"{peak_valley_ratio(r.profile)['ratio']:.4g}"),
-         "R_step0": float(f"{peak_valley_ratio(s.profile)['ratio']:.4g}")}
-        for r, s in pairs]}
+        {"name": r.name, "step0_name": s.name, **rs(a["with"], b["with"]),
+         "without_final": rs(a["without"], b["without"])} for r, s, a, b in shapes]}
     verdict = RULE.apply(figures).verdict
-    text = "; ".join(f"{p['name']}: R = {p['R_pretrained']:.4g} after pretraining, "
-                     f"{p['R_step0']:.4g} at Step 0 ({p['step0_name']}): R_N / R_0 = "
-                     f"{p['R_pretrained'] / p['R_step0']:.3g}" for p in figures["pairs"])
+    final = final_token_figures(RULE, figures, "pairs", "name")
+
+    def show(p):
+        w = p["without_final"]
+        return (f"{p['name']}: R = {p['R_pretrained']:.4g} after pretraining, "
+                f"{p['R_step0']:.4g} at Step 0 ({p['step0_name']}): R_N / R_0 = "
+                f"{p['R_pretrained'] / p['R_step0']:.3g}; without the final token R = "
+                f"{w['R_pretrained']:.4g} and {w['R_step0']:.4g}, R_N / R_0 = "
+                f"{w['R_pretrained'] / w['R_step0']:.3g}")
+
+    text = "; ".join(show(p) for p in figures["pairs"])
+    if final["decided_by_final_token"]:
+        text += (f"; the final token decides: {final['verdict_with_final']} with it, "
+                 f"{final['verdict_without_final']} without it")
     common: dict[str, Any] = dict(
         method="peak-to-valley ratio of the measured pretrained influence and of its Step-0 pair",
         precision="float64",
         tolerance="R_N in [10^2.5, 10^3.5], R_N / R_0 >= 10^0.5", cases=len(pairs),
         figures=figures, setting=pretrained_setting(pairs),
-        details={"rule": rule, "pairs": figures["pairs"], "unpaired": unpaired,
+        details={"rule": rule, "pairs": figures["pairs"], "final_token": final,
+                 "unpaired": unpaired,
                  "skipped": skipped})
     if verdict == "refuted":
         return Evidence("refuted", counterexample=text, **common)

@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Example, Rule, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._analytic import REREAD_RULES_FIXED
 from posbias.proofs_checks.claims.chowdhury2026._lm import LM_GROWTH
-from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import FINAL_TOKEN_RULE, both
 from posbias.proofs_checks.claims.chowdhury2026._text import (
     GATE_THRESHOLD,
     TEXT_ASSUMPTIONS,
@@ -39,13 +40,13 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 def decide(f: Mapping, t: Mapping) -> str:
     """The R proxy: a run below the gate is inconclusive; every run with R grown beyond growth
     qualifies (a proxy is at most qualified), every run with R fallen as much refutes; otherwise
-    inconclusive."""
+    inconclusive.  Grown (fallen) is grown (fallen) with the final token and without it."""
     runs = f["runs"]
     if gated(runs, t):
         return "inconclusive"
-    if all(r["g"] > t["growth"] for r in runs):
+    if all(both(r, "g", lambda g: g > t["growth"]) for r in runs):
         return "qualified"
-    if all(r["g"] < -t["growth"] for r in runs):
+    if all(both(r, "g", lambda g: g < -t["growth"]) for r in runs):
         return "refuted"
     return "inconclusive"
 
@@ -54,7 +55,7 @@ RULE = Rule(
     text=(TEXT_RULE_COMMON
           + f" R = max(p(1), p(L)) / min_j p(j), g = log10(R_N / R_0). Every run g > "
           f"+{LM_GROWTH} -> qualified (grown; the paper's 10^2 -> 10^3 is g = 1); every run "
-          f"g < -{LM_GROWTH} -> refuted; otherwise inconclusive."),
+          f"g < -{LM_GROWTH} -> refuted; otherwise inconclusive. " + FINAL_TOKEN_RULE),
     decide=decide,
     thresholds={"gate": GATE_THRESHOLD,
                 "growth": Threshold(LM_GROWTH, "|log10(R_N / R_0)| beyond which the ratio has "
@@ -67,10 +68,14 @@ RULE = Rule(
                 text_examples(g=-0.6),
                 "refuted", "false"),
         Example("no change (g = 0.02)", text_examples(g=0.02), "inconclusive", "false"),
+        Example("R grows only through the final token's atom (g = +1 with it, -0.6 without)",
+                text_examples(g=1.0, without_final={"g": -0.6}), "inconclusive", "false"),
+        Example("R falls fourfold without the final token, not with it (g = 0.02 with it)",
+                text_examples(g=0.02, without_final={"g": -0.6}), "inconclusive", "realistic"),
         Example("the model below the gate", text_examples(margin=-0.4), "inconclusive",
                 "realistic"),
     ),
-    fixed=MEASURED_RULES_FIXED,
+    fixed=REREAD_RULES_FIXED,
     deciding=("runs/*/g",),
 )
 

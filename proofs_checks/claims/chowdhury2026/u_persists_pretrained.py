@@ -16,20 +16,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from posbias.numerics.shape import shape_with_and_without_final
 from posbias.proofs_checks.cards import Example, Rule, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._analytic import REREAD_RULES_FIXED
 from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     BINS,
+    FINAL_TOKEN_RULE,
     PAIRED_ASSUMPTIONS,
     PAIRED_NEEDS,
     U_FACTOR,
+    both,
+    final_token_figures,
+    final_token_words,
     is_u,
     paired_measurements,
     pretrained_card,
     pretrained_setting,
-    u_figures,
+    u_of,
     without_pairs,
 )
-from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "decide"]
@@ -37,20 +42,27 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 
 def decide(f: Mapping, t: Mapping) -> str:
     """C10: a pretrained profile without a U refutes; a U in every pretrained profile and in its
-    Step-0 pair verifies; a U after training only qualifies (it appears rather than persists)."""
+    Step-0 pair verifies; a U after training only qualifies (it appears rather than persists).
+    A U is a U with the final token and without it."""
     pairs = f["pairs"]
-    if any(not is_u(p["pretrained"], t["factor"]) for p in pairs):
+
+    def u(x):
+        return is_u(x, t["factor"])
+
+    if any(not both(p, "pretrained", u) for p in pairs):
         return "refuted"
-    if all(is_u(p["step0"], t["factor"]) for p in pairs):
+    if all(both(p, "step0", u) for p in pairs):
         return "verified"
     return "qualified"
 
 
-def _up(pre, s0):
+def _up(pre, s0, pre_without=None, s0_without=None):
     def blk(first, last, interior=True):
         return {"valley_block": 8 if interior else BINS, "interior": interior,
                 "first_over_valley": first, "last_over_valley": last}
-    return {"name": "m", "step0_name": "m-step0", "pretrained": blk(*pre), "step0": blk(*s0)}
+    return {"name": "m", "step0_name": "m-step0", "pretrained": blk(*pre), "step0": blk(*s0),
+            "without_final": {"pretrained": blk(*(pre_without or pre)),
+                              "step0": blk(*(s0_without or s0))}}
 
 
 RULE = Rule(
@@ -64,7 +76,7 @@ RULE = Rule(
         f"not persist); verified: in every pair both the pretrained and the Step-0 profile have a "
         f"U; qualified: every pretrained profile has a U but some Step-0 profile has none (the U "
         f"appears with training rather than persisting). Unpaired pretrained measurements are "
-        f"reported, not decided on."),
+        f"reported, not decided on. " + FINAL_TOKEN_RULE),
     decide=decide,
     thresholds={"factor": Threshold(U_FACTOR, "an end block at least this many times the valley "
                                     "block makes a macroscopic U", sensitive=1.25)},
@@ -79,8 +91,14 @@ RULE = Rule(
         Example("no U at Step 0, a U after training", {"pairs": [_up((40.0, 60.0),
                                                                       (30.0, 1.0, False))]},
                 "qualified", "realistic"),
+        Example("the pretrained U only through the final token (last block 60 x the valley with "
+                "it, 1.0 x without)", {"pairs": [_up((40.0, 60.0), (10.0, 30.0), (40.0, 1.0))]},
+                "refuted", "false"),
+        Example("the Step-0 U only through the final token (the untrained recency atom)",
+                {"pairs": [_up((40.0, 60.0), (10.0, 30.0), None, (10.0, 1.0))]}, "qualified",
+                "realistic"),
     ),
-    fixed=MEASURED_RULES_FIXED,
+    fixed=REREAD_RULES_FIXED,
     deciding=("pairs",),
 )
 
@@ -113,26 +131,44 @@ def check(ctx: CheckContext) -> Evidence:
     if not pairs:
         return without_pairs(rule, pairs, unpaired, skipped,
                              " (posbias measure --model M --random-init --save-influence DIR)")
+    shapes = [(r, s, shape_with_and_without_final(r.profile),
+               shape_with_and_without_final(s.profile)) for r, s in pairs]
     figures: dict[str, Any] = {"pairs": [
-        {"name": r.name, "step0_name": s.name, "pretrained": u_figures(r.profile),
-         "step0": u_figures(s.profile)} for r, s in pairs]}
+        {"name": r.name, "step0_name": s.name, "pretrained": u_of(a["with"]),
+         "step0": u_of(b["with"]),
+         "without_final": {"pretrained": u_of(a["without"]), "step0": u_of(b["without"])}}
+        for r, s, a, b in shapes]}
     verdict = RULE.apply(figures).verdict
+    final = final_token_figures(RULE, figures, "pairs", "name")
+
+    def ends(x):
+        return (f"valley block {x['valley_block']}, ends/valley {x['first_over_valley']:.4g}, "
+                f"{x['last_over_valley']:.4g}")
 
     def show(p):
-        a, b = p["pretrained"], p["step0"]
-        return (f"{p['name']}: valley block {a['valley_block']}, ends/valley "
-                f"{a['first_over_valley']:.4g}, {a['last_over_valley']:.4g}; Step 0 "
-                f"({p['step0_name']}): valley block {b['valley_block']}, ends/valley "
-                f"{b['first_over_valley']:.4g}, {b['last_over_valley']:.4g}")
+        w = p["without_final"]
+        return (f"{p['name']}: {ends(p['pretrained'])} (without the final token "
+                f"{ends(w['pretrained'])}); Step 0 ({p['step0_name']}): {ends(p['step0'])} "
+                f"(without the final token {ends(w['step0'])})")
 
     text = "; ".join(show(p) for p in figures["pairs"])
+    alone = final_token_words(
+        figures["pairs"], lambda p: p["name"], "pair",
+        [("a U after pretraining", "pretrained", lambda x: is_u(x, U_FACTOR)),
+         ("a U at Step 0", "step0", lambda x: is_u(x, U_FACTOR))])
+    if alone:
+        text += "; " + alone
+    if final["decided_by_final_token"]:
+        text += (f"; the final token decides: {final['verdict_with_final']} with it, "
+                 f"{final['verdict_without_final']} without it")
     common: dict[str, Any] = dict(
         method=f"macroscopic profile ({BINS} blocks) of the measured pretrained influence and "
         "of its Step-0 pair", precision="float64",
         tolerance=f"ends >= {U_FACTOR:g} x valley block", cases=len(pairs),
         parameters={"bins": BINS, "factor": U_FACTOR}, figures=figures,
         setting=pretrained_setting(pairs),
-        details={"rule": rule, "pairs": figures["pairs"], "unpaired": unpaired,
+        details={"rule": rule, "pairs": figures["pairs"], "final_token": final,
+                 "unpaired": unpaired,
                  "skipped": skipped})
     if verdict == "refuted":
         return Evidence("refuted", counterexample="no macroscopic U after pretraining: " + text,

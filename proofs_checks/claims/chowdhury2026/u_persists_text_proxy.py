@@ -17,8 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Example, Rule
-from posbias.proofs_checks.claims.chowdhury2026._pretrained import BINS, U_FACTOR, is_u
-from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
+from posbias.proofs_checks.claims.chowdhury2026._analytic import REREAD_RULES_FIXED
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
+    BINS,
+    FINAL_TOKEN_RULE,
+    U_FACTOR,
+    both,
+    is_u,
+)
 from posbias.proofs_checks.claims.chowdhury2026._text import (
     FACTOR_THRESHOLD,
     GATE_THRESHOLD,
@@ -39,13 +45,17 @@ __all__ = ["CARD", "RULE", "check", "decide"]
 def decide(f: Mapping, t: Mapping) -> str:
     """The U proxy: a run below the gate, or without a U at Step 0, is inconclusive; every run
     keeping the U at Step N qualifies (a proxy is at most qualified), every run losing it
-    refutes; otherwise inconclusive."""
+    refutes; otherwise inconclusive.  A U is a U with the final token and without it."""
     runs = f["runs"]
-    if gated(runs, t) or not all(is_u(r["u0"], t["factor"]) for r in runs):
+
+    def u(x):
+        return is_u(x, t["factor"])
+
+    if gated(runs, t) or not all(both(r, "u0", u) for r in runs):
         return "inconclusive"
-    if all(is_u(r["uN"], t["factor"]) for r in runs):
+    if all(both(r, "uN", u) for r in runs):
         return "qualified"
-    if all(not is_u(r["uN"], t["factor"]) for r in runs):
+    if all(not both(r, "uN", u) for r in runs):
         return "refuted"
     return "inconclusive"
 
@@ -54,7 +64,8 @@ RULE = Rule(
     text=(TEXT_RULE_COMMON
           + f" U test over {BINS} blocks (valley block interior, both end blocks >= "
           f"{U_FACTOR:g} x it). A run without a U at Step 0 -> inconclusive. Every run with a U "
-          "at Step N -> qualified; every run without -> refuted; otherwise inconclusive."),
+          "at Step N -> qualified; every run without -> refuted; otherwise inconclusive. "
+          + FINAL_TOKEN_RULE),
     decide=decide,
     thresholds={"gate": GATE_THRESHOLD, "factor": FACTOR_THRESHOLD},
     outcomes=("qualified", "refuted", "inconclusive"),
@@ -68,8 +79,14 @@ RULE = Rule(
         Example("the model below the gate (0.05 nats under the bigram)", text_examples(margin=0.05),
                 "inconclusive", "realistic"),
         Example("no U at Step 0", text_examples(u0=(1.5, 8.0)), "inconclusive", "realistic"),
+        Example("the Step-N U only through the final token (last block 20 x the valley with it, "
+                "1.0 x without)", text_examples(without_final={"uN": (12.0, 1.0)}), "refuted",
+                "false"),
+        Example("the Step-0 U only through the final token (last block 8 x the valley with it, "
+                "1.0 x without)", text_examples(without_final={"u0": (9.0, 1.0)}),
+                "inconclusive", "realistic"),
     ),
-    fixed=MEASURED_RULES_FIXED,
+    fixed=REREAD_RULES_FIXED,
     deciding=("runs/*/uN/first_over_valley", "runs/*/uN/last_over_valley"),
 )
 

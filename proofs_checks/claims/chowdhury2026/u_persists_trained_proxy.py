@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from posbias.proofs_checks.cards import Example, Rule, Threshold
+from posbias.proofs_checks.claims.chowdhury2026._analytic import REREAD_RULES_FIXED
 from posbias.proofs_checks.claims.chowdhury2026._lm import (
     LM_ASSUMPTIONS,
     LM_GATE,
@@ -32,8 +33,13 @@ from posbias.proofs_checks.claims.chowdhury2026._lm import (
     lm_examples,
     lm_thorough_work,
 )
-from posbias.proofs_checks.claims.chowdhury2026._pretrained import BINS, U_FACTOR, is_u
-from posbias.proofs_checks.claims.chowdhury2026._step0 import MEASURED_RULES_FIXED
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
+    BINS,
+    FINAL_TOKEN_RULE,
+    U_FACTOR,
+    both,
+    is_u,
+)
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "decide", "u_persists_trained_verdict"]
@@ -46,7 +52,8 @@ _RULE_TEXT = (
     f"of the final position at Step N >= {LM_GATE} in every seed, else inconclusive. A seed "
     f"without a U at Step 0 -> inconclusive. Every seed without a U at Step N, or every seed "
     f"g < -{LM_GROWTH} -> refuted. Every seed with a U at Step N and g > +{LM_GROWTH} -> "
-    f"qualified (a proxy at small scale is at most qualified). Otherwise inconclusive.")
+    f"qualified (a proxy at small scale is at most qualified). Otherwise inconclusive. "
+    + FINAL_TOKEN_RULE)
 
 
 def decide(f: Mapping, t: Mapping) -> str:
@@ -56,12 +63,16 @@ def decide(f: Mapping, t: Mapping) -> str:
     seeds = f["seeds"]
     if any(s["learned"] < t["gate"] for s in seeds):
         return "inconclusive"
-    if not all(is_u(s["u0"], t["factor"]) for s in seeds):
+
+    def u(x):
+        return is_u(x, t["factor"])
+
+    if not all(both(s, "u0", u) for s in seeds):
         return "inconclusive"
-    if (all(not is_u(s["uN"], t["factor"]) for s in seeds)
-            or all(s["g"] < -t["growth"] for s in seeds)):
+    if (all(not both(s, "uN", u) for s in seeds)
+            or all(both(s, "g", lambda g: g < -t["growth"]) for s in seeds)):
         return "refuted"
-    if all(is_u(s["uN"], t["factor"]) and s["g"] > t["growth"] for s in seeds):
+    if all(both(s, "uN", u) and both(s, "g", lambda g: g > t["growth"]) for s in seeds):
         return "qualified"
     return "inconclusive"
 
@@ -80,10 +91,16 @@ RULE = Rule(
                 lm_examples(uN=(1.3, 1.2), g=-0.4), "refuted", "false"),
         Example("the U kept but R falls in every seed", lm_examples(g=-0.5), "refuted", "false"),
         Example("the U kept without growth (g = 0)", lm_examples(g=0.0), "inconclusive", "false"),
+        Example("the Step-N U only through the final token (last block 20 x the valley with it, "
+                "1.0 x without)", lm_examples(g=1.0, without_final={"uN": (12.0, 1.0)}),
+                "refuted", "false"),
+        Example("the Step-0 U only through the final token (last block 8 x the valley with it, "
+                "1.0 x without)", lm_examples(without_final={"u0": (9.0, 1.0)}), "inconclusive",
+                "realistic"),
         Example("the task not learned (learned fraction 0.3)", lm_examples(learned=0.3),
                 "inconclusive", "realistic"),
     ),
-    fixed=MEASURED_RULES_FIXED,
+    fixed=REREAD_RULES_FIXED,
     deciding=("seeds/*/learned", "seeds/*/uN/first_over_valley",
               "seeds/*/uN/last_over_valley", "seeds/*/g"),
 )
@@ -98,10 +115,16 @@ def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     verdict, shown, gated = lm_decision(RULE, summaries)
     if gated:
         return verdict, shown
-    if verdict == "inconclusive" and not all(s["u0"]["u"] for s in summaries):
-        return verdict, "no U at Step 0 in every seed, nothing to persist: " + shown
+    u0 = [s["u0"]["u"] and s["without_final"]["u0"]["u"] for s in summaries]
+    if verdict == "inconclusive" and not all(u0):
+        only = [s["seed"] for s in summaries
+                if s["u0"]["u"] and not s["without_final"]["u0"]["u"]]
+        why = ("every Step-0 U is the final token alone (no U without it)" if
+               len(only) == len(summaries) else "no U at Step 0 with and without the final "
+               "token in every seed")
+        return verdict, why + ", nothing to persist: " + shown
     if verdict == "refuted":
-        lost = all(not s["uN"]["u"] for s in summaries)
+        lost = all(not (s["uN"]["u"] and s["without_final"]["uN"]["u"]) for s in summaries)
         return verdict, ("training removes the U in every seed" if lost else
                          "peak/valley falls in every seed") + f" ({LM_SCALE}): " + shown
     if verdict == "qualified":
@@ -116,7 +139,10 @@ def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
     "macroscopic U of its Step-0 influence profile and the peak-to-valley ratio grows.",
     latex=r"U(p_0) \wedge U(p_N),\quad \frac{\max(p_{N,1}, p_{N,L})}{\min_j p_{N,j}} > "
     r"\frac{\max(p_{0,1}, p_{0,L})}{\min_j p_{0,j}}",
-    expected="refuted",
+    # refuted on the first reading; inconclusive since the rule reads the U test without the
+    # final token: every Step-0 U of the stored seeds is the final token alone (last block over
+    # the valley 8.3 and 8.1 with it, 1 without), so there is no U to persist or to lose
+    expected="inconclusive",
     section="C10",
     assumptions=LM_ASSUMPTIONS,
     needs=LM_NEEDS,
@@ -127,6 +153,6 @@ def u_persists_trained_verdict(summaries: list[dict]) -> tuple[str, str]:
 def check(ctx: CheckContext) -> Evidence:
     """The proxy of C10 on the stored (or re-trained) runs, decided by
     :func:`u_persists_trained_verdict`."""
-    return lm_evidence(ctx, u_persists_trained_verdict, RULE.text,
+    return lm_evidence(ctx, u_persists_trained_verdict, RULE,
                        "U test and peak/valley of the final position's influence, Step 0 vs "
                        "Step N, trained small LM")

@@ -124,6 +124,19 @@ def u_shape_figures(p: Sequence[Any] | np.ndarray) -> dict:
             "valley_offset": min(arg, L - 1 - arg) / (L - 1), "argmin": arg + 1}
 
 
+def _without_final_words(per: Mapping[str, Mapping]) -> str:
+    """What the profiles' figures without the final token say, in words: how high the new last
+    position stands above the middle and where the minimum then sits."""
+    wo = [f["without_final"] for f in per.values()]
+    lo = min(w["last_over_middle"] for w in wo)
+    hi = max(w["last_over_middle"] for w in wo)
+    at_end = all(w["argmin"] == f["argmin"] for w, f in zip(wo, per.values()))
+    span = f"{lo:.3g}" if f"{lo:.3g}" == f"{hi:.3g}" else f"{lo:.3g}..{hi:.3g}"
+    return (f"without the final token's self-influence the last position L - 1 stands {span} "
+            "times the middle" + (" and is the minimum" if at_end else "")
+            + ": the right arm of that 'U' is the final token alone")
+
+
 def _cesaro_last_row(L, H, alpha, dps=30):
     """The last row of N^H: exact Fractions for L <= 256; above, the float64 fast path (relative
     error a few units of H·2^-52), rerun in mpmath at ``dps`` when its two smallest entries are
@@ -154,7 +167,7 @@ def check(ctx: CheckContext,
     ``profile(L, H, alpha)`` replaces the Cesàro last row (a sequence, 0-indexed; default: exact
     Fractions for L <= 256, float64 above, see :func:`_cesaro_last_row`)."""
     profile = profile or (lambda L, H, a: _cesaro_last_row(L, H, a, ctx.dps))
-    per = {}
+    per: dict[str, dict[str, Any]] = {}
     with mpmath.workdps(ctx.dps):
         for alpha in RESIDUAL_ALPHAS:
             p = profile(ANALYTIC_LENGTH, ANALYTIC_DEPTH, alpha)
@@ -164,11 +177,22 @@ def check(ctx: CheckContext,
             # strictly decreasing from the first token to the minimum?
             per[str(alpha)]["decreasing_to_min"] = all(
                 p[j] > p[j + 1] for j in range(f["argmin"] - 1))
+            # the same figures without the final token's self-influence (the recency atom)
+            w = u_shape_figures(list(p)[:-1])
+            per[str(alpha)]["without_final"] = {
+                k: (float(f"{v:.4g}") if isinstance(v, float) else v) for k, v in w.items()}
     figures = {"end_ratio": min(min(f["first_over_middle"], f["last_over_middle"])
                                 for f in per.values()),
                "valley_offset": min(f["valley_offset"] for f in per.values()),
                "profiles": per}
     verdict = RULE.apply(figures).verdict
+    # the same rule on the figures without the final token: does that one token decide?
+    without = {"end_ratio": min(min(f["without_final"]["first_over_middle"],
+                                    f["without_final"]["last_over_middle"]) for f in per.values()),
+               "valley_offset": min(f["without_final"]["valley_offset"] for f in per.values())}
+    v_without = RULE.decide(without, RULE.values())
+    final = {"verdict_with_final": verdict, "verdict_without_final": v_without,
+             "decided_by_final_token": v_without != verdict, "figures_without_final": without}
     # the grid: where is the minimum of each exact profile?
     lengths = (8, 16, 64, 256) if not ctx.thorough else (8, 16, 64, 256, 1024)
     depths = (2, 4, 12, 24)
@@ -198,7 +222,8 @@ def check(ctx: CheckContext,
         parameters={"L": ANALYTIC_LENGTH, "H": ANALYTIC_DEPTH, "alphas": list(per),
                     "grid": {"lengths": list(lengths), "depths": list(depths),
                              "alphas": [str(a) for a in alphas]}},
-        details={"interior_minima_on_grid": interior[:20], "interior_minima_count": len(interior),
+        details={"final_token": final,
+                 "interior_minima_on_grid": interior[:20], "interior_minima_count": len(interior),
                  "argmin_by_alpha": {k: sorted(v) for k, v in argmins.items()},
                  "both_ends_above_middle_on_grid": len(both_ends)},
         figures=figures, rule=RULE.text)
@@ -213,8 +238,12 @@ def check(ctx: CheckContext,
             + ", ".join(sorted({str(f["argmin"]) for f in per.values()}))
             + f" (L = {ANALYTIC_LENGTH}), next to the recency atom "
             f"(exact scan: {len(interior)} interior minima over the grid); the profile is a "
-            "primacy tail plus a recency atom, a 'U' only in its two ends; an interior valley "
-            "needs a distance-decaying kernel (ALiBi) or content terms"), **common)
+            "primacy tail plus a recency atom, a 'U' only in its two ends; "
+            + _without_final_words(per)
+            + (f" (the rule on the figures without it: {v_without})"
+               if final["decided_by_final_token"] else "")
+            + "; an interior valley needs a distance-decaying kernel (ALiBi) or content terms"),
+            **common)
     if verdict == "refuted":
         worst = min(per, key=lambda a: min(per[a]["first_over_middle"], per[a]["last_over_middle"]))
         return Evidence("refuted", counterexample=(

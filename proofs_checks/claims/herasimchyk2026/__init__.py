@@ -20,6 +20,8 @@ order, one module each:
 - :mod:`.content_diagonal` (H2d): the content's constant cancels, its diagonal sets the direction;
 - :mod:`.u_shape_measured_schedules` (H3, H5): the measured configs' profiles are often U-shaped,
   the attention-only ones collapse;
+- :mod:`.u_shape_mechanism` (H3): masking and residual connections alone, then ALiBi, then content:
+  what each force contributes to the U;
 - :mod:`.four_forces_configs` (H2, H5): each force shows its direction on the measured configs;
 - :mod:`.empirical_match` (H5): the rollouts match measured influence of pretrained models.
 
@@ -40,6 +42,7 @@ MODULES = (
     "alibi_recency",
     "content_diagonal",
     "u_shape_measured_schedules",
+    "u_shape_mechanism",
     "four_forces_configs",
     "empirical_match",
 )

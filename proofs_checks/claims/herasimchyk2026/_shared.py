@@ -17,6 +17,7 @@ Three groups, one per kind of check:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -66,6 +67,7 @@ __all__ = [
     "precise_margin_tol",
     "precise_tolerance",
     "property_card",
+    "reference_profile",
     "run_path",
     "stored_rows",
     "sweep_sizes",
@@ -219,6 +221,15 @@ def margin_tol_override(ctx: CheckContext) -> dict:
 def load_shipped(name, convention):
     """The shipped rollout config ``name`` in ``convention`` (needs the 'yaml' extra)."""
     return load_config(builtin_config_path(name), convention=convention)
+
+
+@functools.lru_cache(maxsize=64)
+def reference_profile(name: str) -> np.ndarray:
+    """The profile of the shipped config ``name`` in the reference convention (float64, read-only;
+    computed once per process and shared by the config claims that read whole profiles)."""
+    p = load_shipped(name, "reference").profile()
+    p.setflags(write=False)
+    return p
 
 
 def needs_yaml():

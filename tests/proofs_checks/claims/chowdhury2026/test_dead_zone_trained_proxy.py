@@ -5,8 +5,10 @@ gives the verdict expected; the paper's picture qualifies and the false version 
 import pytest
 from posbias_tests_chowdhury2026_lm import U, doc, flat
 
-from posbias.proofs_checks.claims.chowdhury2026._lm import lm_summaries
+from posbias.proofs_checks.claims.chowdhury2026._lm import lm_examples, lm_summaries
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import one_side
 from posbias.proofs_checks.claims.chowdhury2026.dead_zone_trained_proxy import (
+    RULE,
     dead_zone_trained_verdict,
 )
 from posbias.proofs_checks.registry import get_claim, run_claim
@@ -34,3 +36,12 @@ def test_a_proxy_in_its_own_scope_saying_what_it_tests():
     # the false version (training lifts the valley): refuted
     s = lm_summaries(doc((U(12), flat()), (U(10), flat(1.2))))
     assert dead_zone_trained_verdict(s)[0] == "refuted"
+
+
+def test_a_step_n_dead_zone_only_through_the_final_token_is_refuted():
+    """The rule reads its figures with and without the final token: a property that exists only
+    through the final token's self-influence is absent.  Read with the final token alone (the
+    rule's first reading), the same figures are qualified."""
+    f = lm_examples(without_final={"DN": 0.8})
+    assert RULE.decide(one_side(f, "with"), RULE.values()) == "qualified"
+    assert RULE.decide(f, RULE.values()) == "refuted"

@@ -80,3 +80,20 @@ def test_a_sample_outside_the_band_is_not_verified(monkeypatch):
 
     ev = peak_valley.check(CheckContext(), data=fake_data(noisy))
     assert ev.verdict == "qualified"
+
+
+def test_r_with_and_without_the_final_token():
+    """The stored Step-0 profiles read again without the final token's self-influence: the
+    peak of R = max(p(1), p(L)) / min was the last token (p(L)/p(L-1) far above 1); without it
+    R is the first token's ratio and 4 to 12 times smaller; the same rule on those figures is
+    reported beside the verdict, and whether the final token decides it."""
+    ev = peak_valley.check(CheckContext())
+    final = ev.details["final_token"]
+    for f in ev.details["architectures"].values():
+        w = f["without_final"]
+        assert w["last_atom_with_final"] > 10 and f["last_over_min"] > f["first_over_min"]
+        assert w["R"] == pytest.approx(w["first_over_min"]) and f["R"] / w["R"] > 4
+        assert f"R = {w['R']:.3g} (first/min" in ev.correction
+    wo = final["figures_without_final"]
+    assert final["verdict_without_final"] == peak_valley.RULE.decide(wo, peak_valley.RULE.values())
+    assert final["decided_by_final_token"] == (final["verdict_without_final"] != ev.verdict)

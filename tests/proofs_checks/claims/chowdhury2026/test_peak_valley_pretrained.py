@@ -2,8 +2,12 @@
 every verdict its rule allows, the band's edges included; the paper's picture verified at the
 paper's architecture; refuted when R shrinks; needs-data without a Step-0 pair."""
 
+import numpy as np
+import pytest
 from posbias_tests_chowdhury2026_fakes import QWEN2, u_profile, verdict, write
 
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import one_side
+from posbias.proofs_checks.claims.chowdhury2026.peak_valley_pretrained import RULE, _pvp
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 PV = "chowdhury2026:peak-valley-pretrained"
@@ -51,3 +55,28 @@ def test_refuted_when_r_shrinks(tmp_path):
 def test_growth_untestable_without_a_step0_pair(tmp_path):
     write(tmp_path, "m", u_profile(1000.0, L=256), "pretrained", arch=QWEN2)
     assert verdict(PV, tmp_path).verdict == "needs-data"
+
+
+def test_growth_to_1e3_only_through_the_final_token_is_refuted():
+    """The rule reads its figures with and without the final token: a property that exists only
+    through the final token's self-influence is absent.  Read with the final token alone (the
+    rule's first reading), the same figures are verified."""
+    f = _pvp(1000.0, 100.0, 150.0)
+    assert RULE.decide(one_side(f, "with"), RULE.values()) == "verified"
+    assert RULE.decide(f, RULE.values()) == "refuted"
+
+
+def test_r_grown_to_1e3_by_the_final_token_alone(tmp_path):
+    """A measured pretrained profile whose R reaches 10^3 only through its final token (R about
+    10^1.5 without it): the check reads R both ways, refutes, and says that the final token
+    alone decides."""
+    p = np.geomspace(30.0, 1.0, 256)
+    p[-1] = 1000.0
+    write(tmp_path, "m", p, "pretrained", arch=QWEN2)
+    write(tmp_path, "m-step0", u_profile(100.0, L=256), "step-0", arch=QWEN2)
+    ev = verdict(PV, tmp_path)
+    pair = ev.figures["pairs"][0]
+    assert pair["R_pretrained"] == pytest.approx(1000.0 / 30 ** (1 / 255), rel=1e-3)
+    assert pair["without_final"]["R_pretrained"] == pytest.approx(30 ** (254 / 255), rel=1e-3)
+    assert ev.verdict == "refuted" and ev.details["final_token"]["decided_by_final_token"]
+    assert "the final token decides" in ev.counterexample

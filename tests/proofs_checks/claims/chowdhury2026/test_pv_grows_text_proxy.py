@@ -5,7 +5,9 @@ flattened profile, a U kept without growth); the stored run read as expected."""
 from posbias_tests_chowdhury2026_text import IDS, U, document, flat, verdict
 
 from posbias.proofs_checks import registry
-from posbias.proofs_checks.claims.chowdhury2026._text import TEXT_GATE
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import one_side
+from posbias.proofs_checks.claims.chowdhury2026._text import TEXT_GATE, text_examples
+from posbias.proofs_checks.claims.chowdhury2026.pv_grows_text_proxy import RULE
 
 
 def test_the_paper_picture_is_qualified(tmp_path):
@@ -30,3 +32,12 @@ def test_default_check_reads_the_stored_run_as_expected():
     r = registry.run_claim(c)
     assert r.evidence.verdict == c.expected, (c.id, r.evidence.verdict)
     assert r.evidence.figures["runs"][0]["margin"] > TEXT_GATE
+
+
+def test_growth_only_through_the_final_token_is_inconclusive():
+    """The rule reads its figures with and without the final token: a property that exists only
+    through the final token's self-influence is absent.  Read with the final token alone (the
+    rule's first reading), the same figures are qualified."""
+    f = text_examples(g=1.0, without_final={"g": -0.6})
+    assert RULE.decide(one_side(f, "with"), RULE.values()) == "qualified"
+    assert RULE.decide(f, RULE.values()) == "inconclusive"

@@ -108,3 +108,18 @@ def test_a_low_spearman_refutes_only_where_the_protocol_resolves_rankings(monkey
     ev = step0_fit.check(CheckContext(), data=fake_data(noisy))
     f = ev.figures["architectures"]["arch-a"]
     assert f["resolution"] < step0_fit.STEP0_S_MET and ev.verdict == "qualified", ev.as_dict()
+
+
+def test_the_correction_says_how_far_each_fit_misses_and_no_more():
+    """The correction of the stored fits names, per architecture, 1 - Spearman and W1 as
+    multiples of the paper's 0.01 and 0.02, computed from the figures (Qwen2's 1 - Spearman is
+    more than ten times the claimed 0.01, so no sentence may say that none is)."""
+    ev = step0_fit.check(CheckContext())
+    assert ev.verdict == "qualified", ev.verdict
+    for a, f in ev.figures["architectures"].items():
+        gap = 1 - f["spearman"]
+        assert (f"{a}: 1 - Spearman {gap:.3g} = {gap / 0.01:.3g} x the claimed 0.01, W1 "
+                f"{f['w1']:.3g} = {f['w1'] / 0.02:.3g} x the claimed 0.02") in ev.correction
+    assert "ten times off" not in ev.correction
+    qwen = ev.figures["architectures"]["qwen2-0.5b"]
+    assert (1 - qwen["spearman"]) / 0.01 > 10

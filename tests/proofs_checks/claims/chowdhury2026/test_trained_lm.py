@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from posbias_tests_chowdhury2026_lm import IDS, U, doc, flat
 
+from posbias.numerics.shape import profile_shape
 from posbias.proofs_checks import registry
 from posbias.proofs_checks.claims.chowdhury2026._lm import (
     LM_GROWTH,
@@ -26,14 +27,14 @@ from posbias.proofs_checks.claims.chowdhury2026._lm import (
     lm_stored_results,
     lm_summaries,
 )
-from posbias.proofs_checks.claims.chowdhury2026._pretrained import DEAD_ZONE_DEPTH, valley_depth
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import DEAD_ZONE_DEPTH
 
 
 def test_valley_depth_and_growth_are_computed_from_the_profile():
     s = lm_summaries(doc((U(12), U(24))))[0]
     assert s["u0"]["u"] and s["uN"]["u"] and s["g"] > LM_GROWTH
     assert s["D0"] < DEAD_ZONE_DEPTH and s["DN"] < s["D0"]
-    assert valley_depth(flat()) == pytest.approx(1.0)
+    assert profile_shape(flat()).valley_depth == pytest.approx(1.0)
 
 
 def test_a_run_without_a_step0_profile_is_rejected():

@@ -13,6 +13,8 @@ from posbias_tests_chowdhury2026_fakes import (
     write,
 )
 
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import one_side
+from posbias.proofs_checks.claims.chowdhury2026.u_persists_pretrained import RULE, _up
 from posbias.proofs_checks.registry import CheckContext, get_claim, run_claim
 
 U = "chowdhury2026:u-persists-pretrained"
@@ -84,3 +86,27 @@ def test_refuted_when_pretraining_fills_the_valley(tmp_path):
 def test_persistence_untestable_without_a_step0_pair(tmp_path):
     write(tmp_path, "m", u_profile(1000.0, L=256), "pretrained", arch=QWEN2)
     assert verdict(U, tmp_path).verdict == "needs-data"
+
+
+def test_a_pretrained_u_only_through_the_final_token_is_refuted():
+    """The rule reads its figures with and without the final token: a property that exists only
+    through the final token's self-influence is absent.  Read with the final token alone (the
+    rule's first reading), the same figures are verified."""
+    f = {"pairs": [_up((40.0, 60.0), (10.0, 30.0), (40.0, 1.0))]}
+    assert RULE.decide(one_side(f, "with"), RULE.values()) == "verified"
+    assert RULE.decide(f, RULE.values()) == "refuted"
+
+
+def test_a_measured_pretrained_u_made_by_the_final_token_alone(tmp_path):
+    """A measured pretrained profile that decreases to its last position but one, with a
+    final token 100 x its neighbour (a recency atom): a U with the final token, none without
+    it.  The check reads both, refutes, and says that the final token alone decides."""
+    p = np.geomspace(1000.0, 1.0, 256)
+    p[-1] = 100.0
+    write(tmp_path, "m", p, "pretrained", arch=QWEN2)
+    write(tmp_path, "m-step0", u_profile(100.0, L=256), "step-0", arch=QWEN2)
+    ev = verdict(U, tmp_path)
+    assert ev.verdict == "refuted"
+    assert ev.details["final_token"]["decided_by_final_token"]
+    assert ev.details["final_token"]["verdict_with_final"] == "verified"
+    assert "a U after pretraining only through the final token in m" in ev.counterexample

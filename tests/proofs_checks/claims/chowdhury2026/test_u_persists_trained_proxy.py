@@ -5,8 +5,10 @@ gives the verdict expected; the paper's picture qualifies and the false version 
 import pytest
 from posbias_tests_chowdhury2026_lm import U, doc, flat
 
-from posbias.proofs_checks.claims.chowdhury2026._lm import lm_summaries
+from posbias.proofs_checks.claims.chowdhury2026._lm import lm_examples, lm_summaries
+from posbias.proofs_checks.claims.chowdhury2026._pretrained import one_side
 from posbias.proofs_checks.claims.chowdhury2026.u_persists_trained_proxy import (
+    RULE,
     u_persists_trained_verdict,
 )
 from posbias.proofs_checks.registry import get_claim, run_claim
@@ -41,3 +43,28 @@ def test_a_proxy_in_its_own_scope_saying_what_it_tests():
     # the false version (training removes the U): refuted
     s = lm_summaries(doc((U(12), flat()), (U(10), flat(1.2))))
     assert u_persists_trained_verdict(s)[0] == "refuted"
+
+
+def test_a_step_n_u_only_through_the_final_token_is_refuted():
+    """The rule reads its figures with and without the final token: a property that exists only
+    through the final token's self-influence is absent.  Read with the final token alone (the
+    rule's first reading), the same figures are qualified."""
+    f = lm_examples(g=1.0, without_final={"uN": (12.0, 1.0)})
+    assert RULE.decide(one_side(f, "with"), RULE.values()) == "qualified"
+    assert RULE.decide(f, RULE.values()) == "refuted"
+
+
+def test_the_stored_step0_u_is_the_final_token_alone():
+    """The stored seeds: a U at Step 0 with the final token (last block 8.3 and 8.1 x the
+    valley), none without it (1.0 x); read with the final token alone the proxy would be
+    refuted, without it there is nothing to persist: inconclusive, and the evidence says
+    so."""
+    r = run_claim(get_claim("chowdhury2026:u-persists-trained-proxy"))
+    assert r.evidence.verdict == "inconclusive"
+    assert r.evidence.details["final_token"] == {
+        "verdict_with_final": "refuted", "verdict_without_final": "inconclusive",
+        "decided_by_final_token": True, "seeds_decided_by_final_token": [0, 1]}
+    for s in r.evidence.figures["seeds"]:
+        assert s["u0"]["last_over_valley"] > 8
+        assert s["without_final"]["u0"]["last_over_valley"] < 1.01
+    assert "every Step-0 U is the final token alone" in r.evidence.summary()

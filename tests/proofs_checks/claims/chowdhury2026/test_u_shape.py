@@ -79,3 +79,29 @@ def test_cesaro_model_is_qualified_and_flips_with_the_end_factor():
 
 def test_card_states_the_setting_scope_and_proof(card_states):
     card_states("u-shape", "paper", "numeric")
+
+
+def test_the_right_arm_is_the_final_token_alone():
+    """The Cesàro profiles at the paper's scale, read again without the final token's
+    self-influence: the last position L - 1 stands below the middle (0.33..0.55 times it) and is
+    the minimum, so the same rule on those figures refutes; the evidence says the final token
+    alone decides.  A profile whose U does not rest on its final token (an interior valley) is
+    not decided by it."""
+    ev = run_claim(get_claim("chowdhury2026:u-shape"), CheckContext()).evidence
+    final = ev.details["final_token"]
+    assert final["verdict_with_final"] == "qualified"
+    assert final["verdict_without_final"] == "refuted" and final["decided_by_final_token"]
+    for f in ev.figures["profiles"].values():
+        assert f["without_final"]["last_over_middle"] < 1 < f["last_over_middle"]
+        assert f["without_final"]["argmin"] == f["argmin"] == 2047
+    assert "the right arm of that 'U' is the final token alone" in ev.correction
+    assert "(the rule on the figures without it: refuted)" in ev.correction
+
+    def valley(L, H, alpha):
+        p = [Fraction(1, L)] * L
+        p[L // 2] -= Fraction(1, 2 * L)
+        p[0] = p[-2] = p[-1] = Fraction(3, L)
+        return p
+
+    ev = u_shape.check(CheckContext(), profile=valley)
+    assert ev.verdict == "verified" and not ev.details["final_token"]["decided_by_final_token"]

@@ -129,3 +129,35 @@ def test_u_shape_refutes_attention_only_rollouts_that_do_not_collapse(monkeypatc
     names = ["no_content/bloom-7b1", "no_content/bloom-7b1-noresidual"]
     ev = check(CTX, names=names)
     assert ev.verdict == "refuted" and "attention-only does not collapse" in ev.counterexample
+
+
+def test_the_final_token_alone_decides_no_configs_u():
+    """Every residual profile is decided on again without the final token's self-influence (the
+    rule's p(L)/min reads that token alone): the same 15 of 25 are U-shaped, and the verdict text
+    says so; the shape statistics of numerics.shape are reported with and without it."""
+    ev = run_claim(get_claim("herasimchyk2026:u-shape-measured-schedules"), CheckContext()).evidence
+    assert ev.figures["U-shaped without the final token (reference)"] == "15 of 25"
+    assert ev.figures["U decided by the final token alone"] == []
+    assert "decides no config's U: without it the same 15 of 25 are U-shaped (rule: qualified)" in ev.correction
+    rows = ev.details["final token"]["configs"]
+    assert len(rows) == 25 and all(r["U-shaped"] == r["U-shaped without the final token"] for r in rows)
+    row = next(r for r in rows if r["config"] == "no_content/bloom-7b1")
+    assert row["without the final token"]["argmin"] == 62
+    assert row["shape without the final token"]["last atom"] < row["shape with the final token"]["last atom"]
+
+
+def test_power_a_u_made_by_the_final_token_alone_is_named(monkeypatch):
+    """A profile with its valley at L/2 that rises only to 1.5x the valley at L-1 and whose right
+    arm is the final token's self-influence (30x) passes the U rule with the final token and fails
+    it without: the report names the config and says what the rule gives without it."""
+    L = 256
+    p = np.concatenate([np.linspace(3.0, 1.0, L // 2), np.linspace(1.0, 1.5, L // 2)])
+    p[-1] = 30.0
+    p /= p.sum()
+    monkeypatch.setattr(u_shape_measured_schedules, "reference_profile", lambda name: p)
+    names = ["no_content/bloom-7b1", "no_content/bloom-7b1-noresidual"]
+    ev = check(CTX, names=names)
+    assert ev.figures["U decided by the final token alone"] == ["no_content/bloom-7b1"]
+    words = ev.details["final token"]["in words"]
+    assert words.startswith("the final token's self-influence alone decides the U of 1 config(s)")
+    assert words.endswith("without it 0 of 1 are U-shaped and the rule gives refuted")
