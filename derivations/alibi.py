@@ -1,21 +1,22 @@
 """ALiBi in the continuum: a warped Hardy operator (:ref:`X6 <math-x6>`).
 
-With slope ``m = lambda/L`` the normalized causal ALiBi row ``A[i, j] ∝ e^{-m (i - j)}``,
-``j <= i``, becomes as ``L -> oo`` (``x = i/L``, ``y = j/L``) the kernel
+With slope ``m = eta/L`` (``eta`` the slope times the length; the formula sheet keeps lambda for
+a residual schedule) the normalized causal ALiBi row ``A[i, j] ∝ e^{-m (i - j)}``, ``j <= i``,
+becomes as ``L -> oo`` (``x = i/L``, ``y = j/L``) the kernel
 
-    k(x, y) = lambda e^{-lambda (x - y)} / (1 - e^{-lambda x}),   0 < y < x.
+    k(x, y) = eta e^{-eta (x - y)} / (1 - e^{-eta x}),   0 < y < x.
 
-The warp ``phi(x) = (e^{lambda x} - 1)/(e^lambda - 1)`` (the substitution ``u = phi(x)``,
+The warp ``phi(x) = (e^{eta x} - 1)/(e^eta - 1)`` (the substitution ``u = phi(x)``,
 ``v = phi(y)``) maps it to the uniform kernel: ``k(x, y) dy = dv / u`` on ``0 < v < u``, i.e.
-``K_lambda = C^{-1} K C`` with ``(C f)(u) = f(phi^{-1}(u))``.  Hence the depth-H density of the
+``K_eta = C^{-1} K C`` with ``(C f)(u) = f(phi^{-1}(u))``.  Hence the depth-H density of the
 final token (``x = 1``, ``u = 1``) is
 
     rho^{ALiBi}_H(y) = phi'(y) rho_H(phi(y))
-                     = lambda e^{lambda y}/(e^lambda - 1) * ln((e^lambda - 1)/(e^{lambda y} - 1))^(H-1)/(H-1)!,
+                     = eta e^{eta y}/(e^eta - 1) * ln((e^eta - 1)/(e^{eta y} - 1))^(H-1)/(H-1)!,
 
 and with a constant residual alpha the same mixture as in the Cesàro case, in the variable
-``phi(y)``.  Any map ``c (e^{lambda x} - 1)`` with a constant ``c > 0`` works (the kernel
-``1/u`` is scale-invariant); ``c = 1/(e^lambda - 1)`` keeps ``[0, 1]`` fixed.
+``phi(y)``.  Any map ``c (e^{eta x} - 1)`` with a constant ``c > 0`` works (the kernel
+``1/u`` is scale-invariant); ``c = 1/(e^eta - 1)`` keeps ``[0, 1]`` fixed.
 
 Method: sympy limit for the continuum kernel, symbolic substitution for the warp, the depth-H
 kernel by conjugating the Hardy kernel, checked against direct integration for H = 2, 3.
@@ -24,7 +25,7 @@ Paper: posbias (X6); ALiBi forces of herasimchyk2026 (H2c).
 
 >>> from posbias.derivations.alibi import alibi_kernel, lam, x, y
 >>> alibi_kernel()
-lambda*exp(-lambda*(x - y))/(1 - exp(-lambda*x))
+eta*exp(-eta*(x - y))/(1 - exp(-eta*x))
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ __all__ = [
     "y",
 ]
 
-lam = sympy.Symbol("lambda", positive=True)
+lam = sympy.Symbol("eta", positive=True)
 x, y, z = sympy.symbols("x y z", positive=True)
 v = sympy.Symbol("v", positive=True)
 Lsym = sympy.Symbol("L", positive=True)
@@ -135,31 +136,31 @@ def alibi_warp_derivation() -> Derivation:
     rho_a = sympy.Function("rho^ALiBi_H")
     u_sym = sympy.Symbol("u", positive=True)
     expr = sympy.Eq(rho_a(y), alibi_density(H))
-    kernel_eq = sympy.Eq(sympy.Function("k")(x, y), alibi_kernel())
+    kernel_eq = sympy.Eq(sympy.Function("k^ALiBi")(x, y), alibi_kernel())
     warp_eq = sympy.Eq(u_sym, warp())
     return Derivation(
         name="alibi-warp",
         title="ALiBi as a warped Hardy operator",
-        description="With slope lambda/L, the continuum ALiBi kernel becomes uniform under "
-        "u = (e^(lambda x) - 1)/(e^lambda - 1), giving the depth-H density in closed form.",
+        description="With slope eta/L, the continuum ALiBi kernel becomes uniform under "
+        "u = (e^(eta x) - 1)/(e^eta - 1), giving the depth-H density in closed form.",
         expression=expr,
         equations=(kernel_eq, warp_eq),
-        assumptions=("ALiBi slope m = lambda/L with lambda > 0 fixed as L -> oo",
+        assumptions=("ALiBi slope eta/L with eta > 0 fixed as L -> oo",
                      "0 < y < x <= 1", "H a positive integer"),
         steps=(
             Step("normalized ALiBi row, times L, with i = xL, j = yL",
                  sympy.Eq(sympy.Symbol("L A_{ij}"), scaled)),
             Step("continuum limit", sympy.Eq(sympy.Limit(scaled, Lsym, sympy.oo), limit)),
-            Step("pull back the uniform kernel: phi'(y)/phi(x) = k(x, y)",
+            Step("pull back the uniform kernel: phi'(y)/phi(x) = k^ALiBi(x, y)",
                  sympy.Eq(sympy.diff(warp(y), y) / warp(x), alibi_kernel())),
             Step("conjugate the Hardy kernel at the final token x = 1 (u = 1)", expr),
         ),
         identities=tuple(idents),
         paper="posbias",
         section="X6",
-        notes=("The substitution u = (e^(lambda x) - 1)/(e^lambda - 1) is correct; any "
-               "positive multiple of e^(lambda x) - 1 works as well, the normalization fixes "
+        notes=("The substitution u = (e^(eta x) - 1)/(e^eta - 1) is correct; any "
+               "positive multiple of e^(eta x) - 1 works as well, the normalization fixes "
                "[0, 1]",
-               "the scaling m = lambda/L is essential: a fixed slope m makes the continuum kernel "
+               "the scaling m = eta/L is essential: a fixed slope m makes the continuum kernel "
                "a point mass at y = x"),
     )

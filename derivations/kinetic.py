@@ -25,8 +25,9 @@ with the ALiBi warp ``phi(s) = (e^(lambda s) - 1)/(e^lambda - 1)`` of :mod:`.ali
 
 Method: sympy summation, differentiation and simplification; every identity symbolic in
 ``c, y, lambda, s`` and in the summation index (``k`` or ``H``).  The formulas print the paper's
-``c, y, t, s, omega_n, a_n`` as ``kappa, Y, tau, y, W(n), r(n)``: the formula sheet already gives
-``c, t, s, omega, a`` other meanings, and ``y`` is the attended position of alibi-warp.
+``c, y, t, s, omega_n, a_n, S_t`` and the ALiBi ``lambda`` as ``kappa, Y, tau, y, b(n), r(n), P`` and
+``eta``: the formula sheet already gives ``c, t, s, omega, a, W, S, lambda`` other meanings, and ``y``
+is the attended position of alibi-warp.
 
 Paper: duerinckx2026 (arXiv 2605.09213; the formulas of its public code; the paper's text
 could not be read beyond its abstract), with chowdhury2026's ``rho_H`` (:ref:`C3 <math-c3>`) and
@@ -60,7 +61,7 @@ __all__ = [
 
 # printed names differ from the paper's where the formula sheet already gives a letter another
 # meaning: kappa for the rate times time c, Y for psi's argument y, tau for the time t, y for the
-# position s (the attended position of alibi-warp), W(n) and r(n) for omega_n and a_n
+# position s (the attended position of alibi-warp), b(n) and r(n) for omega_n and a_n
 c = sympy.Symbol("kappa", positive=True)
 y = sympy.Symbol("Y", positive=True)
 t = sympy.Symbol("tau", positive=True)
@@ -72,10 +73,10 @@ n = sympy.Symbol("n", integer=True, positive=True)
 N = sympy.Symbol("N", integer=True, positive=True)
 z = sympy.Symbol("z", positive=True)
 lam = alibi.lam
-W = sympy.Function("W")  # W(n): the paper's omega_n
+b = sympy.Function("b")  # b(n): the paper's omega_n
 r = sympy.Function("r")  # r(n): the paper's a_n
 psi = sympy.Function("psi")  # psi(c, y): the paper's psi_c(y)
-S_t = sympy.Function("S")  # S(t, s): the paper's S_t(t, s)
+S_t = sympy.Function("P")  # P(t, s): the paper's S_t(t, s)
 g = sympy.Function("g")  # g(c, s) = phi'(s) psi(c, Y(s)): one mode of the profile
 mu1, mu2 = sympy.symbols("mu_1 mu_2", positive=True)  # mu_j = sum_n omega_n a_n^j
 
@@ -177,8 +178,8 @@ def kinetic_profile_derivation() -> Derivation:
         prove_equal("lambda -> 0: Y(s) -> ln(1/s)", sympy.limit(Y, lam, 0, "+"), sympy.log(1 / s)),
     ]
     x_ = sympy.Symbol("x", positive=True)
-    profile = sympy.Sum(W(n) * dphi * psi(r(n) * t, Y), (n, 1, N))
-    expr = sympy.Eq(S_t(t, s), sympy.Sum(W(n) * g(r(n) * t, s), (n, 1, N)))
+    profile = sympy.Sum(b(n) * dphi * psi(r(n) * t, Y), (n, 1, N))
+    expr = sympy.Eq(S_t(t, s), sympy.Sum(b(n) * g(r(n) * t, s), (n, 1, N)))
     kinetic = sympy.Eq(sympy.Derivative(g(c, s), c),
                        alibi.alibi_density(1, lam, s)
                        + sympy.Integral(g(c, x_) * alibi.alibi_kernel(x_, s), (x_, s, 1)))
@@ -188,12 +189,12 @@ def kinetic_profile_derivation() -> Derivation:
         title="The retrieval profile under the ALiBi warp",
         description="With the ALiBi warp u(y) and Y = ln(1/u), one mode g(kappa, y) = u'(y) "
         "psi(kappa, Y) solves d g/d kappa = rho^ALiBi_1(y) plus the integral of g(kappa, x) "
-        "k(x, y) over y < x < 1 (g = 0 at kappa = 0), k the continuum ALiBi kernel; S(tau, y) "
-        "adds the modes kappa = r(n) tau with weights W(n).",
+        "k^ALiBi(x, y) over y < x < 1 (g = 0 at kappa = 0), k^ALiBi the continuum ALiBi kernel; P(tau, y) "
+        "adds the modes kappa = r(n) tau with weights b(n).",
         expression=expr,
         equations=(mode, kinetic, sympy.Eq(S_t(t, s), profile)),
-        assumptions=("ALiBi slope lambda/L, L -> oo (the continuum kernel of alibi-warp)",
-                     "0 < y <= 1, kappa > 0, lambda > 0 (lambda -> 0: the Hardy kernel)",
+        assumptions=("ALiBi slope eta/L, L -> oo (the continuum kernel of alibi-warp)",
+                     "0 < y <= 1, kappa > 0, eta > 0 (eta -> 0: the Hardy kernel)",
                      "k a non-negative integer (symbolic)"),
         steps=(
             Step("one mode of the public code's profile", mode),
@@ -245,7 +246,7 @@ def kinetic_poisson_derivation() -> Derivation:
         expression=expr,
         equations=(sympy.Eq(sympy.Function("rho^ALiBi_H")(s), rho_alibi),
                    sympy.Eq(sympy.Integral(sympy.exp(-c) * g(c, s), (s, 0, 1)), 1 - sympy.exp(-c))),
-        assumptions=("H a positive integer (symbolic)", "kappa > 0", "0 < y <= 1, lambda > 0"),
+        assumptions=("H a positive integer (symbolic)", "kappa > 0", "0 < y <= 1, eta > 0"),
         steps=(
             Step("chowdhury2026's density in the warped variable (alibi-warp)",
                  sympy.Eq(sympy.Function("rho^ALiBi_H")(s), rho_alibi)),
@@ -273,8 +274,8 @@ def kinetic_threshold_derivation() -> Derivation:
     w1 = sympy.simplify(dphi.subs(s, 1))
     two_terms = dphi * (c + c**2 * Y / 2)  # psi_c(0) = c, psi_c'(0) = c^2/2
     slope = sympy.diff(two_terms, s).subs(s, 1)
-    sum_a = sympy.Sum(W(n) * r(n), (n, 1, N))
-    sum_a2 = sympy.Sum(W(n) * r(n) ** 2, (n, 1, N))
+    sum_a = sympy.Sum(b(n) * r(n), (n, 1, N))
+    sum_a2 = sympy.Sum(b(n) * r(n) ** 2, (n, 1, N))
     A = w1 * lam * sum_a
     B = w1**2 * sum_a2 / 2
     roots = [r for r in sympy.solve(sympy.Eq(A * t - B * t**2, 0), t) if r != 0]
@@ -300,23 +301,23 @@ def kinetic_threshold_derivation() -> Derivation:
         *_curvature_identities(dphi, Y, c_crit),
     ]
     slope_eq = sympy.Eq(sympy.Subs(sympy.Derivative(S_t(t, s), s), s, 1),
-                        w1 * sympy.Sum(W(n) * (lam * r(n) * t - w1 * (r(n) * t) ** 2 / 2),
+                        w1 * sympy.Sum(b(n) * (lam * r(n) * t - w1 * (r(n) * t) ** 2 / 2),
                                        (n, 1, N)))
     expr = sympy.Eq(t_crit_sym, kappa_crit * mu1 / mu2)
     moments = (sympy.Eq(mu1, sum_a), sympy.Eq(mu2, sum_a2))
     return Derivation(
         name="kinetic-threshold",
         title="Threshold of recency in the retrieval profile",
-        description="The slope of S(tau, y) at y = 1 is u'(1) times W(n) (lambda r(n) tau - "
+        description="The slope of P(tau, y) at y = 1 is u'(1) times b(n) (eta r(n) tau - "
         "u'(1) (r(n) tau)^2/2) added over n: it changes sign at tau_crit = kappa_crit mu_1/mu_2, "
-        "kappa_crit = 2 (1 - e^(-lambda)); recency at the end before, none after; 0 without "
+        "kappa_crit = 2 (1 - e^(-eta)); recency at the end before, none after; 0 without "
         "ALiBi.",
         expression=expr,
         equations=(*moments, slope_eq, sympy.Eq(kappa_crit, c_crit),
                    sympy.Eq(sympy.Subs(sympy.Derivative(g(c, s), (s, 2)), (s, c),
                                        (1, kappa_crit)),
                             -2 * lam**3 * (sympy.exp(lam) - 4) / (3 * (sympy.exp(lam) - 1)))),
-        assumptions=("lambda > 0 (tau_crit -> 0 as lambda -> 0)", "r(n), W(n) > 0",
+        assumptions=("eta > 0 (tau_crit -> 0 as eta -> 0)", "r(n), b(n) > 0",
                      "k a non-negative integer (symbolic)"),
         steps=(
             Step("only the terms k = 0, 1 of psi_c contribute at s = 1 (Y(1) = 0)",
@@ -331,9 +332,9 @@ def kinetic_threshold_derivation() -> Derivation:
         paper="duerinckx2026",
         section="t_crit",
         notes=("t_crit marks the sign change of the right-end slope. For one mode the "
-               "curvature at the end at c = c_crit is -2 lambda^3 (e^lambda - 4)/(3 (e^lambda - "
-               "1)): for lambda < ln 4 the end is convex there and the interior minimum leaves "
-               "through it at t_crit; for lambda > ln 4 it is concave, and the interior minimum "
+               "curvature at the end at c = c_crit is -2 eta^3 (e^eta - 4)/(3 (e^eta - "
+               "1)): for eta < ln 4 the end is convex there and the interior minimum leaves "
+               "through it at t_crit; for eta > ln 4 it is concave, and the interior minimum "
                "outlives t_crit beside a local maximum next to the end (claims "
                "duerinckx2026:t-crit, duerinckx2026:valley-past-t-crit)",),
     )

@@ -359,7 +359,8 @@ def minimum_dead_zone_derivation() -> Derivation:
                                (k, 2, H)) / x)
     bound = sympy.GreaterThan(rho_c(sympy.Rational(1, 2)), H * alpha * (1 - alpha) ** (H - 1))
     limit_eq = sympy.Eq(sympy.Limit(rho_c(x), x, 1, "-"), H * alpha * (1 - alpha) ** (H - 1))
-    alpha1 = sympy.Eq(rho_c(sympy.Rational(1, 2)).subs(alpha, 1),
+    # valid at alpha = 1 only: printed with its condition, rho_c(1/2) evaluated at alpha = 1
+    alpha1 = sympy.Eq(sympy.Subs(rho_c(sympy.Rational(1, 2)), alpha, 1),
                       sympy.log(2) ** (H - 1) / sympy.factorial(H - 1))
     return Derivation(
         name="minimum-dead-zone",

@@ -46,7 +46,7 @@ tt = sympy.Symbol("t", integer=True, positive=True)
 N = sympy.Symbol("N", integer=True, positive=True)
 T = sympy.Symbol("T", integer=True, positive=True)
 Tr = sympy.Symbol("T", positive=True)
-q = sympy.Symbol("q", positive=True)
+q = sympy.Symbol("q_max", positive=True)
 u = sympy.Symbol("u", positive=True)
 
 
@@ -175,15 +175,15 @@ def product_criterion_derivation() -> Derivation:
     return Derivation(
         name="product-criterion",
         title="Positivity criterion for the infinite diagonal product",
-        description="For 0 <= lambda_t c <= q < 1: sum lambda_t c <= -ln prod (1 - lambda_t c) "
-        "<= sum lambda_t c/(1-q), so the product is positive iff sum lambda_t < oo.",
+        description="For 0 <= lambda_t c <= q_max < 1: sum lambda_t c <= -ln prod (1 - lambda_t c) "
+        "<= sum lambda_t c/(1-q_max), so the product is positive iff sum lambda_t < oo.",
         expression=lower,
         equations=(upper,),
-        assumptions=("0 < c <= 1", "0 <= lambda_t c <= q < 1 for all t"),
+        assumptions=("0 < c <= 1", "0 <= lambda_t c <= q_max < 1 for all t"),
         steps=(
             Step("upper bound ln(1-u) <= -u (f(0) = 0, f' >= 0)",
                  sympy.Eq(sympy.Derivative(f, u), u / (1 - u))),
-            Step("lower bound ln(1-u) >= -u/(1-u) >= -u/(1-q) (g(0) = 0, g' >= 0)",
+            Step("lower bound ln(1-u) >= -u/(1-u) >= -u/(1-q_max) (g(0) = 0, g' >= 0)",
                  sympy.Eq(sympy.Derivative(g, u), u / (1 - u) ** 2)),
             Step("sum over t with u = lambda_t c (lower bound)", lower),
             Step("sum over t with u = lambda_t c (upper bound)", upper),

@@ -61,8 +61,8 @@ def streaming_derivation() -> Derivation:
                                   "(1 - λS/(S+W))^T", poly.eval(1), (1 - lam * sympy.Rational(s_, s_ + w_)) ** t_))
     expr = sympy.Eq(sympy.Function("G")(z), g ** T)
     steps = (
-        Step("one layer, away from the start: stay, step back d < W, or jump to a sink", sympy.Eq(sympy.Function("g")(z), g)),
-        Step("T layers: the window part is the coefficient list of g^T (degree (W-1)T)", expr),
+        Step("one layer, away from the start: stay, step back d < W, or jump to a sink", sympy.Eq(sympy.Function("G_1")(z), g)),
+        Step("H layers: the window part is the coefficient list of G_1^H (degree (W-1)H)", expr),
         Step("the sinks hold the rest, and mix among themselves as a Cesàro rollout on S tokens",
              sympy.Eq(sympy.Symbol("m_sink"), 1 - (1 - lam * S / (S + W)) ** T)),
     )
@@ -70,7 +70,7 @@ def streaming_derivation() -> Derivation:
         name="streaming-profile",
         title="The StreamingLLM rollout: a lazy walk with a sink",
         description="Under S sinks plus a window of W, the window profile of the last token is "
-        "the coefficient list of g(z)^H, g = 1 - alpha + alpha(1 - z^W)/((S+W)(1 - z)), of "
+        "the coefficient list of G_1(z)^H, G_1(z) = 1 - alpha + alpha(1 - z^W)/((S+W)(1 - z)), of "
         "degree (W-1)H; the sinks hold 1 - (1 - alpha S/(S+W))^H.",
         expression=expr,
         equations=(sympy.Eq(sympy.Symbol("m_sink"), 1 - (1 - lam * S / (S + W)) ** T),),
@@ -81,6 +81,6 @@ def streaming_derivation() -> Derivation:
         paper="xiao2024",
         section="3.2 (rolling KV cache with attention sinks)",
         proven_for="S, W symbolic for the mass per layer; the geometric sum for W = 1..6 and the "
-        "degree and mass of g^T on three (S, W, T) (in general a product of T polynomials of "
+        "degree and mass of G_1^H on three (S, W, H) (in general a product of H polynomials of "
         "degree W-1)",
     )

@@ -39,7 +39,7 @@ from posbias.measurements import measure
 from posbias.measurements.devices import check_device, resolve_device
 from posbias.measurements.hooks import require_torch
 from posbias.numbers import rounded
-from posbias.resources import Plan, map_in_processes, spawn_queue
+from posbias.resources import LineProgress, Plan, map_in_processes, spawn_queue
 from posbias.validation import check_choice, check_integer, check_real
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
@@ -241,15 +241,16 @@ def _save_state(torch: ModuleType, path: str, config: Any, seed: int, iteration:
 
 
 def progress_bar(progress: Any, config: Any, seed: int, start: int, end: int) -> Any:
-    """A tqdm bar over the iterations (``progress=None``: when stderr is a terminal), or None;
-    a bar object given as ``progress`` (a worker's relay to its parent) is used as it is."""
+    """A tqdm bar over the iterations (``progress=None``: when stderr is a terminal, else a
+    :class:`~posbias.resources.LineProgress` line a minute), or None (``progress=False``); a
+    bar object given as ``progress`` (a worker's relay to its parent) is used as it is."""
     if hasattr(progress, "update"):
         progress.n = start
         return progress
-    if progress is None:
-        progress = sys.stderr.isatty()
-    if not progress or end <= start:
+    if end <= start or progress is False:
         return None
+    if progress is None and not sys.stderr.isatty():  # a log or a pipe: a line a minute
+        return LineProgress(config.iterations, f"{config.name} seed {seed}", initial=start)
     return tqdm(total=config.iterations, initial=start, unit="it", file=sys.stderr,
                 desc=f"{config.name} seed {seed}", dynamic_ncols=True, leave=False)
 

@@ -382,7 +382,10 @@ class Rule:
     outcomes: tuple = ("verified", "refuted")
     examples: tuple = ()
     fixed: str = ""
-    deciding: tuple = ()  # names of the figures that decide (printed in full in reports)
+    #: names of the figures that decide, printed first on the claim's line of the text report
+    #: and in full in every report; a name may be a path into a nested figure, steps joined by
+    #: ``/``, ``*`` for every item of a list or value of a mapping (``runs/*/BN/peak_share``)
+    deciding: tuple = ()
     #: why no example is of kind ``paper`` (the paper reports no figure this rule could take)
     no_paper_figures: str = ""
 

@@ -25,6 +25,7 @@ the pytest plugin (``pytest --posbias``).
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -33,7 +34,7 @@ from typing import Any
 
 from posbias.errors import InvalidArgument
 from posbias.proofs_checks.cards import PAPER_SCOPES, SCOPES, Card, Rule
-from posbias.validation import check_dps
+from posbias.validation import check_dps, read_bounded
 
 __all__ = [
     "PAPERS",
@@ -45,6 +46,7 @@ __all__ = [
     "Evidence",
     "Result",
     "all_claims",
+    "check_data_dir",
     "claim",
     "exit_status",
     "get_claim",
@@ -202,6 +204,30 @@ class CheckContext:
             object.__setattr__(self, "max_dps", self.dps)
 
 
+#: largest data file read from a data directory (``--data-dir``)
+MAX_DATA_BYTES = 64 * 2**20
+
+
+def check_data_dir(folder: str, parameter: str = "data_dir") -> None:
+    """Refuse a data directory (``posbias check --data-dir``, ``pytest --posbias-data-dir``)
+    that is not a directory, or in which a file a data claim reads (.csv, .yaml) is not a
+    regular UTF-8 text file of at most 64 MiB; the error names ``parameter`` (or ``parameter``
+    followed by ``file`` for a bad file) and the path."""
+    if not os.path.isdir(folder):
+        raise InvalidArgument(parameter, folder, "an existing directory")
+    for root, _dirs, files in os.walk(folder):
+        for f in sorted(files):
+            if not f.endswith((".csv", ".yaml", ".yml")):
+                continue
+            path = os.path.join(root, f)
+            data = read_bounded(path, MAX_DATA_BYTES, f"{parameter} file")
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidArgument(f"{parameter} file", path,
+                                      f"UTF-8 text (byte {exc.start} is not)") from None
+
+
 @dataclass(frozen=True)
 class Claim:
     """A registered claim; ``latex`` may be a string or a callable returning one (so that a
@@ -277,6 +303,26 @@ class Result:
         if self.never_computed:
             return True
         return self.evidence.verdict == self.expected
+
+    @property
+    def needed(self) -> str:
+        """What a needs-data result lacked, in one line: the check's own statement of it
+        (``details["needed"]``), else the data and extras the claim registered as its needs,
+        else its method.  Empty for any other verdict."""
+        ev = self.evidence
+        if ev.verdict != "needs-data":
+            return ""
+        details = ev.details if isinstance(ev.details, dict) else {}
+        return str(details.get("needed") or "; ".join(map(str, self.claim.needs))
+                   or ev.summary() or ev.method)
+
+    @property
+    def needed_in_full(self) -> str:
+        """:attr:`needed`, followed by the form the data must take where the check states it
+        (``details["format"]``)."""
+        form = self.evidence.details.get("format") if isinstance(self.evidence.details, dict) \
+            else None
+        return self.needed + (f" (give it as {form})" if self.needed and form else "")
 
     @property
     def card(self) -> dict | None:

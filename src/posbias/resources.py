@@ -22,11 +22,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 from posbias.errors import ResourceLimit
 from posbias.numbers import byte_size, duration
@@ -38,6 +40,8 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 __all__ = [
+    "PROGRESS_EVERY",
+    "LineProgress",
     "Plan",
     "Terminated",
     "accelerator_memory",
@@ -271,3 +275,61 @@ def spawn_queue() -> Any:
     """A queue that the workers of :func:`map_in_processes` can write to (through its
     ``initializer``) and the parent read from."""
     return multiprocessing.get_context("spawn").Queue()
+
+
+#: seconds between two progress lines when standard error is not a terminal (a log, a pipe)
+PROGRESS_EVERY = 60.0
+
+
+class LineProgress:
+    """Progress of a long run where standard error is not a terminal (a log, a batch job):
+    ``desc: n/total (p%), T elapsed, about E left [postfix]`` when :data:`PROGRESS_EVERY`
+    seconds have passed since the last line, and a last line at the end of a run that printed
+    any (a run shorter than that prints nothing).  The ETA comes from the rate since the start
+    (items done before it, ``initial``, as a resumed run has, do not count).  It answers what
+    the command line's and the trainings' progress bars are asked: ``update``, ``n``,
+    ``set_postfix_str``, ``set_postfix`` and ``close``, and is a context manager."""
+
+    def __init__(self, total: int, desc: str, initial: int = 0) -> None:
+        self.total, self.desc = max(int(total), 0), desc
+        self.n = self.initial = int(initial)
+        self.start = self.last = time.monotonic()
+        self.printed = False
+        self.postfix = ""
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> Literal[False]:
+        self.close()
+        return False
+
+    def _line(self, now: float) -> None:
+        elapsed = now - self.start
+        share = f" ({100 * self.n / self.total:.0f}%)" if self.total else ""
+        left = ""
+        if self.initial < self.n < self.total:
+            left = (f", about {duration(elapsed / (self.n - self.initial) * (self.total - self.n))}"
+                    " left")
+        extra = f" [{self.postfix}]" if self.postfix else ""
+        print(f"{self.desc}: {self.n}/{self.total}{share}, {duration(elapsed)} elapsed{left}"
+              f"{extra}", file=sys.stderr, flush=True)
+        self.last, self.printed = now, True
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY and self.n < self.total:
+            self._line(now)
+
+    def set_postfix_str(self, s: str = "") -> None:
+        self.postfix = s
+
+    def set_postfix(self, ordered_dict: dict | None = None, **kwargs: object) -> None:
+        items = {**(ordered_dict or {}), **kwargs}
+        self.postfix = ", ".join(f"{k}={v}" for k, v in items.items())
+
+    def close(self) -> None:
+        if self.printed and self.n >= self.total:
+            self._line(time.monotonic())
+            self.printed = False

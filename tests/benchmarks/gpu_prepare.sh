@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Run here, before the GPU checks: puts in .whl/ (ignored by git) what the accelerator
+# Run here, before the GPU checks: puts in .whl/ what the accelerator
 # machine's image lacks for posbias -- this checkout as a wheel, and the wheels of gmpy2 and
 # ruamel.yaml for its Python 3.12 -- so that tests/benchmarks/gpu_runbook.sh installs them there
 # with no network. Carry .whl with the run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo '/.whl/' >> .git/info/exclude
+# in a git checkout (a clone or a worktree, whose .git is a file) .whl/ is excluded from git;
+# a source tree without git (an unpacked sdist or archive) needs nothing of the kind
+if command -v git >/dev/null 2>&1 && exclude=$(git rev-parse --git-path info/exclude 2>/dev/null); then
+    mkdir -p "$(dirname "$exclude")"
+    grep -qx '/.whl/' "$exclude" 2>/dev/null || echo '/.whl/' >> "$exclude"
+fi
 rm -rf .whl build
 mkdir .whl
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \

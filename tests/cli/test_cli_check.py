@@ -72,6 +72,17 @@ def test_check_md_and_text(two_claims, capsys):
     assert "testcli:holds" in out and "1 need data" in out
 
 
+def test_strict_fails_and_names_what_was_needed(two_claims, capsys):
+    code, out, _ = run(["check", *two_claims, "--quiet"], capsys)
+    assert code == 0 and "--strict" not in out
+    code, out, _ = run(["check", *two_claims, "--quiet", "--strict"], capsys)
+    assert code == 1
+    assert "FAILED testcli:nodata (needs-data): needs no measured profiles here" in out
+    code, out, _ = run(["check", *two_claims, "--quiet", "--strict", "-f", "json"], capsys)
+    assert json.loads(out)["summary"]["needs_data_failed"] == [
+        {"id": "testcli:nodata", "needed": "no measured profiles here"}]
+
+
 def test_check_exit_1_when_verdict_differs(two_claims, capsys):
     @claim("testcli:breaks", statement="x", latex="x", expected="verified")
     def _breaks(ctx):

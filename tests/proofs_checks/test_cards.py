@@ -108,15 +108,20 @@ def test_registry_recomputes_the_verdict_and_reports_the_card():
     assert "its rule gives refuted" in bad.evidence.details["error"]
 
 
-def test_text_report_wraps_and_never_cuts():
+def test_text_report_one_line_per_claim_never_cut():
+    """Without deciding figures named, what decided the verdict is the claim's line, in full
+    (however long), with the flip point after it; the lines around the table are wrapped to
+    the width; -v gives the same in full too."""
     rule = _band_rule()
     long = "x" * 30 + " " + " ".join(f"word{i}" for i in range(60)) + " END"
     r = run_claim(_claim(lambda ctx: Evidence("verified", method="m", figures={"R": 40.0},
                                               discrepancy=long), rule))
     text = reports._text([r], width=100)
-    assert all(len(line) <= 100 for line in text.splitlines())
-    assert "END" in text and "THRESHOLD-SENSITIVE" in text and "verified*" in text
+    rows = [line for line in text.splitlines() if "END" in line]
+    assert len(rows) == 1 and "THRESHOLD-SENSITIVE" in rows[0] and "verified*" in rows[0]
+    assert all(len(line) <= 100 for line in text.splitlines() if line not in rows)
     assert "by scope: reduced 1 verified" in text
+    assert "END" in reports._text([r], verbose=True)
 
 
 def test_threshold_validation():

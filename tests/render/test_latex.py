@@ -246,3 +246,67 @@ def test_sheet_carries_accents():
     assert "Cesaro" not in tex and "Ces\\`aro" in tex
     data = rl.render_json(list(all_derivations().values()))
     assert "Cesaro" not in data.replace("cesaro", "")
+
+
+def test_notation_refuses_a_name_with_two_meanings(monkeypatch):
+    from posbias.render import notation
+
+    # S the number of sinks (a symbol) and, as it once was, S(tau, y) the kinetic profile
+    monkeypatch.setitem(notation.FUNCTIONS, "S", (("tau", "y"), "the kinetic retrieval profile"))
+
+    class Fake:
+        expression = sympy.Eq(sympy.Function("S")(sympy.Symbol("tau"), sympy.Symbol("y")),
+                              sympy.Symbol("S"))
+        equations = ()
+
+    with pytest.raises(ValueError, match=r"both as a symbol and as a function.*: S$"):
+        notation.notation_entries([Fake()])
+
+
+def test_every_printed_symbol_means_one_thing_in_the_sheet():
+    """No name of the notation is both a symbol and a function (the StreamingLLM S and W against
+    the kinetic profile, the ALiBi slope against the schedule lambda(t), the index k against the
+    ALiBi kernel); each entry of the Notation block is printed once; the prose sets Greek letters
+    as the formulas do and keeps words (Euler's, paper keys) in text."""
+    from posbias.derivations import all_derivations
+    from posbias.render import notation
+
+    assert set(notation.SYMBOLS).isdisjoint(notation.FUNCTIONS)
+    derivations = list(all_derivations().values())
+    entries = notation.notation_entries(derivations)
+    printed = [tex for _group, tex, _meaning in entries]
+    assert len(printed) == len(set(printed)), sorted(h for h in printed if printed.count(h) > 1)
+    for letter in ("S", "W", "k", "q", "a"):     # once each (a symbol), not again as a function
+        assert sum(tex.split("\\left(")[0] == letter for tex in printed) <= 1, letter
+    tex = rl.render_tex(derivations)
+    assert "\\epsilon" not in tex and "\\varepsilon" in tex
+    assert "}'s" not in tex and "\\mathrm{barbero}" not in tex and "\\mathrm{chowdhury}" not in tex
+    assert "\\mathrm{Euler}" not in tex
+    for prose, math in (("0 < epsilon < 1", r"$0 < \varepsilon < 1$"),
+                        ("the mechanism of barbero2025", "the mechanism of barbero2025"),
+                        ("Euler's integral", "Euler's integral"), ("eta > 0", r"$\eta > 0$")):
+        assert rl.prose_to_latex(prose) == math
+
+
+def test_a_formula_valid_at_one_parameter_value_carries_its_condition():
+    """The dead-zone value rho_c(1/2) = ln(2)^(H-1)/(H-1)! holds at alpha = 1 only: it is printed
+    as rho_c(1/2) at alpha = 1, under the bound that holds for every alpha."""
+    from posbias.derivations import all_derivations
+
+    tex = rl.render_tex(list(all_derivations(["minimum-dead-zone"]).values()))
+    line = next(ln for ln in tex.splitlines() if "\\ln^{H - 1}{\\left(2\\right)}" in ln)
+    assert line.startswith("\\left. \\rho_{c}\\left(\\frac{1}{2}\\right) \\right|") and "\\alpha=1" in line
+
+
+def test_every_formula_of_a_derivation_is_numbered_and_the_sources_say_whose_numbering():
+    from posbias.derivations import all_derivations
+
+    derivations = list(all_derivations(["density", "collapse-rate", "uniform-path-sum"]).values())
+    tex = rl.render_tex(derivations)
+    assert "equation*" not in tex and "\\notag" not in tex
+    density = tex.split("\\label{posbias:density}")[1].split("\\end{subequations}")[0]
+    assert density.count("\\begin{equation}") == 3 and "\\label{posbias:density:3}" in density
+    assert tex.count("\\begin{subequations}") == 1          # the one-formula derivations: a number
+    assert "\\label{posbias:collapse-rate}" in tex
+    assert "(\\texttt{chowdhury2026}; posbias item C3)" in tex       # posbias's index, said so
+    assert "(\\texttt{barbero2024}, Theorem B.5, Proposition B.8)" in tex   # the paper's own

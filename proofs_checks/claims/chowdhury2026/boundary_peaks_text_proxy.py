@@ -133,7 +133,7 @@ RULE = Rule(
                 "realistic"),
     ),
     fixed=MEASURED_RULES_FIXED,
-    deciding=("runs",),
+    deciding=("runs/*/B0/peak_share", "runs/*/BN/peak_share", "runs/*/BN/mean"),
 )
 
 

@@ -118,7 +118,7 @@ RULE = Rule(
                 "refuted", "false"),
     ),
     fixed=MEASURED_RULES_FIXED,
-    deciding=("architectures",),
+    deciding=("architectures/*/kernel_tv_max",),
     no_paper_figures="the paper reports no distance of the Step-0 attention from Cesàro: it "
     "states q·k ≈ 0, hence A = M",
 )

@@ -87,7 +87,7 @@ RULE = Rule(
                 "realistic"),
     ),
     fixed=REREAD_RULES_FIXED,
-    deciding=("runs",),
+    deciding=("runs/*/D0", "runs/*/DN"),
 )
 
 

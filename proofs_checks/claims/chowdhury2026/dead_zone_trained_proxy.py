@@ -94,7 +94,7 @@ RULE = Rule(
                 "realistic"),
     ),
     fixed=REREAD_RULES_FIXED,
-    deciding=("seeds",),
+    deciding=("seeds/*/learned", "seeds/*/D0", "seeds/*/DN"),
 )
 
 

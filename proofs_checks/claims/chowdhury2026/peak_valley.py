@@ -101,7 +101,7 @@ RULE = Rule(
                 "qualified", "realistic"),
     ),
     fixed=MEASURED_RULES_FIXED,
-    deciding=("architectures",),
+    deciding=("architectures/*/R", "architectures/*/spread"),
 )
 
 

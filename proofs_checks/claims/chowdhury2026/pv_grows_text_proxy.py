@@ -76,7 +76,7 @@ RULE = Rule(
                 "realistic"),
     ),
     fixed=REREAD_RULES_FIXED,
-    deciding=("runs",),
+    deciding=("runs/*/g",),
 )
 
 

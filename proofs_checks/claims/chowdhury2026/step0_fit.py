@@ -152,7 +152,8 @@ RULE = Rule(
                 "qualified", "realistic"),
     ),
     fixed=MEASURED_RULES_FIXED,
-    deciding=("architectures",),
+    deciding=("architectures/*/spearman", "architectures/*/w1",
+              "architectures/*/rivals_w1"),
 )
 
 

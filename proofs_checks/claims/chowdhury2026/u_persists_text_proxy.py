@@ -87,7 +87,7 @@ RULE = Rule(
                 "inconclusive", "realistic"),
     ),
     fixed=REREAD_RULES_FIXED,
-    deciding=("runs",),
+    deciding=("runs/*/uN/first_over_valley", "runs/*/uN/last_over_valley"),
 )
 
 

@@ -101,7 +101,8 @@ RULE = Rule(
                 "inconclusive", "realistic"),
     ),
     fixed=REREAD_RULES_FIXED,
-    deciding=("seeds",),
+    deciding=("seeds/*/learned", "seeds/*/uN/first_over_valley",
+              "seeds/*/uN/last_over_valley", "seeds/*/g"),
 )
 
 

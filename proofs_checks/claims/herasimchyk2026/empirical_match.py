@@ -31,7 +31,7 @@ from posbias.proofs_checks.claims.herasimchyk2026._shared import (
     needs_yaml,
 )
 from posbias.proofs_checks.data import builtin_config_path, builtin_configs
-from posbias.proofs_checks.pretrained import read_influence_csv
+from posbias.proofs_checks.pretrained import read_measured_folder
 from posbias.proofs_checks.registry import CheckContext, Evidence, claim
 
 __all__ = ["CARD", "RULE", "check", "decide"]
@@ -86,7 +86,8 @@ RULE = Rule(
                 "refuted", "false"),
     ),
     fixed="2026-12-01",
-    deciding=("models",),
+    deciding=("models/*/spearman", "models/*/W1 rollout", "models/*/W1 attention-only",
+              "models/*/W1 uniform"),
 )
 
 CARD = Card(
@@ -187,11 +188,11 @@ def check(ctx: CheckContext, **thresholds: float) -> Evidence:
     t = RULE.values(**thresholds)
     shipped_names = builtin_configs()
     models, att_rows, uni_rows, used = [], [], [], []
-    for name in names:
-        measured = read_influence_csv(os.path.join(folder, name + ".csv"))
-        cfg_path, what = _config_path(folder, name, shipped_names)
+    for record in read_measured_folder(ctx.data_dir):
+        cfg_path, what = _config_path(folder, record.name, shipped_names)
         used.append(what)
-        m, att_row, uni_row = _compare(name, measured, cfg_path)
+        m, att_row, uni_row = _compare(record.name, record.profile, cfg_path)
+        m["stage"] = record.stage
         models.append(m)
         att_rows.append(att_row)
         uni_rows.append(uni_row)
@@ -199,6 +200,14 @@ def check(ctx: CheckContext, **thresholds: float) -> Evidence:
                           for m in models]}
     verdict = RULE.decide(figures, t)
     bad = [str(m["name"]) for m in figures["models"] if not _match_ok(m, t)]
+    at_init = [str(m["name"]) for m in models if m["stage"] == "step-0"]
+    setting = {"models": tuple(m["name"] for m in models),
+               "L": tuple(sorted({m["L"] for m in models})), "measure": "supplied measured influence"}
+    caveat = {}
+    if at_init:
+        setting["architecture"] = ("ALiBi causal LMs, " + ("all" if len(at_init) == len(models)
+                                                            else "some") + " at initialization")
+        caveat["caveat"] = _at_initialization(at_init, len(models))
     return Evidence(
         verdict,
         method="Spearman and normalised W1 of the fast rollout (reference convention) vs the measured influence",
@@ -207,8 +216,20 @@ def check(ctx: CheckContext, **thresholds: float) -> Evidence:
         counterexample=None if verdict == "verified" else "; ".join(bad),
         figures=figures, thresholds=thresholds,
         alternatives={"attention-only rollout (λ ≡ 1)": att_rows, "uniform profile": uni_rows},
-        setting={"models": tuple(m["name"] for m in models), "L": tuple(sorted({m["L"] for m in models})),
-                 "measure": "supplied measured influence"},
+        setting=setting,
         details={"models": [{**m, "match": m["name"] not in bad} for m in figures["models"]],
-                 "configs used": used, "format": _FORMAT, "rule": _RULE_TEXT},
+                 "configs used": used, "format": _FORMAT, "rule": _RULE_TEXT, **caveat},
     )
+
+
+def _at_initialization(names: list[str], total: int) -> str:
+    """What a verdict on models at initialization (measurement records with stage step-0, as
+    ``posbias measure --random-init`` writes them) supports and what it does not."""
+    which = ", ".join(names)
+    return (f"{which} {'is a model' if len(names) == 1 else 'are models'} at initialization "
+            f"(stage step-0: random weights, {len(names)} of {total} measured): for "
+            f"{'it' if len(names) == 1 else 'them'} the verdict says whether the rollout of the "
+            "model's own config reproduces the influence of the untrained network (the Step-0 "
+            "prediction of the theory); it neither verifies nor refutes herasimchyk2026's claim, "
+            "which is about pretrained models: measure the trained checkpoint (without "
+            "--random-init) for that")

@@ -22,7 +22,7 @@ from posbias.measurements.sharding import parse_device_memory
 # memory_limit and check_memory live in posbias.resources (the bottom layer), so that the Python
 # entry points refuse what cannot fit exactly as the command line does; the subcommands take
 # them from here
-from posbias.resources import check_memory, memory_limit
+from posbias.resources import LineProgress, check_memory, memory_limit
 from posbias.validation import MAX_DPS, MIN_DPS, parse_size
 
 __all__ = [
@@ -206,10 +206,14 @@ class ProgressBar(Protocol):
 
 
 def progress(total: int, desc: str, quiet: bool = False) -> ProgressBar:
-    """A progress bar with an ETA on standard error when it is a terminal (``tqdm``), else a
-    bar that prints nothing.  Use as ``with progress(n, "claims") as bar: bar.update(1)``."""
-    if quiet or not sys.stderr.isatty():
+    """A progress bar with an ETA on standard error when it is a terminal (``tqdm``); without a
+    terminal (a log, a batch job) a line with the count, the time so far and the ETA once a
+    minute, so that a run longer than a minute is not silent there; nothing with ``quiet``.  Use
+    as ``with progress(n, "claims") as bar: bar.update(1)``."""
+    if quiet:
         return _Silent()
+    if not sys.stderr.isatty():
+        return LineProgress(total, desc)
     bar: ProgressBar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False,
                             dynamic_ncols=True)
     return bar

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from posbias.cli import InternalError
 from posbias.cli._common import add_output, dps_type, progress, seed_type
 from posbias.errors import InvalidArgument
-from posbias.files import check_target, read_bounded, write_output
+from posbias.files import check_target, write_output
 from posbias.numbers import duration
 from posbias.proofs_checks import parallel, registry
 from posbias.proofs_checks.registry import CheckContext, Claim, Result
@@ -64,28 +64,6 @@ def _import_failed(name: str, exc: BaseException) -> Exception:
 
 #: the method registry.run_claim records for a check that raised
 _CRASHED = "check raised an exception"
-
-#: largest data file read from --data-dir
-_MAX_DATA_BYTES = 64 * 2**20
-
-
-def _check_data_dir(folder: str) -> None:
-    """Every file under ``folder`` that a data claim reads (.csv, .yaml) is a regular UTF-8 text
-    file of at most 64 MiB; a bad one is named in the error."""
-    if not os.path.isdir(folder):
-        raise InvalidArgument("--data-dir", folder, "an existing directory")
-    for root, _dirs, files in os.walk(folder):
-        for f in sorted(files):
-            if not f.endswith((".csv", ".yaml", ".yml")):
-                continue
-            path = os.path.join(root, f)
-            data = read_bounded(path, _MAX_DATA_BYTES, "--data-dir file")
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InvalidArgument("--data-dir file", path,
-                                      f"UTF-8 text (byte {exc.start} is not)") from None
-
 
 def select_claims(ids: Iterable[str] | None, paper: str | None = None) -> list[Claim]:
     """The claims named by ``ids`` (full ids or unique slugs), else all (of ``paper``)."""
@@ -142,7 +120,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     check_target(args.output, args.format)
     if args.data_dir is not None:
-        _check_data_dir(args.data_dir)
+        registry.check_data_dir(args.data_dir, "--data-dir")
     _import_user_modules(args.import_)
     ctx = registry.CheckContext(
         dps=args.dps, max_dps=max(args.max_dps, args.dps), thorough=args.thorough,
@@ -171,9 +149,9 @@ def run_check(args: argparse.Namespace) -> int:
         # with --data-dir, a check's refusal of its input is the user's data (exit 2, naming it)
         if args.data_dir is not None and error.startswith("InvalidArgument: "):
             raise _InputError(f"{r.claim.id}: {error[len('InvalidArgument: '):]}")
-    write_output(render(results, args.format, verbose=args.verbose), args.output, fmt=args.format)
+    write_output(render(results, args.format, verbose=args.verbose, strict=args.strict), args.output,
+                 fmt=args.format)
     if crashed:  # a check that raises is an error in the check, not a verdict: exit status 3
-
         first = next(r for r in results if r.claim.id == crashed[0])
         raise InternalError(f"the check of {crashed[0]} raised "
                             f"{first.evidence.details.get('error', '')}"[:300]

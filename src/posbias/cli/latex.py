@@ -45,11 +45,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--only", metavar="NAME", nargs="+", action="extend", default=None,
                    help="only these derivations (see --format json for the names)")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--standalone", dest="standalone", action="store_true", default=True,
-                      help="a complete document that compiles with pdflatex")
+    # one destination for the two flags: neither shows a default of its own, the help says which
+    mode.add_argument("--standalone", dest="standalone", action="store_true",
+                      default=argparse.SUPPRESS,
+                      help="a complete document that compiles with pdflatex (the default)")
     mode.add_argument("--fragment", dest="standalone", action="store_false",
-                      help="no preamble, for \\input in a paper")
-    p.set_defaults(func=run)
+                      default=argparse.SUPPRESS,
+                      help="no preamble, for \\input in a paper (default: off)")
+    p.set_defaults(func=run, standalone=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,7 +32,6 @@ import sympy
 from sympy import Basic
 
 from posbias.derivations.printing import PosbiasLatexPrinter, latex, name_latex, term_sort_key
-from posbias.proofs_checks.registry import PAPERS
 from posbias.render.notation import notation_entries
 from posbias.render.tex import escape_text, prose_to_latex
 
@@ -129,16 +128,35 @@ def equation_block(expr: Basic, label: str | None) -> str:
 
 def _section(d: Derivation) -> str:
     parts = [f"\\subsection*{{{prose_to_latex(d.title)}}}\n"]
-    source = d.paper if d.paper in PAPERS else escape_text(d.paper)
-    where = f"{source}, {d.section}" if d.section else source
-    parts.append(f"{prose_to_latex(d.description)} (\\texttt{{{escape_text(where)}}})\n\n")
-    for i, eq in enumerate((d.expression, *d.equations)):
-        parts.append(equation_block(eq, f"posbias:{d.name}" if i == 0 else None))
+    parts.append(f"{prose_to_latex(d.description)} ({_source(d.paper, d.section)})\n\n")
+    formulas = (d.expression, *d.equations)
+    label = f"posbias:{d.name}"
+    if len(formulas) == 1:
+        parts.append(equation_block(formulas[0], label))
+    else:  # one number for the derivation, a letter for each of its formulas: (3a), (3b), ...
+        parts.append(f"\\begin{{subequations}}\\label{{{label}}}\n")
+        parts += [equation_block(eq, f"{label}:{i}") for i, eq in enumerate(formulas, 1)]
+        parts.append("\\end{subequations}\n")
     if d.assumptions:
         parts.append("\\noindent Assumptions: " + "; ".join(prose_to_latex(a) for a in d.assumptions)
                      + ".\\par\n")
     parts.append("\\noindent Proof status: " + prose_to_latex(d.proof_status) + ".\n\n")
     return "".join(parts)
+
+
+#: posbias's index of the theory's statements (C2, H4, X7): not a paper's numbering
+_INDEX = re.compile(r"[CHXW][0-9]+(, [CHXW][0-9]+)*")
+
+
+def _source(paper: str, section: str) -> str:
+    """Where a derivation comes from: the paper's key, then the paper's own place (as the paper
+    numbers it), or posbias's index item, named as such so it is not read as the paper's."""
+    key = f"\\texttt{{{escape_text(paper)}}}"
+    if not section:
+        return key
+    if _INDEX.fullmatch(section):
+        return f"{key}; posbias item{'s' if ',' in section else ''} {escape_text(section)}"
+    return f"{key}, {escape_text(section)}"
 
 
 def notation_block(derivations: Iterable[Derivation]) -> str:
@@ -148,7 +166,10 @@ def notation_block(derivations: Iterable[Derivation]) -> str:
     parts = ["\\section*{Notation}\n",
              "Positions are fractions of the sequence of length $L$ in the continuum limit "
              "$L \\to \\infty$. Symbols bound by an integral, a sum, a product or a limit are "
-             "defined by it.\n"]
+             "defined by it. Each derivation has one equation number, with a letter for each of "
+             "its formulas. Items such as C2 or X7 after a paper's key are posbias's index of the "
+             "theory's statements, not the paper's numbering; a paper's own theorems and "
+             "sections are named as the paper numbers them.\n"]
     group = None
     for name, tex, meaning in notation_entries(derivations):
         if name != group:

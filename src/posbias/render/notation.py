@@ -43,9 +43,9 @@ SYMBOLS: dict[str, str] = {
     "z": "variable of a generating function",
     "c": "diagonal entry 1 - 1/i of the Cesàro matrix at row i, 0 < c <= 1, multiplying the "
          "schedule",
-    "q": "upper bound of the products lambda(t) c, q < 1",
+    "q_max": "upper bound of the products lambda(t) c, q_max < 1",
     "a": "coefficient of the harmonic schedule lambda(t) = a/(t+1), 0 < a < 2",
-    "lambda": "ALiBi slope times the length L (slope m = lambda/L), lambda > 0",
+    "eta": "ALiBi slope times the length L (the slope is eta/L), eta > 0",
     "u": "warped position of the ALiBi kernel, uniform under the warp",
     "R_theta": "a 2-by-2 rotation matrix by the angle theta, one block of RoPE",
     r"\|q\|": "Euclidean norm of the query vector q",
@@ -75,8 +75,8 @@ SYMBOLS: dict[str, str] = {
              "kinetic paper)",
     "tau": "time of the kinetic dynamics, tau > 0 (written t in the kinetic paper)",
     "N": "number of Fourier modes of the kinetic profile",
-    "mu_1": "first moment of the modes: W(n) r(n) added over n",
-    "mu_2": "second moment of the modes: W(n) r(n)^2 added over n",
+    "mu_1": "first moment of the modes: b(n) r(n) added over n",
+    "mu_2": "second moment of the modes: b(n) r(n)^2 added over n",
     "tau_crit": "time at which the slope of the kinetic profile at the final token changes sign",
     "kappa_crit": "the same threshold for one mode, in rate times time",
 }
@@ -95,7 +95,7 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
                   "attend"),
     "lambda": (("t",), "weight of attention in residual layer t, 0 <= lambda(t) <= 1 (the "
                        "schedule)"),
-    "k": (("x", "y"), "continuum ALiBi kernel: the density of attention from x to y"),
+    "k^ALiBi": (("x", "y"), "continuum ALiBi kernel: the density of attention from x to y"),
     "rho^ALiBi_H": (("y",), "influence density of the final token after H ALiBi layers"),
     "varphi": (("omega",), "characteristic function of the score q^T R_theta k"),
     "mu": (("k",), "k-th moment of a Hausdorff matrix; for a rollout, the product over its "
@@ -103,16 +103,17 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "rho_sink": (("t",), "continuous part of the final-token influence law with a sink, in "
                          "t = ln(1/x)"),
     "G": (("z",), "generating function of the window profile of the last token under S sinks "
-                  "plus a window of W: the coefficient of z^d is the influence of token L - d"),
+                  "plus a window of W: the coefficient of z^d is the influence of token L - d; "
+                  "G_1 the one of one layer"),
     "psi": (("kappa", "Y"), "the series of the kinetic profile: the first argument to the power "
                             "k+1 times Y^k/(k! (k+1)!), added over k >= 0"),
     "g": (("kappa", "y"), "one mode of the kinetic retrieval profile over attended positions y"),
-    "S": (("tau", "y"), "the kinetic retrieval profile at time tau over attended positions y "
+    "P": (("tau", "y"), "the kinetic retrieval profile at time tau over attended positions y "
                         "(written S_t(s) in the kinetic paper)"),
-    "W": (("n",), "weight of mode n of the kinetic profile, W(n) = exp(-pi^2 n^2/(2 M^2)) in the "
-                  "kinetic paper"),
-    "r": (("n",), "rate of mode n of the kinetic profile, r(n) = n^2 I_n(beta) in the kinetic "
-                  "paper"),
+    "b": (("n",), "weight of mode n of the kinetic profile, positive (written omega_n in the "
+                  "kinetic paper, a Gaussian in n)"),
+    "r": (("n",), "rate of mode n of the kinetic profile, positive (written a_n in the kinetic "
+                  "paper, n^2 times a modified Bessel function I_n of the paper's coupling)"),
 }
 FUNCTIONS.update({f"K_{h}": FUNCTIONS["K_H"] for h in range(1, 7)})
 
@@ -122,13 +123,14 @@ SPECIAL: dict[str, tuple[str, str]] = {
     "exp": (r"e^{z}", "exponential"),
     "sin": (r"\sin", "sine"),
     "factorial": (r"n!", "factorial; (H - 1)! = Gamma(H)"),
-    "gamma": (r"\Gamma\left(z\right)", "Euler's integral of t^(z-1) e^(-t) over t > 0"),
-    "uppergamma": (r"\Gamma\left(a, z\right)",
-                   "the upper incomplete integral, of t^(a-1) e^(-t) over t > z"),
-    "lowergamma": (r"\gamma\left(a, z\right)",
-                   "the lower incomplete integral, of t^(a-1) e^(-t) over 0 < t < z"),
+    "gamma": (r"\Gamma\left(z\right)", "the Euler integral of t^(z-1) e^(-t) over t > 0"),
+    "uppergamma": (r"\Gamma\left(v, z\right)",
+                   "the upper incomplete integral, of t^(v-1) e^(-t) over t > z"),
+    "lowergamma": (r"\gamma\left(v, z\right)",
+                   "the lower incomplete integral, of t^(v-1) e^(-t) over 0 < t < z"),
     "binomial": (r"\binom{n}{k}", "binomial coefficient"),
-    "assoc_laguerre": (r"L_{n}^{\left(a\right)}", "generalized Laguerre polynomial of degree n"),
+    "assoc_laguerre": (r"L_{n}^{\left(v\right)}", "generalized Laguerre polynomial of degree n "
+                       "and parameter v"),
     "Identity": (r"\mathbb{I}", "identity matrix"),
     "KroneckerDelta": (r"\delta_{0 k}", "Kronecker delta: 1 when k = 0, else 0"),
     "besseli": (r"I_{\nu}\left(z\right)", "modified Bessel function of the first kind (orders 0 "
@@ -164,14 +166,19 @@ def used_notation(derivations: Iterable[Derivation]) -> tuple[list[str], list[st
 def notation_entries(derivations: Iterable[Derivation]) -> list[tuple[str, str, str]]:
     """``(group, LaTeX of the symbol, meaning in ASCII mathematics)`` for every symbol, function
     and special function the formulas of ``derivations`` use, in order of first appearance within
-    the groups ``"Symbols"``, ``"Functions"`` and ``"Standard functions"``.  A used symbol without an entry raises ``KeyError``
-    naming it."""
+    the groups ``"Symbols"``, ``"Functions"`` and ``"Standard functions"``.  A used symbol without
+    an entry raises ``KeyError`` naming it; a name used both as a symbol and as a function (two
+    meanings in one sheet) raises ``ValueError``."""
     symbols, functions, specials = used_notation(derivations)
     missing = ([s for s in symbols if s not in SYMBOLS] + [f for f in functions if f not in FUNCTIONS]
                + [c for c in specials if c not in SPECIAL])
     if missing:
         raise KeyError("symbols used in the derivations with no entry in posbias.render.notation: "
                        + ", ".join(missing))
+    twice = [s for s in symbols if s in functions]
+    if twice:
+        raise ValueError("names used in the derivations both as a symbol and as a function, two "
+                         "meanings in one sheet: " + ", ".join(twice))
     entries = [("Symbols", latex(sympy.Symbol(s)), SYMBOLS[s]) for s in symbols]
     shown: set[tuple[str, ...]] = set()
     for name in functions:

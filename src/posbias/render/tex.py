@@ -72,8 +72,11 @@ def escape_text(text: str) -> str:
     return latex_escape(text)
 
 
-_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "lambda", "mu", "pi", "rho", "sigma",
-          "tau", "theta", "kappa", "psi", "nu", "Gamma", "Delta", "Lambda", "Pi", "Sigma")
+_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "eta", "lambda", "mu", "pi", "rho", "sigma",
+          "tau", "theta", "kappa", "psi", "nu", "omega", "xi", "zeta", "Gamma", "Delta", "Lambda",
+          "Pi", "Sigma", "Omega")
+#: Greek letters set in the variant the formula printer uses, so prose and formulas agree
+_VARIANT = {"epsilon": "varepsilon"}
 
 
 _FUNCTIONS = {"ln": r"\ln", "exp": r"\exp", "sin": r"\sin", "cos": r"\cos", "sqrt": r"\sqrt",
@@ -105,6 +108,8 @@ def _is_math_token(token: str) -> bool:
         return False  # punctuation such as & or #, and percentages, are prose
     if core.startswith("--") or re.fullmatch(r"[-+]?[0-9.]+[eE][-+]?[0-9]+", core):
         return False  # a command-line flag, a number in e-notation: text reads them as typed
+    if re.fullmatch(r"[A-Za-z]+['\u2019]s|[a-z]{2,}[0-9]{4}[a-z]?", core):
+        return False  # a possessive (Euler's) and a paper's key (barbero2025) are words
     if "-" in core and not set(core) & (_MATH_CHARS | set("()[]")):
         # hyphenated names (Step-0, qwen2-24L-d112, BLOOM-7b1) are prose; H-1, 1-alpha are math
         words = [w for w in re.findall(r"[A-Za-z]{2,}", core) if w not in _MATH_NAMES]
@@ -178,7 +183,7 @@ def _math(text: str) -> str:
             assert m is not None  # text[i] is a letter
             word = m.group(0)
             if word in _GREEK:
-                out.append(f"\\{word} ")
+                out.append(f"\\{_VARIANT.get(word, word)} ")
             elif word in _FUNCTIONS:
                 out.append(_FUNCTIONS[word] + " ")
             elif word == "oo":

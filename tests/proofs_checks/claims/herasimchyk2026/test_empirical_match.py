@@ -138,3 +138,44 @@ def test_empirical_match_discriminates_against_the_attention_only_alternative(tm
     _write_from_zero(folder, "bloom-7b1", p[::-1])
     ev = empirical_match.check(CheckContext(data_dir=str(tmp_path)))
     assert ev.verdict == "refuted" and ev.figures["models"][0]["spearman"] < 0
+
+
+def test_a_model_at_initialization_is_named_in_the_verdict_line(tmp_path):
+    """A measurement of random weights (stage step-0) is decided like any other, and the verdict
+    line says that the model is at initialization and that the verdict is not one on the
+    pretrained claim; a pretrained measurement carries no such note."""
+    pytest.importorskip("ruamel.yaml")
+    from posbias.render.reports import decided_line, headline
+
+    cfg = _config()
+    theory = compare_with_rollout(np.ones(L) / L, cfg).rollout
+    close = theory * (1 + 0.01 * np.cos(np.arange(L)))
+    trained = tmp_path / "t"
+    trained.mkdir()
+    write(trained, "m", close, config=cfg)
+    r = run_claim(get_claim(CLAIM), CheckContext(data_dir=str(trained)))
+    assert r.evidence.verdict == "verified" and "caveat" not in r.evidence.details
+    assert "NOTE" not in headline(r) and "initialization" not in decided_line(r)
+    assert "spearman = m: " in headline(r)      # the deciding figure first, per model
+
+    init = tmp_path / "i"
+    init.mkdir()
+    write(init, "m-step0", close, stage="step-0", config=cfg)
+    write(init, "m", close, config=cfg)
+    r = run_claim(get_claim(CLAIM), CheckContext(data_dir=str(init)))
+    ev = r.evidence
+    assert ev.verdict == "verified"
+    assert "m-step0 is a model at initialization" in ev.details["caveat"]
+    assert "1 of 2 measured" in ev.details["caveat"]
+    assert "some at initialization" in ev.setting["architecture"]
+    for line in (headline(r), decided_line(r)):
+        assert "NOTE: m-step0 is a model at initialization" in line
+        assert "neither verifies nor refutes herasimchyk2026's claim" in line
+    assert {m["name"]: m["stage"] for m in ev.figures["models"]} == {"m": "pretrained",
+                                                                      "m-step0": "step-0"}
+
+    write(init, "m", theory[::-1], stage="step-0", config=cfg)     # both at init, one refuted
+    ev = run_claim(get_claim(CLAIM), CheckContext(data_dir=str(init))).evidence
+    assert ev.verdict == "refuted" and ev.counterexample == "m"
+    assert "m-step0, m are models at initialization" in ev.details["caveat"]
+    assert "all at initialization" in ev.setting["architecture"]
