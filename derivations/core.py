@@ -243,7 +243,7 @@ class Derivation:
 
 
 _BUILDERS: dict[str, Callable[[], Derivation]] = {}
-#: the order of docs/mathematics.rst; modules discovered beyond these come after them, by name
+#: the order of docs/explanation/mathematics.rst; modules discovered beyond these come after them, by name
 _MODULES = ("hardy", "density", "residual", "schedules", "alibi", "rope", "kinetic")
 
 

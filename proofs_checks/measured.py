@@ -244,7 +244,7 @@ def rope_comparison(arch: str, cached: bool = False, noise_floor: bool = False,
 
 
 #: figures claimed by chowdhury2026 for theory vs the measured Step-0 Jacobian (C9) and for RoPE
-#: on vs off (C8): docs/mathematics.rst (chowdhury2026)
+#: on vs off (C8): docs/explanation/mathematics.rst (chowdhury2026)
 CLAIMED_SPEARMAN = 0.99
 CLAIMED_W1 = 0.02
 

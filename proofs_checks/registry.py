@@ -59,7 +59,7 @@ __all__ = [
 
 VERDICTS = ("verified", "qualified", "refuted", "inconclusive", "needs-data")
 
-#: The papers posbias knows by key (docs/mathematics.rst); user claims may use other keys.
+#: The papers posbias knows by key (docs/explanation/mathematics.rst); user claims may use other keys.
 PAPERS = {
     "chowdhury2026": "B. D. Chowdhury, Lost in the Middle at Birth: An Exact Theory of "
     "Transformer Position Bias, arXiv 2603.10123",

@@ -2,7 +2,7 @@
 Transformer Position Bias*, arXiv 2603.10123 (:ref:`math-chowdhury2026`, C1-C11).
 
 What could be read of the paper here is its abstract; its full text could not be read, so the
-statements are those of the abstract as docs/mathematics.rst gives them, and section and figure
+statements are those of the abstract as docs/explanation/mathematics.rst gives them, and section and figure
 numbers are not confirmed.  The paper has no public code.
 
 The Cesàro model at initialization: the discrete rollout of ``N = (1-α)I + αM`` against the

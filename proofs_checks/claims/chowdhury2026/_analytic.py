@@ -56,15 +56,15 @@ REREAD_RULES_FIXED = "2026-12-04"
 ANALYTIC_DEPTH = 24
 ANALYTIC_LENGTH = 2048
 #: constant α of the residual regime on the paper's architectures: the paper states none; these
-#: are the best constant α of the Step-0 fits measured here (docs/mathematics.rst, "The scale of C4, C6 and C7":
+#: are the best constant α of the Step-0 fits measured here (docs/explanation/mathematics.rst, "The scale of C4, C6 and C7":
 #: fitted α ≈ 0.07-0.13; Qwen2-0.5B at L = 2048: 0.070)
 RESIDUAL_ALPHAS = (Fraction(7, 100), Fraction(1, 10), Fraction(13, 100))
 #: the model of the analytic claims' cards
 MODEL = "Cesàro model (uniform causal attention at initialization)"
 NOT_READ = ("the paper's full text could not be read here: the source is its abstract and "
-            "docs/mathematics.rst; section numbers are not confirmed")
+            "docs/explanation/mathematics.rst; section numbers are not confirmed")
 ALPHA_NOTE = ("the paper states no α: the values are the best constant α of the Step-0 fits "
-              "measured here (docs/mathematics.rst, 'The scale of C4, C6 and C7')")
+              "measured here (docs/explanation/mathematics.rst, 'The scale of C4, C6 and C7')")
 
 
 def alpha_names(alphas: Iterable[Fraction]) -> tuple:

@@ -79,7 +79,7 @@ LM_SCALE = ("small-scale proxy: LLaMA architecture, 4 layers, hidden 64, 4 heads
             "earlier token equally, so the middle is as useful as the ends), not the paper's "
             "pretrained models or natural text")
 LM_PROXY_TEXT = (
-    "Proxy, not the paper's setting (docs/mathematics.rst, 'The setting of C10 and C11'): a small causal LM trained "
+    "Proxy, not the paper's setting (docs/explanation/mathematics.rst, 'The setting of C10 and C11'): a small causal LM trained "
     "on in-context unigram estimation, a task whose optimum (the Bayes predictor) weighs every "
     "earlier token equally; it tests whether next-token training fills the Step-0 valley when "
     "the data need the middle, which C11 itself says targeted data would do. It neither "

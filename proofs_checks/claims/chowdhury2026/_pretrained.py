@@ -224,7 +224,7 @@ def pretrained_comparison_setting(section: str) -> Setting:
     architectures on natural text, compared with their Step 0; the section and figure numbers
     are not confirmed here (the abstract states the comparison)."""
     return Setting(f"the paper's comparison of initialized and pretrained networks ({section} "
-                   "in docs/mathematics.rst, 'The setting of C10 and C11'; the abstract: "
+                   "in docs/explanation/mathematics.rst, 'The setting of C10 and C11'; the abstract: "
                    "'standard training does not overcome the topological valley'; section and "
                    "figure of the paper not confirmed here): pretrained checkpoints of the "
                    "paper's architectures on natural text",

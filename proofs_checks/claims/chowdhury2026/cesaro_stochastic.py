@@ -126,7 +126,7 @@ RULE = Rule(
 CARD = Card(
     paper=Setting(
         "the paper's model section (abstract: 'multi-layer causal attention as iterated powers "
-        "of the Cesàro matrix'; section number not confirmed here), as docs/mathematics.rst C1 "
+        "of the Cesàro matrix'; section number not confirmed here), as docs/explanation/mathematics.rst C1 "
         "states it: q·k ≈ 0 at initialization, so causal attention is the Cesàro matrix; "
         "herasimchyk2026 defines the kernel as the dataset-averaged attention",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",

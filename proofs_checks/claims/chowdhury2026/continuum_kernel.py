@@ -3,7 +3,7 @@ Hardy operator ``(Kf)(x) = (1/x) ∫_0^x f``, and ``K^H`` has the kernel
 ``(1/x) ln(x/y)^(H-1)/(H-1)!`` on ``0 < y < x``.
 
 The abstract ("we model multi-layer causal attention as iterated powers of the Cesàro matrix and
-derive the exact closed-form ... in the continuous limit") and docs/mathematics.rst C2: the
+derive the exact closed-form ... in the continuous limit") and docs/explanation/mathematics.rst C2: the
 attention-only Cesàro model as L → ∞, every depth H >= 1.
 
 Two routes: symbolic (the sympy derivations ``hardy-kernel``, an induction on H with
@@ -56,7 +56,7 @@ RULE = routes_rule(
 CARD = Card(
     paper=Setting("abstract ('we model multi-layer causal attention as iterated powers of the "
                   "Cesàro matrix and derive the exact closed-form ... in the continuous "
-                  "limit'); docs/mathematics.rst C2", architecture=MODEL, residual="off", mask="causal",
+                  "limit'); docs/explanation/mathematics.rst C2", architecture=MODEL, residual="off", mask="causal",
                   pe="none", L="continuum (L → ∞)", H="every H >= 1", note=NOT_READ),
     test=Setting("sympy induction for symbolic H and direct integration for H = 1..6; the closed "
                  "form vs mpmath.quad of the composition at seeded points for H = 2..6",

@@ -2,7 +2,7 @@
 factorial dead zone).
 
 The abstract ("between these extremes lies a factorial dead zone of order O(1/(H-1)!)", the
-extremes being the primacy tail and the residual recency delta) and docs/mathematics.rst C6: the
+extremes being the primacy tail and the residual recency delta) and docs/explanation/mathematics.rst C6: the
 Cesàro model with residuals at the paper's depth H = 24, in the residual regime the statement
 is made in (α < 1; the paper states no α: the best constant α of the Step-0 fits, 7/100..13/100).
 
@@ -101,7 +101,7 @@ RULE = Rule(
 CARD = Card(
     paper=Setting("abstract ('between these extremes lies a factorial dead zone of order "
                   "O(1/(H-1)!)', the extremes being the primacy tail and the residual recency "
-                  "delta); docs/mathematics.rst C6", architecture=MODEL, residual="on", mask="causal",
+                  "delta); docs/explanation/mathematics.rst C6", architecture=MODEL, residual="on", mask="causal",
                   pe="none", alpha=alpha_names(RESIDUAL_ALPHAS), L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, unconfirmed=("alpha",), note=NOT_READ + "; " + ALPHA_NOTE),
     test=Setting("the mixture density at x = 1/2 (sympy, mpmath at dps) for the residual α, "

@@ -3,7 +3,7 @@
 ``ln(1/x)`` is Gamma(H, 1) distributed.
 
 The abstract ("the exact closed-form influence density in the continuous limit") and
-docs/mathematics.rst C3: the attention-only Cesàro model as L → ∞, every depth H >= 1.
+docs/explanation/mathematics.rst C3: the attention-only Cesàro model as L → ∞, every depth H >= 1.
 
 Two routes: symbolic (the sympy derivation ``density``: normalization, Mellin moments and the
 Gamma law for symbolic H, in ``t = ln 1/x``), and numeric (``quad(x^s ρ_H)`` against
@@ -54,7 +54,7 @@ RULE = routes_rule(
 
 CARD = Card(
     paper=Setting("abstract ('the exact closed-form influence density in the continuous "
-                  "limit'); docs/mathematics.rst C3 (without residuals)", architecture=MODEL,
+                  "limit'); docs/explanation/mathematics.rst C3 (without residuals)", architecture=MODEL,
                   residual="off", mask="causal", pe="none", L="continuum (L → ∞)",
                   H="every H >= 1", note=NOT_READ),
     test=Setting("sympy for symbolic H (t = ln 1/x); mpmath.quad of the moments and tail mass "

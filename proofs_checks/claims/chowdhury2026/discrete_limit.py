@@ -3,7 +3,7 @@ converges to the continuum density ``ρ_H(j/L) = (ln(L/j))^(H-1)/(H-1)!`` at rat
 the ends.
 
 The abstract ("the exact closed-form influence density in the continuous limit"), applied at the
-paper's running example (docs/mathematics.rst C2-C3 and X2): the attention-only Cesàro model,
+paper's running example (docs/explanation/mathematics.rst C2-C3 and X2): the attention-only Cesàro model,
 depth H = 24, context L = 2048.
 
 The check computes the interior error ``e_H(L) = max |L p(j) - ρ_H(j/L)|`` over
@@ -84,7 +84,7 @@ RULE = Rule(
 
 CARD = Card(
     paper=Setting("abstract ('the exact closed-form influence density in the continuous "
-                  "limit'); docs/mathematics.rst C2-C3 (the limit L → ∞ applied at the paper's running "
+                  "limit'); docs/explanation/mathematics.rst C2-C3 (the limit L → ∞ applied at the paper's running "
                   "example)", architecture=MODEL, residual="off", mask="causal", pe="none",
                   L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH, unconfirmed=("L",), note=NOT_READ),
     test=Setting("exact Cesàro powers (Fractions) for H = 2..6 at L = 64..512, mpmath at dps "
@@ -92,7 +92,7 @@ CARD = Card(
                  architecture=MODEL, residual="off", mask="causal", pe="none",
                  L=(64, 128, 256, 512, 1024, 2048), H=(2, 3, 4, 6, ANALYTIC_DEPTH)),
     proof=ProofStatus("numeric", note="the rate is measured on the grid; the Beta-smoothing form "
-                      "(docs/mathematics.rst X2) that gives it for every H is not proven in the code"),
+                      "(docs/explanation/mathematics.rst X2) that gives it for every H is not proven in the code"),
 )
 
 
@@ -103,7 +103,7 @@ CARD = Card(
     latex=r"\max_{\epsilon\le j/L\le 1-\epsilon}\bigl|L\,(M^H)_{Lj}-\rho_H(j/L)\bigr| = O(1/L),"
     r"\quad \rho_H(x)=\frac{(\ln 1/x)^{H-1}}{(H-1)!}",
     expected="qualified",
-    section="2 (C2, C3); docs/mathematics.rst X2",
+    section="2 (C2, C3); docs/explanation/mathematics.rst X2",
     rule=RULE,
     card=CARD,
 )

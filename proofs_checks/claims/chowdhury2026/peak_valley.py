@@ -2,7 +2,7 @@
 paper's architectures (Qwen2-0.5B with 24 layers, GPT-2 small) is about 10^2.
 
 The paper's Step-0 experiments (the abstract: "untrained Qwen2 and GPT-2 architectures exhibit
-this U-shape at Step 0"; section and figure not confirmed here), as docs/mathematics.rst C7
+this U-shape at Step 0"; section and figure not confirmed here), as docs/explanation/mathematics.rst C7
 states them: peak-to-valley ≈ 10^2 at initialization, at the running example's context of 2048
 tokens.
 
@@ -108,7 +108,7 @@ RULE = Rule(
 CARD = Card(
     paper=Setting(
         "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures "
-        "exhibit this U-shape at Step 0'; section and figure not confirmed here), as docs/mathematics.rst "
+        "exhibit this U-shape at Step 0'; section and figure not confirmed here), as docs/explanation/mathematics.rst "
         "C7 states them: peak-to-valley ≈ 10^2 at initialization; the running "
         "example's context of 2048 tokens",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",

@@ -2,7 +2,7 @@
 ratio grows from about 10^2 (initialization) to about 10^3.
 
 The paper's pretrained experiments (section and figure not confirmed here), as
-docs/mathematics.rst C7 and C10 state them: peak-to-valley ≈ 10^2 at initialization, ≈ 10^3
+docs/explanation/mathematics.rst C7 and C10 state them: peak-to-valley ≈ 10^2 at initialization, ≈ 10^3
 after training, for pretrained checkpoints of its architectures on natural text.
 
 The check reads the user's measurements (``--data-dir``: a pretrained profile and the Step-0
@@ -102,7 +102,7 @@ RULE = Rule(
 
 CARD = pretrained_card(
     "the paper's pretrained experiments (section and figure not confirmed here), as "
-    "docs/mathematics.rst C7 and C10 state them: peak-to-valley ≈ 10^2 at initialization, "
+    "docs/explanation/mathematics.rst C7 and C10 state them: peak-to-valley ≈ 10^2 at initialization, "
     "≈ 10^3 after training")
 
 

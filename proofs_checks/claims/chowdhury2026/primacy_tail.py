@@ -3,7 +3,7 @@ as x -> 0 (as the power H-1 of ln 1/x, slower than any power of 1/x); on the dis
 first token's influence ``L·p(1)`` grows as ``(ln L)^(H-1)/(H-1)!``.
 
 The abstract ("causal masking forces a logarithmic divergence of gradient influence at the start
-of the prompt (the Primacy Tail)") and docs/mathematics.rst C4, applied at the paper's running
+of the prompt (the Primacy Tail)") and docs/explanation/mathematics.rst C4, applied at the paper's running
 example: the attention-only Cesàro model, H = 24, L = 2048.
 
 The check reads ``D_H(L) = L·p(1)`` of float64 Cesàro rollouts (cross-checked with exact
@@ -107,7 +107,7 @@ def decide(f: Mapping, t: Mapping) -> str:
 
 RULE = Rule(
     text="Discrete route: D_H(L) = L·p(1), p the last row of M^H (attention-only Cesàro rollout, "
-    "float64), is the Beta(1, L) mean of rho_H (docs/mathematics.rst X2) and equals "
+    "float64), is the Beta(1, L) mean of rho_H (docs/explanation/mathematics.rst X2) and equals "
     "h_{H-1}(1, 1/2, ..., 1/L) (X3), whose generating function prod_i (1 - z/i)^(-1) tends to "
     "L^z Γ(1-z): so D_H(L) follows A_H(L) = [z^(H-1)] L^z Γ(1-z) = (ln L)^(H-1)/(H-1)! "
     "(1 + (H-1)γ/ln L + O(ln^-2 L)). The computation: decay_exponent = the smallest s over "
@@ -186,7 +186,7 @@ RULE = Rule(
 
 CARD = Card(
     paper=Setting("abstract ('causal masking forces a logarithmic divergence of gradient "
-                  "influence at the start of the prompt (the Primacy Tail)'); docs/mathematics.rst C4 "
+                  "influence at the start of the prompt (the Primacy Tail)'); docs/explanation/mathematics.rst C4 "
                   "(applied at the paper's running example)", architecture=MODEL,
                   residual="off", mask="causal", pe="none", L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH,
                   unconfirmed=("L",), note=NOT_READ),

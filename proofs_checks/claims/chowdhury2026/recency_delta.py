@@ -2,7 +2,7 @@
 does not vanish as L grows (O(1) in L; it decays geometrically in H).
 
 The abstract ("residual connections create an isolated O(1) anchor at the final token (the
-Recency Delta)") and docs/mathematics.rst C5: the Cesàro model with residuals, constant α.
+Recency Delta)") and docs/explanation/mathematics.rst C5: the Cesàro model with residuals, constant α.
 
 The check computes the exact last entry ``p(L)`` of ``N^H`` (Fractions) for α 1/10, 1/2, 9/10
 at H 1, 4, 12 and for the residual α of the paper's architectures at its depth H = 24, at
@@ -78,7 +78,7 @@ RULE = Rule(
 
 CARD = Card(
     paper=Setting("abstract ('residual connections create an isolated O(1) anchor at the final "
-                  "token (the Recency Delta)'); docs/mathematics.rst C5", architecture=MODEL, residual="on",
+                  "token (the Recency Delta)'); docs/explanation/mathematics.rst C5", architecture=MODEL, residual="on",
                   mask="causal", pe="none", alpha="constant", L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, note=NOT_READ),
     test=Setting("exact last entries of N^H (Fractions) at finite L against the closed form "

@@ -3,7 +3,7 @@
 ``Σ_k C(H,k) α^k (1-α)^(H-k) (ln 1/x)^(k-1)/(k-1)!``.
 
 The abstract ("residual connections create an isolated O(1) anchor at the final token") and
-docs/mathematics.rst C5: the Cesàro model with residuals, constant α, in the continuum.
+docs/explanation/mathematics.rst C5: the Cesàro model with residuals, constant α, in the continuum.
 
 The check compares the exact last rows of ``N^H`` (Fractions; α 1/4, 1/2, 3/4, H 3, 6,
 L = 64..512) with the stated atom and continuous part: the closed form of the last entry,
@@ -98,7 +98,7 @@ RULE = Rule(
 
 CARD = Card(
     paper=Setting("abstract ('residual connections create an isolated O(1) anchor at the "
-                  "final token'); docs/mathematics.rst C5 (the mixture density)", architecture=MODEL,
+                  "final token'); docs/explanation/mathematics.rst C5 (the mixture density)", architecture=MODEL,
                   residual="on", mask="causal", pe="none", alpha="constant", L="continuum (L → ∞)",
                   H=ANALYTIC_DEPTH, note=NOT_READ),
     test=Setting("exact N^H last rows (Fractions) vs the sympy mixture density (mpmath at dps); "

@@ -3,7 +3,7 @@ queries and keys a rotation does not change the law of ``q^T R k``, and the meas
 influence profiles of Qwen2-0.5B (24 layers) with and without RoPE agree (Spearman 0.99).
 
 The abstract ("identical with or without RoPE") and the paper's Step-0 experiments (section and
-figure not confirmed here), as docs/mathematics.rst C8 states them: Qwen2-0.5B at full width,
+figure not confirmed here), as docs/explanation/mathematics.rst C8 states them: Qwen2-0.5B at full width,
 randomly initialized.
 
 Two halves.  The score law (also claim ``posbias:rope-score-law``, which reads
@@ -136,7 +136,7 @@ RULE = Rule(
 CARD = Card(
     paper=Setting(
         "the abstract ('identical with or without RoPE') and the paper's Step-0 experiments "
-        "(section and figure not confirmed here), as docs/mathematics.rst C8 states them from "
+        "(section and figure not confirmed here), as docs/explanation/mathematics.rst C8 states them from "
         "third-party summaries: Spearman 0.99 between Step-0 profiles of Qwen2-0.5B with and "
         "without RoPE; the model size, length, width, measure and the figure 0.99 are not read "
         "from the paper",

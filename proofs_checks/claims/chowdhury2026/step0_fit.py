@@ -3,7 +3,7 @@ influence profile of untrained causal transformers (Qwen2 with 24 layers, GPT-2)
 Cesàro rollout ``N^H``, ``N = (1 - α) I + α M``: Spearman 0.99 and Wasserstein-1 0.02.
 
 The paper's Step-0 experiments (the abstract: "untrained Qwen2 and GPT-2 architectures"; section
-and figure not confirmed here), as docs/mathematics.rst C9 states them, at the running
+and figure not confirmed here), as docs/explanation/mathematics.rst C9 states them, at the running
 example's context of 2048 tokens; the paper states no protocol (probes, inputs, α).
 
 The check reads the Step-0 profiles of Qwen2-0.5B and GPT-2 small measured at full width
@@ -160,7 +160,7 @@ RULE = Rule(
 CARD = Card(
     paper=Setting(
         "the paper's Step-0 experiments (abstract: 'untrained Qwen2 and GPT-2 architectures'; "
-        "section and figure not confirmed here), as docs/mathematics.rst C9 states them: theory "
+        "section and figure not confirmed here), as docs/explanation/mathematics.rst C9 states them: theory "
         "vs the measured Step-0 input-output Jacobian norm, Spearman 0.99 and Wasserstein 0.02; "
         "the running example's context of 2048 tokens",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",

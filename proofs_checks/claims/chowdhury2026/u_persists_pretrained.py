@@ -2,7 +2,7 @@
 influence profile persists: training adds local content spikes but does not remove the valley.
 
 The abstract ("comparing initialized and pretrained networks ... the U-shape persists") and the
-paper's pretrained experiments (section and figure not confirmed here; docs/mathematics.rst
+paper's pretrained experiments (section and figure not confirmed here; docs/explanation/mathematics.rst
 C10): pretrained checkpoints of its architectures on natural text, against their Step 0.
 
 The check reads the user's measurements (``--data-dir``: ``posbias measure --model M --text T
@@ -106,7 +106,7 @@ RULE = Rule(
 CARD = pretrained_card(
     "the abstract ('comparing initialized and pretrained networks ... the U-shape persists') "
     "and the paper's pretrained experiments (section and figure not confirmed here; "
-    "docs/mathematics.rst C10)")
+    "docs/explanation/mathematics.rst C10)")
 
 
 @claim(

@@ -2,7 +2,7 @@
 middle.
 
 The abstract ("the U-shape is already present at initialization ... an inherent geometric
-property of the causal decoder with residual connections") and docs/mathematics.rst C7: the
+property of the causal decoder with residual connections") and docs/explanation/mathematics.rst C7: the
 Cesàro model with residuals at the paper's depth H = 24 and running length L = 2048, for the
 residual α of its architectures (the paper states none: the Step-0 fits give 7/100..13/100).
 
@@ -93,7 +93,7 @@ RULE = Rule(
 CARD = Card(
     paper=Setting("abstract ('the U-shape is already present at initialization ... an inherent "
                   "geometric property of the causal decoder with residual connections'); "
-                  "docs/mathematics.rst C7", architecture=MODEL, residual="on", mask="causal", pe="none",
+                  "docs/explanation/mathematics.rst C7", architecture=MODEL, residual="on", mask="causal", pe="none",
                   alpha=alpha_names(RESIDUAL_ALPHAS), L=ANALYTIC_LENGTH, H=ANALYTIC_DEPTH,
                   unconfirmed=("alpha", "L"), note=NOT_READ + "; " + ALPHA_NOTE),
     test=Setting("last rows of N^H at H = 24, L = 2048 (float64) for the residual α; an "

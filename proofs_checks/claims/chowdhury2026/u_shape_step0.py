@@ -127,7 +127,7 @@ CARD = Card(
         "abstract ('untrained Qwen2 and GPT-2 architectures exhibit this U-shape at Step 0'; "
         "'lost in the middle at birth'); section and figure not confirmed; the model sizes, the "
         "running length and the influence measure are from third-party summaries "
-        "(docs/mathematics.rst C7-C9), not the paper",
+        "(docs/explanation/mathematics.rst C7-C9), not the paper",
         architecture="causal decoder with residuals (Qwen2, GPT-2)",
         models=("Qwen2-0.5B (24 layers)", "GPT-2 small"), residual="on", mask="causal",
         pe=("RoPE (Qwen2)", "learned absolute (GPT-2)"), L=2048, width="full",

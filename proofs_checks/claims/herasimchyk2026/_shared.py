@@ -114,7 +114,7 @@ def property_card(source: str, kernel: str, *, unconfirmed: tuple[str, ...] = ("
         paper=Setting(source, kernel=kernel, residual="on: R(t) = (1-λ_t) I + λ_t A(t)", mask="causal",
                       L="any", layers="any", grid="λ_t ∈ [0, 1]", unconfirmed=unconfirmed,
                       note=note or "theorem/proposition numbers of the paper not confirmed here (the "
-                      "statement follows docs/mathematics.rst (herasimchyk2026))"),
+                      "statement follows docs/explanation/mathematics.rst (herasimchyk2026))"),
         test=Setting("exact Fraction rollouts of seeded generated cases",
                      kernel=test_kernel or kernel, residual="on: R(t) = (1-λ_t) I + λ_t A(t)",
                      mask="causal", L="1..6", layers="0..5", grid="λ_t ∈ {0, 1/4, 1/2, 3/4, 1}", cases=120),
@@ -186,7 +186,7 @@ def alibi_card(source: str, test_source: str, L: str, layers: str, heads: str, g
         paper=Setting(source, kernel="causal ALiBi (slopes m_h >= 0), any diagonal logits and head weights",
                       residual="on: λ_t ∈ [0, 1]", mask="causal", pe="ALiBi", L="any", layers="any", heads="any",
                       unconfirmed=("kernel",),
-                      note="proposition number of the paper not confirmed here (statement after docs/mathematics.rst H2)"),
+                      note="proposition number of the paper not confirmed here (statement after docs/explanation/mathematics.rst H2)"),
         test=Setting(test_source, kernel="causal ALiBi (slopes m_h >= 0), any diagonal logits and head weights",
                      residual="on: λ_t ∈ [0, 1]", mask="causal", pe="ALiBi", L=L, layers=layers, heads=heads,
                      grid=grid, cases=cases),

@@ -3,7 +3,7 @@ recency: the residual-aware profile is stochastically increasing in the slope m 
 slopes scaled by a common factor c > 1).
 
 Setting: causal ALiBi kernels with slopes ``m_h >= 0``, any diagonal logits and head weights,
-``λ_t ∈ [0, 1]`` (docs/mathematics.rst H2(c), one of the paper's four forces).
+``λ_t ∈ [0, 1]`` (docs/explanation/mathematics.rst H2(c), one of the paper's four forces).
 
 The check: seeded generated cases (L 2..40, 1..4 layers, 1..3 heads, c in (1, 4)); the profiles
 with slopes m and c m by precise X5 rollouts (mpmath at ``--dps``), compared by their CDFs.  A
@@ -60,7 +60,7 @@ RULE = Rule(
     no_paper_figures="a monotonicity proposition: the paper reports no figures it could be fed",
 )
 
-CARD = alibi_card("docs/mathematics.rst H2(c): a positional bias favouring recent keys (ALiBi) reinforces recency",
+CARD = alibi_card("docs/explanation/mathematics.rst H2(c): a positional bias favouring recent keys (ALiBi) reinforces recency",
                   "precise (mpmath) X5 rollouts of seeded generated cases, slopes m and c m",
                   L="2..40", layers="1..4", heads="1..3", grid="c ∈ (1, 4)", cases=40)
 

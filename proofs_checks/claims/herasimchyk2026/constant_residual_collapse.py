@@ -4,7 +4,7 @@ Cesàro kernel ``1 - P(T)[L,1] = (L-1)(1-λ/2)^T (1 + o(1))``, below the product
 ``(1-λ/L)^T``.
 
 Setting: causal kernels with a first column bounded below, one constant λ in every layer
-(docs/mathematics.rst H4); the test takes the Cesàro kernel (uniform causal attention), one member
+(docs/explanation/mathematics.rst H4); the test takes the Cesàro kernel (uniform causal attention), one member
 of the class.
 
 The check: on a grid of L and λ, at every depth t <= T, the exact Fraction rollout tail
@@ -66,7 +66,7 @@ RULE = Rule(
 )
 
 CARD = Card(
-    paper=Setting("docs/mathematics.rst H4 (a constant λ > 0 does not prevent collapse, it only slows it)",
+    paper=Setting("docs/explanation/mathematics.rst H4 (a constant λ > 0 does not prevent collapse, it only slows it)",
                   kernel="causal, first column bounded below", residual="on: constant λ",
                   mask="causal", L="any", layers="any", grid="λ ∈ (0, 1]", unconfirmed=("kernel",),
                   note="theorem/proposition number not confirmed here"),

@@ -3,7 +3,7 @@ cancels in the softmax; a positive diagonal logit increases recency, a negative 
 primacy.
 
 Setting: ALiBi kernels (slopes >= 0) with a diagonal logit d added to every head,
-``λ_t ∈ [0, 1]`` (docs/mathematics.rst H2(d), content as one of the paper's four forces).
+``λ_t ∈ [0, 1]`` (docs/explanation/mathematics.rst H2(d), content as one of the paper's four forces).
 
 The check: (a) dense mpmath softmax kernels (L = 7) with a constant base score and without agree
 within the precision escalation; (b) on seeded generated cases (L 2..19, 1..3 layers, 1..2 heads,
@@ -70,7 +70,7 @@ RULE = Rule(
     no_paper_figures="a monotonicity proposition: the paper reports no figures it could be fed",
 )
 
-CARD = alibi_card("docs/mathematics.rst H2(d): content as constant + diagonal; the constant cancels, the diagonal's "
+CARD = alibi_card("docs/explanation/mathematics.rst H2(d): content as constant + diagonal; the constant cancels, the diagonal's "
                   "sign sets the direction", "dense mpmath kernels with and without a base score (L = 7); "
                   "precise X5 rollouts of seeded generated cases with diagonal +d, 0, -d",
                   L="2..19", layers="1..3", heads="1..2", grid="d ∈ (0.05, 4.05)", cases=16)

@@ -3,7 +3,7 @@
 unless some layer is attention-only (``λ_t = 1``) with ``A(t)[i,i] = 0``, which softmax attention
 (positive entries) excludes.
 
-Setting: causal row-stochastic kernels and ``λ_t ∈ [0, 1]`` (docs/mathematics.rst H4, the
+Setting: causal row-stochastic kernels and ``λ_t ∈ [0, 1]`` (docs/explanation/mathematics.rst H4, the
 diagonal product of the infinite-depth analysis).
 
 The check: seeded generated cases (positive, sparse and monotone kernels) in exact Fractions.
@@ -60,7 +60,7 @@ RULE = Rule(
     no_paper_figures="an exact identity: the paper states it for all causal kernels and reports no figures",
 )
 
-CARD = property_card("docs/mathematics.rst H4: the diagonal product P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])) of "
+CARD = property_card("docs/explanation/mathematics.rst H4: the diagonal product P(T)[i,i] = Π_t (1 - λ_t (1 - A(t)[i,i])) of "
                      "the infinite-depth analysis", "causal row-stochastic (positive, sparse, monotone)")
 
 

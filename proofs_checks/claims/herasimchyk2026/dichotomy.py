@@ -4,7 +4,7 @@ it positive and ``P(∞)`` exists (no collapse); and ``max_i (1 - P(T)[i,1]) <= 
 min_{i>=2} A(t)[i,1])``, so ``Σ λ_t = ∞`` with a first column bounded below collapses every row
 onto ``e_1``.
 
-Setting: causal row-stochastic kernels and ``λ_t ∈ [0, 1]`` (docs/mathematics.rst H4); the
+Setting: causal row-stochastic kernels and ``λ_t ∈ [0, 1]`` (docs/explanation/mathematics.rst H4); the
 collapse half needs a first column bounded below (bounded logits).
 
 The check, in exact Fractions unless said: (a) at every depth of seeded generated cases, both
@@ -107,7 +107,7 @@ RULE = Rule(
 )
 
 
-CARD = property_card("docs/mathematics.rst H4: the infinite-depth dichotomy (no collapse for Σ λ_t δ_t < ∞, collapse "
+CARD = property_card("docs/explanation/mathematics.rst H4: the infinite-depth dichotomy (no collapse for Σ λ_t δ_t < ∞, collapse "
                      "for Σ λ_t = ∞ with a first column bounded below)",
                      "causal row-stochastic (positive, sparse, monotone); regimes: Cesàro L = 4",
                      proof_note="property test over generated cases and depths 0..5, regimes at depth "
@@ -220,7 +220,7 @@ def _regimes(L: int, depth: int, summable: Callable[[int], Fraction]) -> dict:
 
 def _closed_form_discrepancy(L: int, depth: int, bound_h: Fraction) -> float:
     """|the harmonic product bound - its closed form Γ(T+2-a)/(Γ(2-a)Γ(T+2))|, a = 1/L (mpmath at
-    20 digits; docs/mathematics.rst X7)."""
+    20 digits; docs/explanation/mathematics.rst X7)."""
     with mpmath.workdps(20):
         a = mpmath.mpf(1) / L
         closed = mpmath.gamma(depth + 2 - a) / (mpmath.gamma(2 - a) * mpmath.gamma(depth + 2))

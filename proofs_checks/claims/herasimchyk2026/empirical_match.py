@@ -5,7 +5,7 @@ attention-only rollouts (lower W1).
 Setting: pretrained ALiBi causal LMs (BLOOM-176B, BLOOM-7b1, Falcon-RW-7B, MPT-7B, MPT-30B) on
 FineWeb-Edu, DCLM and Wikipedia; the input-token influence of the last token (gradient
 attribution) against the theoretical rollout (Tables 2-5 and Fig. 2/3 (d) per the public code's
-README; docs/mathematics.rst H5).
+README; docs/explanation/mathematics.rst H5).
 
 The check: needs-data unless measured influence is supplied in the data directory (posbias ships
 no model weights or measurements).  Per supplied model: the fast rollout of its config (beside
@@ -93,7 +93,7 @@ RULE = Rule(
 CARD = Card(
     paper=Setting(
         "Tables 2-5 (Spearman's correlation and Wasserstein distance between measured and theoretical "
-        "rollouts) and Fig. 2/3 (d), per the public code's README; Spearman 0.88-0.98 (docs/mathematics.rst H5)",
+        "rollouts) and Fig. 2/3 (d), per the public code's README; Spearman 0.88-0.98 (docs/explanation/mathematics.rst H5)",
         architecture="pretrained ALiBi causal LMs", residual="on", mask="causal", pe="ALiBi",
         models=CONFIG_MODELS,
         datasets=CONFIG_DATASETS, L=256,

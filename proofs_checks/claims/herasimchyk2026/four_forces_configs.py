@@ -5,7 +5,7 @@ diagonal content logit moves it later and a negative one earlier (first-order st
 dominance).
 
 Setting: the four architectural forces (causal masking, residual connections, ALiBi, content;
-docs/mathematics.rst H2a-d), proven in the paper for stochastically monotone kernels and shown on
+docs/explanation/mathematics.rst H2a-d), proven in the paper for stochastically monotone kernels and shown on
 the measured configs in Fig. 2/3 (a)-(c) per the public code's README: the 25 residual rollout
 configs of herasimchyk2026's public code (five models, no/mean/per-head content, three data sets,
 L = 256).
@@ -87,7 +87,7 @@ RULE = Rule(
 CARD = Card(
     paper=Setting(
         "the four architectural forces (causal masking, residual connections, ALiBi, content; "
-        "docs/mathematics.rst H2a-d), shown on the measured configs in Fig. 2/3 (a)-(c) per the public code's README",
+        "docs/explanation/mathematics.rst H2a-d), shown on the measured configs in Fig. 2/3 (a)-(c) per the public code's README",
         architecture="ALiBi causal transformer rollout", residual="on", mask="causal", pe="ALiBi",
         models=CONFIG_MODELS,
         datasets=CONFIG_DATASETS, configs=25, L=256,

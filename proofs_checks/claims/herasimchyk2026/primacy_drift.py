@@ -3,7 +3,7 @@ monotone causal kernels, adding a layer on the output side moves the last-row pr
 positions, ``e_L P(T)`` first-order dominates ``e_L R(T+1) P(T)``.
 
 Setting: causal, row-stochastic, stochastically monotone kernels (row CDFs ordered) and
-``λ_t ∈ [0, 1]``, attention-only and residual-aware layers (docs/mathematics.rst H2(a), one of
+``λ_t ∈ [0, 1]``, attention-only and residual-aware layers (docs/explanation/mathematics.rst H2(a), one of
 the paper's four forces).
 
 The check: seeded generated cases of monotone kernels in exact Fractions; the profiles at depths
@@ -64,7 +64,7 @@ RULE = Rule(
     no_paper_figures="an exact property: the paper proves it for monotone kernels and reports no figures",
 )
 
-CARD = property_card("docs/mathematics.rst H2(a): causal masking gives primacy drift (one of the paper's four forces)",
+CARD = property_card("docs/explanation/mathematics.rst H2(a): causal masking gives primacy drift (one of the paper's four forces)",
                      "causal, row-stochastic, stochastically monotone (row CDFs ordered)")
 
 

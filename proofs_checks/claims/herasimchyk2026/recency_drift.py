@@ -4,7 +4,7 @@ stochastically monotone causal kernels the residual-aware profile
 ``e_L Π_t A(t)`` at equal depth.
 
 Setting: causal, row-stochastic, stochastically monotone kernels and ``λ_t ∈ [0, 1]``
-(docs/mathematics.rst H2(b), one of the paper's four forces).
+(docs/explanation/mathematics.rst H2(b), one of the paper's four forces).
 
 The check: seeded generated cases of monotone kernels in exact Fractions; the profile with the
 schedule λ and the one with every ``λ_t = 1`` on the same kernels, compared by their exact CDFs.
@@ -63,7 +63,7 @@ RULE = Rule(
     no_paper_figures="an exact property: the paper proves it for monotone kernels and reports no figures",
 )
 
-CARD = property_card("docs/mathematics.rst H2(b): residual connections give recency drift (one of the paper's four "
+CARD = property_card("docs/explanation/mathematics.rst H2(b): residual connections give recency drift (one of the paper's four "
                      "forces)", "causal, row-stochastic, stochastically monotone (row CDFs ordered)")
 
 

@@ -3,7 +3,7 @@ every rollout ``P(T) = R(T)⋯R(1)`` of causal row-stochastic kernels is row-sto
 lower-triangular.
 
 Setting: causal row-stochastic kernels ``A(t)`` and mixing coefficients ``λ_t ∈ [0, 1]``, any
-length and depth (the residual-aware rollout of the paper, docs/mathematics.rst H1).
+length and depth (the residual-aware rollout of the paper, docs/explanation/mathematics.rst H1).
 
 The check: seeded generated cases (positive, sparse, monotone and Cesàro kernel families, L up to
 6, depth up to 5, λ on the grid {0, 1/4, ..., 1}) in exact Fractions.  Route 1: row sums, the
@@ -60,7 +60,7 @@ RULE = Rule(
     no_paper_figures="an exact property: the paper states it for all kernels and reports no figures",
 )
 
-CARD = property_card("docs/mathematics.rst H1 (the residual-aware rollout is a product of causal stochastic "
+CARD = property_card("docs/explanation/mathematics.rst H1 (the residual-aware rollout is a product of causal stochastic "
                      "matrices)", "causal row-stochastic (positive, sparse, monotone, Cesàro families)")
 
 

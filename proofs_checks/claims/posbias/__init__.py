@@ -1,5 +1,5 @@
 """Claims of posbias itself: the exact structure behind the papers that the package derives and
-checks (:ref:`math-exact-structure`, X1-X7; docs/mathematics.rst), and a control of its own
+checks (:ref:`math-exact-structure`, X1-X7; docs/explanation/mathematics.rst), and a control of its own
 test machinery.  Not a paper: the statements are the package's, with their derivations in
 :mod:`posbias.derivations`.
 

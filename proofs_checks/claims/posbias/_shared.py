@@ -39,12 +39,12 @@ __all__ = [
 FIXED_DATE = "2026-12-01"
 
 #: why a rule of posbias' own results has no paper figures to pass
-NO_FIGURES = "a result of posbias itself: docs/mathematics.rst states formulas, no figures"
+NO_FIGURES = "a result of posbias itself: docs/explanation/mathematics.rst states formulas, no figures"
 
 
 def x_source(n: int, title: str) -> str:
     """The source of a posbias result: :ref:`math-exact-structure`, item Xn, stated in the package's words."""
-    return f"posbias, exact structure X{n} ({title}), docs/mathematics.rst X{n}"
+    return f"posbias, exact structure X{n} ({title}), docs/explanation/mathematics.rst X{n}"
 
 
 def mpf(x: Fraction) -> Any:

@@ -2,7 +2,7 @@
 satisfies ``u_j = v_j e^d/Z_j + S_j``, ``S_j = e^{-m}(v_{j+1}/Z_{j+1} + S_{j+1})``: O(L) per
 head instead of O(L^2).
 
-posbias' own result (docs/mathematics.rst X5, 'O(L) propagation for ALiBi kernels'): causal
+posbias' own result (docs/explanation/mathematics.rst X5, 'O(L) propagation for ALiBi kernels'): causal
 ALiBi heads with slopes >= 0, real diagonal logits and positive head weights; a claim about the
 package's machinery.
 

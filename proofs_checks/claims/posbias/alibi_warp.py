@@ -2,7 +2,7 @@
 ``lambda e^(-lambda(x-y))/(1 - e^(-lambda x))`` becomes the uniform (Cesàro) kernel under the
 warp ``u = (e^(lambda x) - 1)/(e^lambda - 1)``, which gives closed-form depth-H densities.
 
-posbias' own result (docs/mathematics.rst X6, 'ALiBi is a warped Cesàro operator'), in the
+posbias' own result (docs/explanation/mathematics.rst X6, 'ALiBi is a warped Cesàro operator'), in the
 limit ``L -> oo``, for any depth ``H``.
 
 The check closes the identities symbolically (sympy: the ``L -> oo`` limit of the ALiBi row,

@@ -2,7 +2,7 @@
 integral ``P[n,k] = C(n,k) ∫ x^k (1-x)^(n-k) dχ(x)``, ``χ`` the law of ``U_1⋯U_K`` with ``K``
 Poisson-binomial(λ_1..λ_T) and ``U_i`` i.i.d. uniform on (0, 1).
 
-posbias' own result (docs/mathematics.rst X2, 'Bernstein form'): the Cesàro kernel and any
+posbias' own result (docs/explanation/mathematics.rst X2, 'Bernstein form'): the Cesàro kernel and any
 schedule ``λ_t`` in [0, 1].
 
 The check compares, with escalating precision, the exact (or, for an irrational schedule,
@@ -106,7 +106,7 @@ def _propagation(L: int, sched: Any) -> tuple[Callable[[int], list], str]:
     ),
     expected="verified",
     assumptions=("M the Cesàro matrix", "λ_t in [0, 1]"),
-    section="docs/mathematics.rst X2",
+    section="docs/explanation/mathematics.rst X2",
     rule=RULE,
     card=CARD,
 )

@@ -2,7 +2,7 @@
 residual step, ``A(d)[i,:] = (1-γ_i) A(0)[i,:] + γ_i e_i`` with
 ``γ_i = (e^d - 1) A(0)[i,i] / (1 + (e^d - 1) A(0)[i,i])``.
 
-posbias' own result (docs/mathematics.rst X4, 'diagonal content is a residual'): one softmax
+posbias' own result (docs/explanation/mathematics.rst X4, 'diagonal content is a residual'): one softmax
 head with any causal logits and a real diagonal logit ``d``.
 
 The check compares, in mpmath with escalating precision, the dense softmax rows with diagonal

@@ -2,7 +2,7 @@
 Hausdorff matrix of the moments ``μ_n = prod_t(1 - λ_t + λ_t/(n+1))``: its entries are
 ``C(n,k) Σ_j (-1)^j C(n-k,j) μ_{k+j}`` and its eigenvalues (diagonal) are the ``μ_n``.
 
-posbias' own result (docs/mathematics.rst X1, 'Hausdorff form'): the uniform causal kernel
+posbias' own result (docs/explanation/mathematics.rst X1, 'Hausdorff form'): the uniform causal kernel
 ``M[i,j] = 1/i`` and any schedule ``λ_t`` in [0, 1].
 
 The check compares exactly (Fractions) on 7 rational schedules (edge cases T = 0, λ = 0,
@@ -122,7 +122,7 @@ def _dense_mismatch(L: int, name: str, lams: list, mu: list, cases: int) -> Evid
     expected="verified",
     assumptions=("M[i,j] = 1/i for j <= i (uniform causal attention)", "λ_t rational in [0, 1]",
                  "0-indexed n, k"),
-    section="docs/mathematics.rst X1",
+    section="docs/explanation/mathematics.rst X1",
     rule=RULE,
     card=CARD,
 )

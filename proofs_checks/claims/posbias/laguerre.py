@@ -1,7 +1,7 @@
 """posbias:laguerre: the continuous part of the residual mixture of chowdhury2026's result C5
 equals ``alpha (1-alpha)^(H-1) L_{H-1}^{(1)}(-alpha t/(1-alpha))``, ``t = ln(1/x)``.
 
-posbias' own result (docs/mathematics.rst, 'What careful checking of chowdhury2026 shows'): the
+posbias' own result (docs/explanation/mathematics.rst, 'What careful checking of chowdhury2026 shows'): the
 Laguerre form of C5's continuous part, for a constant residual mixture ``0 < alpha < 1`` and any
 depth ``H``.
 
@@ -60,7 +60,7 @@ RULE = agreement_rule(
 
 CARD = Card(
     paper=Setting("posbias, the Laguerre form of chowdhury2026 C5's continuous part "
-                  "(docs/mathematics.rst, 'What careful checking of chowdhury2026 shows')",
+                  "(docs/explanation/mathematics.rst, 'What careful checking of chowdhury2026 shows')",
                   kernel="Cesàro (continuum)", alpha="constant in (0, 1)",
                   H="any positive integer"),
     test=Setting("sympy termwise identity for symbolic H, exact expansions and mpmath at "

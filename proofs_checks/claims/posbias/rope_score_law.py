@@ -3,7 +3,7 @@ independent of ``q`` the score ``q^T R k`` has the same law as ``q^T k`` (the mo
 of chowdhury2026's result C8, a claim of its own: chowdhury2026:rope-init also states a
 measurement and is decided on it).
 
-posbias' derivation for chowdhury2026 C8 (docs/mathematics.rst, chowdhury2026 C8): RoPE block
+posbias' derivation for chowdhury2026 C8 (docs/explanation/mathematics.rst, chowdhury2026 C8): RoPE block
 rotations with any angles, ``d`` even, ``k ~ N(0, sigma^2 I)`` independent of ``q``.
 
 The check runs chowdhury2026's route (:func:`~posbias.proofs_checks.claims.chowdhury2026.rope_init.rope_law_check`):
@@ -65,7 +65,7 @@ RULE = Rule(
 )
 
 CARD = Card(
-    paper=Setting("posbias, the model-free half of chowdhury2026 C8 (docs/mathematics.rst (chowdhury2026), "
+    paper=Setting("posbias, the model-free half of chowdhury2026 C8 (docs/explanation/mathematics.rst (chowdhury2026), "
                   "C8): a rotation leaves the law of q^T k unchanged (any angles)",
                   pe="RoPE", width="any even d"),
     test=Setting("sympy identities (d = 2, 4, 6) and a seeded Monte Carlo KS test (d = 64, "

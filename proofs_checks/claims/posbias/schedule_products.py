@@ -2,7 +2,7 @@
 ``prod_{t>=1}(1 - c/(t+1)^2) = sin(π√c)/(π√c(1-c))`` (a summable schedule, no collapse) and
 ``prod_{t=1}^{T}(1 - a/(t+1)) = Γ(T+2-a)/(Γ(2-a)Γ(T+2)) ~ T^{-a}/Γ(2-a)`` (harmonic, collapse).
 
-posbias' own result (docs/mathematics.rst X7, 'schedules with closed forms'): ``c = 1 - 1/i``
+posbias' own result (docs/explanation/mathematics.rst X7, 'schedules with closed forms'): ``c = 1 - 1/i``
 for a position ``i >= 2`` and rational ``0 <= a < 2``; the closed forms are derived
 symbolically in the derivations summable-product and harmonic-product.
 
@@ -241,7 +241,7 @@ def _infinite_product(ctx: CheckContext, run: _Run,
     ),
     expected="verified",
     assumptions=("c = 1 - 1/i for a position i >= 2 (so 0 < c < 1)", "0 <= a < 2 rational"),
-    section="docs/mathematics.rst X7",
+    section="docs/explanation/mathematics.rst X7",
     rule=RULE,
     card=CARD,
 )

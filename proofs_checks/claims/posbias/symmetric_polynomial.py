@@ -2,7 +2,7 @@
 kernel) is ``(M^H)[L,j] = (1/L) h_{H-1}(1/j, 1/(j+1), ..., 1/L)``, ``h_d`` the complete
 homogeneous symmetric polynomial.
 
-posbias' own result (docs/mathematics.rst X3, 'symmetric-polynomial form'): any length L and
+posbias' own result (docs/explanation/mathematics.rst X3, 'symmetric-polynomial form'): any length L and
 depth H >= 1 (H = 0 is the identity).
 
 The check compares exactly (Fractions), for L = 1..16 and H = 0..8 (L <= 40, H <= 16 with
@@ -56,7 +56,7 @@ CARD = Card(
     latex=r"(M^{H})_{L,j} = \frac{1}{L}\, h_{H-1}\!\left(\frac{1}{j}, \frac{1}{j+1}, \dots, \frac{1}{L}\right)",
     expected="verified",
     assumptions=("attention only (λ ≡ 1)", "H >= 1 (H = 0 is the identity)"),
-    section="docs/mathematics.rst X3",
+    section="docs/explanation/mathematics.rst X3",
     rule=RULE,
     card=CARD,
 )

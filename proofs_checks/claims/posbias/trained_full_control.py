@@ -3,7 +3,7 @@ positional leak: a full-mask network without positional encoding (a set function
 context, so every expected ``Acc(X_Y) - Acc(Y_X)`` is exactly 0) shows every difference within
 the sampling noise.
 
-posbias' own control (docs/mathematics.rst W5), a claim about the package's machinery: the
+posbias' own control (docs/explanation/mathematics.rst W5), a claim about the package's machinery: the
 generator, the paired test sets ``IC_X_Y`` / ``IC_Y_X`` and the accuracies that wu2025's
 section-5 claims (:mod:`posbias.proofs_checks.claims.wu2025`) read.
 
@@ -120,7 +120,7 @@ RULE = Rule(
 
 CARD = Card(
     paper=Setting("posbias: a full mask without PE is a set function of its context "
-                  "(docs/mathematics.rst W5); a control of the trained-model test machinery in "
+                  "(docs/explanation/mathematics.rst W5); a control of the trained-model test machinery in "
                   "the setting of the Figure-2 claims it controls (wu2025's training settings "
                   "as its text states them)",
                   mask="full", pe="none", residual="off", training="AdamW, weight decay 1e-6",
@@ -147,7 +147,7 @@ CARD = Card(
     assumptions=("full mask, no PE: permutation-invariant in the context items",
                  "the stored attention-only full-mask runs (no residual connections, lr 1e-3, "
                  "100,000 iterations)"),
-    section="docs/mathematics.rst W5 (control)",
+    section="docs/explanation/mathematics.rst W5 (control)",
     needs=NEEDS,
     thorough_work=training_work("full-nope", residual=False),
     rule=RULE,

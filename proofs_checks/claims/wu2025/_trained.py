@@ -21,7 +21,7 @@ preference for ``X``.  Two settings:
   ``wu2025:trained-causal-primacy-residual``, ``-rope-residual``, ``-decay-residual``.
 
 The figures of wu2025 quoted here come from a third-party reading of its plots
-(docs/mathematics.rst W5): the cards list them as not confirmed.
+(docs/explanation/mathematics.rst W5): the cards list them as not confirmed.
 
 **What a difference means without in-context matching.**  Every rule applies the *gate*: the
 in-context accuracy on novel classes must reach :data:`GATE` = 0.75 in every seed read (random

@@ -75,7 +75,7 @@ RULE = Rule(
                 example_figures(seed_entry(0.52, -0.03, -0.05), seed_entry(0.53, -0.02, -0.04)),
                 "refuted", "false"),
         Example("primacy without in-context matching: ic 0.52 (label-copying level), first-last "
-                "+0.05, +0.04 (docs/mathematics.rst W5: no matching by 95k iterations)",
+                "+0.05, +0.04 (docs/explanation/mathematics.rst W5: no matching by 95k iterations)",
                 example_figures(seed_entry(0.52, 0.03, 0.05, train=0.65),
                                 seed_entry(0.52, 0.02, 0.04, train=0.64)),
                 "qualified"),

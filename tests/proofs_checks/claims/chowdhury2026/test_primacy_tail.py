@@ -24,7 +24,7 @@ SHORT = tuple(4**k for k in range(3, 8))  # the rule on a shorter grid of L (fas
 
 
 def test_asymptotic_against_an_independent_sum():
-    """L·p(1) = h_{H-1}(1, 1/2, ..., 1/L) (docs/mathematics.rst X3): for H = 2 it is the harmonic number
+    """L·p(1) = h_{H-1}(1, 1/2, ..., 1/L) (docs/explanation/mathematics.rst X3): for H = 2 it is the harmonic number
     H_L = ln L + γ + 1/(2L) - ..., whose first two terms are A_2(L)."""
     L = 4096
     with mpmath.workdps(30):

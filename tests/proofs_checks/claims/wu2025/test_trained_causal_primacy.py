@@ -32,7 +32,7 @@ def test_figure2_claim_never_reads_residual_runs(never_reads_residual_runs):
 
 @pytest.mark.parametrize("seeds, verdict", [
     ([(0.88, 0.05, 0.08, 0.0), (0.87, 0.04, 0.08, 0.0)], "verified"),  # wu2025: first-last +0.08
-    # docs/mathematics.rst W5: attention-only networks at 95k iterations do not match in context
+    # docs/explanation/mathematics.rst W5: attention-only networks at 95k iterations do not match in context
     ([(0.52, 0.05, 0.08, 0.0), (0.52, 0.04, 0.07, 0.0)], "qualified"),
     ([(0.88, 0.0, 0.003, 0.0), (0.87, 0.002, -0.004, 0.0)], "refuted"),   # no primacy
     ([(0.88, -0.04, -0.06, 0.0), (0.87, -0.03, -0.05, 0.0)], "refuted"),  # recency instead
