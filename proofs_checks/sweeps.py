@@ -391,6 +391,8 @@ def load_sweep(path: str) -> Sweep:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
         raise InvalidArgument("SPEC", path, f"a YAML sweep file; {getattr(exc, 'problem', None) or type(exc).__name__}{line}") from None
+    except InvalidArgument:  # a number the float constructor refused, named as it said
+        raise
     except RecursionError:  # block-style nesting (indentation) deeper than the parser's stack
         raise InvalidArgument("SPEC", path, "a YAML sweep file nested less deeply") from None
     except ValueError:  # an integer beyond Python's digit limit for str -> int conversion
