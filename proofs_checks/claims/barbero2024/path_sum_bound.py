@@ -6,7 +6,7 @@ The paper's setting: a decoder-only transformer whose attention weights are trea
 independent of the input and whose layer norms act as constants β; an MLP ψ with Lipschitz
 constant σ_ψ; ᾱ^(ℓ)_{j,i} = α^(ℓ)_{j,i}/β_1 + δ_{j,i} (the residual), C = (1/β_3) Π_ℓ (σ_ψ/β_2 + 1).
 
-The check builds that network with one feature per token (so the norm is |·|) and rational
+The check builds that network with one feature per token (so the norm is the absolute value) and rational
 weights, on generated causal attention and constants, and computes exactly (Fractions):
 the Jacobian ∂y_n/∂v_i by forward-mode differentiation with the rational ψ(x) = x/(1+x²)
 (σ_ψ = 1); the path sum by enumerating the paths i <= k_1 <= ... <= k_{L-1} <= n; the entry of
