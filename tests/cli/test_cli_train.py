@@ -274,3 +274,61 @@ def test_lm_text_seeds_trained_apart_merge_into_the_joint_run(capsys, tmp_path):
         assert rc == 2 and err.startswith("posbias: error: --resume = ") and not never.exists()
     finally:
         torch.set_num_threads(old)
+
+
+def _part(path, seed, **run):
+    doc = {"format": "posbias-train/1", "name": "n", "task": "wu2025-icl",
+           "config": {"mask": "causal"}, "runs": [{"seed": seed, **run}], "provenance": {}}
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_merge_that_fails_leaves_the_existing_output_as_it_was(capsys, tmp_path):
+    """A merge of documents whose runs lack their history is refused in one line, and the
+    results of an earlier run in --output stay byte for byte."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").write_text("earlier results\n")
+    (out / "history.csv").write_text("earlier history\n")
+    a, b = _part(tmp_path / "a.json", 0), _part(tmp_path / "b.json", 1)
+    rc, text, err = _run(capsys, "--merge", a, b, "-o", str(out))
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert "--merge" in err and "'history'" in err
+    assert (out / "results.json").read_text() == "earlier results\n"
+    assert (out / "history.csv").read_text() == "earlier history\n"
+    assert sorted(os.listdir(out)) == ["history.csv", "results.json"]  # no staging left
+    fresh = tmp_path / "fresh"
+    rc, _, err = _run(capsys, "--merge", a, b, "-o", str(fresh))
+    assert rc == 2 and not fresh.exists(), err
+
+
+def test_merge_reads_regular_files_only(capsys, tmp_path):
+    a = _part(tmp_path / "a.json", 0)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    rc, text, err = _run(capsys, "--merge", a, str(fifo), "-o", str(tmp_path / "o"))
+    assert rc == 2 and text == "" and "regular file" in err and "fifo.json" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_fresh_run_over_an_unfinished_one_is_refused(capsys, tmp_path):
+    """The checkpoint of an unfinished training (none of its seeds in a results.json) is not
+    overwritten by a fresh run into the same directory; --resume is the way on."""
+    pytest.importorskip("torch")
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    ckpt = out / "checkpoints" / "causal_none_res_lr0.001_seed0.pt"
+    ckpt.write_bytes(b"iterations of an unfinished run")
+    rc, text, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
+                         "-o", str(out))
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert "--output" in err and "--resume" in err and "seed 0" in err
+    assert ckpt.read_bytes() == b"iterations of an unfinished run"
+    assert sorted(os.listdir(out)) == ["checkpoints"]
+    # a finished training (its results.json lists the seed, written after the checkpoint) may
+    # be replaced by a fresh one: the check passes and the run goes on to its plan
+    (out / "results.json").write_text(json.dumps({"runs": [{"seed": 0}]}))
+    os.utime(ckpt, (1, 1))
+    rc, _, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
+                      "-o", str(out), "--max-memory", "1")
+    assert rc == 2 and "--output" not in err and "memory" in err, err
