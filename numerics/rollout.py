@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, NoReturn, Protocol, TypeAlias, cast
@@ -284,11 +285,15 @@ def parse_kernel(spec: str) -> Kernel:
         except InvalidArgument:
             raise InvalidArgument("kernel", spec, allowed) from None
     try:
-        value = float(m.group(5))
-    except ValueError:
+        exact = Fraction(m.group(5))
+    except (ValueError, ZeroDivisionError):
         raise InvalidArgument("kernel", spec, allowed) from None
+    if exact != 0 and not sys.float_info.min <= abs(exact) <= sys.float_info.max:
+        # never silently 0 (decay:1e-400 is not Cesàro) nor an infinity or a subnormal slope
+        raise InvalidArgument("kernel", spec, "a slope M that a float64 carries: 0 or between "
+                              "2.2e-308 and 1.8e308")
     try:
-        return DecayKernel(value, m.group(4))
+        return DecayKernel(float(exact), m.group(4))
     except InvalidArgument:
         raise InvalidArgument("kernel", spec, allowed) from None
 

@@ -289,3 +289,63 @@ def test_checkpoint_reader(raw, tmp_path_factory):
             "-o", str(out), "--resume", "-q"]
     code, _, err = run(argv)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "resume" in err, err
+
+
+# ----------------------------------------------------------------------------- silently wrong
+# Values that float64 carries only as 0, as a subnormal number or as an infinity never reach a
+# fast-path computation: the command refuses them (exit 2, one line) instead of writing inf or
+# computing another model (decay:1e-400 is not the Cesàro kernel).
+
+@pytest.mark.parametrize("argv, named", [
+    (["profile", "--length", "8", "--depth", "2", "--alpha", "1/2", "--kernel", "decay:1e-400"],
+     "--kernel"),
+    (["profile", "--length", "8", "--depth", "2", "--alpha", "1/2", "--kernel", "alibi:5e-324"],
+     "--kernel"),
+    (["profile", "--length", "8", "--depth", "2", "--alpha", "1/2", "--kernel", "decay:1e400"],
+     "--kernel"),
+])
+def test_tiny_and_huge_numbers_are_refused_not_rounded(argv, named):
+    code, out, err = run(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 2 and named in err, (argv, err)
+
+
+@pytest.mark.parametrize("body, named", [
+    ("command: profile\ngrid:\n  alpha: [1e-310, 0.5]\nfixed:\n  length: 16\n  depth: 2\n",
+     "grid.alpha[0]"),
+    ("command: kinetic\ngrid:\n  lambda: ['1e400', 0.5]\nfixed:\n  length: 16\n",
+     "grid.lambda[0]"),
+    ("command: kinetic\ngrid:\n  lambda: ['1e-310', 0.5]\nfixed:\n  length: 16\n",
+     "grid.lambda[0]"),
+])
+def test_sweep_refuses_values_float64_cannot_carry(body, named, tmp_path):
+    pytest.importorskip("ruamel.yaml")
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text(body)
+    argv = ["sweep", str(spec), "-q", "-o", str(tmp_path / "t.csv")]
+    code, out, err = run(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 2 and named in err and not (tmp_path / "t.csv").exists(), err
+
+
+def test_api_refuses_instead_of_returning_inf_or_another_kernel():
+    from posbias.numerics import DecayKernel, kernel_profile, kernel_profile_blocks, parse_kernel
+    from posbias.numerics.kinetic import kinetic_log_profile, kinetic_profile, parse_kinetic
+
+    for spec in ("decay:1e-400", "alibi:1e-320", "decay:1e309"):
+        with pytest.raises(InvalidArgument, match="kernel"):
+            parse_kernel(spec)
+    for call in (lambda: kernel_profile(8, "cesaro", [1e-310]),
+                 lambda: kernel_profile_blocks(8, "cesaro", [1e-310, 0.5]),
+                 lambda: kernel_profile(8, "window:2", ["1e-400"])):
+        with pytest.raises(InvalidArgument, match="float64"):
+            call()
+    for spec in ("kinetic:lambda=0,c=1e400", "kinetic:lambda=1e-400,c=1",
+                 "kinetic:lambda=1,beta=1e-310,t=1.5"):
+        for f in (kinetic_profile, kinetic_log_profile):
+            with pytest.raises(InvalidArgument, match="fast path"):
+                f(4, parse_kinetic(spec))
+    # a subnormal slope given as a float is the Cesàro kernel to float64 precision, computed
+    # (the flat-tail bound of the ALiBi recurrence no longer overflows)
+    tiny = kernel_profile(8, DecayKernel(1e-310), [0.5])
+    assert (tiny == kernel_profile(8, "cesaro", [0.5])).all()

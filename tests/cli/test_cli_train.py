@@ -7,6 +7,7 @@ import os
 import pytest
 
 from posbias.cli import main
+from posbias.errors import InvalidArgument
 
 
 def _run(capsys, *argv):
@@ -278,14 +279,15 @@ def test_lm_text_seeds_trained_apart_merge_into_the_joint_run(capsys, tmp_path):
 
 def _part(path, seed, **run):
     doc = {"format": "posbias-train/1", "name": "n", "task": "wu2025-icl",
-           "config": {"mask": "causal"}, "runs": [{"seed": seed, **run}], "provenance": {}}
+           "config": {"mask": "causal"},
+           "runs": [{"seed": seed, "history": [{"iteration": 0}], **run}], "provenance": {}}
     path.write_text(json.dumps(doc))
     return str(path)
 
 
 def test_merge_that_fails_leaves_the_existing_output_as_it_was(capsys, tmp_path):
-    """A merge of documents whose runs lack their history is refused in one line, and the
-    results of an earlier run in --output stay byte for byte."""
+    """A merge of documents whose evaluations lack their figures is refused in one line, and
+    the results of an earlier run in --output stay byte for byte."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "results.json").write_text("earlier results\n")
@@ -293,7 +295,7 @@ def test_merge_that_fails_leaves_the_existing_output_as_it_was(capsys, tmp_path)
     a, b = _part(tmp_path / "a.json", 0), _part(tmp_path / "b.json", 1)
     rc, text, err = _run(capsys, "--merge", a, b, "-o", str(out))
     assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
-    assert "--merge" in err and "'history'" in err
+    assert "--merge" in err and "every field" in err
     assert (out / "results.json").read_text() == "earlier results\n"
     assert (out / "history.csv").read_text() == "earlier history\n"
     assert sorted(os.listdir(out)) == ["history.csv", "results.json"]  # no staging left
@@ -332,3 +334,27 @@ def test_fresh_run_over_an_unfinished_one_is_refused(capsys, tmp_path):
     rc, _, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
                       "-o", str(out), "--max-memory", "1")
     assert rc == 2 and "--output" not in err and "memory" in err, err
+
+
+@pytest.mark.parametrize("run, shown", [
+    ({"seed": 1.5}, "seed 1.5"), ({"seed": True}, "seed True"), ({"seed": -1}, "seed -1"),
+    ({"history": []}, "history"), ({"history": [{"iteration": 0, "loss": float("inf")}]},
+                                   "finite"),
+])
+def test_merge_refuses_bad_runs(capsys, tmp_path, run, shown):
+    """Seeds that are not integers >= 0, empty histories and non-finite figures (written by a
+    tool that emits Infinity; posbias's reader refuses NaN at the parse already) are refused
+    naming the part and the seed, before anything is written."""
+    a = _part(tmp_path / "a.json", 0)
+    doc = json.loads(open(_part(tmp_path / "b.json", 3)).read())
+    doc["runs"][0].update(run)
+    from posbias.measurements.training import merge_results
+    with pytest.raises(InvalidArgument) as exc:
+        merge_results([json.loads(open(a).read()), doc])
+    assert shown in str(exc.value)
+    if "finite" not in shown:  # through the command line (a file cannot hold inf strictly)
+        (tmp_path / "b.json").write_text(json.dumps(doc))
+        rc, text, err = _run(capsys, "--merge", a, str(tmp_path / "b.json"), "-o",
+                             str(tmp_path / "o"))
+        assert rc == 2 and text == "" and shown in err and "--merge" in err, err
+        assert not (tmp_path / "o").exists()
