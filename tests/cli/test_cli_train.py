@@ -346,11 +346,12 @@ def test_merge_refuses_bad_runs(capsys, tmp_path, run, shown):
     tool that emits Infinity; posbias's reader refuses NaN at the parse already) are refused
     naming the part and the seed, before anything is written."""
     a = _part(tmp_path / "a.json", 0)
-    doc = json.loads(open(_part(tmp_path / "b.json", 3)).read())
+    _part(tmp_path / "b.json", 3)
+    doc = json.loads((tmp_path / "b.json").read_text())
     doc["runs"][0].update(run)
     from posbias.measurements.training import merge_results
     with pytest.raises(InvalidArgument) as exc:
-        merge_results([json.loads(open(a).read()), doc])
+        merge_results([json.loads((tmp_path / "a.json").read_text()), doc])
     assert shown in str(exc.value)
     if "finite" not in shown:  # through the command line (a file cannot hold inf strictly)
         (tmp_path / "b.json").write_text(json.dumps(doc))
