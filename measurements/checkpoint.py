@@ -156,8 +156,14 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
             reason = " ".join(str(exc).split())[:200]
             raise InvalidArgument("model", model, "a checkpoint whose weights fit its config.json "
                                   f"({reason})") from None
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            # TypeError: a config.json field of the wrong type (rope_theta "x") meets the
+            # model's construction
             raise _not_loadable(model, location, allow_download, exc) from None
+        except Exception as exc:
+            if type(exc).__name__.startswith("StrictDataclass"):  # huggingface_hub's checks
+                raise _not_loadable(model, location, allow_download, exc) from None
+            raise
     net.eval()
     net.requires_grad_(False)
     if placed is None:

@@ -50,6 +50,7 @@ __all__ = [
     "LM_ARCHS",
     "FlatConfig",
     "append_evaluation",
+    "available_cpus",
     "check_jobs_device",
     "check_seeds",
     "check_threads",
@@ -350,12 +351,20 @@ def check_seeds(seeds: object, jobs: int = 1) -> tuple[list[int], int]:
     return seeds, check_integer("jobs", jobs, 1, 64)
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system reports one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on every system
+        return max(1, os.cpu_count() or 1)
+
+
 def check_threads(threads: int, jobs: int, seeds: int) -> int:
     """``threads`` torch threads for a training that runs in this process (``jobs == 1`` or a
     single seed); the parallel seeds of ``jobs > 1`` have one thread each, so any other value
-    is refused with them.  One thread (the default) gives the same digits on every machine;
+    is refused with them, as are more threads than this process has CPUs.  One thread (the default) gives the same digits on every machine;
     more threads are faster and reproducible only with the same count."""
-    threads = check_integer("threads", threads, 1, 1024)
+    threads = check_integer("threads", threads, 1, available_cpus())
     if threads > 1 and jobs > 1 and seeds > 1:
         raise InvalidArgument("threads", threads, "1 with --jobs > 1 (each parallel seed has one "
                               "thread)")

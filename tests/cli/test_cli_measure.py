@@ -309,3 +309,46 @@ def test_checkpoint_batch_size(capsys, tmp_path, checkpoints):
         assert rc == 2 and "--batch-size" in err and err.count("\n") == 1
     rc, _, err = _run(capsys, *argv, "--batch-size", "2", "--metric", "jacobian")
     assert rc == 2 and "--batch-size = 2" in err and "jacobian" in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("field, value", [
+    ("num_hidden_layers", 10**9), ("num_hidden_layers", 1e9), ("num_hidden_layers", "x"),
+    ("num_hidden_layers", -1), ("hidden_size", 1.5), ("vocab_size", True),
+])
+def test_checkpoint_config_sizes_are_checked_before_anything_is_built(capsys, tmp_path, field,
+                                                                      value):
+    """A config.json whose sizes are not usable integers (10^9 layers would be built by the
+    configuration class before any plan) is refused in one line naming the field and file."""
+    pytest.importorskip("transformers")
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    cfg = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+           "intermediate_size": 128, "num_attention_heads": 4, "vocab_size": 100}
+    cfg[field] = value
+    (ck / "config.json").write_text(json.dumps(cfg))
+    rc = main(["measure", "--model", str(ck), "--length", "16"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "--model" in err and field in err and "config.json" in err
+
+
+def test_checkpoint_config_of_the_wrong_type_is_refused(capsys, tmp_path):
+    """A field of the wrong type that transformers meets only while building the model
+    (rope_theta as text) is refused naming the checkpoint, not an internal error."""
+    pytest.importorskip("transformers")
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    (ck / "config.json").write_text(json.dumps(
+        {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+         "intermediate_size": 128, "num_attention_heads": 4, "vocab_size": 100,
+         "rope_theta": "x"}))
+    tokenizers = pytest.importorskip("tokenizers")
+    tok = tokenizers.Tokenizer(tokenizers.models.WordLevel({"a": 0, "b": 1, "[UNK]": 2},
+                                                           unk_token="[UNK]"))
+    tok.save(str(ck / "tokenizer.json"))
+    (ck / "tokenizer_config.json").write_text(json.dumps(
+        {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "[UNK]"}))
+    rc = main(["measure", "--model", str(ck), "--length", "16", "--random-init", "-q"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "--model" in err and "loadable causal LM" in err

@@ -332,8 +332,8 @@ def test_fresh_run_over_an_unfinished_one_is_refused(capsys, tmp_path):
     (out / "results.json").write_text(json.dumps({"runs": [{"seed": 0}]}))
     os.utime(ckpt, (1, 1))
     rc, _, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
-                      "-o", str(out), "--max-memory", "1")
-    assert rc == 2 and "--output" not in err and "memory" in err, err
+                      "-o", str(out), "--max-memory", "1M")
+    assert rc == 2 and "--output" not in err and "--max-memory allows 1 MiB" in err, err
 
 
 @pytest.mark.parametrize("run, shown", [
@@ -359,3 +359,32 @@ def test_merge_refuses_bad_runs(capsys, tmp_path, run, shown):
                              str(tmp_path / "o"))
         assert rc == 2 and text == "" and shown in err and "--merge" in err, err
         assert not (tmp_path / "o").exists()
+
+
+def test_threads_beyond_the_cpus_are_refused(capsys):
+    from posbias.measurements.loop import available_cpus
+
+    n = available_cpus() + 1
+    rc, text, err = _run(capsys, "--threads", str(n), "--iterations", "1")
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert f"--threads = {n}" in err and f"between 1 and {n - 1}" in err
+
+
+def test_a_training_of_years_needs_yes(capsys, tmp_path):
+    """--iterations 10^12 is sized (years on this machine) and refused without --yes, before
+    any directory is made; a long training with --yes is announced on stderr."""
+    pytest.importorskip("torch")
+    out = tmp_path / "run"
+    rc, text, err = _run(capsys, "--iterations", str(10**12), "-o", str(out))
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert "--iterations = 1000000000000" in err and "--yes" in err and " h of training" in err
+    assert not out.exists()
+    import argparse
+
+    from posbias.cli import train
+    from posbias.resources import Plan
+
+    plan = Plan("training", [("batches", 1, 3 * 86400.0)])
+    args = argparse.Namespace(yes=True, quiet=False, verbose=False, iterations=10**9)
+    # accepted with --yes, and announced
+    assert "about 72.0 h of training" in train._announce(plan, args)

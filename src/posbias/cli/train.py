@@ -44,7 +44,9 @@ from posbias.measurements import loop
 from posbias.measurements import training as tr
 from posbias.measurements.devices import check_device, resolve_device
 from posbias.measurements.hooks import require_models_extra, require_torch
+from posbias.numbers import duration
 from posbias.render import training_plots as tp
+from posbias.resources import Plan
 
 __all__ = ["add_parser", "run"]
 
@@ -172,6 +174,9 @@ def _add_training_options(p: argparse.ArgumentParser) -> None:
                         "document in --output, with its history.csv and plots (the seeds of a "
                         "configuration trained on several machines); every field but the runs "
                         "and their provenance must agree")
+    p.add_argument("--yes", action="store_true",
+                   help="start a training estimated at more than 10 minutes without asking on "
+                        "a terminal (beyond a day: everywhere)")
     p.add_argument("-f", "--format", choices=("table", "json"), default="table",
                    help="what goes to stdout (default table)")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per evaluation on stderr")
@@ -366,6 +371,28 @@ _TASK_PARTS: dict[type, tuple[Callable, Callable, Callable[[dict], None]]] = {
 }
 
 
+#: a training estimated beyond this is announced, and on a terminal needs --yes
+_CONFIRM_SECONDS = 600
+#: a training estimated beyond this needs --yes everywhere (a script's typo of --iterations)
+_ALWAYS_CONFIRM_SECONDS = 86400
+
+
+def _announce(plan: Plan, args: argparse.Namespace) -> str | None:
+    """Before a long training: a refusal without --yes (on a terminal beyond 10 minutes,
+    everywhere beyond a day), else the line that announces its estimated wall time on stderr
+    once every input is read (None for a short one, or with -q; -v prints the whole plan)."""
+    seconds = plan.seconds
+    if seconds <= _CONFIRM_SECONDS:
+        return None
+    if not args.yes and (seconds > _ALWAYS_CONFIRM_SECONDS or sys.stdin.isatty()):
+        raise InvalidArgument("--iterations", f"{args.iterations or 'default'} (about "
+                              f"{duration(seconds)} of training)",
+                              "--yes to start it (or fewer --iterations or --seeds)")
+    if args.quiet or args.verbose:
+        return None
+    return f"posbias train: about {duration(seconds)} of training (estimated on this machine)"
+
+
 def _device(args: argparse.Namespace) -> str:
     """The device --device names, after the seeds, jobs and threads are checked against it
     (one line naming the flag); -v says which device was chosen and why."""
@@ -442,8 +469,11 @@ def run(args: argparse.Namespace) -> int:
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
         plan.check(args.max_memory)  # before any directory is made or any work starts
+        long_run = _announce(plan, args)
         if isinstance(config, lx.LMTextConfig):  # the corpus and tokenizer first
             data = _prepare_text(args, config, out)
+        if long_run:
+            print(long_run, file=sys.stderr, flush=True)
         os.makedirs(ckpt, exist_ok=True)
         if data is not None:
             lx.save_tokenizer(data, os.path.join(out, lx.TOKENIZER_FILE))
