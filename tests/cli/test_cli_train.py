@@ -362,9 +362,9 @@ def test_merge_refuses_bad_runs(capsys, tmp_path, run, shown):
 
 
 def test_threads_beyond_the_cpus_are_refused(capsys):
-    from posbias.measurements.loop import available_cpus
+    from posbias.resources import usable_cores
 
-    n = available_cpus() + 1
+    n = usable_cores() + 1
     rc, text, err = _run(capsys, "--threads", str(n), "--iterations", "1")
     assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
     assert f"--threads = {n}" in err and f"between 1 and {n - 1}" in err
@@ -388,3 +388,22 @@ def test_a_training_of_years_needs_yes(capsys, tmp_path):
     args = argparse.Namespace(yes=True, quiet=False, verbose=False, iterations=10**9)
     # accepted with --yes, and announced
     assert "about 72.0 h of training" in train._announce(plan, args)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "huge"])
+def test_resume_reads_regular_checkpoints_of_a_size_this_machine_holds(capsys, tmp_path, kind):
+    """A FIFO in place of a checkpoint would block torch.load forever, and a file beyond the
+    memory this machine has would be read into it: both are refused naming --resume."""
+    pytest.importorskip("torch")
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    ckpt = out / "checkpoints" / "causal_none_res_lr0.001_seed0.pt"
+    if kind == "fifo":
+        os.mkfifo(ckpt)
+    else:
+        with open(ckpt, "wb") as fh:  # occupies no disk: only its size is reported
+            fh.truncate(2**42)
+    rc, text, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
+                         "-o", str(out), "--resume")
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert "--resume" in err and ckpt.name in err
