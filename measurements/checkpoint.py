@@ -161,7 +161,10 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
             # model's construction
             raise _not_loadable(model, location, allow_download, exc) from None
         except Exception as exc:
-            if type(exc).__name__.startswith("StrictDataclass"):  # huggingface_hub's checks
+            # huggingface_hub's field checks of config.json, and a weight file whose
+            # safetensors header is malformed (its own exception types, named here so that
+            # neither package is imported for them)
+            if type(exc).__name__.startswith(("StrictDataclass", "SafetensorError")):
                 raise _not_loadable(model, location, allow_download, exc) from None
             raise
     net.eval()

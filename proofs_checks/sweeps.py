@@ -163,6 +163,8 @@ def _value(command, name, x, where):
         return float(f)
     if not isinstance(x, str) or not x or len(x) > 4096:
         raise InvalidArgument(where, stand_in(x), "a non-empty text")
+    if any(ord(c) < 32 or ord(c) == 127 for c in x):  # a carriage return would split a row
+        raise InvalidArgument(where, stand_in(x), "a text without control characters")
     return x
 
 

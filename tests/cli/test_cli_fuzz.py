@@ -349,3 +349,30 @@ def test_api_refuses_instead_of_returning_inf_or_another_kernel():
     # (the flat-tail bound of the ALiBi recurrence no longer overflows)
     tiny = kernel_profile(8, DecayKernel(1e-310), [0.5])
     assert (tiny == kernel_profile(8, "cesaro", [0.5])).all()
+
+
+# ----------------------------------------------------------------------------- reports
+@pytest.fixture
+def control_claim():
+    """A failing claim whose evidence holds every character XML 1.0 does not allow."""
+    hostile = "".join(map(chr, [*range(9), 11, 12, *range(14, 32), 0xFFFE, 0xFFFF]))
+
+    @registry.claim("fuzz:control", statement="a\x01b", latex="1 = 1", expected="verified")
+    def _check(ctx):
+        return Evidence("refuted", method="exact " + hostile, discrepancy="1" + hostile,
+                        parameters={"text": hostile})
+
+    yield "fuzz:control"
+    registry.unregister("fuzz:control")
+
+
+def test_junit_report_is_well_formed_with_control_characters(control_claim, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    argv = ["check", control_claim, "-f", "junit", "-q", "-o", str(tmp_path / "r.xml")]
+    code, _, err = run(argv)
+    assert code == 1, err  # the claim is refuted: a valid report, exit 1
+    root = ET.parse(tmp_path / "r.xml").getroot()  # raises on a document that is not XML
+    assert root.find("testsuite/testcase/failure") is not None
+    said = root.find("testsuite/testcase/system-out").text
+    assert "exact \\x00\\x01" in said and "\\ufffe\\uffff" in said
