@@ -412,6 +412,34 @@ def _check_merged_run(run: Any, where: str) -> None:
                               "a run with finite numbers only (no NaN or infinity)")
 
 
+def _is_real(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def _check_merged_parts(doc: dict, where: str) -> None:
+    """The provenance and gate of a document to merge: records of the kinds the merge reads
+    (a provenance with text ``created``; a gate with a number ``nats`` and, when it has
+    ``margins``, runs whose last evaluation has a number ``below_bigram``)."""
+    prov = doc.get("provenance")
+    if prov is not None and (not isinstance(prov, dict) or not isinstance(
+            prov.get("created", ""), (str, type(None)))):
+        raise InvalidArgument("documents", where, "a provenance record (created as text)")
+    gate = doc.get("gate")
+    if gate is None:
+        return
+    if not isinstance(gate, dict):
+        raise InvalidArgument("documents", where, "a gate record")
+    if "margins" in gate:
+        if not _is_real(gate.get("nats")):
+            raise InvalidArgument("documents", where, "a gate with a number 'nats'")
+        for run in doc["runs"]:
+            if not _is_real(run["history"][-1].get("below_bigram")):
+                raise InvalidArgument("documents", f"{where}: seed {run['seed']}",
+                                      "a last evaluation with a number 'below_bigram' (the "
+                                      "gate's margin)")
+
+
 def merge_results(documents: Iterable[dict]) -> dict:
     """One results document from several of the same training that hold different seeds (the
     seeds of one configuration trained on several machines, or one after another): the runs
@@ -443,8 +471,10 @@ def merge_results(documents: Iterable[dict]) -> dict:
             raise InvalidArgument("documents", f"#{i + 1}", "a results document of posbias "
                                   "train (format, runs, provenance)")
     for i, doc in enumerate(docs):
+        where = f"{doc.get('name')} (part {i + 1})"
         for run in doc["runs"]:
-            _check_merged_run(run, f"{doc.get('name')} (part {i + 1})")
+            _check_merged_run(run, where)
+        _check_merged_parts(doc, where)
     # the parts in the order of their first seed, so that merging is order-independent
     docs.sort(key=lambda d: min(r.get("seed", 0) for r in d["runs"]))
     first = docs[0]

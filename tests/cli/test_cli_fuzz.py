@@ -376,3 +376,63 @@ def test_junit_report_is_well_formed_with_control_characters(control_claim, tmp_
     assert root.find("testsuite/testcase/failure") is not None
     said = root.find("testsuite/testcase/system-out").text
     assert "exact \\x00\\x01" in said and "\\ufffe\\uffff" in said
+
+
+# ----------------------------------------------------------------------------- train --merge
+_KEYS = st.sampled_from(["format", "name", "task", "config", "runs", "provenance", "gate",
+                         "seed", "history", "iteration", "margins", "nats", "created",
+                         "command", "below_bigram", "difference", "mask", "x"])
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2),
+              st.sampled_from(["", "n", "lm-text", "wu2025-icl", "lm-synthetic"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(_KEYS, inner, max_size=5)),
+    max_leaves=20)
+
+
+def _merge_doc(draw_runs, extra):
+    doc = {"format": "posbias-train/1", "name": "n", "task": "wu2025-icl", "config": {},
+           "runs": draw_runs, "provenance": {}}
+    doc.update(extra)
+    return doc
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(runs=st.tuples(_JSON, _JSON), extra=st.tuples(st.dictionaries(_KEYS, _JSON, max_size=3),
+                                                     st.dictionaries(_KEYS, _JSON, max_size=3)))
+def test_train_merge_documents(runs, extra, tmp_path_factory):
+    """Arbitrary JSON in the documents to merge: a merged result or one line, exit 2; never an
+    internal error."""
+    d = tmp_path_factory.mktemp("merge")
+    paths = []
+    for i in range(2):
+        r = runs[i] if isinstance(runs[i], list) else [runs[i]]
+        (d / f"{i}.json").write_text(json.dumps(_merge_doc(r, extra[i])))
+        paths.append(str(d / f"{i}.json"))
+    argv = ["train", "--merge", *paths, "-o", str(d / "out"), "-q"]
+    check_outcome(argv, *run(argv))
+
+
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(entries=st.lists(st.dictionaries(_KEYS, _JSON, max_size=6), min_size=1, max_size=2),
+       task=st.sampled_from(["wu2025-icl", "lm-synthetic", "lm-text", "x"]),
+       fmt=st.sampled_from(["table", "json"]), extra=st.dictionaries(_KEYS, _JSON, max_size=3),
+       parts=st.dictionaries(st.sampled_from(["gate", "provenance", "config", "format"]),
+                             st.one_of(_JSON, st.fixed_dictionaries(
+                                 {"margins": st.just([0.0]), "nats": _JSON})), max_size=2))
+def test_train_merge_runs_past_the_checks(entries, task, fmt, extra, parts, tmp_path_factory):
+    """Runs that pass the merge's checks (integer seeds, a history) but whose evaluations hold
+    arbitrary fields: rendering them is a merged result or one line, exit 2."""
+    d = tmp_path_factory.mktemp("merge")
+    paths = []
+    for seed in range(2):
+        doc = _merge_doc([{"seed": seed, "history": entries, **extra}], {"task": task, **parts})
+        (d / f"{seed}.json").write_text(json.dumps(doc))
+        paths.append(str(d / f"{seed}.json"))
+    argv = ["train", "--merge", *paths, "-o", str(d / "out"), "-q", "-f", fmt]
+    code, out, err = run(argv)
+    check_outcome(argv, code, out, err)
+    if code == 2:
+        assert not (d / "out").exists()
