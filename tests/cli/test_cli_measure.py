@@ -377,3 +377,16 @@ def test_checkpoint_with_a_malformed_safetensors_header_is_refused(capsys, tmp_p
     out, err = capsys.readouterr()
     assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert "--model" in err and "header" in err
+
+
+def test_checkpoint_with_a_pickled_bin_is_refused_not_loaded(capsys, tmp_path):
+    """A pytorch_model.bin that is a pickle of more than tensors is refused by weights-only
+    loading: one line naming --model, never unpickled, not an internal error."""
+    import pickle
+
+    ck = _doctored_checkpoint(tmp_path / "ck")
+    (ck / "pytorch_model.bin").write_bytes(pickle.dumps({"not": "tensors"}))
+    rc = main(["measure", "--model", str(ck), "--length", "8", "-q"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "--model" in err and "without running code" in err
