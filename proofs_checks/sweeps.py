@@ -393,6 +393,12 @@ def load_sweep(path: str) -> Sweep:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
         raise InvalidArgument("SPEC", path, f"a YAML sweep file; {getattr(exc, 'problem', None) or type(exc).__name__}{line}") from None
+    except ValueError as exc:  # a scalar the constructor cannot convert (an int of 5000 digits)
+        why = (str(exc).split(";")[0].splitlines() or [type(exc).__name__])[0][:100]
+        raise InvalidArgument("SPEC", path, f"a YAML sweep file whose scalars convert ({why})"
+                              ) from None
+    except RecursionError:
+        raise InvalidArgument("SPEC", path, "a YAML sweep file nested less deeply") from None
     return parse_sweep(data, path)
 
 
