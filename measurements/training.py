@@ -425,9 +425,9 @@ def _check_merged_parts(doc: dict, where: str) -> None:
     if prov is not None and (not isinstance(prov, dict) or not isinstance(
             prov.get("created", ""), (str, type(None)))):
         raise InvalidArgument("documents", where, "a provenance record (created as text)")
-    gate = doc.get("gate")
-    if gate is None:
+    if "gate" not in doc:
         return
+    gate = doc["gate"]
     if not isinstance(gate, dict):
         raise InvalidArgument("documents", where, "a gate record")
     if "margins" in gate:

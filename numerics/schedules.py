@@ -232,10 +232,11 @@ class Schedule:
             if v != 0 and abs(f) < _FLOAT64_TINY:
                 text = (fraction_text(v, width=24) if isinstance(v, Fraction)
                         else mp_text(mpmath.mpmathify(v), 6))
+                why = ("underflows to 0" if f == 0 else f"is below {_FLOAT64_TINY:.2g}, "
+                       "float64's smallest normal number")
                 raise InvalidArgument(self.parameter, self.spec,
                                       f"values a float64 can carry on the fast path (λ = {text} "
-                                      f"is below {_FLOAT64_TINY:.2g}, float64's smallest normal "
-                                      "number; use the exact or the precise path)")
+                                      f"{why}; use the exact or the precise path)")
         return out
 
     def value_strings(self, dps: int | None = None) -> list[str]:

@@ -147,8 +147,10 @@ def _value(command, name, x, where):
         if not 0 <= f <= 1:
             raise InvalidArgument(where, stand_in(x), "a number in [0, 1]")
         if f != 0 and float(f) < sys.float_info.min:  # never silently 0 or a subnormal
+            why = ("this one underflows to 0" if float(f) == 0 else "0 or at least 2.2e-308; "
+                   "the table would hold inf")
             raise InvalidArgument(where, stand_in(x), "a number in [0, 1] that a float64 can carry "
-                                  "(0 or at least 2.2e-308; the table would hold inf)")
+                                  f"({why})")
         return float(f)
     if kind == "real":
         if isinstance(x, str):
@@ -393,6 +395,8 @@ def load_sweep(path: str) -> Sweep:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
         raise InvalidArgument("SPEC", path, f"a YAML sweep file; {getattr(exc, 'problem', None) or type(exc).__name__}{line}") from None
+    except InvalidArgument:  # the float constructor's own refusal, naming the value
+        raise
     except ValueError as exc:  # a scalar the constructor cannot convert (an int of 5000 digits)
         why = (str(exc).split(";")[0].splitlines() or [type(exc).__name__])[0][:100]
         raise InvalidArgument("SPEC", path, f"a YAML sweep file whose scalars convert ({why})"

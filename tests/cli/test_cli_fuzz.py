@@ -317,8 +317,11 @@ def test_tiny_and_huge_numbers_are_refused_not_rounded(argv, named):
      "grid.lambda[0]"),
     ("command: kinetic\ngrid:\n  lambda: ['1e-310', 0.5]\nfixed:\n  length: 16\n",
      "grid.lambda[0]"),
+    # an integer beyond Python's conversion limit, nesting beyond the parser's stack
+    ("sequence_length: " + "9" * 4301 + "\nnum_layers: 2\n", "scalars convert"),
+    ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested less deeply"),
 ])
-def test_sweep_refuses_values_float64_cannot_carry(body, named, tmp_path):
+def test_sweep_refuses_values_it_cannot_read_or_carry(body, named, tmp_path):
     pytest.importorskip("ruamel.yaml")
     spec = tmp_path / "sweep.yaml"
     spec.write_text(body)
@@ -437,18 +440,3 @@ def test_train_merge_runs_past_the_checks(entries, task, fmt, extra, parts, tmp_
     if code == 2:
         assert not (d / "out").exists()
 
-
-@pytest.mark.parametrize("body, fragment", [
-    ("sequence_length: " + "9" * 4301 + "\nnum_layers: 2\n", "scalars convert"),
-    ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested"),
-])
-def test_sweep_yaml_scalars_and_nesting(body, fragment, tmp_path):
-    """An integer beyond Python's conversion limit and nesting beyond the parser's stack: one
-    line naming the spec, not an internal error."""
-    pytest.importorskip("ruamel.yaml")
-    spec = tmp_path / "grid.yaml"
-    spec.write_text(body)
-    argv = ["sweep", str(spec), "-q", "-o", str(tmp_path / "t.csv")]
-    code, out, err = run(argv)
-    check_outcome(argv, code, out, err)
-    assert code == 2 and "SPEC" in err and fragment in err, err
