@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
@@ -156,8 +158,24 @@ def load_checkpoint(model: str, *, dtype: str = "float32", allow_download: bool 
             reason = " ".join(str(exc).split())[:200]
             raise InvalidArgument("model", model, "a checkpoint whose weights fit its config.json "
                                   f"({reason})") from None
-        except (OSError, ValueError, KeyError) as exc:
+        except pickle.UnpicklingError:
+            # a pickled .bin with more than tensors: torch's weights-only loader refuses it,
+            # and posbias never loads weights any other way
+            raise InvalidArgument("model", model, "a checkpoint whose weights load without "
+                                  "running code (safetensors, or a .bin of tensors only; "
+                                  f"weights-only loading refused the .bin in {location})"
+                                  ) from None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            # TypeError: a config.json field of the wrong type (rope_theta "x") meets the
+            # model's construction
             raise _not_loadable(model, location, allow_download, exc) from None
+        except Exception as exc:
+            # huggingface_hub's field checks of config.json, and a weight file whose
+            # safetensors header is malformed (its own exception types, named here so that
+            # neither package is imported for them)
+            if type(exc).__name__.startswith(("StrictDataclass", "SafetensorError")):
+                raise _not_loadable(model, location, allow_download, exc) from None
+            raise
     net.eval()
     net.requires_grad_(False)
     if placed is None:
@@ -220,7 +238,10 @@ def _quiet_loading(transformers: ModuleType) -> Iterator[None]:
     bars = transformers.utils.logging.is_progress_bar_enabled()
     transformers.utils.logging.disable_progress_bar()
     try:
-        with quiet_transformers(transformers):
+        with quiet_transformers(transformers), warnings.catch_warnings():
+            # torch's note on a .bin's pickle protocol, before its refusal names the file
+            warnings.filterwarnings("ignore", message="Detected pickle protocol",
+                                    category=UserWarning)
             yield
     finally:
         if bars:

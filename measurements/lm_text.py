@@ -81,7 +81,7 @@ from posbias.measurements.loop import (
 )
 from posbias.numbers import rounded
 from posbias.resources import Plan
-from posbias.validation import check_integer
+from posbias.validation import check_integer, read_json_bounded, read_text_bounded
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -118,6 +118,8 @@ GATE_NATS = 0.1
 BIGRAM_PRIORS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0)
 _EVAL_CHUNK = 32
 _SIDECAR = "corpus.json"
+#: the largest tokenizer.json a resumed run reads
+_MAX_TOKENIZER_BYTES = 256 * 2**20
 #: the tokenizer's file name beside a run
 TOKENIZER_FILE = "tokenizer.json"
 
@@ -303,8 +305,10 @@ def prepare_text(config: LMTextConfig, tokenizer_path: str | None = None) -> Tex
     if tokenizer_path and os.path.isfile(tokenizer_path):
         from tokenizers import Tokenizer  # the models extra
 
+        # bounded: a vocabulary of 2^17 tokens and its merges take a few MiB
+        text = read_text_bounded(tokenizer_path, _MAX_TOKENIZER_BYTES, "resume")
         try:
-            tok = Tokenizer.from_file(tokenizer_path)
+            tok = Tokenizer.from_str(text)
         except Exception as exc:  # tokenizers raises its own exception type
             raise InvalidArgument("resume", tokenizer_path,
                                   f"a readable tokenizer.json ({exc})") from None
@@ -362,11 +366,7 @@ def _check_sidecar(checkpoint_dir: str, data: TextData, resume: bool) -> None:
     path = os.path.join(checkpoint_dir, _SIDECAR)
     mine = {"corpus_sha256": data.recipe["sha256"], "tokenizer_sha256": data.tokenizer_record["sha256"]}
     if resume and os.path.isfile(path):
-        try:
-            with open(path, encoding="utf-8") as f:
-                old = json.load(f)
-        except (OSError, ValueError) as exc:
-            raise InvalidArgument("resume", path, f"a readable {_SIDECAR} ({exc})") from None
+        old = read_json_bounded(path, 2**20, "resume")
         if old != mine:
             raise InvalidArgument("resume", path, "checkpoints of the same corpus and tokenizer "
                                   f"(corpus {mine['corpus_sha256'][:12]}, tokenizer "

@@ -39,8 +39,15 @@ from posbias.measurements import measure
 from posbias.measurements.devices import check_device, resolve_device
 from posbias.measurements.hooks import require_torch
 from posbias.numbers import rounded
-from posbias.resources import LineProgress, Plan, map_in_processes, spawn_queue
-from posbias.validation import check_choice, check_integer, check_real
+from posbias.resources import (
+    LineProgress,
+    Plan,
+    map_in_processes,
+    memory_limit,
+    spawn_queue,
+    usable_cores,
+)
+from posbias.validation import check_choice, check_integer, check_readable, check_real
 
 if TYPE_CHECKING:  # torch is the optional ``models`` extra, imported where it is used
     from torch import Generator, Tensor
@@ -187,13 +194,18 @@ _STATE_TYPES: dict[str, type | tuple[type, ...]] = {
 def load_training_state(torch: ModuleType, path: str) -> dict:
     """Read a checkpoint written by :func:`_save_state` without executing anything in it.
 
+    Only a regular file no larger than the memory this machine may use is opened.
     ``torch.load(weights_only=True)`` unpickles only tensors, containers and plain values: a
     crafted file that would run code on loading is refused.  A truncated or foreign file, or one
     whose entries have the wrong types, is refused naming the file (exit status 2 at the
     command line), never an internal error.
     """
+    # a regular file only (a FIFO would block, a device never end), of a size this machine
+    # can hold; its tensors are mapped, not read, so that reading the iteration count of a
+    # large checkpoint while planning costs no memory
+    check_readable(path, "resume", memory_limit()[0])
     try:
-        state = torch.load(path, weights_only=True, map_location="cpu")
+        state = torch.load(path, weights_only=True, map_location="cpu", mmap=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, ValueError,
             AttributeError, ImportError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -354,9 +366,9 @@ def check_seeds(seeds: object, jobs: int = 1) -> tuple[list[int], int]:
 def check_threads(threads: int, jobs: int, seeds: int) -> int:
     """``threads`` torch threads for a training that runs in this process (``jobs == 1`` or a
     single seed); the parallel seeds of ``jobs > 1`` have one thread each, so any other value
-    is refused with them.  One thread (the default) gives the same digits on every machine;
+    is refused with them, as are more threads than this process has CPUs.  One thread (the default) gives the same digits on every machine;
     more threads are faster and reproducible only with the same count."""
-    threads = check_integer("threads", threads, 1, 1024)
+    threads = check_integer("threads", threads, 1, usable_cores())
     if threads > 1 and jobs > 1 and seeds > 1:
         raise InvalidArgument("threads", threads, "1 with --jobs > 1 (each parallel seed has one "
                               "thread)")

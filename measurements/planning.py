@@ -259,9 +259,17 @@ def _meta_parameters(config: Any, dtype: str) -> tuple[int, int]:
     import torch  # the models extra
     import transformers  # the models extra
 
-    with torch.device("meta"):
-        empty = transformers.AutoModelForCausalLM.from_config(config,
-                                                              dtype=getattr(torch, dtype))
+    try:
+        with torch.device("meta"):
+            empty = transformers.AutoModelForCausalLM.from_config(config,
+                                                                  dtype=getattr(torch, dtype))
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        # a configuration field of the wrong type (rope_theta "x") meets the model's
+        # construction: not sizable from the configuration (loading names the field)
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+        raise InvalidArgument("model", getattr(config, "name_or_path", "") or "config",
+                              f"a configuration transformers can build a model from "
+                              f"({reason})") from None
     tables = {id(p) for m in empty.modules() if isinstance(m, torch.nn.Embedding)
               for p in m.parameters()}
     head = empty.get_output_embeddings()
@@ -466,6 +474,34 @@ def plan_step0(settings: Mapping[str, Any], *, length: int, dtype: str = "float3
                                           "raise --max-memory)", seconds=seconds, timing=timing)
 
 
+#: the size fields of a config.json (the spellings of the families transformers knows) and
+#: the largest value each may have: a checkpoint beyond them is refused before transformers
+#: builds its configuration (a per-layer list of 10^9 entries is built, not sized)
+_CONFIG_SIZES = {
+    **dict.fromkeys(("num_hidden_layers", "n_layer", "num_layers", "n_layers"), 10_000),
+    **dict.fromkeys(("hidden_size", "n_embd", "d_model"), 2**18),
+    **dict.fromkeys(("intermediate_size", "n_inner", "ffn_dim", "d_ff"), 2**20),
+    **dict.fromkeys(("num_attention_heads", "n_head", "num_heads", "num_key_value_heads",
+                     "n_head_kv", "multi_query_group_num"), 2**14),
+    "vocab_size": 2**24,
+    **dict.fromkeys(("max_position_embeddings", "n_positions", "seq_length", "n_ctx"), 2**30),
+}
+
+
+def _check_config_sizes(cfg: dict, model: str, path: str) -> None:
+    """Every size field of a config.json present with a usable value: an integer (not a
+    truth value, not 1e9 written as a float) between 1 and its bound (``n_inner`` and
+    ``num_key_value_heads`` may be null: the family's default)."""
+    for key, bound in _CONFIG_SIZES.items():
+        if key not in cfg or (cfg[key] is None and key in ("n_inner", "num_key_value_heads")):
+            continue
+        value = cfg[key]
+        if type(value) is not int or not 1 <= value <= bound:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            raise InvalidArgument("model", model, f"a config.json whose {key} is an integer in "
+                                  f"1..{bound} ({path}: {shown})")
+
+
 def plan_checkpoint(model: str, *, length: int, windows: int = 1, dtype: str = "float32",
                     device: str = "cpu", metric: str = "top1-grad", probes: int = 8,
                     threads: int = 1, batch_size: int | str = 1, checkpointing: bool = True,
@@ -496,10 +532,17 @@ def plan_checkpoint(model: str, *, length: int, windows: int = 1, dtype: str = "
                                   f"({path})") from None
         if not isinstance(cfg, dict):
             raise InvalidArgument("model", model, f"a config.json holding an object ({path})")
+        _check_config_sizes(cfg, model, path)
     try:
         config = transformers.AutoConfig.from_pretrained(where, local_files_only=True)
     except (OSError, ValueError, KeyError, TypeError):
         return None  # not found, or a family transformers does not know: loading says
+    except Exception as exc:  # transformers' strict field validation (huggingface_hub)
+        if type(exc).__name__.startswith("StrictDataclass") and os.path.isdir(where):
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+            raise InvalidArgument("model", model, f"a config.json transformers accepts ({path}: "
+                                  f"{reason})") from None
+        raise
     device_bytes, run_on = None, device
     if device_map is not None:
         placed, _, device_bytes = plan_device_map(

@@ -379,6 +379,67 @@ _SHARED_PROVENANCE = ("versions", "machine", "device", "torch_threads_per_proces
                       "parallel_jobs")
 
 
+def _nonfinite(value: Any) -> bool:
+    """Whether a JSON-like value holds a NaN or an infinity anywhere (iteratively: a deep
+    document does not exhaust the stack)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return True
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def _check_merged_run(run: Any, where: str) -> None:
+    """One run of a document to merge: a record with an integer seed >= 0, a non-empty
+    history of evaluations and finite numbers only."""
+    if not isinstance(run, dict):
+        raise InvalidArgument("documents", where, "runs that are records (seed, history)")
+    seed = run.get("seed")
+    if type(seed) is not int or seed < 0:
+        raise InvalidArgument("documents", f"{where}: seed {seed!r}", "an integer seed >= 0")
+    history = run.get("history")
+    if not isinstance(history, list) or not history \
+            or not all(isinstance(e, dict) for e in history):
+        raise InvalidArgument("documents", f"{where}: seed {seed}",
+                              "a run with a non-empty history of evaluations")
+    if _nonfinite(run):
+        raise InvalidArgument("documents", f"{where}: seed {seed}",
+                              "a run with finite numbers only (no NaN or infinity)")
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def _check_merged_parts(doc: dict, where: str) -> None:
+    """The provenance and gate of a document to merge: records of the kinds the merge reads
+    (a provenance with text ``created``; a gate with a number ``nats`` and, when it has
+    ``margins``, runs whose last evaluation has a number ``below_bigram``)."""
+    prov = doc.get("provenance")
+    if prov is not None and (not isinstance(prov, dict) or not isinstance(
+            prov.get("created", ""), (str, type(None)))):
+        raise InvalidArgument("documents", where, "a provenance record (created as text)")
+    if "gate" not in doc:
+        return
+    gate = doc["gate"]
+    if not isinstance(gate, dict):
+        raise InvalidArgument("documents", where, "a gate record")
+    if "margins" in gate:
+        if not _is_real(gate.get("nats")):
+            raise InvalidArgument("documents", where, "a gate with a number 'nats'")
+        for run in doc["runs"]:
+            if not _is_real(run["history"][-1].get("below_bigram")):
+                raise InvalidArgument("documents", f"{where}: seed {run['seed']}",
+                                      "a last evaluation with a number 'below_bigram' (the "
+                                      "gate's margin)")
+
+
 def merge_results(documents: Iterable[dict]) -> dict:
     """One results document from several of the same training that hold different seeds (the
     seeds of one configuration trained on several machines, or one after another): the runs
@@ -392,9 +453,10 @@ def merge_results(documents: Iterable[dict]) -> dict:
     A ``gate`` with ``margins`` (the natural-text task) is recomputed from the merged runs'
     last evaluations.
 
-    >>> a = {"format": "f", "name": "n", "config": {}, "runs": [{"seed": 1}],
+    >>> h = [{"iteration": 0}]
+    >>> a = {"format": "f", "name": "n", "config": {}, "runs": [{"seed": 1, "history": h}],
     ...      "provenance": {"command": "c --seeds 1", "seeds": [1], "created": "2"}}
-    >>> b = {"format": "f", "name": "n", "config": {}, "runs": [{"seed": 0}],
+    >>> b = {"format": "f", "name": "n", "config": {}, "runs": [{"seed": 0, "history": h}],
     ...      "provenance": {"command": "c --seeds 0", "seeds": [0], "created": "1"}}
     >>> m = merge_results([a, b])
     >>> [r["seed"] for r in m["runs"]], m["provenance"]["command"], m["provenance"]["seeds"]
@@ -408,6 +470,11 @@ def merge_results(documents: Iterable[dict]) -> dict:
                 or not doc["runs"] or "format" not in doc:
             raise InvalidArgument("documents", f"#{i + 1}", "a results document of posbias "
                                   "train (format, runs, provenance)")
+    for i, doc in enumerate(docs):
+        where = f"{doc.get('name')} (part {i + 1})"
+        for run in doc["runs"]:
+            _check_merged_run(run, where)
+        _check_merged_parts(doc, where)
     # the parts in the order of their first seed, so that merging is order-independent
     docs.sort(key=lambda d: min(r.get("seed", 0) for r in d["runs"]))
     first = docs[0]

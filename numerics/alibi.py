@@ -440,7 +440,8 @@ def _partition_sums(mc: np.ndarray, L: int, kmax: int,
     G0 = cache.get(key) if cache is not None else None
     if G0 is None:
         mmin = float(mc.min())
-        n = L if mmin == 0 else min(L, int(_FLAT / mmin) + 2)
+        # m L <= _FLAT: no column is flat (and _FLAT / m may be beyond any integer)
+        n = L if mmin * L <= _FLAT else min(L, int(_FLAT / mmin) + 2)
         n = min(n, kmax + 1)
         G0 = np.empty((mc.size, L))
         G0[:, :n] = _partial_geometric(mc[:, None], np.arange(n, dtype=float)[None, :])
@@ -488,7 +489,8 @@ def _normalisers_T(mc: np.ndarray, dc: np.ndarray, L: int, heads: int,
     out = cache.get(key) if cache is not None else None
     if out is None:
         mmin = float(mc.min())
-        n = L if mmin == 0 else min(L, int(_FLAT / mmin) + 2)
+        # m L <= _FLAT: no column is flat (and _FLAT / m may be beyond any integer)
+        n = L if mmin * L <= _FLAT else min(L, int(_FLAT / mmin) + 2)
         a, b = _diagonal_scaling(dc)
         G = _partial_geometric(mc[:, None], np.arange(n, dtype=float)[None, :])
         G *= b[:, None]

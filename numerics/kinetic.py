@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -553,6 +554,20 @@ def kinetic_log_profile(length: int, model: KineticModel) -> np.ndarray:
     return kinetic_log_values(_positions(length), model)
 
 
+def _check_fast(model: KineticModel) -> None:
+    """Refuse, naming the model, parameters that float64 cannot carry on the fast path: beyond
+    its range (they would overflow) or nonzero below its smallest normal number (they would
+    become 0 or lose their digits); the precise path takes them."""
+    values = [("t", model.t)]
+    for h in model.heads:
+        values += [("lambda", h.lam), ("weight", h.weight), ("M", h.M)]
+        values += [(k, v) for k, v in (("c", h.c), ("beta", h.beta)) if v is not None]
+    for name, v in values:
+        if v != 0 and not sys.float_info.min <= abs(v) <= sys.float_info.max:
+            raise InvalidArgument("model", model.spec, f"{name} = 0 or between 2.2e-308 and "
+                                  "1.8e308 on the fast path (float64); use the precise path")
+
+
 def kinetic_log_values(s: Any, model: KineticModel) -> np.ndarray:
     """``ln S_t(s)`` at an array of positions ``0 < s <= 1`` (float64, log-safe; every head's
     weight positive), the route of :func:`kinetic_log_profile`.
@@ -563,6 +578,7 @@ def kinetic_log_values(s: Any, model: KineticModel) -> np.ndarray:
     if model.signed:
         raise InvalidArgument("model", model.spec, "heads with positive weights (a signed "
                               "mixture has no logarithm: use kinetic_values)")
+    _check_fast(model)
     s = _checked_positions(s)
     t = float(model.t)
     acc = np.full_like(s, -np.inf)
@@ -578,6 +594,7 @@ def kinetic_values(s: Any, model: KineticModel) -> np.ndarray:
     >>> kinetic_values([0.5, 1.0], parse_kinetic("kinetic:lambda=0,c=1")).round(6).tolist()
     [1.389006, 1.0]
     """
+    _check_fast(model)
     s = _checked_positions(s)
     t = float(model.t)
     with np.errstate(over="ignore"):

@@ -46,7 +46,9 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, NoReturn, Protocol, TypeAlias, cast
 
@@ -248,6 +250,9 @@ class DenseKernel:
         return np.asarray(v, dtype=np.float64) @ self._entries("fast")
 
 
+#: float64's smallest normal and largest finite numbers, exactly
+_FLOAT_MIN, _FLOAT_MAX = Decimal(sys.float_info.min), Decimal(sys.float_info.max)
+
 _SPEC = re.compile(r"(cesaro)|(window|prefix):([0-9]{1,12})|(decay|alibi):([0-9.eE+-]{1,40})"
                    r"|sink:([0-9./eE+-]{1,40})|streaming:([0-9]{1,12}),([0-9]{1,12})")
 
@@ -284,11 +289,18 @@ def parse_kernel(spec: str) -> Kernel:
         except InvalidArgument:
             raise InvalidArgument("kernel", spec, allowed) from None
     try:
-        value = float(m.group(5))
-    except ValueError:
+        # a Decimal, not a Fraction: 1e999999999 is compared, never expanded
+        exact = Decimal(m.group(5))
+    except InvalidOperation:
         raise InvalidArgument("kernel", spec, allowed) from None
+    if not exact.is_finite():
+        raise InvalidArgument("kernel", spec, allowed)
+    if exact != 0 and not _FLOAT_MIN <= abs(exact) <= _FLOAT_MAX:
+        # never silently 0 (decay:1e-400 is not Cesàro) nor an infinity or a subnormal slope
+        raise InvalidArgument("kernel", spec, "a slope M that a float64 carries: 0 or between "
+                              "2.2e-308 and 1.8e308")
     try:
-        return DecayKernel(value, m.group(4))
+        return DecayKernel(float(exact), m.group(4))
     except InvalidArgument:
         raise InvalidArgument("kernel", spec, allowed) from None
 

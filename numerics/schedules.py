@@ -24,6 +24,7 @@ separated by commas, whitespace or newlines.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
@@ -36,6 +37,9 @@ from posbias.errors import InvalidArgument
 from posbias.numbers import fraction_text, mp_text
 from posbias.numerics._arith import as_rational
 from posbias.validation import MAX_DEPTH, MIN_DPS, check_dps, check_integer, read_text_bounded
+
+#: float64's smallest normal number: nonzero λ below it do not reach the fast path
+_FLOAT64_TINY = sys.float_info.min
 
 __all__ = [
     "Schedule",
@@ -210,19 +214,30 @@ class Schedule:
 
     def floats(self) -> np.ndarray:
         """The ``λ_t`` as a float64 array (each correctly rounded from the exact value when
-        rational; power decay with irrational values via 30-digit mpmath, then rounded)."""
+        rational; power decay with irrational values via 30-digit mpmath, then rounded).
+
+        A nonzero value that float64 carries only as 0 or as a subnormal number (below
+        ``2.2e-308``, with fewer than 53 significant bits) is refused: the fast path would
+        silently lose it, or divide by it into an infinity."""
         if self._exact is not None:
+            shown: list[Any] = list(self._exact)
             out = np.array([float(v) for v in self._exact], dtype=np.float64)
-            for v, f in zip(self._exact, out):
-                if v != 0 and f == 0:  # a value that underflows must not silently become 0
-                    raise InvalidArgument(self.parameter, self.spec,
-                                          f"values a float64 can carry on the fast path (λ = "
-                                          f"{fraction_text(v, width=24)} underflows "
-                                          "to 0; use the exact or the precise path)")
-            return out
-        if self._approx is not None:
-            return np.array([float(v) for v in self._approx], dtype=np.float64)
-        return np.array([float(v) for v in self.precise(30)], dtype=np.float64)
+        elif self._approx is not None:
+            shown = list(self._approx)
+            out = np.array([float(v) for v in self._approx], dtype=np.float64)
+        else:
+            shown = self.precise(30)
+            out = np.array([float(v) for v in shown], dtype=np.float64)
+        for v, f in zip(shown, out):
+            if v != 0 and abs(f) < _FLOAT64_TINY:
+                text = (fraction_text(v, width=24) if isinstance(v, Fraction)
+                        else mp_text(mpmath.mpmathify(v), 6))
+                why = ("underflows to 0" if f == 0 else f"is below {_FLOAT64_TINY:.2g}, "
+                       "float64's smallest normal number")
+                raise InvalidArgument(self.parameter, self.spec,
+                                      f"values a float64 can carry on the fast path (λ = {text} "
+                                      f"{why}; use the exact or the precise path)")
+        return out
 
     def value_strings(self, dps: int | None = None) -> list[str]:
         """The ``λ_t`` as text: exact ``p/q`` when rational, else decimals with ``dps``

@@ -146,9 +146,11 @@ def _value(command, name, x, where):
             f = Fraction(x)
         if not 0 <= f <= 1:
             raise InvalidArgument(where, stand_in(x), "a number in [0, 1]")
-        if f != 0 and float(f) == 0:  # never silently 0: the table would hold NaN or inf
+        if f != 0 and float(f) < sys.float_info.min:  # never silently 0 or a subnormal
+            why = ("this one underflows to 0" if float(f) == 0 else "0 or at least 2.2e-308; "
+                   "the table would hold inf")
             raise InvalidArgument(where, stand_in(x), "a number in [0, 1] that a float64 can carry "
-                                  "(this one underflows to 0)")
+                                  f"({why})")
         return float(f)
     if kind == "real":
         if isinstance(x, str):
@@ -158,11 +160,13 @@ def _value(command, name, x, where):
             raise InvalidArgument(where, stand_in(x), "a number >= 0 (decimal or p/q)")
         else:
             f = Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
-        if f < 0 or (f != 0 and float(f) == 0) or not math.isfinite(float(f)):
+        if f < 0 or (f != 0 and f < sys.float_info.min) or f > sys.float_info.max:
             raise InvalidArgument(where, stand_in(x), "a number >= 0 that a float64 can carry")
         return float(f)
     if not isinstance(x, str) or not x or len(x) > 4096:
         raise InvalidArgument(where, stand_in(x), "a non-empty text")
+    if any(ord(c) < 32 or ord(c) == 127 for c in x):  # a carriage return would split a row
+        raise InvalidArgument(where, stand_in(x), "a text without control characters")
     return x
 
 

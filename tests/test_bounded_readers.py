@@ -9,7 +9,7 @@ import os
 import pytest
 
 from posbias.errors import InvalidArgument
-from posbias.validation import read_bounded, read_text_bounded
+from posbias.validation import read_bounded, read_json_bounded, read_text_bounded
 
 
 @pytest.fixture
@@ -115,3 +115,24 @@ def test_rollout_configs_named_anywhere_are_bounded(fifo, tmp_path, capsys):
     code = main(["sweep", str(spec), "-o", str(tmp_path / "t.csv"), "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "corpus.txt" in err
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"x": NaN}', "NaN"), ('[Infinity]', "Infinity"), ('[-Infinity]', "Infinity"),
+    ("[" * 100000 + "]" * 100000, "nested"), ('{"x": ', "strict JSON"),
+])
+def test_json_reader_is_strict(tmp_path, text, why):
+    path = tmp_path / "doc.json"
+    path.write_text(text)
+    with pytest.raises(InvalidArgument) as exc:
+        read_json_bounded(path, 2**20, "--merge")
+    assert why in str(exc.value) and "--merge" in str(exc.value)
+    assert len(str(exc.value).splitlines()) == 1
+
+
+def test_json_reader_bounds(fifo, sparse, tmp_path):
+    for path in (fifo, sparse):
+        with pytest.raises(InvalidArgument):
+            read_json_bounded(path, 2**20, "--merge")
+    (tmp_path / "ok.json").write_text('{"a": [1, 2.5e-3]}')
+    assert read_json_bounded(tmp_path / "ok.json", 2**20) == {"a": [1, 2.5e-3]}

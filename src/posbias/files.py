@@ -33,7 +33,7 @@ from posbias.errors import InvalidArgument
 
 # the bounded readers live in the bottom layer (posbias.validation) so that every route can use
 # them; they are re-exported here for the front door
-from posbias.validation import check_readable, read_bounded
+from posbias.validation import check_readable, read_bounded, read_json_bounded
 
 __all__ = [
     "SUFFIXES",
@@ -42,6 +42,7 @@ __all__ = [
     "check_writable",
     "format_of_suffix",
     "read_bounded",
+    "read_json_bounded",
     "write_output",
 ]
 

@@ -18,6 +18,7 @@ posbias.errors.InvalidArgument: dps = 10 is invalid: expected an integer between
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
@@ -47,6 +48,7 @@ __all__ = [
     "check_real",
     "parse_size",
     "read_bounded",
+    "read_json_bounded",
     "read_text_bounded",
 ]
 
@@ -289,3 +291,22 @@ def read_text_bounded(path: str | os.PathLike[str], max_bytes: int,
     except UnicodeDecodeError as exc:
         raise InvalidArgument(parameter, os.fspath(path),
                               f"UTF-8 text (byte {exc.start} is not)") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def read_json_bounded(path: str | os.PathLike[str], max_bytes: int,
+                      parameter: str = "path") -> Any:
+    """The JSON document in the regular file ``path`` (see :func:`read_bounded`), strictly:
+    ``NaN`` and ``Infinity`` (which Python's reader accepts) and nesting deeper than the
+    reader's stack are refused naming the file, as is text that is not JSON."""
+    text = read_text_bounded(path, max_bytes, parameter)
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise InvalidArgument(parameter, os.fspath(path), "JSON nested less deeply") from None
+    except ValueError as exc:  # json.JSONDecodeError is one
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise InvalidArgument(parameter, os.fspath(path), f"a strict JSON document ({why})") from None

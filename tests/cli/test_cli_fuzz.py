@@ -289,3 +289,154 @@ def test_checkpoint_reader(raw, tmp_path_factory):
             "-o", str(out), "--resume", "-q"]
     code, _, err = run(argv)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "resume" in err, err
+
+
+# ----------------------------------------------------------------------------- silently wrong
+# Values that float64 carries only as 0, as a subnormal number or as an infinity never reach a
+# fast-path computation: the command refuses them (exit 2, one line) instead of writing inf or
+# computing another model (decay:1e-400 is not the Cesàro kernel).
+
+@pytest.mark.parametrize("argv, named", [
+    (["profile", "--length", "8", "--depth", "2", "--alpha", "1/2", "--kernel", "decay:1e-400"],
+     "--kernel"),
+    (["profile", "--length", "8", "--depth", "2", "--alpha", "1/2", "--kernel", "alibi:5e-324"],
+     "--kernel"),
+    (["profile", "--length", "8", "--depth", "2", "--alpha", "1/2", "--kernel", "decay:1e400"],
+     "--kernel"),
+])
+def test_tiny_and_huge_numbers_are_refused_not_rounded(argv, named):
+    code, out, err = run(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 2 and named in err, (argv, err)
+
+
+@pytest.mark.parametrize("body, named", [
+    ("command: profile\ngrid:\n  alpha: [1e-310, 0.5]\nfixed:\n  length: 16\n  depth: 2\n",
+     "grid.alpha[0]"),
+    ("command: kinetic\ngrid:\n  lambda: ['1e400', 0.5]\nfixed:\n  length: 16\n",
+     "grid.lambda[0]"),
+    ("command: kinetic\ngrid:\n  lambda: ['1e-310', 0.5]\nfixed:\n  length: 16\n",
+     "grid.lambda[0]"),
+    # an integer beyond Python's conversion limit, nesting beyond the parser's stack
+    ("sequence_length: " + "9" * 4301 + "\nnum_layers: 2\n", "an integer of more than 4300 digits"),
+    ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested less deeply"),
+])
+def test_sweep_refuses_values_it_cannot_read_or_carry(body, named, tmp_path):
+    pytest.importorskip("ruamel.yaml")
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text(body)
+    argv = ["sweep", str(spec), "-q", "-o", str(tmp_path / "t.csv")]
+    code, out, err = run(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 2 and named in err and not (tmp_path / "t.csv").exists(), err
+
+
+def test_api_refuses_instead_of_returning_inf_or_another_kernel():
+    from posbias.numerics import DecayKernel, kernel_profile, kernel_profile_blocks, parse_kernel
+    from posbias.numerics.kinetic import kinetic_log_profile, kinetic_profile, parse_kinetic
+
+    for spec in ("decay:1e-400", "alibi:1e-320", "decay:1e309"):
+        with pytest.raises(InvalidArgument, match="kernel"):
+            parse_kernel(spec)
+    for call in (lambda: kernel_profile(8, "cesaro", [1e-310]),
+                 lambda: kernel_profile_blocks(8, "cesaro", [1e-310, 0.5]),
+                 lambda: kernel_profile(8, "window:2", ["1e-400"])):
+        with pytest.raises(InvalidArgument, match="float64"):
+            call()
+    for spec in ("kinetic:lambda=0,c=1e400", "kinetic:lambda=1e-400,c=1",
+                 "kinetic:lambda=1,beta=1e-310,t=1.5"):
+        for f in (kinetic_profile, kinetic_log_profile):
+            with pytest.raises(InvalidArgument, match="fast path"):
+                f(4, parse_kinetic(spec))
+    # a subnormal slope given as a float is the Cesàro kernel to float64 precision, computed
+    # (the flat-tail bound of the ALiBi recurrence no longer overflows)
+    tiny = kernel_profile(8, DecayKernel(1e-310), [0.5])
+    assert (tiny == kernel_profile(8, "cesaro", [0.5])).all()
+
+
+# ----------------------------------------------------------------------------- reports
+@pytest.fixture
+def control_claim():
+    """A failing claim whose evidence holds every character XML 1.0 does not allow."""
+    hostile = "".join(map(chr, [*range(9), 11, 12, *range(14, 32), 0xFFFE, 0xFFFF]))
+
+    @registry.claim("fuzz:control", statement="a\x01b", latex="1 = 1", expected="verified")
+    def _check(ctx):
+        return Evidence("refuted", method="exact " + hostile, discrepancy="1" + hostile,
+                        parameters={"text": hostile})
+
+    yield "fuzz:control"
+    registry.unregister("fuzz:control")
+
+
+def test_junit_report_is_well_formed_with_control_characters(control_claim, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    argv = ["check", control_claim, "-f", "junit", "-q", "-o", str(tmp_path / "r.xml")]
+    code, _, err = run(argv)
+    assert code == 1, err  # the claim is refuted: a valid report, exit 1
+    root = ET.parse(tmp_path / "r.xml").getroot()  # raises on a document that is not XML
+    assert root.find("testsuite/testcase/failure") is not None
+    said = root.find("testsuite/testcase/system-out").text
+    assert "exact \\x00\\x01" in said and "\\ufffe\\uffff" in said
+
+
+# ----------------------------------------------------------------------------- train --merge
+_KEYS = st.sampled_from(["format", "name", "task", "config", "runs", "provenance", "gate",
+                         "seed", "history", "iteration", "margins", "nats", "created",
+                         "command", "below_bigram", "difference", "mask", "x"])
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2),
+              st.sampled_from(["", "n", "lm-text", "wu2025-icl", "lm-synthetic"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(_KEYS, inner, max_size=5)),
+    max_leaves=20)
+
+
+def _merge_doc(draw_runs, extra):
+    doc = {"format": "posbias-train/1", "name": "n", "task": "wu2025-icl", "config": {},
+           "runs": draw_runs, "provenance": {}}
+    doc.update(extra)
+    return doc
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(runs=st.tuples(_JSON, _JSON), extra=st.tuples(st.dictionaries(_KEYS, _JSON, max_size=3),
+                                                     st.dictionaries(_KEYS, _JSON, max_size=3)))
+def test_train_merge_documents(runs, extra, tmp_path_factory):
+    """Arbitrary JSON in the documents to merge: a merged result or one line, exit 2; never an
+    internal error."""
+    d = tmp_path_factory.mktemp("merge")
+    paths = []
+    for i in range(2):
+        r = runs[i] if isinstance(runs[i], list) else [runs[i]]
+        (d / f"{i}.json").write_text(json.dumps(_merge_doc(r, extra[i])))
+        paths.append(str(d / f"{i}.json"))
+    argv = ["train", "--merge", *paths, "-o", str(d / "out"), "-q"]
+    check_outcome(argv, *run(argv))
+
+
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(entries=st.lists(st.dictionaries(_KEYS, _JSON, max_size=6), min_size=1, max_size=2),
+       task=st.sampled_from(["wu2025-icl", "lm-synthetic", "lm-text", "x"]),
+       fmt=st.sampled_from(["table", "json"]), extra=st.dictionaries(_KEYS, _JSON, max_size=3),
+       parts=st.dictionaries(st.sampled_from(["gate", "provenance", "config", "format"]),
+                             st.one_of(_JSON, st.fixed_dictionaries(
+                                 {"margins": st.just([0.0]), "nats": _JSON})), max_size=2))
+def test_train_merge_runs_past_the_checks(entries, task, fmt, extra, parts, tmp_path_factory):
+    """Runs that pass the merge's checks (integer seeds, a history) but whose evaluations hold
+    arbitrary fields: rendering them is a merged result or one line, exit 2."""
+    d = tmp_path_factory.mktemp("merge")
+    paths = []
+    for seed in range(2):
+        doc = _merge_doc([{"seed": seed, "history": entries, **extra}], {"task": task, **parts})
+        (d / f"{seed}.json").write_text(json.dumps(doc))
+        paths.append(str(d / f"{seed}.json"))
+    argv = ["train", "--merge", *paths, "-o", str(d / "out"), "-q", "-f", fmt]
+    code, out, err = run(argv)
+    check_outcome(argv, code, out, err)
+    if code == 2:
+        assert not (d / "out").exists()
+

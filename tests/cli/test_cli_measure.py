@@ -313,3 +313,84 @@ def test_checkpoint_batch_size(capsys, tmp_path, checkpoints):
         assert rc == 2 and "--batch-size" in err and err.count("\n") == 1
     rc, _, err = _run(capsys, *argv, "--batch-size", "2", "--metric", "jacobian")
     assert rc == 2 and "--batch-size = 2" in err and "jacobian" in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("field, value", [
+    ("num_hidden_layers", 10**9), ("num_hidden_layers", 1e9), ("num_hidden_layers", "x"),
+    ("num_hidden_layers", -1), ("hidden_size", 1.5), ("vocab_size", True),
+])
+def test_checkpoint_config_sizes_are_checked_before_anything_is_built(capsys, tmp_path, field,
+                                                                      value):
+    """A config.json whose sizes are not usable integers (10^9 layers would be built by the
+    configuration class before any plan) is refused in one line naming the field and file."""
+    pytest.importorskip("transformers")
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    cfg = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+           "intermediate_size": 128, "num_attention_heads": 4, "vocab_size": 100}
+    cfg[field] = value
+    (ck / "config.json").write_text(json.dumps(cfg))
+    rc = main(["measure", "--model", str(ck), "--length", "16"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "--model" in err and field in err and "config.json" in err
+
+
+def _doctored_checkpoint(ck, **config):
+    """A checkpoint directory with a small LLaMA config.json (``config`` added) and a
+    word-level tokenizer, no weights."""
+    pytest.importorskip("transformers")
+    tokenizers = pytest.importorskip("tokenizers")
+    ck.mkdir()
+    (ck / "config.json").write_text(json.dumps(
+        {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+         "intermediate_size": 128, "num_attention_heads": 4, "vocab_size": 100, **config}))
+    tok = tokenizers.Tokenizer(tokenizers.models.WordLevel({"a": 0, "b": 1, "[UNK]": 2},
+                                                           unk_token="[UNK]"))
+    tok.save(str(ck / "tokenizer.json"))
+    (ck / "tokenizer_config.json").write_text(json.dumps(
+        {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "[UNK]"}))
+    return ck
+
+
+def test_checkpoint_config_of_the_wrong_type_is_refused(capsys, tmp_path):
+    """A field of the wrong type that transformers meets only while building the model
+    (rope_theta as text) is refused naming the checkpoint, not an internal error."""
+    ck = _doctored_checkpoint(tmp_path / "ck", rope_theta="x")
+    rc = main(["measure", "--model", str(ck), "--length", "16", "--random-init", "-q"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "--model" in err and "loadable causal LM" in err
+
+
+@pytest.mark.parametrize("header", [b'{"a": [1,2', 2**60,
+                                    b'{"model.embed_tokens.weight": {"dtype": "F32", "shape": '
+                                    b'[100, 64], "data_offsets": [0, 99999999999]}}'])
+def test_checkpoint_with_a_malformed_safetensors_header_is_refused(capsys, tmp_path, header):
+    """Weights whose safetensors header is not JSON, claims an absurd length, or places a
+    tensor beyond the file: one line naming --model, not an internal error."""
+    import struct
+
+    ck = _doctored_checkpoint(tmp_path / "ck")
+    with open(ck / "model.safetensors", "wb") as fh:
+        if isinstance(header, int):
+            fh.write(struct.pack("<Q", header))
+        else:
+            fh.write(struct.pack("<Q", len(header)) + header)
+    rc = main(["measure", "--model", str(ck), "--length", "8", "-q"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "--model" in err and "header" in err
+
+
+def test_checkpoint_with_a_pickled_bin_is_refused_not_loaded(capsys, tmp_path):
+    """A pytorch_model.bin that is a pickle of more than tensors is refused by weights-only
+    loading: one line naming --model, never unpickled, not an internal error."""
+    import pickle
+
+    ck = _doctored_checkpoint(tmp_path / "ck")
+    (ck / "pytorch_model.bin").write_bytes(pickle.dumps({"not": "tensors"}))
+    rc = main(["measure", "--model", str(ck), "--length", "8", "-q"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "--model" in err and "without running code" in err

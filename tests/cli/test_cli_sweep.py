@@ -133,3 +133,19 @@ def test_rollout_sweep_over_conventions_and_shipped_names(tmp_path, capsys):
     assert abs(float(rows[("mean_content/mpt-7b", "reference")]["first_over_min"]) - 9.0885299029) < 1e-9
     # at L = 256 the copied lambda list gives the L = 256 config's profile
     assert rows[("no_content_2048/mpt-7b", "reference")]["argmin"] == "72"
+
+
+def test_csv_text_cells_are_never_formulas():
+    """A text cell that a spreadsheet would evaluate (=, +, -, @, tab, carriage return first)
+    is written as literal text (a leading apostrophe); numbers, negative ones too, stay
+    numbers."""
+    import csv
+    import io
+
+    from posbias.cli.sweep import _csv
+
+    texts = ["=HYPERLINK(\"http://x\")", "+1", "-cmd", "@SUM(A1)", "\tx"]
+    rows = [{"config": t, "value": -1.5, "count": -2} for t in texts]
+    out = list(csv.reader(io.StringIO(_csv(["config", "value", "count"], rows), newline="")))
+    assert [r[0] for r in out[1:]] == ["'" + t for t in texts]
+    assert all(r[1:] == ["-1.5", "-2"] for r in out[1:])

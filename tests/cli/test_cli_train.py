@@ -7,6 +7,7 @@ import os
 import pytest
 
 from posbias.cli import main
+from posbias.errors import InvalidArgument
 
 
 def _run(capsys, *argv):
@@ -274,3 +275,135 @@ def test_lm_text_seeds_trained_apart_merge_into_the_joint_run(capsys, tmp_path):
         assert rc == 2 and err.startswith("posbias: error: --resume = ") and not never.exists()
     finally:
         torch.set_num_threads(old)
+
+
+def _part(path, seed, **run):
+    doc = {"format": "posbias-train/1", "name": "n", "task": "wu2025-icl",
+           "config": {"mask": "causal"},
+           "runs": [{"seed": seed, "history": [{"iteration": 0}], **run}], "provenance": {}}
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_merge_that_fails_leaves_the_existing_output_as_it_was(capsys, tmp_path):
+    """A merge of documents whose evaluations lack their figures is refused in one line, and
+    the results of an earlier run in --output stay byte for byte."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").write_text("earlier results\n")
+    (out / "history.csv").write_text("earlier history\n")
+    a, b = _part(tmp_path / "a.json", 0), _part(tmp_path / "b.json", 1)
+    rc, text, err = _run(capsys, "--merge", a, b, "-o", str(out))
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert "--merge" in err and "every field" in err
+    assert (out / "results.json").read_text() == "earlier results\n"
+    assert (out / "history.csv").read_text() == "earlier history\n"
+    assert sorted(os.listdir(out)) == ["history.csv", "results.json"]  # no staging left
+    fresh = tmp_path / "fresh"
+    rc, _, err = _run(capsys, "--merge", a, b, "-o", str(fresh))
+    assert rc == 2 and not fresh.exists(), err
+
+
+def test_merge_reads_regular_files_only(capsys, tmp_path):
+    a = _part(tmp_path / "a.json", 0)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    rc, text, err = _run(capsys, "--merge", a, str(fifo), "-o", str(tmp_path / "o"))
+    assert rc == 2 and text == "" and "regular file" in err and "fifo.json" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_fresh_run_over_an_unfinished_one_is_refused(capsys, tmp_path):
+    """The checkpoint of an unfinished training (none of its seeds in a results.json) is not
+    overwritten by a fresh run into the same directory; --resume is the way on."""
+    pytest.importorskip("torch")
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    ckpt = out / "checkpoints" / "causal_none_res_lr0.001_seed0.pt"
+    ckpt.write_bytes(b"iterations of an unfinished run")
+    rc, text, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
+                         "-o", str(out))
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert "--output" in err and "--resume" in err and "seed 0" in err
+    assert ckpt.read_bytes() == b"iterations of an unfinished run"
+    assert sorted(os.listdir(out)) == ["checkpoints"]
+    # a finished training (its results.json lists the seed, written after the checkpoint) may
+    # be replaced by a fresh one: the check passes and the run goes on to its plan
+    (out / "results.json").write_text(json.dumps({"runs": [{"seed": 0}]}))
+    os.utime(ckpt, (1, 1))
+    rc, _, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
+                      "-o", str(out), "--max-memory", "1M")
+    assert rc == 2 and "--output" not in err and "--max-memory allows 1 MiB" in err, err
+
+
+@pytest.mark.parametrize("run, shown", [
+    ({"seed": 1.5}, "seed 1.5"), ({"seed": True}, "seed True"), ({"seed": -1}, "seed -1"),
+    ({"history": []}, "history"), ({"history": [{"iteration": 0, "loss": float("inf")}]},
+                                   "finite"),
+])
+def test_merge_refuses_bad_runs(capsys, tmp_path, run, shown):
+    """Seeds that are not integers >= 0, empty histories and non-finite figures (written by a
+    tool that emits Infinity; posbias's reader refuses NaN at the parse already) are refused
+    naming the part and the seed, before anything is written."""
+    a = _part(tmp_path / "a.json", 0)
+    _part(tmp_path / "b.json", 3)
+    doc = json.loads((tmp_path / "b.json").read_text())
+    doc["runs"][0].update(run)
+    from posbias.measurements.training import merge_results
+    with pytest.raises(InvalidArgument) as exc:
+        merge_results([json.loads((tmp_path / "a.json").read_text()), doc])
+    assert shown in str(exc.value)
+    if "finite" not in shown:  # through the command line (a file cannot hold inf strictly)
+        (tmp_path / "b.json").write_text(json.dumps(doc))
+        rc, text, err = _run(capsys, "--merge", a, str(tmp_path / "b.json"), "-o",
+                             str(tmp_path / "o"))
+        assert rc == 2 and text == "" and shown in err and "--merge" in err, err
+        assert not (tmp_path / "o").exists()
+
+
+def test_threads_beyond_the_cpus_are_refused(capsys):
+    from posbias.resources import usable_cores
+
+    n = usable_cores() + 1
+    rc, text, err = _run(capsys, "--threads", str(n), "--iterations", "1")
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert f"--threads = {n}" in err and f"between 1 and {n - 1}" in err
+
+
+def test_a_training_of_years_needs_yes(capsys, tmp_path):
+    """--iterations 10^12 is sized (years on this machine) and refused without --yes, before
+    any directory is made; a long training with --yes is announced on stderr."""
+    pytest.importorskip("torch")
+    out = tmp_path / "run"
+    rc, text, err = _run(capsys, "--iterations", str(10**12), "-o", str(out))
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert "--iterations = 1000000000000" in err and "--yes" in err and " h of training" in err
+    assert not out.exists()
+    import argparse
+
+    from posbias.cli import train
+    from posbias.resources import Plan
+
+    plan = Plan("training", [("batches", 1, 3 * 86400.0)])
+    args = argparse.Namespace(yes=True, quiet=False, verbose=False, iterations=10**9)
+    # accepted with --yes, and announced
+    assert "about 72.0 h of training" in train._announce(plan, args)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "huge"])
+def test_resume_reads_regular_checkpoints_of_a_size_this_machine_holds(capsys, tmp_path, kind):
+    """A FIFO in place of a checkpoint would block torch.load forever, and a file beyond the
+    memory this machine has would be read into it: both are refused naming --resume."""
+    pytest.importorskip("torch")
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    ckpt = out / "checkpoints" / "causal_none_res_lr0.001_seed0.pt"
+    if kind == "fifo":
+        os.mkfifo(ckpt)
+    else:
+        with open(ckpt, "wb") as fh:  # occupies no disk: only its size is reported
+            fh.truncate(2**42)
+    rc, text, err = _run(capsys, "--iterations", "6", "--eval-every", "3", "--test-size", "60",
+                         "-o", str(out), "--resume")
+    assert rc == 2 and text == "" and len(err.strip().splitlines()) == 1, err
+    assert "--resume" in err and ckpt.name in err

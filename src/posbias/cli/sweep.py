@@ -91,9 +91,19 @@ def _format(text: str) -> str:
     return text
 
 
+#: first characters by which a spreadsheet takes a cell for a formula
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(v: object) -> str:
-    """A table cell: a float as the shortest text that reads back as it (nan, inf, -inf)."""
-    return float_text(v) if isinstance(v, float) else str(v)
+    """A table cell: a float as the shortest text that reads back as it (nan, inf, -inf); a
+    text (a config name, a schedule) that a spreadsheet would run as a formula gets a leading
+    apostrophe, the spreadsheets' mark of a literal text."""
+    if isinstance(v, float):
+        return float_text(v)
+    if isinstance(v, str) and v.startswith(_FORMULA_START):
+        return "'" + v
+    return str(v)
 
 
 def _csv(columns: Sequence[str], rows: Sequence[dict]) -> str:

@@ -29,26 +29,32 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from posbias.cli._common import flag_error, flag_of
 from posbias.errors import InvalidArgument, NeedsExtra
-from posbias.files import write_output
+from posbias.files import read_json_bounded, write_output
 from posbias.measurements import lm_text as lx
 from posbias.measurements import lm_training as lt
 from posbias.measurements import loop
 from posbias.measurements import training as tr
 from posbias.measurements.devices import check_device, resolve_device
 from posbias.measurements.hooks import require_models_extra, require_torch
+from posbias.numbers import duration
 from posbias.proofs_checks.gates import ICL_GATE, LM_GATE
 from posbias.render import training_plots as tp
+from posbias.resources import Plan
 
 __all__ = ["add_parser", "run"]
 
 TASKS = ("wu2025-icl", "lm-synthetic", "lm-text")
 _LM = ("lm-synthetic", "lm-text")
+#: largest results.json that --merge reads
+_MAX_RESULTS_BYTES = 256 * 2**20
 #: options of some tasks only: dest -> the tasks they belong to (flags from the one table)
 _ONLY = {"mask": ("wu2025-icl",), "pe": ("wu2025-icl",), "residual": ("wu2025-icl",),
          "train_bias": ("wu2025-icl",), "arch": _LM, "layers": _LM, "hidden": _LM,
@@ -169,6 +175,9 @@ def _add_training_options(p: argparse.ArgumentParser) -> None:
                         "document in --output, with its history.csv and plots (the seeds of a "
                         "configuration trained on several machines); every field but the runs "
                         "and their provenance must agree")
+    p.add_argument("--yes", action="store_true",
+                   help="start a training estimated at more than 10 minutes without asking on "
+                        "a terminal (beyond a day: everywhere)")
     p.add_argument("-f", "--format", choices=("table", "json"), default="table",
                    help="what goes to stdout (default table)")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per evaluation on stderr")
@@ -300,6 +309,35 @@ def _output_dir(args: argparse.Namespace, config: Any) -> str:
     return out
 
 
+def _finished_seeds(out: str) -> tuple[set[int], float]:
+    """The seeds of the results.json in ``out`` and its modification time (none and 0 when
+    there is no readable one)."""
+    path = os.path.join(out, "results.json")
+    try:
+        doc = read_json_bounded(path, _MAX_RESULTS_BYTES, "--output")
+        when = os.stat(path).st_mtime
+    except (InvalidArgument, OSError):
+        return set(), 0.0
+    runs = doc.get("runs") if isinstance(doc, dict) else None
+    seeds = {r.get("seed") for r in runs if isinstance(r, dict)} if isinstance(runs, list) else set()
+    return {s for s in seeds if type(s) is int}, when
+
+
+def _check_fresh(out: str, checkpoints: dict[int, str]) -> None:
+    """Refuse a fresh training whose checkpoints would overwrite those of an unfinished one
+    in ``out`` (a checkpoint newer than the results.json that lists its seed): the iterations
+    it holds would be lost.  ``--resume`` continues it; another ``--output`` starts apart."""
+    present = {s: c for s, c in checkpoints.items() if os.path.exists(c)}
+    if not present:
+        return
+    seeds, written = _finished_seeds(out)
+    for seed, path in present.items():
+        if seed not in seeds or os.stat(path).st_mtime > written:
+            raise InvalidArgument("--output", out, "no unfinished training in the way of a fresh "
+                                  f"one (the checkpoint of seed {seed} is not in results.json: "
+                                  "continue it with --resume, or choose another --output)")
+
+
 def _log_text(e: dict) -> None:
     print(f"[train] it {e['iteration']}: val loss {e['val_loss']:.4f}, "
           f"{e['below_bigram']:+.4f} below the bigram baseline", file=sys.stderr, flush=True)
@@ -326,6 +364,28 @@ _TASK_PARTS: dict[type, tuple[Callable, Callable, Callable[[dict], None]]] = {
     lt.LMTrainConfig: (lt.plan_lm_training, lt.lm_checkpoint_path, _log_lm),
     lx.LMTextConfig: (lx.plan_lm_text, lx.lm_text_checkpoint_path, _log_text),
 }
+
+
+#: a training estimated beyond this is announced, and on a terminal needs --yes
+_CONFIRM_SECONDS = 600
+#: a training estimated beyond this needs --yes everywhere (a script's typo of --iterations)
+_ALWAYS_CONFIRM_SECONDS = 86400
+
+
+def _announce(plan: Plan, args: argparse.Namespace) -> str | None:
+    """Before a long training: a refusal without --yes (on a terminal beyond 10 minutes,
+    everywhere beyond a day), else the line that announces its estimated wall time on stderr
+    once every input is read (None for a short one, or with -q; -v prints the whole plan)."""
+    seconds = plan.seconds
+    if seconds <= _CONFIRM_SECONDS:
+        return None
+    if not args.yes and (seconds > _ALWAYS_CONFIRM_SECONDS or sys.stdin.isatty()):
+        raise InvalidArgument("--iterations", f"{args.iterations or 'default'} (about "
+                              f"{duration(seconds)} of training)",
+                              "--yes to start it (or fewer --iterations or --seeds)")
+    if args.quiet or args.verbose:
+        return None
+    return f"posbias train: about {duration(seconds)} of training (estimated on this machine)"
 
 
 def _device(args: argparse.Namespace) -> str:
@@ -396,14 +456,19 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidArgument("--resume", out, "an output directory with checkpoints/")
         device = _device(args)
         planner, where, _ = _TASK_PARTS[type(config)]
+        if not args.resume:
+            _check_fresh(out, {s: where(ckpt, config, s) for s in args.seeds})
         # a resumed run is planned for what is left (the checkpoints say how far each seed is)
         plan = loop.plan_seeds(planner, where, config, args.seeds, jobs=args.jobs,
                                checkpoint_dir=ckpt, resume=args.resume, device=device)
         if args.verbose:
             print(plan.describe(), file=sys.stderr, flush=True)
         plan.check(args.max_memory)  # before any directory is made or any work starts
+        long_run = _announce(plan, args)
         if isinstance(config, lx.LMTextConfig):  # the corpus and tokenizer first
             data = _prepare_text(args, config, out)
+        if long_run:
+            print(long_run, file=sys.stderr, flush=True)
         os.makedirs(ckpt, exist_ok=True)
         if data is not None:
             lx.save_tokenizer(data, os.path.join(out, lx.TOKENIZER_FILE))
@@ -416,29 +481,47 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(doc: dict, out: str, args: argparse.Namespace) -> int:
     """results.json, history.csv and the plots of ``doc`` in ``out``; the table or the
-    document on stdout."""
+    document on stdout.
+
+    Every file is first written complete into a staging directory inside ``out`` and only then
+    renamed over its target, so that a failure while rendering (a merged document missing a
+    field, a plot that cannot be drawn) leaves every existing file of ``out`` as it was."""
     lm = doc.get("task") == "lm-synthetic"
     text = doc.get("task") == "lm-text"
+    made = not os.path.exists(out)
     os.makedirs(out, exist_ok=True)
-    write_output(json.dumps(doc, indent=1), os.path.join(out, "results.json"))
-    csv = lx.lm_text_history_csv if text else lt.lm_history_csv if lm else tr.history_csv
-    write_output(csv(doc), os.path.join(out, "history.csv"))
+    stage = tempfile.mkdtemp(prefix=".posbias-stage-", dir=out)
     try:
-        if not (lm or text):
-            tp.plot_differences(doc, os.path.join(out, "differences.png"))
-        if doc["config"].get("influence_samples"):
-            tp.plot_influence_heatmap(doc, os.path.join(out, "influence.png"))
-        if text and doc["config"].get("boundary_samples"):
-            tp.plot_boundary_windows(doc, os.path.join(out, "boundaries.png"))
-    except NeedsExtra as exc:
-        print(f"posbias: {exc}; plots skipped", file=sys.stderr)
-    if args.format == "json":
-        print(json.dumps(doc, indent=1))
-    else:
-        print(_text_table(doc) if text else _lm_table(doc) if lm else _final_table(doc))
-        extra_file = ", tokenizer.json" if text and args.merge is None else ""
-        rest = "" if args.merge is not None else ", checkpoints/"
-        print(f"\nwritten: {out}/results.json, history.csv{extra_file}, plots{rest}")
+        write_output(json.dumps(doc, indent=1),
+                     os.path.join(stage, "results.json"))
+        csv = lx.lm_text_history_csv if text else lt.lm_history_csv if lm else tr.history_csv
+        write_output(csv(doc), os.path.join(stage, "history.csv"))
+        try:
+            if not (lm or text):
+                tp.plot_differences(doc, os.path.join(stage, "differences.png"))
+            if doc["config"].get("influence_samples"):
+                tp.plot_influence_heatmap(doc, os.path.join(stage, "influence.png"))
+            if text and doc["config"].get("boundary_samples"):
+                tp.plot_boundary_windows(doc, os.path.join(stage, "boundaries.png"))
+        except NeedsExtra as exc:
+            print(f"posbias: {exc}; plots skipped", file=sys.stderr)
+        if args.format == "json":
+            shown = json.dumps(doc, indent=1)
+        else:
+            extra_file = ", tokenizer.json" if text and args.merge is None else ""
+            rest = "" if args.merge is not None else ", checkpoints/"
+            shown = ((_text_table(doc) if text else _lm_table(doc) if lm else _final_table(doc))
+                     + f"\n\nwritten: {out}/results.json, history.csv{extra_file}, plots{rest}")
+        # every file is complete: only now do they replace the ones of an earlier run
+        for name in sorted(os.listdir(stage)):
+            os.replace(os.path.join(stage, name), os.path.join(out, name))
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        if made and not os.listdir(out):  # a directory made for this output only
+            os.rmdir(out)
+        raise
+    shutil.rmtree(stage, ignore_errors=True)
+    print(shown)
     return 0
 
 
@@ -450,13 +533,8 @@ def _merge(args: argparse.Namespace) -> int:
     docs = []
     for path in args.merge:
         file = os.path.join(path, "results.json") if os.path.isdir(path) else path
-        try:
-            with open(file, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-            raise InvalidArgument("--merge", path, f"a readable results.json of posbias train "
-                                  f"({why})") from None
+        # regular files of bounded size only (a FIFO would block, a device never end)
+        doc = read_json_bounded(file, _MAX_RESULTS_BYTES, "--merge")
         if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list) \
                 or not isinstance(doc.get("config"), dict):
             raise InvalidArgument("--merge", path, "a results.json of posbias train")
@@ -472,4 +550,11 @@ def _merge(args: argparse.Namespace) -> int:
            == os.path.abspath(os.path.join(out, "results.json")) for p in args.merge):
         raise InvalidArgument("--output", out, "a directory other than the merged ones' "
                               "(their results.json stays as it is)")
-    return _write(merged, out, args)
+    try:
+        return _write(merged, out, args)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        # the merged runs come from the files: one that lacks a field or holds one of the
+        # wrong type is refused, and no file of the output has been replaced
+        field = f" (field {exc.args[0]!r})" if isinstance(exc, KeyError) and exc.args else ""
+        raise InvalidArgument("--merge", " ".join(args.merge), "results.json files of posbias "
+                              f"train with every field of their runs{field}") from None

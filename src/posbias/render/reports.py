@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 import shutil
 import textwrap
 import xml.etree.ElementTree as ET
@@ -413,6 +414,22 @@ def _latex(results: Sequence[Result], strict: bool = False) -> str:
     )
 
 
+#: characters XML 1.0 does not allow in a document (control characters but tab, newline and
+#: carriage return; lone surrogates; U+FFFE and U+FFFF)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    """``text`` with every character XML 1.0 does not allow written as its escape ``\\xNN``
+    or ``\\uNNNN``: a claim's text with a control character still gives a well-formed
+    report."""
+    def esc(m: re.Match[str]) -> str:
+        c = ord(m.group())
+        return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+    return _NOT_XML.sub(esc, text)
+
+
 def _junit(results: Sequence[Result], strict: bool = False) -> str:
     s = summary(results, strict)
     failures = sum(1 for r in results if not r.passes(strict))
@@ -428,22 +445,22 @@ def _junit(results: Sequence[Result], strict: bool = False) -> str:
     )
     for r in results:
         case = ET.SubElement(
-            suite, "testcase", classname=f"posbias.{r.claim.paper}", name=r.claim.id,
-            time=f"{r.seconds:.3f}",
+            suite, "testcase", classname=_xml(f"posbias.{r.claim.paper}"),
+            name=_xml(r.claim.id), time=f"{r.seconds:.3f}",
         )
         if r.evidence.verdict == "needs-data" and strict:
-            ET.SubElement(case, "failure", message="needs data (--strict): " + r.needed_in_full)
+            ET.SubElement(case, "failure", message=_xml("needs data (--strict): " + r.needed_in_full))
         elif r.evidence.verdict == "needs-data":
-            ET.SubElement(case, "skipped", message="needs " + r.needed)
+            ET.SubElement(case, "skipped", message=_xml("needs " + r.needed))
         elif not r.ok:
             f = ET.SubElement(
                 case, "failure",
-                message=f"expected {r.expected}, got {r.evidence.verdict}",
+                message=_xml(f"expected {r.expected}, got {r.evidence.verdict}"),
             )
-            f.text = json.dumps(r.evidence.as_dict(), indent=2, ensure_ascii=False)
+            f.text = _xml(json.dumps(r.evidence.as_dict(), indent=2, ensure_ascii=False))
         out = ET.SubElement(case, "system-out")
-        out.text = (f"{r.evidence.verdict}{_verdict_note(r)} (scope {r.scope}): "
-                    f"{r.evidence.method}; {decided_line(r)}")
+        out.text = _xml(f"{r.evidence.verdict}{_verdict_note(r)} (scope {r.scope}): "
+                        f"{r.evidence.method}; {decided_line(r)}")
     suites = ET.Element("testsuites")
     suites.append(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
