@@ -3,17 +3,22 @@ data the package itself produces (no external files)."""
 
 import json
 import os
-import sys
 
 import pytest
 
 from posbias.cli import main
+from posbias.errors import NeedsExtra
 from posbias.proofs_checks import measured, stored
 from posbias.proofs_checks.registry import CheckContext, all_claims, get_claim, run_claim
 
 
 def _no_models_no_store(monkeypatch):
-    monkeypatch.setitem(sys.modules, "torch", None)
+    # the models extra is missing (scipy's array-API helpers read sys.modules["torch"], so it
+    # is not hidden there, which would break them rather than posbias)
+    def missing():
+        raise NeedsExtra("models", "torch")
+
+    monkeypatch.setattr(measured, "require_models_extra", missing)
     monkeypatch.setattr(stored, "load_record", lambda stem, folder=None: None)
     monkeypatch.setattr(measured, "_STEP0_CACHE", {})
 
