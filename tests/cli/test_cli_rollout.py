@@ -152,6 +152,19 @@ def test_json_with_an_underflowed_minimum(tmp_path, capsys):
     assert rc == 0 and "min underflow" in out and "inf" not in out and "nan" not in out
 
 
+def test_a_users_config_names_no_model(tmp_path, capsys):
+    """A config of one's own names no model: the header leaves the model out rather than
+    printing a placeholder, and a shipped config still names its model."""
+    f = tmp_path / "mine.yaml"
+    f.write_text("sequence_length: 32\nnum_layers: 2\nattention_config: {num_heads: 1, alibi_slopes: [[0.5]]}\n"
+                 "lambda_schedule_config: {schedule_type: constant, lambda_const: 0.5}\n")
+    rc, out, _ = run(capsys, str(f))
+    first = out.splitlines()[0]
+    assert rc == 0 and first.startswith(f"config {f}  L = 32") and "model" not in first
+    rc, out, _ = run(capsys, "no_content/bloom-7b1")
+    assert rc == 0 and "model bloom-7b1" in out.splitlines()[0]
+
+
 def test_compare_json(capsys):
     rc, out, _ = run(capsys, "all_content/mpt-7b", "--compare", "--format", "json", "--length", "64")
     assert rc == 0

@@ -155,7 +155,8 @@ def _content_fill(c: dict) -> str:
 
 
 def _table(cfg: RolloutConfig, results: list, w1_pair: float | None, notes: list[str]) -> str:
-    head = (f"config {cfg.source}  model {cfg.model or '?'}  L = {cfg.length}  T = {cfg.num_layers}  "
+    model = f"  model {cfg.model}" if cfg.model else ""  # a user's config names no model
+    head = (f"config {cfg.source}{model}  L = {cfg.length}  T = {cfg.num_layers}  "
             f"H = {cfg.num_heads}  lambda: {cfg.schedule}")
     cols = []
     for r in results:

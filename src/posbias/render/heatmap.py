@@ -17,7 +17,7 @@ from posbias.errors import InvalidArgument, NeedsExtra
 from posbias.files import write_output
 from posbias.numbers import figure_text
 
-__all__ = ["plot_heatmap"]
+__all__ = ["plot_heatmap", "readable"]
 
 #: decades of colour on a log scale; larger values saturate (the colour bar says so)
 _DECADES = 8.0
@@ -81,7 +81,7 @@ def plot_heatmap(rows: Sequence[dict], x: str, y: str, values: Sequence[str],
                              np.ma.masked_invalid(shown), cmap="viridis", shading="flat",
                              vmin=vmin, vmax=vmax)
         cb = fig.colorbar(mesh, ax=ax, extend=extend)
-        cb.set_label(("log10 " + name) if use_log else name)
+        cb.set_label(readable(("log10_" + name) if use_log else name))
         if (use_log or as_log) and np.isfinite(shown).any():
             lo, hi = np.nanmin(shown), np.nanmax(shown)
             numeric = all(isinstance(v, (int, float)) for v in xs + ys)  # no contour across names
@@ -110,6 +110,16 @@ def _label_axes(ax: Any, xs: list, ys: list, x: str, y: str, name: str) -> None:
     ax.set_xticklabels([figure_text(v, 3) for v in xs[::step_x]], rotation=45 if len(xs) > 6 else 0)
     ax.set_yticks(range(0, len(ys), step_y))
     ax.set_yticklabels([figure_text(v, 3) for v in ys[::step_y]])
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
-    ax.set_title(name.replace("_over_", " / "), fontsize=10)
+    ax.set_xlabel(readable(x))
+    ax.set_ylabel(readable(y))
+    ax.set_title(readable(name), fontsize=10)
+
+
+def readable(name: str) -> str:
+    """A column name as a picture shows it: ``first_over_min`` as ``first / min``,
+    ``log10_last_over_min`` as ``log10 last / min``, other underscores as spaces.
+
+    >>> readable("log10_first_over_min")
+    'log10 first / min'
+    """
+    return name.replace("_over_", " / ").replace("_", " ")

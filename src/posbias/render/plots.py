@@ -317,7 +317,10 @@ def plot_profile(profile: npt.ArrayLike, path: str | os.PathLike[str], *, title:
     ax.set_ylabel("influence p(j) on the last token" + (" (log scale)" if log_axis else ""))
     ax.grid(True, which="major", alpha=0.25)
     ax.set_title("residual-aware profile" if att is not None else (title or ""), fontsize=10)
-    ax.legend(loc="upper center", fontsize=8, frameon=False)
+    if rho is not None:  # one curve needs no legend (the axis says what it is); two get one,
+        # below the axis, where no label of the features can fall on it
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8,
+                  frameon=False)
     _mark_features(fig, ax, x, prof, log_axis)
 
     if att is not None:
