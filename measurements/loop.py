@@ -312,12 +312,15 @@ _ENTRY = "evaluation"
 
 
 def _relay_progress(queue: Any, config: Any, seeds: Iterable[int], stop: threading.Event,
-                    show: bool, log: Callable[[dict[str, Any]], object] | None) -> None:
-    """In the parent: one tqdm bar with ETA per seed (``show``) and ``log(entry)`` for each
-    evaluation (the entry with its ``seed``), fed from the workers' queue until ``stop`` is
-    set and the queue is drained (a thread of :func:`run_seeds`)."""
+                    show: bool | str, log: Callable[[dict[str, Any]], object] | None) -> None:
+    """In the parent: one tqdm bar with ETA per seed (``show``; ``show="lines"``: a
+    :class:`~posbias.resources.LineProgress` line a minute per seed, for a log or a pipe) and
+    ``log(entry)`` for each evaluation (the entry with its ``seed``), fed from the workers'
+    queue until ``stop`` is set and the queue is drained (a thread of :func:`run_seeds`)."""
     bars: dict[int, Any] = {}
-    if show:
+    if show == "lines":
+        bars = {s: LineProgress(config.iterations, f"{config.name} seed {s}") for s in seeds}
+    elif show:
         bars = {s: tqdm(total=config.iterations, unit="it", file=sys.stderr, position=k,
                         desc=f"{config.name} seed {s}", dynamic_ncols=True, leave=False)
                 for k, s in enumerate(seeds)}
@@ -383,23 +386,24 @@ def run_seeds(run: Callable[..., dict], worker: Callable[[tuple], dict], config:
     torch threads, default one), or, with ``jobs > 1`` and several seeds, ``worker((config
     dict, seed, checkpoint_dir, resume))`` in ``jobs`` separate CPU processes (the callers
     refuse ``jobs > 1`` with an accelerator).  With ``relay`` (a worker that reports through
-    :func:`worker_progress`), each seed's bar and evaluations are shown in this process.  The
-    records come back in the order of ``seeds``."""
+    :func:`worker_progress`), each seed's bar (on a terminal; in a log or a pipe a progress
+    line a minute) and evaluations are shown in this process.  The records come back in the
+    order of ``seeds``."""
     if jobs == 1 or len(seeds) == 1:
         torch = require_torch()
         torch.set_num_threads(threads)
         return [run(config, s, checkpoint_dir=checkpoint_dir, resume=resume,
                     progress=progress, log=log, device=device) for s in seeds]
     tasks = [(config.as_dict(), s, checkpoint_dir, resume) for s in seeds]
-    if progress is None:
-        progress = sys.stderr.isatty()
-    if not relay or (not progress and log is None):
+    # progress None: bars on a terminal, a line a minute per seed in a log or a pipe
+    show: bool | str = ("lines" if not sys.stderr.isatty() else True) if progress is None else progress
+    if not relay or (not show and log is None):
         # Ctrl-C or SIGTERM ends the seeds' processes; their checkpoints stay for --resume
         return map_in_processes(worker, tasks, jobs)
     # one bar with ETA per seed in this process, and the log, fed by the workers via a queue
     queue, stop = spawn_queue(), threading.Event()
     relayer = threading.Thread(target=_relay_progress,
-                               args=(queue, config, seeds, stop, bool(progress), log), daemon=True)
+                               args=(queue, config, seeds, stop, show, log), daemon=True)
     relayer.start()
     try:
         return map_in_processes(worker, tasks, jobs, initializer=_set_progress_queue,

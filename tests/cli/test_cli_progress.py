@@ -83,3 +83,36 @@ def test_a_training_run_without_a_terminal_gets_the_lines(clock, capsys):
         "task seed 3: 800/1000 (80%), 3 min elapsed, about 2 min left [loss=0.25]",
         "task seed 3: 900/1000 (90%), 4 min elapsed, about 60 s left [loss=0.25]",
         "task seed 3: 1000/1000 (100%), 5 min elapsed [loss=0.25]"]
+
+
+def test_parallel_seeds_without_a_terminal_get_a_line_per_seed(clock, capsys):
+    """Seeds trained in parallel processes relay their progress to the parent; without a
+    terminal the parent prints a line a minute per seed (and a last one), as one seed does."""
+    import queue as queue_module
+    import threading
+    from types import SimpleNamespace
+
+    loop = pytest.importorskip("posbias.measurements.loop")
+    config = SimpleNamespace(iterations=100, name="task")
+    stop = threading.Event()
+
+    class MinuteQueue:
+        """The workers' messages, a minute apart; empty (and the run stopped) at the end."""
+
+        def __init__(self, items):
+            self.items = list(items)
+
+        def get(self, timeout=None):
+            if not self.items:
+                stop.set()
+                raise queue_module.Empty
+            clock.now += 61.0
+            return self.items.pop(0)
+
+    messages = [(seed, done, None) for done in (30, 60, 100) for seed in (0, 1)]
+    loop._relay_progress(MinuteQueue(messages), config, [0, 1], stop, "lines", None)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("task seed 0: 30/100 (30%), 61 s elapsed, about")
+    assert lines[1].startswith("task seed 1: 30/100 (30%)")
+    assert lines[-2].startswith("task seed 0: 100/100 (100%)")
+    assert lines[-1].startswith("task seed 1: 100/100 (100%)")
