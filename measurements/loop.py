@@ -17,6 +17,7 @@ torch (and tqdm for the progress bars) are the ``models`` extra, imported inside
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import pickle
 import platform
@@ -219,6 +220,16 @@ def load_training_state(torch: ModuleType, path: str) -> dict:
                                   f"{key!r} of type {kind if isinstance(kind, type) else kind[0]}")
     if not isinstance(state.get("data_generator"), torch.Tensor):
         raise InvalidArgument("resume", path, "a posbias training checkpoint with a generator state")
+    # a tampered or corrupted checkpoint with NaN or infinite weights would train on to NaN
+    # results: refused here, naming the first such tensor
+    for name, tensor in state["model"].items():
+        if (isinstance(tensor, torch.Tensor) and tensor.is_floating_point()
+                and not bool(torch.isfinite(tensor).all())):
+            raise InvalidArgument("resume", path, f"a posbias training checkpoint with finite "
+                                  f"weights ({name!s:.80} holds NaN or infinity)")
+    if not math.isfinite(state["elapsed"]):  # an int or a float (checked above)
+        raise InvalidArgument("resume", path, "a posbias training checkpoint with a finite "
+                              "elapsed time")
     return state
 
 

@@ -190,6 +190,13 @@ def test_truncated_foreign_and_mismatched_checkpoints_name_the_file(tmp_path):
     torch.save({**state, "model": bad_model}, path)
     with pytest.raises(InvalidArgument, match="fit this model"):
         tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), resume=True, progress=False)
+    # a tampered checkpoint whose weights hold NaN (or infinity) would train on to NaN results
+    for bad in (float("nan"), float("inf")):
+        poisoned = state["model"][first].clone()
+        poisoned.view(-1)[0] = bad
+        torch.save({**state, "model": {**state["model"], first: poisoned}}, path)
+        with pytest.raises(InvalidArgument, match="finite weights"):
+            tr.train_run(SHORT, 8, checkpoint_dir=str(tmp_path), resume=True, progress=False)
 
 
 def test_parallel_seeds_show_one_progress_bar_each(capsys):
