@@ -300,6 +300,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "hausdorff_profile_exact",
     "hausdorff_row_exact",
     "hausdorff_row_from_moments",
+    "kernel_exact_seconds",
     "kernel_profile",
     "kernel_profile_blocks",
     "kernel_profile_exact",

@@ -200,3 +200,27 @@ def test_profile_takes_any_kernel(capsys, kernel, path):
 def test_profile_bad_kernel_is_one_line(capsys, argv, flag):
     code, out, err = _run(capsys, "--length", "4", "--depth", "2", "--alpha", "1/2", *argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and flag in err
+
+
+def test_an_exact_kernel_rollout_is_announced_at_its_cost(capsys, monkeypatch):
+    """A kernel other than Cesàro's propagates reduced Fractions on the exact path: planned as
+    such (prefix:16 at L = 2048, T = 24 took 280 s where Cesàro's scaled integers take 0.7 s),
+    so the run is announced with minutes, not a second; a window reads fewer tokens per row and
+    is planned cheaper.  The computation itself is replaced: only the plan is under test."""
+    from posbias.cli import profile as cli_profile
+    from posbias.numerics.costs import kernel_exact_seconds, profile_seconds
+
+    def planned_only(*args, **kwargs):
+        raise KeyboardInterrupt  # stop after the announcement (exit 130, nothing written)
+
+    monkeypatch.setattr(cli_profile, "compute_profile", planned_only)
+    argv = ["profile", "--length", "2048", "--depth", "24", "--alpha", "1/2", "--exact",
+            "--summary"]
+    announced = {}
+    for kernel in ("prefix:16", "window:1024", "cesaro"):
+        main([*argv, "--kernel", kernel])
+        announced[kernel] = capsys.readouterr().err.splitlines()[0]
+    assert "about 5 min" in announced["prefix:16"], announced
+    assert "about 75 s" in announced["window:1024"], announced
+    assert "about 1 s" in announced["cesaro"], announced
+    assert kernel_exact_seconds(2048, 24, 2048, 2) > 100 * profile_seconds("exact", 2048, 24, 2, None)

@@ -37,9 +37,15 @@ from posbias.numbers import byte_size, duration, float_text, fraction_text, mp_t
 from posbias.numerics import cesaro, kinetic, rollout
 from posbias.numerics._arith import mpz, reduced_fraction, round_significant
 from posbias.numerics.cesaro import reduce_scaled_profile
-from posbias.numerics.costs import profile_bytes, profile_output_cost, profile_seconds
-from posbias.numerics.rollout import DecayKernel, PrefixKernel, parse_kernel
+from posbias.numerics.costs import (
+    kernel_exact_seconds,
+    profile_bytes,
+    profile_output_cost,
+    profile_seconds,
+)
+from posbias.numerics.rollout import DecayKernel, PrefixKernel, WindowKernel, parse_kernel
 from posbias.numerics.schedules import Schedule, parse_number, parse_schedule
+from posbias.numerics.sinks import StreamingKernel
 from posbias.render import plots
 from posbias.validation import MAX_LENGTH
 
@@ -170,6 +176,16 @@ def compute_profile(length: int, schedule: Schedule, path: str, dps: int | None 
     if not (np.isfinite(values).all() and (np.isfinite(log) | (a == 0)).all()):
         raise ArithmeticError("the fast rollout produced a non-finite value")
     return {"values": values, "log": log, "blocks": (a, k)}
+
+
+def _row_width(kernel: Kernel, length: int) -> int:
+    """How many tokens a row of ``kernel`` reads at most (the counts its rows divide by): a
+    window's ``W``, a streaming mask's ``S + W``, every other kernel up to ``L``."""
+    if isinstance(kernel, WindowKernel):
+        return min(kernel.w, length)
+    if isinstance(kernel, StreamingKernel):
+        return min(kernel.S + kernel.W, length)
+    return length
 
 
 def _kernel_profile(length: int, schedule: Schedule, path: str, dps: int | None,
@@ -357,6 +373,8 @@ def run(args: argparse.Namespace) -> int:
         ", a smaller --dps or the fast path" if path == "precise" else "")
     check_memory(needed, args.max_memory, advice)
     seconds = profile_seconds(path, length, schedule.depth, den_bits, dps) + out_seconds
+    if path == "exact" and kernel.spec != "cesaro":  # reduced Fractions, not scaled integers
+        seconds += kernel_exact_seconds(length, schedule.depth, _row_width(kernel, length), den_bits)
     if (seconds > 5 or (path != "fast" and length >= 2048)) and not args.quiet:
         print(f"posbias: computing the {path} profile (L={length}, T={schedule.depth}): about "
               f"{duration(seconds)} and {byte_size(needed)} of memory ...", file=sys.stderr)
