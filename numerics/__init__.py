@@ -104,6 +104,7 @@ from posbias.numerics.configs import (
 )
 from posbias.numerics.costs import (
     alibi_rollout_bytes,
+    kernel_exact_seconds,
     profile_bytes,
     profile_output_cost,
     profile_seconds,
