@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CLAIMED_SPEARMAN",
     "CLAIMED_W1",
+    "STEP0_MISSING",
     "STEP0_PLAN",
     "ProfileRun",
     "RopeComparison",
@@ -336,6 +337,11 @@ def _live_record(stem: str, argv: tuple) -> dict:
     rec = st.record_run(stem, list(argv))
     rec["source"] = "live"
     return rec
+
+
+#: what a Step-0 claim says it lacks when :func:`step0_data` gives None (its method, then this)
+STEP0_MISSING = ("needs a stored Step-0 measurement or the 'models' extra "
+                 "(pip install 'posbias[models]')")
 
 
 def step0_thorough_work(ctx: CheckContext, plan: Step0Plan | None = None) -> list:

@@ -235,9 +235,7 @@ def check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
               "at the paper's running length with their spread over seeds and samples and a "
               "one-seed length scan; float64 Cesàro rollout with the fitted constant α beside")
     if data is None:
-        return Evidence("needs-data", method=method + ": needs a stored Step-0 measurement or "
-                        "the 'models' extra (pip install 'posbias[models]')",
-                        rule=RULE.text)
+        return Evidence("needs-data", method=f"{method}: {measured.STEP0_MISSING}", rule=RULE.text)
     figs = peak_valley_figures(data)
     figures = {"architectures": {a: {"L": f["L"], "R": float(f"{f['R']:.4g}"),
                                      "spread": [float(f"{x:.4g}") for x in f["spread"]]}

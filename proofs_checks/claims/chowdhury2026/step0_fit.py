@@ -423,8 +423,7 @@ def check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
               "measured λ_t) and the alternatives (attention-only rollout, uniform profile); "
               "Spearman and normalized W1")
     if data is None:
-        return Evidence("needs-data", method=method + ": needs a stored Step-0 measurement or the "
-                        "'models' extra (pip install 'posbias[models]')", rule=RULE.text)
+        return Evidence("needs-data", method=f"{method}: {measured.STEP0_MISSING}", rule=RULE.text)
     figs = step0_figures(data)
     figures = {"architectures": {
         a: {"L": f["length"], "spearman": _r4(f["spearman_best_alpha"]),

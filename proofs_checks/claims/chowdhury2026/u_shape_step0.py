@@ -287,8 +287,7 @@ def check(ctx: CheckContext, data: Step0Data | None = None) -> Evidence:
               "(posbias measure, full width) at the paper's running length, with and without "
               "the final token's self-influence")
     if data is None:
-        return Evidence("needs-data", method=method + ": needs a stored Step-0 measurement or "
-                        "the 'models' extra (pip install 'posbias[models]')", rule=RULE.text)
+        return Evidence("needs-data", method=f"{method}: {measured.STEP0_MISSING}", rule=RULE.text)
     t = RULE.values()
     figs = u_step0_figures(data)
     figures = {"architectures": {

@@ -220,8 +220,7 @@ def check(ctx: CheckContext) -> Evidence:
     method = ("measured: 32-block valleys of stored Step-0 Jacobian profiles (cross-validated "
               "between seeds); kinetic: margin = tau/c_crit(lambda_max)")
     if data is None:
-        return Evidence("needs-data", method=method + ": needs a stored Step-0 measurement or the "
-                        "'models' extra (pip install 'posbias[models]')", rule=RULE.text)
+        return Evidence("needs-data", method=f"{method}: {measured.STEP0_MISSING}", rule=RULE.text)
     per: dict[str, dict] = {}
     for arch in measured.STEP0_PLAN.architectures:
         runs, at_paper = measured.decision_runs(data, arch)
