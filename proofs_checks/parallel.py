@@ -21,7 +21,9 @@ workers use ``N`` cores.
 from __future__ import annotations
 
 import importlib
+import ipaddress
 import multiprocessing
+import re
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any
@@ -35,7 +37,7 @@ from posbias.resources import end_workers, usable_cores
 if TYPE_CHECKING:
     from posbias.proofs_checks.registry import CheckContext, Claim
 
-__all__ = ["claim_task", "map_tasks", "resolve_workers", "run_claims"]
+__all__ = ["claim_task", "map_tasks", "resolve_workers", "run_claims", "scheduler_address"]
 
 
 def resolve_workers(value: int | str | None) -> int:
@@ -68,21 +70,79 @@ def _single_threaded() -> None:
     threadpool_limits(limits=1)
 
 
+#: one label of a host name (RFC 1123): letters, digits and inner hyphens, at most 63
+_HOST_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+_ADDRESS = "a Dask scheduler address tcp://HOST:PORT (PORT 1 to 65535) or 'local'"
+
+
+def _host(host: str) -> bool:
+    """Whether ``host`` is a bracketed IPv6 address, a dotted IPv4 address or a host name."""
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return False
+        return True
+    if host and all(c.isdigit() or c == "." for c in host):  # digits only: an IPv4 address
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return False
+        return True
+    return (0 < len(host) <= 253 and host.isascii()
+            and all(_HOST_LABEL.fullmatch(label) for label in host.split(".")))
+
+
+def scheduler_address(value: object) -> str:
+    """The Dask scheduler address ``value`` in the form ``tcp://HOST:PORT`` (``HOST:PORT`` is
+    read as TCP, as Dask reads it), or ``"local"``; anything else is refused naming
+    ``scheduler`` before a connection is tried.  Only TCP is taken: ``tls://`` needs a
+    security configuration and ``ucx://``, ``inproc://`` a transport that posbias does not
+    set up.
+
+    >>> scheduler_address("tcp://10.0.0.5:8786"), scheduler_address("node7:8786")
+    ('tcp://10.0.0.5:8786', 'tcp://node7:8786')
+    >>> scheduler_address("tcp://[::1]:8786")
+    'tcp://[::1]:8786'
+    >>> scheduler_address("tcp://256.1.1.1:8786")
+    Traceback (most recent call last):
+    ...
+    posbias.errors.InvalidArgument: scheduler = tcp://256.1.1.1:8786 is invalid: expected a Dask scheduler address tcp://HOST:PORT (PORT 1 to 65535) or 'local'
+    """
+    if not isinstance(value, str):
+        raise InvalidArgument("scheduler", value, _ADDRESS)
+    text = value.strip()
+    if text == "local":
+        return text
+    protocol, sep, rest = text.partition("://")
+    if not sep:
+        protocol, rest = "tcp", text
+    if protocol != "tcp":
+        raise InvalidArgument("scheduler", value, "a tcp:// address or 'local' (tls://, ucx:// "
+                              "and inproc:// need a security or transport set-up that posbias "
+                              "does not make)")
+    host, sep, port = rest.rpartition(":")
+    if (not sep or not port.isascii() or not port.isdigit() or len(port) > 5
+            or not 1 <= int(port) <= 65535 or not _host(host)):
+        raise InvalidArgument("scheduler", value, _ADDRESS)
+    return f"tcp://{host}:{int(port)}"
+
+
 def _dask_client(scheduler: str, workers: int) -> tuple[Any, Any]:
+    address = scheduler_address(scheduler)  # refused before the optional import
     try:
         from distributed import Client, LocalCluster  # the scale extra
     except ImportError:
         raise NeedsExtra("scale", "dask.distributed") from None
-    if scheduler == "local":
+    if address == "local":
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)
         return Client(cluster), cluster
-    if not isinstance(scheduler, str) or ":" not in scheduler:
-        raise InvalidArgument("scheduler", scheduler, "a Dask scheduler address (tcp://host:port) or 'local'")
     try:
-        return Client(scheduler, timeout="20s"), None
-    except (OSError, TimeoutError) as exc:
-        raise InvalidArgument("scheduler", scheduler, f"a reachable Dask scheduler ({exc})") from None
+        return Client(address, timeout="20s"), None
+    except OSError:  # Dask retries until the timeout: refused, unreachable, not resolved
+        raise InvalidArgument("scheduler", scheduler, "a reachable Dask scheduler (none "
+                              f"answered at {address} within 20 s)") from None
 
 
 def map_tasks(fn: Callable, items: Sequence, *, workers: int | str | None = 1, scheduler: str | None = None,

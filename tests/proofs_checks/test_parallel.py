@@ -90,12 +90,62 @@ def test_check_in_workers_equals_serial_with_user_claims_and_seeds(user_module, 
     (["-n", "0"], "-n"),
     (["-n", "many"], "-n"),
     (["--scheduler", "nonsense"], "--scheduler"),
+    # malformed addresses reached Dask's parser and ended as internal errors (exit 3)
+    (["--scheduler", "tcp://"], "--scheduler"),
+    (["--scheduler", "tcp://localhost:99999"], "--scheduler"),
+    (["--scheduler", "tcp://256.1.1.1:8786"], "--scheduler"),
+    (["--scheduler", "tcp://a\nb:1"], "--scheduler"),
+    (["--scheduler", "tcp://[::1"], "--scheduler"),
+    (["--scheduler", "inproc://x"], "--scheduler"),
+    (["--scheduler", "ucx://h:1"], "--scheduler"),
+    (["--scheduler", "tls://127.0.0.1:1"], "--scheduler"),
+    (["--scheduler", "tcp://host:0"], "--scheduler"),
+    (["--scheduler", "tcp://-bad-.example:8786"], "--scheduler"),
 ])
 def test_check_parallel_bad_usage_is_one_line_exit_2(argv, parameter, capsys):
     code = main(["check", "--quiet", "posbias:hausdorff", *argv])
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"posbias: error: {parameter} = ")
+
+
+@pytest.mark.parametrize("text, address", [
+    ("tcp://10.0.0.5:8786", "tcp://10.0.0.5:8786"),
+    ("node7:8786", "tcp://node7:8786"),
+    (" tcp://node-7.cluster.example:08786 ", "tcp://node-7.cluster.example:8786"),
+    ("tcp://[::1]:8786", "tcp://[::1]:8786"),
+    ("tcp://[fe80::1]:1", "tcp://[fe80::1]:1"),
+    ("local", "local"),
+])
+def test_scheduler_addresses_dask_takes_are_kept(text, address):
+    assert parallel.scheduler_address(text) == address
+
+
+@pytest.mark.parametrize("text", ["", "tcp://", ":8786", "tcp://host", "tcp://host:", "tcp://host:x",
+                                  "tcp://host:65536", "tcp://host:123456", "tcp://ho st:1",
+                                  "tcp://höst:1", "tcp://1.2.3:1", "tcp://[::g]:1", "tcp://::1:1",
+                                  "tcp://" + "a" * 64 + ":1", "tls://h:1", "ws://h:1", None, 8786])
+def test_scheduler_addresses_dask_cannot_take_are_refused_naming_the_parameter(text):
+    with pytest.raises(InvalidArgument) as info:
+        parallel.scheduler_address(text)
+    assert info.value.parameter == "scheduler" and "\n" not in str(info.value)
+
+
+def test_an_unreachable_scheduler_is_one_line_exit_2_with_posbias_own_words(monkeypatch, capsys):
+    """Dask's connection error (its text, retries and address) is not echoed: the message says
+    which address did not answer and for how long it was tried."""
+    distributed = pytest.importorskip("distributed")
+
+    def refuse(address, timeout=None):
+        assert address == "tcp://127.0.0.1:9" and timeout == "20s"
+        raise OSError("Timed out trying to connect to tcp://127.0.0.1:9 after 20 s\nline two")
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    code = main(["check", "--quiet", "-n", "2", "--scheduler", "tcp://127.0.0.1:9", "posbias:hausdorff"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == ("posbias: error: --scheduler = tcp://127.0.0.1:9 is invalid: expected a reachable "
+                   "Dask scheduler (none answered at tcp://127.0.0.1:9 within 20 s)\n")
 
 
 def test_claims_on_a_dask_local_cluster_of_two_workers(capsys):

@@ -121,6 +121,8 @@ def run_check(args: argparse.Namespace) -> int:
     check_target(args.output, args.format)
     if args.data_dir is not None:
         registry.check_data_dir(args.data_dir, "--data-dir")
+    if args.scheduler is not None:  # refused before any claim runs
+        parallel.scheduler_address(args.scheduler)
     _import_user_modules(args.import_)
     ctx = registry.CheckContext(
         dps=args.dps, max_dps=max(args.max_dps, args.dps), thorough=args.thorough,

@@ -176,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
         workers = parallel.resolve_workers(args.workers)
     except InvalidArgument:
         raise InvalidArgument("-n", args.workers, "an integer >= 1 or 'auto'") from None
+    if args.scheduler is not None:  # refused before any point runs
+        parallel.scheduler_address(args.scheduler)
     if args.output and args.output != "-":
         if not args.output.lower().endswith("." + args.format):
             raise InvalidArgument("--output", args.output, f"a file name ending in .{args.format} "
