@@ -652,9 +652,9 @@ def _restore(torch: ModuleType, rec: lambda_hooks, probe: AttentionProbe, gen: A
                 rec.tv[t].extend(float(x) for x in values)
         if last["rng"] is not None:
             gen.set_state(torch.tensor(list(bytes.fromhex(last["rng"])), dtype=torch.uint8))
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record with "
-                              f"every accumulator ({type(exc).__name__}: {exc})") from None
+    except (KeyError, TypeError, ValueError, IndexError):  # the journal checked their form
+        raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record whose "
+                              "accumulators and generator state fit this model") from None
     if len(rec.sums) != len(rec.tv) or len(probe.calls) != len(rec.tv):
         raise InvalidArgument("resume", f"window {len(done) - 1}", "a journal record of a "
                               f"model with {len(rec.tv)} blocks")

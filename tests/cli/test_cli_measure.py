@@ -394,3 +394,48 @@ def test_checkpoint_with_a_pickled_bin_is_refused_not_loaded(capsys, tmp_path):
     out, err = capsys.readouterr()
     assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert "--model" in err and "without running code" in err
+
+
+def _doctor(line: str, **changes) -> str:
+    obj = json.loads(line)
+    obj.update(changes)
+    return json.dumps(obj)
+
+
+@pytest.mark.parametrize("name, edit", [
+    ("NaN in a profile", lambda ls: [ls[0], _doctor(ls[1], profile=[float("nan")] * 24)]),
+    ("a profile of another length", lambda ls: [ls[0], _doctor(ls[1], profile=[0.5, 0.5])]),
+    ("a negative profile", lambda ls: [ls[0], _doctor(ls[1], profile=[-1.0] + [0.1] * 23)]),
+    ("lambda sums as text", lambda ls: [ls[0], _doctor(ls[1], lambda_sums="x")]),
+    ("an infinite lambda sum", lambda ls: [ls[0], ls[1].replace('"lambda_sums": [', '"lambda_sums": [1e999, ', 1)]),
+    ("a count of blocks that differs", lambda ls: [ls[0], _doctor(ls[1], calls=[1])]),
+    ("window true", lambda ls: [ls[0], _doctor(ls[1], window=True)]),
+    ("a generator state not in hex", lambda ls: [ls[0], _doctor(ls[1], rng="zz")]),
+    ("seconds NaN", lambda ls: [ls[0], _doctor(ls[1], seconds=float("nan"))]),
+    ("deeply nested JSON", lambda ls: [ls[0], "[" * 100_000 + "]" * 100_000]),
+    ("an integer of 5000 digits", lambda ls: [ls[0], '{"window": ' + "9" * 5000 + "}"]),
+    ("a line longer than a record", lambda ls: [ls[0], '{"window": 0, "pad": "' + "x" * (5 * 2**20) + '"}']),
+    ("more lines than windows", lambda ls: ls[:2] + [_doctor(ls[1], window=w) for w in (1, 2, 3, 4)]),
+])
+def test_a_doctored_journal_is_one_line_exit_2_and_nothing_written(capsys, tmp_path, checkpoints, name, edit):
+    """A journal is data: every doctored record is refused naming --resume, the file and the
+    line, before a window is measured, and -o FILE is not written (it ended as NaN results, an
+    internal error or a read of the whole file into memory)."""
+    dirs, text = checkpoints
+    out = tmp_path / "m.json"
+    argv = ["--model", dirs["llama"], "--text", text, "--length", "24", "--samples", "3",
+            "--format", "json", "-o", str(out)]
+    rc, _, err = _run(capsys, *argv)
+    assert rc == 0, err
+    out.unlink()
+    journal = tmp_path / "m.json.windows.jsonl"
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(edit(lines[:2])) + "\n")
+    rc, stdout, err = _run(capsys, *argv, "--resume")
+    lines = [line for line in err.splitlines() if not line.startswith("[measure] ")]
+    assert rc == 2 and stdout == "", (name, err)
+    assert len(lines) == 1 and lines[0].startswith("posbias: error: --resume = "), (name, err)
+    assert "m.json.windows.jsonl is invalid: expected a journal" in lines[0], (name, lines[0])
+    assert "line 2" in lines[0] or "at most 5 lines" in lines[0], (name, lines[0])
+    print(name, "->", lines[0].split(" is invalid: ")[1])
+    assert len(lines[0]) < 400 and not out.exists()

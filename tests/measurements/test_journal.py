@@ -4,6 +4,7 @@ gives, bit for bit, the measurement of an uninterrupted run (tiny checkpoints, C
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ pytest.importorskip("tokenizers")
 
 from posbias.errors import InvalidArgument  # noqa: E402
 from posbias.measurements.checkpoint import load_checkpoint  # noqa: E402
-from posbias.measurements.journal import JOURNAL_FORMAT, MeasurementJournal  # noqa: E402
+from posbias.measurements.journal import JOURNAL_FORMAT, MeasurementJournal, windows_done  # noqa: E402
 from posbias.measurements.pretrained import measure_pretrained  # noqa: E402
 from posbias.measurements.text import text_windows  # noqa: E402
 
@@ -122,6 +123,20 @@ def test_journal_file_errors(tmp_path):
                    + json.dumps({"window": 1}) + "\n")
     with pytest.raises(InvalidArgument, match=r"holds window 1, expected 0"):
         MeasurementJournal(gap, fp, resume=True).start()
+    # a FIFO in the journal's place is refused, not opened (it would block until a writer came)
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "fifo.jsonl"
+        os.mkfifo(fifo)
+        with pytest.raises(InvalidArgument, match=r"a regular file for the journal"):
+            MeasurementJournal(fifo, fp, resume=True).start()
+        assert windows_done(fifo) == 0
+    # a record a run would resume from must carry every accumulator: one without is refused,
+    # naming the line and what it lacks (it ended as an internal KeyError)
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text(json.dumps({"format": JOURNAL_FORMAT, "fingerprint": fp}) + "\n"
+                    + json.dumps({"window": 0, "profile": [1.0], "seconds": 0.0}) + "\n")
+    with pytest.raises(InvalidArgument, match=r"line 2: it lacks lambda_sums, .*rng\)$"):
+        MeasurementJournal(bare, fp, resume=True).start()
     # resume without a journal starts one
     fresh = tmp_path / "fresh.jsonl"
     assert MeasurementJournal(fresh, fp, resume=True).start() == []

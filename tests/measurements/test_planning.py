@@ -267,8 +267,12 @@ def test_a_resumed_measurement_is_planned_for_the_windows_left(tmp_path):
     assert windows_done(path) == 0
     book = MeasurementJournal(path, {"model": "x"})
     book.start()
-    for w in range(3):
-        book.append({"window": w, "profile": [1.0]})
+    for w in range(2):  # a batch of three windows: only its last record carries the state
+        book.append({"window": w, "profile": [1.0], "seconds": 0.5, "resumable": False})
+    book.append({"window": 2, "profile": [1.0], "seconds": 0.5, "tv": [[0.25]],
+                 "lambda_sums": [1.5], "lambda_passes": [3], "calls": [3], "diag": [[0.1]],
+                 "lower": [[0.2]], "scale": [0.125], "alibi_scale": [None], "slopes": [None],
+                 "head_dim": 4, "rng": None})
     assert windows_done(path) == 3
     with open(path, "a", encoding="utf-8") as fh:
         fh.write('{"window": 3, "prof')  # a line cut short by a kill: measured again
