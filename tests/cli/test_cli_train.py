@@ -47,6 +47,33 @@ def test_tiny_run_writes_everything_and_resumes(capsys, tmp_path):
         torch.set_num_threads(old)
 
 
+def test_a_resumed_training_continues_the_uninterrupted_one_exactly(capsys, tmp_path):
+    """A run stopped at a checkpoint and continued with --resume evaluates, after the resume,
+    exactly what the uninterrupted run evaluates: the checkpoint carries the weights, the
+    optimizer and the data generator's state (the stored attention-only full-mask control run
+    was continued this way)."""
+    torch = pytest.importorskip("torch")
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    common = ["--mask", "full", "--residual", "off", "--eval-every", "3", "--test-size", "60",
+              "--seeds", "0", "--record-influence", "2", "--format", "json"]
+    try:
+        rc, text, err = _run(capsys, "--iterations", "9", *common, "-o", str(tmp_path / "whole"))
+        assert rc == 0, err
+        whole = json.loads(text)["runs"][0]["history"]
+        rc, _, err = _run(capsys, "--iterations", "3", *common, "-o", str(tmp_path / "cut"))
+        assert rc == 0, err
+        rc, text, err = _run(capsys, "--iterations", "9", *common, "-o", str(tmp_path / "cut"),
+                             "--resume")
+        assert rc == 0, err
+        resumed = json.loads(text)["runs"][0]["history"]
+    finally:
+        torch.set_num_threads(old)
+    strip = lambda h: [{k: v for k, v in e.items() if k != "seconds"} for e in h]  # noqa: E731
+    assert [e["iteration"] for e in resumed] == [0, 3, 6, 9]
+    assert strip(resumed) == strip(whole)
+
+
 @pytest.mark.parametrize("argv, option", [
     (["--mask", "window:0"], "--mask"), (["--mask", "decay:-1"], "--mask"),
     (["--pe", "alibi"], "--pe"), (["--residual", "yes"], "--residual"),
