@@ -51,6 +51,8 @@ from posbias.validation import check_integer, read_text_bounded
 __all__ = [
     "CORPUS_PACKAGE",
     "CORPUS_SOURCE",
+    "MAX_CORPUS_CHARS",
+    "MAX_WORD_CHARS",
     "PROSE_DIRECTIVES",
     "SECTIONS",
     "Corpus",
@@ -77,6 +79,17 @@ PROSE_DIRECTIVES = frozenset({
 })
 
 _MAX_FILE_BYTES = 16 * 2**20
+#: the most characters of prose a corpus may hold (the python3.11-doc sources give about 12
+#: million): the BPE trainer and the packed token ids grow with it
+MAX_CORPUS_CHARS = 64 * 2**20
+#: the longest run without whitespace a document may hold (the sources' longest is 168, a URL):
+#: the BPE trainer's time grows faster than linearly in a word's length (2.7 s for a word of
+#: 100,000 characters, more than 300 s for one of 1,000,000)
+MAX_WORD_CHARS = 10_000
+#: a word start followed by more than MAX_WORD_CHARS non-space characters (anchored at word
+#: starts, so that the search is linear in the text)
+_LONG_WORD = re.compile(r"(?<!\S)\S{" + str(MAX_WORD_CHARS + 1) + "}")
+_WORD = re.compile(r"\S*")
 _SUFFIX = ".rst.txt"
 
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:\|[^|]+\|\s+)?([\w:-]+)::")
@@ -259,11 +272,25 @@ def build_corpus(source: str = CORPUS_SOURCE, *, sections: tuple[str, ...] = SEC
         if not s or s.startswith(".") or "/" in s or os.sep in s:
             raise InvalidArgument("sections", s, "a top-level folder name of the sources")
     paths, docs = [], []
+    total = 0
     for rel in _sources(source, sections):
         text = strip_rest(read_text_bounded(os.path.join(source, rel), _MAX_FILE_BYTES,
                                             "corpus"))
         if len(text) < min_chars:
             continue
+        long_word = _LONG_WORD.search(text)
+        if long_word is not None:
+            word = _WORD.match(text, long_word.start())
+            assert word is not None  # \S* matches everywhere
+            raise InvalidArgument("corpus", os.path.join(source, rel), f"prose whose words are "
+                                  f"at most {MAX_WORD_CHARS:,} characters long (one of "
+                                  f"{word.end() - word.start():,} starts at character "
+                                  f"{word.start():,} of its plain text)")
+        total += len(text)
+        if total > MAX_CORPUS_CHARS:
+            raise InvalidArgument("corpus", source, f"at most {MAX_CORPUS_CHARS:,} characters of "
+                                  f"prose (the documents up to {rel} hold {total:,}; choose "
+                                  "fewer with --max-documents)")
         paths.append(rel)
         docs.append(text)
         if max_documents and len(docs) == max_documents:

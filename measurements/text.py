@@ -33,12 +33,26 @@ import numpy as np
 from posbias.errors import InvalidArgument
 from posbias.validation import read_text_bounded
 
-__all__ = ["MAX_TEXT_FILE_BYTES", "TEXT_SUFFIXES", "TextWindows", "read_documents", "text_windows"]
+__all__ = ["MAX_DOCUMENT_CHARS", "MAX_TEXT_FILE_BYTES", "TEXT_SUFFIXES", "TextWindows",
+           "read_documents", "text_windows"]
 
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".jsonl")
 
 #: the largest text file read (each file of a folder is bounded on its own)
 MAX_TEXT_FILE_BYTES = 512 * 2**20
+#: the longest document handed to a tokenizer at once: a fast tokenizer holds about 100 bytes
+#: per character while it encodes (a 160 MiB text took 16.5 GiB with a word-level tokenizer),
+#: so a document of 16 Mi characters needs about 1.6 GiB
+MAX_DOCUMENT_CHARS = 16 * 2**20
+
+
+def _bounded(doc: str, where: str) -> str:
+    if len(doc) > MAX_DOCUMENT_CHARS:
+        raise InvalidArgument("text", where, f"documents of at most {MAX_DOCUMENT_CHARS:,} "
+                              f"characters each (this one has {len(doc):,}; a tokenizer holds "
+                              "about 100 bytes a character at once: split it into files or "
+                              ".jsonl lines)")
+    return doc
 
 
 @dataclass
@@ -83,8 +97,9 @@ def _files(path: str) -> list[str]:
 
 def read_documents(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     """Yield ``(file, document text)`` for every document under ``path`` (see the module
-    docstring).  A ``.jsonl`` line that is not a JSON object with a string ``text`` raises
-    :class:`~posbias.errors.InvalidArgument` naming the file and line."""
+    docstring).  A ``.jsonl`` line that is not a JSON object with a string ``text``, and a
+    document longer than :data:`MAX_DOCUMENT_CHARS` characters, raise
+    :class:`~posbias.errors.InvalidArgument` naming the file (and line)."""
     path = os.fspath(path)
     for name in _files(path):
         # regular files only (a FIFO in a text folder would block forever, a device never
@@ -96,14 +111,14 @@ def read_documents(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
                     continue
                 try:
                     obj = json.loads(line)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):  # not JSON, 5000-digit integers, nesting
                     obj = None
                 if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
                     raise InvalidArgument("text", f"{name}:{k}",
                                           "JSON lines with a string field 'text'")
-                yield name, obj["text"]
+                yield name, _bounded(obj["text"], f"{name}:{k}")
         else:
-            yield name, text
+            yield name, _bounded(text, name)
 
 
 def _prefix(tokenizer: Any) -> list[int]:

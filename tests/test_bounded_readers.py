@@ -53,6 +53,35 @@ def test_text_folder_with_a_fifo_is_refused_naming_it(fifo, tmp_path):
         list(read_documents("/dev/zero"))
 
 
+def test_a_document_longer_than_a_tokenizer_affords_is_refused_naming_file_and_line(tmp_path):
+    """A fast tokenizer holds about 100 bytes a character while it encodes (a 160 MiB text took
+    16.5 GiB and aborted on smaller machines): a document beyond MAX_DOCUMENT_CHARS (16 Mi
+    characters) is refused before it reaches the tokenizer, in a .txt file and in a .jsonl
+    line; one at the bound passes.  A .jsonl line nested too deeply or holding a 5000-digit
+    integer is refused like any line that is not a JSON object."""
+    import json
+
+    from posbias.measurements.text import MAX_DOCUMENT_CHARS, read_documents
+
+    at = tmp_path / "at.txt"
+    at.write_text("a " * (MAX_DOCUMENT_CHARS // 2), encoding="utf-8")
+    assert [len(d) for _, d in read_documents(at)] == [MAX_DOCUMENT_CHARS]
+    big = tmp_path / "big.txt"
+    big.write_text("a " * (MAX_DOCUMENT_CHARS // 2) + "b", encoding="utf-8")
+    with pytest.raises(InvalidArgument, match=r"^text = .*big\.txt is invalid: expected documents "
+                       r"of at most 16,777,216 characters each \(this one has 16,777,217;"):
+        list(read_documents(big))
+    lines = tmp_path / "docs.jsonl"
+    lines.write_text(json.dumps({"text": "short"}) + "\n"
+                     + json.dumps({"text": "c" * (MAX_DOCUMENT_CHARS + 1)}) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidArgument, match=r"^text = .*docs\.jsonl:2 is invalid: expected documents"):
+        list(read_documents(lines))
+    for bad in ("[" * 100_000 + "]" * 100_000, '{"text": ' + "9" * 5000 + "}"):
+        lines.write_text(bad + "\n", encoding="utf-8")
+        with pytest.raises(InvalidArgument, match=r"^text = .*docs\.jsonl:1 is invalid: expected JSON lines"):
+            list(read_documents(lines))
+
+
 def test_schedule_file_and_sweep_spec_and_data_dir_are_bounded(fifo, sparse, tmp_path):
     from posbias.numerics.schedules import parse_schedule
     from posbias.proofs_checks.pretrained import read_influence_csv

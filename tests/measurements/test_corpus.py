@@ -87,3 +87,33 @@ def test_real_sources_are_deterministic():
     assert a.recipe["package_version"] is None or a.recipe["package_version"][0].isdigit()
     lines = "\n".join(a.train).splitlines()
     assert not any(":func:`" in ln or ln.startswith((".. ", "===", "---", ">>>")) for ln in lines)
+
+
+def test_a_word_the_bpe_trainer_cannot_afford_is_refused_naming_the_file(tmp_path):
+    """A run of more than MAX_WORD_CHARS characters without whitespace (the BPE trainer's time
+    grows faster than linearly in it: a 1,000,000-character word ran past 300 s) is refused
+    before any training, naming the file and where the word starts; one just within passes."""
+    fake_tree(tmp_path)
+    within = tmp_path / "library" / "within.rst.txt"
+    within.write_text(PROSE + "x" * co.MAX_WORD_CHARS + " end.\n")
+    assert co.build_corpus(str(tmp_path), min_chars=100).recipe["documents"] == 7
+    (tmp_path / "library" / "word.rst.txt").write_text(PROSE + "y" * (co.MAX_WORD_CHARS + 5) + "\n")
+    with pytest.raises(InvalidArgument, match=r"^corpus = .*word\.rst\.txt is invalid: expected "
+                       r"prose whose words are at most 10,000 characters long \(one of 10,005 "
+                       r"starts at character"):
+        co.build_corpus(str(tmp_path), min_chars=100)
+
+
+def test_a_corpus_beyond_its_bound_is_refused_before_tokenizing(tmp_path, monkeypatch):
+    """The corpus is bounded in characters (MAX_CORPUS_CHARS, 64 Mi: about five times the
+    Python documentation), counted as documents are read: the refusal names the directory and
+    --max-documents.  Exercised with the bound lowered to the fake tree's size."""
+    fake_tree(tmp_path)
+    total = co.build_corpus(str(tmp_path), min_chars=100).recipe["characters"]
+    monkeypatch.setattr(co, "MAX_CORPUS_CHARS", total)
+    assert co.build_corpus(str(tmp_path), min_chars=100).recipe["characters"] == total
+    monkeypatch.setattr(co, "MAX_CORPUS_CHARS", total - 1)
+    with pytest.raises(InvalidArgument, match=r"^corpus = .* is invalid: expected at most "
+                       r"[0-9,]+ characters of prose \(the documents up to .* hold [0-9,]+; choose "
+                       r"fewer with --max-documents\)"):
+        co.build_corpus(str(tmp_path), min_chars=100)
