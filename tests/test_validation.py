@@ -139,3 +139,23 @@ def test_valid_values_pass_through_converted():
     assert check_dps("dps", MIN_DPS) == MIN_DPS and check_dps("dps", MAX_DPS) == MAX_DPS
     r = random.Random(0)
     assert r is not None
+
+
+@pytest.mark.parametrize("quoted", [
+    "expected value\nat line 2",                       # a library's message over two lines
+    "model type `x\x1b[31mred\x1b[0m`",                # a terminal escape from a refused file
+    "name \u202egnp.exe",                              # a bidirectional override
+    "x" * 5000,                                        # a message of a whole file
+])
+def test_a_quoted_message_stays_one_printable_line(quoted):
+    """What an error quotes (a library's exception, a value read from a refused file) cannot
+    break the one-line contract or drive the terminal: line breaks become spaces, other
+    characters that are not printable their escapes, and it is cut at MESSAGE_CHARS."""
+    from posbias.errors import MESSAGE_CHARS, one_line
+
+    text = str(InvalidArgument("model", "dir", f"a loadable model ({quoted})"))
+    assert text.isprintable() and "\n" not in text
+    assert len(text) <= len("model = dir is invalid: expected ") + MESSAGE_CHARS
+    assert one_line(one_line(quoted)) == one_line(quoted)  # escaping twice changes nothing
+    if "\x1b" in quoted:
+        assert "\\x1b[31mred" in text

@@ -4,7 +4,34 @@ from __future__ import annotations
 
 from posbias.numbers import byte_size
 
-__all__ = ["InvalidArgument", "NeedsExtra", "ResourceLimit"]
+__all__ = ["InvalidArgument", "NeedsExtra", "ResourceLimit", "one_line"]
+
+#: the longest explanation an error message carries (a library's message quoted in it is cut)
+MESSAGE_CHARS = 400
+
+
+def one_line(text: object, limit: int = MESSAGE_CHARS) -> str:
+    r"""``text`` as one line of printable characters, at most ``limit`` long: line breaks and
+    tabs become spaces, every other character that is not printable (a terminal escape, a
+    bidirectional override) its escape, and a longer text is cut with ``...``.  Text quoted
+    from a library's exception or from a refused file can then neither break the one-line
+    contract of an error nor drive the terminal.
+
+    >>> one_line("expected 1\nfound \x1b[31mred")
+    'expected 1 found \\x1b[31mred'
+    >>> len(one_line("x" * 1000, 20))
+    20
+    """
+    out = []
+    for c in str(text):
+        if c.isprintable():
+            out.append(c)
+        elif c in "\n\r\t\v\f":
+            out.append(" ")
+        else:
+            out.append(repr(c)[1:-1])
+    line = "".join(out)
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 class InvalidArgument(ValueError):
@@ -25,7 +52,7 @@ class InvalidArgument(ValueError):
         shown = value if isinstance(value, str) and value.isprintable() else repr(value)
         if isinstance(shown, str) and len(shown) > 80:  # keep both ends: a path's file name
             shown = shown[:38] + "..." + shown[-39:]
-        super().__init__(f"{parameter} = {shown} is invalid: expected {allowed}")
+        super().__init__(f"{parameter} = {shown} is invalid: expected {one_line(allowed)}")
 
 
 class NeedsExtra(ImportError):

@@ -20,7 +20,7 @@ from typing import NoReturn
 
 from posbias import __version__
 from posbias.cli._common import OPTION, add_common, flag_error
-from posbias.errors import InvalidArgument, NeedsExtra, ResourceLimit
+from posbias.errors import InvalidArgument, NeedsExtra, ResourceLimit, one_line
 from posbias.resources import Terminated, terminate_on_sigterm
 
 __all__ = [
@@ -139,7 +139,7 @@ def _main(argv: list, debug: bool) -> int:
     except Exception as exc:  # an internal error: one line, the traceback only with --debug
         if debug:
             traceback.print_exc()
-        text = " ".join(str(exc).split())[:300]
+        text = one_line(" ".join(str(exc).split()), 300)
         where = "" if debug else " (run with --debug for the traceback)"
         print(f"posbias: internal error: {type(exc).__name__}: {text}{where}", file=sys.stderr)
         return EXIT_INTERNAL
