@@ -54,6 +54,8 @@ from posbias.measurements.checkpoint import (
 from posbias.measurements.corpus import (
     CORPUS_PACKAGE,
     CORPUS_SOURCE,
+    MAX_CORPUS_CHARS,
+    MAX_WORD_CHARS,
     PROSE_DIRECTIVES,
     SECTIONS,
     Corpus,
@@ -110,6 +112,7 @@ from posbias.measurements.journal import (
     JOURNAL_SUFFIX,
     MeasurementJournal,
     check_fresh,
+    line_cap,
     windows_done,
 )
 from posbias.measurements.lm_text import (
@@ -154,6 +157,7 @@ from posbias.measurements.loop import (
     check_jobs_device,
     check_seeds,
     check_threads,
+    checkpoint_bytes,
     completed_iterations,
     final_position_profiles,
     flat_history_csv,
@@ -224,6 +228,7 @@ from posbias.measurements.sharding import (
     plan_device_map,
 )
 from posbias.measurements.text import (
+    MAX_DOCUMENT_CHARS,
     MAX_TEXT_FILE_BYTES,
     TEXT_SUFFIXES,
     TextWindows,
@@ -280,7 +285,10 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "LoadedCheckpoint",
     "MASKS",
     "MAX_AUTO_BATCH",
+    "MAX_CORPUS_CHARS",
+    "MAX_DOCUMENT_CHARS",
     "MAX_TEXT_FILE_BYTES",
+    "MAX_WORD_CHARS",
     "METRICS",
     "Measurement",
     "MeasurementJournal",
@@ -324,6 +332,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "check_jobs_device",
     "check_seeds",
     "check_threads",
+    "checkpoint_bytes",
     "checkpoint_path",
     "completed_iterations",
     "cpu_flops",
@@ -345,6 +354,7 @@ __all__ = [  # noqa: RUF022 - plain code-point order, as sorted() gives
     "kernel_tv",
     "lambda_hooks",
     "library_versions",
+    "line_cap",
     "lm_checkpoint_path",
     "lm_history_csv",
     "lm_results_document",
