@@ -174,6 +174,16 @@ def test_compare_json(capsys):
     assert 0 < data["w1_reference_corrected"] < 1
 
 
+def test_a_config_error_names_the_positional_argument(tmp_path, capsys):
+    """The rollout config is the positional CONFIG: its errors name it as the usage line does,
+    not as the library's parameter ``config``."""
+    f = tmp_path / "bad.yaml"
+    f.write_text("a: [1,\n")
+    rc, out, err = run(capsys, str(f))
+    assert rc == 2 and out == ""
+    assert err.startswith(f"posbias: error: CONFIG = {f} is invalid: expected a YAML 1.2 rollout config")
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("sequence_length: 99999999999999\nnum_layers: 2\nattention_config: {num_heads: 1, alibi_slopes: [[0.5]]}\n"
      "lambda_schedule_config: {schedule_type: constant, lambda_const: 0.5}\n", "sequence_length"),

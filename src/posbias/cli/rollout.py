@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posbias.cli._common import add_output, check_memory, progress
+from posbias.cli._common import add_output, check_memory, flag_error, progress
 from posbias.errors import InvalidArgument
 from posbias.files import check_target, read_bounded, write_output
 from posbias.numbers import byte_size, significant
@@ -279,9 +279,12 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgument("CONFIG", path, "a UTF-8 YAML text file") from None
 
     conventions = ["reference", "corrected"] if args.compare else [args.convention]
-    cfgs = [parse_config(text, source=path, convention=c, model=args.model, length=args.length,
-                         d_head=args.d_head)
-            for c in conventions]
+    try:
+        cfgs = [parse_config(text, source=path, convention=c, model=args.model,
+                             length=args.length, d_head=args.d_head)
+                for c in conventions]
+    except InvalidArgument as exc:  # the library's "config" is the positional CONFIG here
+        raise flag_error(exc, {"config": "CONFIG"}) from None
     L, T, H = cfgs[0].length, cfgs[0].num_layers, cfgs[0].num_heads
     needed = alibi_rollout_bytes(L, H, len(cfgs))
     check_memory(needed, args.max_memory, "use a smaller --length")
