@@ -163,6 +163,9 @@ def read_measured_folder(data_dir: str | None) -> list[MeasuredRecord]:
                 record = json.loads(read_text_bounded(rec_path, _MAX_DATA_BYTES, "measurement record"))
             except ValueError as exc:
                 raise InvalidArgument("measurement record", rec_path, f"readable JSON ({exc})") from None
+            except RecursionError:
+                raise InvalidArgument("measurement record", rec_path, "JSON nested less "
+                                      "deeply") from None
             if not isinstance(record, dict) or record.get("stage") not in ("pretrained", "step-0"):
                 raise InvalidArgument("measurement record", rec_path,
                                       "a JSON object with stage 'pretrained' or 'step-0'")
