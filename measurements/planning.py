@@ -527,7 +527,7 @@ def plan_checkpoint(model: str, *, length: int, windows: int = 1, dtype: str = "
             return None
         try:
             cfg = json.loads(read_text_bounded(path, 16 * 2**20, "model"))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the reader goes
             raise InvalidArgument("model", model, f"a checkpoint whose config.json is JSON "
                                   f"({path})") from None
         if not isinstance(cfg, dict):

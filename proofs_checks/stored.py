@@ -249,6 +249,8 @@ def load_record(stem: str, folder: str | None = None) -> dict | None:
         record = json.loads(read_text_bounded(path, 256 * 2**20, "Step-0 record"))
     except ValueError as exc:  # truncated or not JSON
         raise InvalidArgument("Step-0 record", path, f"a JSON record ({exc})") from None
+    except RecursionError:
+        raise InvalidArgument("Step-0 record", path, "a JSON record nested less deeply") from None
     if not isinstance(record, dict):
         raise InvalidArgument("Step-0 record", path, "a JSON object")
     return record

@@ -390,7 +390,7 @@ def test_malformed_measured_influence_is_named_exit_2(csv, tmp_path, capsys):
     assert code == 2 and one_line(err) and "bloom-7b1.csv" in err
 
 
-@pytest.mark.parametrize("fault", ["truncated", "nan", "shape", "array"])
+@pytest.mark.parametrize("fault", ["truncated", "nan", "shape", "array", "nested"])
 def test_malformed_stored_step0_record_is_named_exit_2(fault, tmp_path, capsys):
     """A Step-0 record in --data-dir/step0 that is truncated, holds NaN, has a profile of the
     wrong shape or is not an object: exit 2 naming the file, never an internal error."""
@@ -407,6 +407,8 @@ def test_malformed_stored_step0_record_is_named_exit_2(fault, tmp_path, capsys):
         target.write_text(target.read_text()[:200])
     elif fault == "array":
         target.write_text("[1, 2, 3]")
+    elif fault == "nested":  # deeper than the JSON reader's stack
+        target.write_text("[" * 100_000 + "]" * 100_000)
     else:
         m = doc["result"]["measurement"]
         m["profile"] = ["nan", *m["profile"][1:]] if fault == "nan" else [[0.5], [0.5]]

@@ -336,6 +336,18 @@ def test_checkpoint_config_sizes_are_checked_before_anything_is_built(capsys, tm
     assert "--model" in err and field in err and "config.json" in err
 
 
+def test_a_config_json_nested_too_deeply_is_one_line_exit_2(capsys, tmp_path):
+    """Nesting deeper than the JSON reader's stack ended as an internal RecursionError."""
+    pytest.importorskip("transformers")
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    (ck / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    rc = main(["measure", "--model", str(ck), "--length", "16"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("posbias: error: --model = ") and "config.json is JSON" in err
+
+
 def _doctored_checkpoint(ck, **config):
     """A checkpoint directory with a small LLaMA config.json (``config`` added) and a
     word-level tokenizer, no weights."""
