@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from importlib import resources
 
 from posbias.errors import InvalidArgument
+from posbias.validation import read_json_bounded
 
 __all__ = [
+    "MAX_RESULTS_BYTES",
     "ConfigRecord",
     "builtin_config_aliases",
     "builtin_config_name",
@@ -36,6 +38,7 @@ __all__ = [
     "data_path",
     "is_builtin_config",
     "noresidual_configs",
+    "read_results",
     "residual_configs",
 ]
 
@@ -197,3 +200,19 @@ def config_record(name: str) -> ConfigRecord:
     note = (f"lambda_t not measured at L = {length}: the list is copied unchanged from {source} "
             f"(L = {ORIGIN_LENGTH}) by {ORIGIN_REPOSITORY} {commit[:7]}")
     return ConfigRecord(name, ORIGIN_REPOSITORY, commit, "MIT", length, ORIGIN_LENGTH, source, note)
+
+
+#: the largest results document of ``posbias train`` read (the stored ones are about 90 KiB)
+MAX_RESULTS_BYTES = 256 * 2**20
+
+
+def read_results(path: str) -> dict:
+    """The results document of ``posbias train`` at ``path`` (shipped, or in a user's
+    ``--data-dir``), read bounded and strictly: a regular file of at most
+    :data:`MAX_RESULTS_BYTES`, JSON without NaN and nested within the reader's stack, holding an
+    object; anything else is refused naming the file (with ``--data-dir``, exit status 2)."""
+    doc = read_json_bounded(path, MAX_RESULTS_BYTES, "trained run")
+    if not isinstance(doc, dict):
+        raise InvalidArgument("trained run", path, "a results document of posbias train (a "
+                              "JSON object)")
+    return doc

@@ -15,7 +15,6 @@ same configuration again.  A proxy at this scale is at most ``qualified``.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -35,7 +34,7 @@ from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     shape_figures,
     u_of,
 )
-from posbias.proofs_checks.data import data_path
+from posbias.proofs_checks.data import data_path, read_results
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
@@ -109,8 +108,7 @@ def lm_stored_results(data_dir: str | None = None) -> dict:
     path = os.path.join(base, LM_STORED + ".json")
     if not os.path.isfile(path):
         raise FileNotFoundError(path)
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    return read_results(path)
 
 
 def lm_thorough_work(ctx: CheckContext) -> list:

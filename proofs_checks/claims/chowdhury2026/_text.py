@@ -25,7 +25,6 @@ stored configurations again (hours on a CPU; the estimate is printed first).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -45,7 +44,7 @@ from posbias.proofs_checks.claims.chowdhury2026._pretrained import (
     shape_figures,
     u_of,
 )
-from posbias.proofs_checks.data import data_path
+from posbias.proofs_checks.data import data_path, read_results
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
@@ -100,8 +99,7 @@ def text_stored_results(data_dir: str | None = None) -> list[dict]:
     for name in TEXT_STORED:
         path = os.path.join(base, name + ".json")
         if os.path.isfile(path):
-            with open(path, encoding="utf-8") as fh:
-                docs.append(json.load(fh))
+            docs.append(read_results(path))
         else:
             missing.append(path)
     if not docs or (own and missing):

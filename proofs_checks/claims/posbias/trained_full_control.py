@@ -32,6 +32,7 @@ from posbias.proofs_checks.claims.wu2025._trained import (
     REIMPLEMENTATION,
     RULES_FIXED,
     MissingRun,
+    attention_only_command,
     common_iterations,
     direction_figures,
     example_figures,
@@ -39,6 +40,7 @@ from posbias.proofs_checks.claims.wu2025._trained import (
     memorisation,
     needs_data,
     noise_threshold,
+    off_scale,
     provenance,
     reading_report,
     run_setting,
@@ -163,6 +165,12 @@ def check(ctx: CheckContext) -> Evidence:
         doc = load_runs(ctx, "full-nope", residual=False)
     except MissingRun as exc:
         return needs_data(exc)
+    departs = off_scale(doc)
+    if departs:  # the rule reads only a run at wu2025's scale: another is not its control
+        return needs_data(MissingRun(
+            "the stored attention-only full-mask run is not at wu2025's scale ("
+            + "; ".join(departs) + "); to produce one: "
+            + attention_only_command("full-nope")))
     its = common_iterations(doc)
     if not its:
         return Evidence("inconclusive", method="no common evaluation",

@@ -50,7 +50,6 @@ iterations for the stored runs); its verdict at every other evaluation is report
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -60,7 +59,7 @@ from posbias.measurements import training
 from posbias.measurements.hooks import require_torch
 from posbias.proofs_checks import gates
 from posbias.proofs_checks.cards import Rule, Setting, Threshold
-from posbias.proofs_checks.data import data_path
+from posbias.proofs_checks.data import data_path, read_results
 from posbias.proofs_checks.registry import CheckContext, Evidence
 
 __all__ = [
@@ -96,6 +95,7 @@ __all__ = [
     "THOROUGH_SCALE",
     "THOROUGH_SEEDS",
     "UNBIASED",
+    "WU_SCALE",
     "MissingRun",
     "accuracy_level",
     "arms_reached",
@@ -115,6 +115,7 @@ __all__ = [
     "needs_data",
     "noise_threshold",
     "not_matching",
+    "off_scale",
     "paper_setting",
     "provenance",
     "reading_report",
@@ -208,8 +209,27 @@ def stored_results(key: str, data_dir: str | None = None) -> dict:
     path = os.path.join(base, STORED[key] + ".json")
     if not os.path.isfile(path):
         raise MissingRun(path)
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    return read_results(path)
+
+
+#: wu2025's scale as its reproducibility section states it (the settings a control at that
+#: scale must have been trained with)
+WU_SCALE: dict[str, Any] = dict(lr=1e-3, weight_decay=1e-6, batch=128, iterations=100_000)
+
+
+def off_scale(doc: dict) -> list[str]:
+    """What of the results document ``doc`` departs from wu2025's scale (:data:`WU_SCALE`):
+    its configured lr, weight decay, batch and iterations, and every run that stopped short of
+    them; empty when none does."""
+    cfg = doc.get("config") or {}
+    out = [f"{key} {cfg.get(key)!r:.20} (wu2025: {value:g})" for key, value in WU_SCALE.items()
+           if cfg.get(key) != value]
+    short = [r.get("seed") for r in doc.get("runs") or []
+             if not isinstance(r, dict) or r.get("iterations") != WU_SCALE["iterations"]]
+    if short:
+        out.append("seed(s) " + ", ".join(f"{x!r:.12}" for x in short) + " not trained to "
+                   f"{WU_SCALE['iterations']:,} iterations")
+    return out
 
 
 def attention_only_command(key: str) -> str:
@@ -236,12 +256,10 @@ def find_attention_only(key: str, data_dir: str | None = None) -> dict:
         for fname in sorted(os.listdir(base)):
             if not fname.endswith(".json"):
                 continue
-            try:
-                with open(os.path.join(base, fname), encoding="utf-8") as fh:
-                    doc = json.load(fh)
-            except (OSError, ValueError):
+            doc = read_results(os.path.join(base, fname))  # an unreadable one is named, not skipped
+            cfg = doc.get("config")
+            if not isinstance(cfg, dict):
                 continue
-            cfg = doc.get("config", {}) if isinstance(doc, dict) else {}
             if (doc.get("task") == "wu2025-icl" and cfg.get("residual") is False
                     and cfg.get("mask") == mask and cfg.get("pe") == pe
                     and cfg.get("train_bias", "none") == "none"):

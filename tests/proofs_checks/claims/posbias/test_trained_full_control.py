@@ -106,3 +106,53 @@ def test_the_rule_has_power_against_a_network_at_chance():
     assert chance and all(rule.decide(ex.figures, rule.values()) == "inconclusive"
                           for ex in chance)
     assert rule.values()["reads_context"] > trained_full_control.CHANCE
+
+
+@pytest.mark.parametrize("change, named", [
+    ({"lr": 3e-3}, "lr 0.003"),
+    ({"iterations": 2000}, "iterations 2000"),
+    ({"batch": 32}, "batch 32"),
+    ({"weight_decay": 0.01}, "weight_decay 0.01"),
+])
+def test_a_run_off_wu2025_scale_is_not_the_control(tmp_path, monkeypatch, change, named):
+    """The rule reads only a run at wu2025's scale (lr 1e-3, weight decay 1e-6, batch 128,
+    100,000 iterations): a shorter or otherwise trained run, which passes more easily (fewer
+    test sequences, wider noise, a network that has not settled), is needs-data naming what
+    departs and the command of the run it reads, never verified."""
+    doc = _full_run(tmp_path, [(0.5, 0.0, 0.0, 0.0), (0.5, 0.0, 0.0, 0.0)])
+    empty = tmp_path / "shipped"
+    empty.mkdir()
+    monkeypatch.setattr(trained, "shipped_dir", lambda: str(empty))
+    doc["config"].update(change)
+    (tmp_path / "trained" / "full_none_nores_lr0.001.json").write_text(json.dumps(doc))
+    r = _verdict(tmp_path)
+    assert r.evidence.verdict == "needs-data"
+    assert "not at wu2025's scale" in r.evidence.method and named in r.evidence.method
+    assert "--mask full --pe none --residual off --iterations 100000" in r.evidence.method
+
+
+def test_a_seed_stopped_short_is_not_the_control(tmp_path, monkeypatch):
+    doc = _full_run(tmp_path, [(0.5, 0.0, 0.0, 0.0), (0.5, 0.0, 0.0, 0.0)])
+    empty = tmp_path / "shipped"
+    empty.mkdir()
+    monkeypatch.setattr(trained, "shipped_dir", lambda: str(empty))
+    doc["runs"][1]["iterations"] = 76_000
+    (tmp_path / "trained" / "full_none_nores_lr0.001.json").write_text(json.dumps(doc))
+    r = _verdict(tmp_path)
+    assert r.evidence.verdict == "needs-data" and "not trained to 100,000" in r.evidence.method
+
+
+@pytest.mark.parametrize("text", ["not json", "[" * 100_000 + "]" * 100_000, "[1, 2]",
+                                  '{"runs": [NaN]}'])
+def test_an_unreadable_run_in_the_data_dir_is_named_exit_2(tmp_path, capsys, text):
+    """A results file of the user's --data-dir that is not a strict JSON object is named (exit
+    2), not skipped in favour of the shipped run (the control fell back to it silently) and not
+    an internal error (a residual claim ended with exit 3)."""
+    from posbias.cli import main
+
+    (tmp_path / "trained").mkdir()
+    (tmp_path / "trained" / "full_none_nores_lr0.001.json").write_text(text)
+    code = main(["check", CID, "--data-dir", str(tmp_path), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "trained run = " in err and "full_none_nores_lr0.001.json is invalid" in err
